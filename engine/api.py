@@ -1,0 +1,103 @@
+"""The one facade every front end calls. It takes engine types and returns engine values.
+
+Front ends parse their input into engine types (an :class:`~engine.names.Address`,
+a :class:`~engine.symbols.SymbolKind`), make one call here, and render what
+comes back; no front end holds logic of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.errors import GraftError
+from engine.extract import FileSymbols, SymbolExtractor
+from engine.languages import language_of
+from engine.names import Address, PositionAddress, SymbolAddress
+from engine.positions import split_lines
+from engine.resolve import ambiguous, match_name_path, not_found, symbol_at
+from engine.symbols import Symbol, SymbolKind
+from engine.workspace import Skipped, SourceFile, Workspace
+
+
+@dataclass(frozen=True)
+class FindResult:
+    matches: list[Symbol]
+    files_searched: int
+    skipped: list[Skipped]
+
+
+@dataclass(frozen=True)
+class SymbolText:
+    symbol: Symbol
+    file: SourceFile
+    first_line: int
+    """1-based number of the first line in ``lines``."""
+    lines: list[str]
+
+
+@dataclass(frozen=True)
+class SymbolsListing:
+    files: list[FileSymbols]
+    skipped: list[Skipped]
+
+
+class Engine:
+    def __init__(self, workspace: Workspace, extractor: SymbolExtractor | None = None) -> None:
+        self.workspace = workspace
+        self._extractor = extractor or SymbolExtractor()
+
+    # -- reading -------------------------------------------------------------
+
+    def outline(self, path: str) -> FileSymbols:
+        """The symbol tree of one file."""
+        return self._extractor.extract(self.workspace.read(path))
+
+    def symbols(self, under: str = ".") -> SymbolsListing:
+        """The symbol trees of every source file under a folder, with the files skipped and why."""
+        scan = self.workspace.scan(under)
+        files: list[FileSymbols] = []
+        skipped = list(scan.skipped)
+        for path in scan.files:
+            if language_of(path) is None:
+                continue
+            try:
+                files.append(self.outline(path))
+            except GraftError as error:
+                skipped.append(Skipped(path, getattr(error, "reason", error.message)))
+        return SymbolsListing(files, skipped)
+
+    def find(self, address: Address, kind: SymbolKind | None = None) -> FindResult:
+        """Every symbol an address names; workspace-wide when it names no file."""
+        if isinstance(address, PositionAddress):
+            found = symbol_at(self.outline(address.file), address)
+            return FindResult([found], 1, [])
+        listing = self._files_for(address)
+        matches = match_name_path(listing.files, address.name_path, kind)
+        if not matches:
+            where = address.file or f"the workspace ({len(listing.files)} files)"
+            wanted = str(address.name_path) + (f" of kind {kind.label}" if kind else "")
+            raise not_found(listing.files, wanted, address.name_path, where)
+        return FindResult(matches, len(listing.files), listing.skipped)
+
+    def resolve(self, address: Address, kind: SymbolKind | None = None) -> Symbol:
+        """Exactly one symbol, or a refusal that lists the candidates."""
+        result = self.find(address, kind)
+        if len(result.matches) > 1:
+            raise ambiguous(str(address), result.matches)
+        return result.matches[0]
+
+    def read(self, address: Address, kind: SymbolKind | None = None) -> SymbolText:
+        """A symbol's source text, from the first decorator to the end of its body."""
+        symbol = self.resolve(address, kind)
+        source = self.workspace.read(symbol.file)
+        lines = split_lines(source.text)
+        start, end = symbol.range.start.line, symbol.range.last_line
+        return SymbolText(symbol, source, start + 1, lines[start:end])
+
+    # -- helpers -------------------------------------------------------------
+
+    def _files_for(self, address: SymbolAddress) -> SymbolsListing:
+        if address.file is not None:
+            return SymbolsListing([self.outline(address.file)], [])
+        return self.symbols(".")
+

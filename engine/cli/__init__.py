@@ -1,0 +1,1 @@
+"""The ``graft`` command: a thin front end over :class:`engine.api.Engine`."""

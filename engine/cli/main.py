@@ -1,0 +1,126 @@
+"""``graft``: argument parsing, one facade call per command, rendering, exit status.
+
+Exit status: 0 success; 1 refused (not found, ambiguous, unsafe path,
+unreadable file), with the reason on stderr and, with ``--json``, in the JSON
+on stdout; 2 usage error (bad arguments, malformed address).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Callable, Sequence
+
+from engine.api import Engine
+from engine.cli import render
+from engine.errors import GraftError, UsageError
+from engine.names import parse_address
+from engine.symbols import SymbolKind
+from engine.workspace import DEFAULT_MAX_FILE_BYTES, Workspace, WorkspaceConfig, find_root
+
+EXIT_OK = 0
+EXIT_REFUSED = 1
+EXIT_USAGE = 2
+
+
+def _common_options(*, suppress: bool) -> argparse.ArgumentParser:
+    """Options accepted both before and after the command name."""
+    default = argparse.SUPPRESS if suppress else None
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--root", metavar="DIR", default=default,
+                        help="workspace root (default: nearest folder above holding .git, pyproject.toml, "
+                             "package.json, go.mod or Cargo.toml; else the current folder)")
+    parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS if suppress else False,
+                        help="print machine-readable JSON on stdout")
+    parser.add_argument("--max-file-bytes", type=int, metavar="N",
+                        default=argparse.SUPPRESS if suppress else DEFAULT_MAX_FILE_BYTES,
+                        help="skip source files larger than this (default: %(default)s)")
+    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common_options(suppress=True)
+    parser = argparse.ArgumentParser(
+        prog="graft",
+        description="Semantic code navigation and refactoring by name path.",
+        parents=[_common_options(suppress=False)],
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    outline = commands.add_parser("outline", parents=[common], help="a file's symbol skeleton")
+    outline.add_argument("file", metavar="FILE", help="workspace-relative path")
+
+    find = commands.add_parser("find", parents=[common], help="locate symbols by address")
+    find.add_argument("address", metavar="ADDRESS", help="[FILE:]Name/Path[i] or FILE:LINE[:COL]")
+    find.add_argument("--kind", type=_kind, help="only symbols of this kind (class, method, function, ...)")
+
+    read = commands.add_parser("read", parents=[common], help="print one symbol's source with line numbers")
+    read.add_argument("address", metavar="ADDRESS")
+    read.add_argument("--kind", type=_kind)
+
+    symbols = commands.add_parser("symbols", parents=[common], help="every symbol under a folder")
+    symbols.add_argument("path", metavar="PATH", nargs="?", default=".")
+    return parser
+
+
+def _kind(text: str) -> SymbolKind:
+    try:
+        return SymbolKind.from_label(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+Handler = Callable[[Engine, argparse.Namespace], tuple[dict[str, object], str, str]]
+"""Returns (JSON payload, text for stdout, text for stderr)."""
+
+
+def _outline(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object], str, str]:
+    listing = engine.outline(args.file)
+    return render.file_symbols_json(listing), render.outline_text(listing), ""
+
+
+def _find(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object], str, str]:
+    result = engine.find(parse_address(args.address), args.kind)
+    return render.find_json(result), render.find_text(result), render.skipped_text(result.skipped)
+
+
+def _read(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object], str, str]:
+    result = engine.read(parse_address(args.address), args.kind)
+    return render.read_json(result), render.read_text(result), ""
+
+
+def _symbols(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object], str, str]:
+    listing = engine.symbols(args.path)
+    return render.symbols_json(listing), render.symbols_text(listing), render.skipped_text(listing.skipped)
+
+
+HANDLERS: dict[str, Handler] = {"outline": _outline, "find": _find, "read": _read, "symbols": _symbols}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    as_json: bool = args.json
+    try:
+        root = Path(args.root) if args.root else find_root(Path.cwd())
+        if not root.is_dir():
+            raise UsageError(f"--root {root} is not a folder")
+        engine = Engine(Workspace(root, WorkspaceConfig(max_file_bytes=args.max_file_bytes)))
+        payload, text, notes = HANDLERS[args.command](engine, args)
+    except GraftError as error:
+        print(f"graft {args.command}: {error.message}", file=sys.stderr)
+        if as_json:
+            print(json.dumps({"ok": False, "error": error.to_json()}, ensure_ascii=False, indent=2))
+        return EXIT_USAGE if isinstance(error, UsageError) else EXIT_REFUSED
+    if notes:
+        print(notes, file=sys.stderr)
+    if as_json:
+        print(json.dumps({"ok": True, "command": args.command, **payload}, ensure_ascii=False, indent=2))
+    else:
+        print(text)
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

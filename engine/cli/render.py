@@ -1,0 +1,117 @@
+"""Text and JSON renderings of engine values. Presentation only: no decisions are made here."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from engine.api import FindResult, SymbolsListing, SymbolText
+from engine.extract import FileSymbols
+from engine.symbols import Symbol
+from engine.workspace import Skipped
+
+
+def file_symbols_json(listing: FileSymbols) -> dict[str, object]:
+    return {
+        "file": listing.file,
+        "language": listing.language,
+        "source": listing.source.value,
+        "confidence": listing.confidence.value,
+        "notes": listing.notes,
+        "symbols": [symbol.to_json() for symbol in listing.symbols],
+    }
+
+
+def skipped_json(skipped: list[Skipped]) -> list[dict[str, str]]:
+    return [{"path": s.path, "reason": s.reason} for s in skipped]
+
+
+def find_json(result: FindResult) -> dict[str, object]:
+    return {
+        "matches": [symbol.to_json(with_children=False) for symbol in result.matches],
+        "files_searched": result.files_searched,
+        "skipped": skipped_json(result.skipped),
+    }
+
+
+def read_json(result: SymbolText) -> dict[str, object]:
+    return {
+        "symbol": result.symbol.to_json(with_children=False),
+        "file": result.file.path,
+        "sha256": result.file.sha256,
+        "mtime": _iso(result.file.mtime),
+        "start_line": result.first_line,
+        "end_line": result.first_line + len(result.lines) - 1,
+        "text": "\n".join(result.lines),
+    }
+
+
+def symbols_json(listing: SymbolsListing) -> dict[str, object]:
+    return {"files": [file_symbols_json(f) for f in listing.files], "skipped": skipped_json(listing.skipped)}
+
+
+# -- text ----------------------------------------------------------------------
+
+
+def outline_text(listing: FileSymbols) -> str:
+    header = (
+        f"# {listing.file} ({listing.language or 'unknown language'}): "
+        f"symbols from {listing.source.value}, confidence {listing.confidence.value}"
+    )
+    lines = [header] + [f"#   note: {note}" for note in listing.notes]
+    if not listing.symbols:
+        lines.append("(no symbols)")
+    width = _line_width(listing.symbols)
+    for symbol in listing.symbols:
+        _outline_lines(symbol, 0, width, lines)
+    return "\n".join(lines)
+
+
+def _outline_lines(symbol: Symbol, depth: int, width: int, out: list[str]) -> None:
+    span = f"{symbol.range.first_line}-{symbol.range.last_line}"
+    collapsed = " …" if symbol.range.last_line > symbol.range.first_line else ""
+    segment = str(symbol.path[-1]) if symbol.path else symbol.name
+    signature = (symbol.signature or symbol.name) + collapsed
+    out.append(
+        f"{span:>{width}}  {'  ' * depth}{segment}  {signature}   [{symbol.kind.label} · {symbol.source.value}]"
+    )
+    for child in symbol.children:
+        _outline_lines(child, depth + 1, width, out)
+
+
+def _line_width(symbols: list[Symbol]) -> int:
+    widest = max((s.range.last_line for top in symbols for s in top.walk()), default=1)
+    return len(str(widest)) * 2 + 1
+
+
+def find_text(result: FindResult) -> str:
+    rows = [
+        f"{s.address}   {s.kind.label}   lines {s.range.first_line}-{s.range.last_line}   "
+        f"[{s.source.value} · {s.confidence.value}]"
+        for s in result.matches
+    ]
+    return "\n".join(rows)
+
+
+def read_text(result: SymbolText) -> str:
+    symbol = result.symbol
+    last = result.first_line + len(result.lines) - 1
+    header = (
+        f"# {symbol.address}  {symbol.kind.label}  lines {result.first_line}-{last}  "
+        f"sha256={result.file.sha256}  mtime={_iso(result.file.mtime)}  "
+        f"[{symbol.source.value} · {symbol.confidence.value}]"
+    )
+    width = len(str(last))
+    body = [f"{number:>{width}} | {line}" for number, line in enumerate(result.lines, start=result.first_line)]
+    return "\n".join([header, *body])
+
+
+def symbols_text(listing: SymbolsListing) -> str:
+    return "\n\n".join(outline_text(f) for f in listing.files) if listing.files else "(no source files)"
+
+
+def skipped_text(skipped: list[Skipped]) -> str:
+    return "\n".join(f"skipped {s.path}: {s.reason}" for s in skipped)
+
+
+def _iso(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, tz=timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")

@@ -1,0 +1,110 @@
+"""Typed refusals and errors.
+
+Every error is a short sentence a user can act on. Front ends map the
+classes to exit codes and JSON; they never parse the message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class GraftError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+    code: str = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def to_json(self) -> dict[str, object]:
+        return {"code": self.code, "message": self.message}
+
+
+class Refused(GraftError):
+    """The request was understood, but the engine will not or cannot do it."""
+
+    code = "refused"
+
+
+class UsageError(GraftError):
+    """The request itself is malformed (exit status 2 in the CLI)."""
+
+    code = "usage"
+
+
+class MalformedAddress(UsageError):
+    """An address that does not follow ``[FILE:]Seg(/Seg)*`` or ``FILE:LINE[:COL]``."""
+
+    code = "malformed_address"
+
+    def __init__(self, address: str, offset: int, reason: str) -> None:
+        pointer = " " * offset + "^"
+        super().__init__(f"malformed address: {reason} at column {offset + 1}\n  {address}\n  {pointer}")
+        self.address = address
+        self.offset = offset
+        self.reason = reason
+
+    def to_json(self) -> dict[str, object]:
+        return {**super().to_json(), "address": self.address, "offset": self.offset, "reason": self.reason}
+
+
+class UnsafePath(Refused):
+    """A path that resolves outside the workspace root (``..``, absolute, or a symlink)."""
+
+    code = "unsafe_path"
+
+
+class UnreadableFile(Refused):
+    """A file that exists but cannot be used as source: binary, too large, not UTF-8."""
+
+    code = "unreadable_file"
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+    def to_json(self) -> dict[str, object]:
+        return {**super().to_json(), "path": self.path, "reason": self.reason}
+
+
+class FileNotInWorkspace(Refused):
+    """A path inside the workspace that does not exist or is not a regular file."""
+
+    code = "file_not_found"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One ready-to-paste address offered in a refusal."""
+
+    address: str
+    kind: str
+    line: int
+
+
+class SymbolNotFound(Refused):
+    code = "not_found"
+
+    def __init__(self, message: str, suggestions: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.suggestions = suggestions or []
+
+    def to_json(self) -> dict[str, object]:
+        return {**super().to_json(), "suggestions": self.suggestions}
+
+
+class AmbiguousAddress(Refused):
+    code = "ambiguous"
+
+    def __init__(self, message: str, candidates: list[Candidate]) -> None:
+        super().__init__(message)
+        self.candidates = list(candidates)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            **super().to_json(),
+            "candidates": [{"address": c.address, "kind": c.kind, "line": c.line} for c in self.candidates],
+        }

@@ -1,0 +1,152 @@
+"""Positions in text, and exact conversion between the encodings that name them.
+
+The engine's own columns count Unicode code points (what Python's ``str``
+indexes). Tree-sitter reports byte offsets into UTF-8, LSP reports UTF-16
+code units unless the server agreed to UTF-8, and people read 1-based
+lines and columns. All of these conversions live here, so none of them is
+re-derived (wrongly) elsewhere.
+
+Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r``: that is the LSP definition,
+and it differs from ``str.splitlines`` (which also splits on form feeds and
+U+2028), so ``splitlines`` must not be used for positions.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+from enum import Enum
+
+_LINE_BREAK_BYTES = re.compile(rb"\r\n|\r|\n")
+_LINE_BREAK_TEXT = re.compile(r"\r\n|\r|\n")
+
+
+class PositionEncoding(str, Enum):
+    """How a protocol counts columns; values are LSP's ``PositionEncodingKind``."""
+
+    UTF8 = "utf-8"
+    UTF16 = "utf-16"
+    UTF32 = "utf-32"
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    """0-based line and 0-based column in code points."""
+
+    line: int
+    column: int
+
+    def human(self) -> tuple[int, int]:
+        """1-based (line, column), for people."""
+        return self.line + 1, self.column + 1
+
+
+@dataclass(frozen=True)
+class Range:
+    """Half-open range ``[start, end)`` in engine positions."""
+
+    start: Position
+    end: Position
+
+    def contains(self, position: Position) -> bool:
+        return self.start <= position < self.end or self.start == position == self.end
+
+    def encloses(self, other: "Range") -> bool:
+        return self.start <= other.start and other.end <= self.end
+
+    @property
+    def first_line(self) -> int:
+        """1-based first line."""
+        return self.start.line + 1
+
+    @property
+    def last_line(self) -> int:
+        """1-based last line, inclusive: a range ending at column 0 ends on the line before."""
+        if self.end.column == 0 and self.end.line > self.start.line:
+            return self.end.line
+        return self.end.line + 1
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines without their terminators, split exactly where LSP splits them."""
+    return _LINE_BREAK_TEXT.split(text)
+
+
+def utf16_length(text: str) -> int:
+    """Number of UTF-16 code units in ``text``."""
+    if text.isascii():
+        return len(text)
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+def code_points_to_units(line_text: str, column: int, encoding: PositionEncoding) -> int:
+    """Convert a code-point column on ``line_text`` into ``encoding``'s units."""
+    prefix = line_text[:column]
+    if encoding is PositionEncoding.UTF32:
+        return len(prefix)
+    if encoding is PositionEncoding.UTF16:
+        return utf16_length(prefix)
+    return len(prefix.encode("utf-8"))
+
+
+def units_to_code_points(line_text: str, units: int, encoding: PositionEncoding) -> int:
+    """Convert a column in ``encoding``'s units into code points.
+
+    A column that falls inside a character (half a surrogate pair, the middle
+    of a UTF-8 sequence) is rounded up to the end of that character; a column
+    past the end of the line is clamped to it, as the LSP specification asks.
+    """
+    if encoding is PositionEncoding.UTF32 or line_text.isascii():
+        return min(units, len(line_text))
+    counted = 0
+    for index, char in enumerate(line_text):
+        if counted >= units:
+            return index
+        if encoding is PositionEncoding.UTF16:
+            counted += 2 if ord(char) > 0xFFFF else 1
+        else:
+            counted += len(char.encode("utf-8"))
+    return len(line_text)
+
+
+class LineIndex:
+    """Maps byte offsets of a UTF-8 buffer to engine positions, and positions to other encodings.
+
+    Built once per file; lookups are a bisection plus, on non-ASCII lines
+    only, a decode of the line prefix.
+    """
+
+    __slots__ = ("_data", "_starts", "_lines")
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._starts = [0] + [m.end() for m in _LINE_BREAK_BYTES.finditer(data)]
+        self._lines: list[str] | None = None
+
+    @property
+    def line_count(self) -> int:
+        return len(self._starts)
+
+    def position_of_byte(self, offset: int) -> Position:
+        line = bisect_right(self._starts, offset) - 1
+        start = self._starts[line]
+        chunk = self._data[start:offset]
+        column = len(chunk) if chunk.isascii() else len(chunk.decode("utf-8", errors="replace"))
+        return Position(line, column)
+
+    def line_text(self, line: int) -> str:
+        if self._lines is None:
+            self._lines = split_lines(self._data.decode("utf-8", errors="replace"))
+        return self._lines[line] if 0 <= line < len(self._lines) else ""
+
+    def to_protocol(self, position: Position, encoding: PositionEncoding) -> tuple[int, int]:
+        """(line, character) as a protocol using ``encoding`` expects them."""
+        return position.line, code_points_to_units(self.line_text(position.line), position.column, encoding)
+
+    def from_protocol(self, line: int, character: int, encoding: PositionEncoding) -> Position:
+        """Engine position for a protocol's (line, character); lines past the end clamp to it."""
+        if line >= self.line_count:
+            last = self.line_count - 1
+            return Position(last, len(self.line_text(last)))
+        return Position(line, units_to_code_points(self.line_text(line), character, encoding))

@@ -1,0 +1,255 @@
+"""The workspace: its root, which files belong to it, and safe access to them.
+
+Every path a user gives goes through :meth:`Workspace.resolve`, which refuses
+anything that lands outside the root, whether by ``..``, by an absolute path
+elsewhere, or by a symlink that points out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+from engine.errors import FileNotInWorkspace, UnreadableFile, UnsafePath
+from engine.languages import language_of
+
+#: Files that mark a project root, checked from the start directory upwards.
+ROOT_MARKERS = (".git", "pyproject.toml", "package.json", "go.mod", "Cargo.toml")
+
+#: Folders never scanned, whatever .gitignore says.
+EXCLUDED_DIR_NAMES = frozenset(
+    {
+        ".git", ".hg", ".svn", ".graft", "node_modules", "__pycache__", ".venv", "venv",
+        ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", "target",
+    }
+)
+
+DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024
+_BINARY_SNIFF_BYTES = 8192
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def find_root(start: Path) -> Path:
+    """The nearest ancestor of ``start`` (itself included) holding a root marker, else ``start``."""
+    start = start.resolve()
+    for candidate in (start, *start.parents):
+        if any((candidate / marker).exists() for marker in ROOT_MARKERS):
+            return candidate
+    return start
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file's content as the engine sees it, with what is needed to write it back faithfully."""
+
+    path: str
+    """Workspace-relative, ``/``-separated."""
+    data: bytes
+    """UTF-8 bytes without the BOM: what parsers and positions are computed on."""
+    text: str
+    has_bom: bool
+    newline: str
+    """The file's dominant line ending (``\\n``, ``\\r\\n`` or ``\\r``)."""
+    sha256: str
+    """Hash of the bytes on disk, BOM included."""
+    mtime: float
+    size: int
+    language: str | None
+
+
+@dataclass(frozen=True)
+class Skipped:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    files: list[str]
+    skipped: list[Skipped]
+
+
+@dataclass(frozen=True)
+class WorkspaceConfig:
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+
+
+class Workspace:
+    def __init__(self, root: Path, config: WorkspaceConfig | None = None) -> None:
+        if not root.is_dir():
+            raise FileNotInWorkspace(f"workspace root {root} is not a directory")
+        self.root = root.resolve()
+        self.config = config or WorkspaceConfig()
+
+    # -- paths ---------------------------------------------------------------
+
+    def resolve(self, user_path: str) -> tuple[str, Path]:
+        """(workspace-relative path, absolute path) for a path a user gave.
+
+        Relative paths are relative to the workspace root, like the FILE part
+        of an address. Raises :class:`UnsafePath` for anything outside it.
+        """
+        if not user_path or "\x00" in user_path:
+            raise UnsafePath(f"{user_path!r} is not a usable path")
+        given = Path(user_path)
+        lexical = Path(os.path.normpath(given if given.is_absolute() else self.root / given))
+        if not _is_within(lexical, self.root):
+            raise UnsafePath(f"{user_path} is outside the workspace {self.root}; only files under it can be read or changed")
+        real = Path(os.path.realpath(lexical))
+        if not _is_within(real, self.root):
+            raise UnsafePath(
+                f"{user_path} is a symlink (or lies under one) that points to {real}, outside the workspace {self.root}"
+            )
+        relative = lexical.relative_to(self.root).as_posix()
+        return ("." if relative == "" else relative), lexical
+
+    def relative(self, absolute: Path) -> str:
+        return absolute.relative_to(self.root).as_posix()
+
+    # -- reading -------------------------------------------------------------
+
+    def read(self, user_path: str) -> SourceFile:
+        relative, absolute = self.resolve(user_path)
+        if not absolute.exists():
+            raise FileNotInWorkspace(f"{relative} does not exist (paths are relative to the workspace root {self.root})")
+        if not absolute.is_file():
+            raise FileNotInWorkspace(f"{relative} is not a regular file")
+        stat = absolute.stat()
+        if stat.st_size > self.config.max_file_bytes:
+            raise UnreadableFile(
+                relative,
+                f"{_megabytes(stat.st_size)} is over the {_megabytes(self.config.max_file_bytes)} limit for source files"
+                " (raise it with --max-file-bytes)",
+            )
+        try:
+            raw = absolute.read_bytes()
+        except OSError as error:
+            raise UnreadableFile(relative, f"cannot be read: {error.strerror or error}") from error
+        return decode_source(relative, raw, stat.st_mtime)
+
+    # -- enumeration ---------------------------------------------------------
+
+    def scan(self, under: str = ".") -> ScanResult:
+        """Every file under ``under`` that is not ignored, in a stable order.
+
+        Honours ``.gitignore`` files at every level and ``.git/info/exclude``,
+        plus :data:`EXCLUDED_DIR_NAMES` and any folder holding ``pyvenv.cfg``
+        (a virtual environment, whatever its name). Symlinked folders are not
+        followed; symlinked files are kept only when they point inside.
+        """
+        relative, start = self.resolve(under)
+        if start.is_file():
+            return ScanResult([relative], [])
+        if not start.is_dir():
+            raise FileNotInWorkspace(f"{relative} does not exist (paths are relative to the workspace root {self.root})")
+        ignores = _IgnoreRules(self.root)
+        files: list[str] = []
+        skipped: list[Skipped] = []
+        for directory, dirnames, filenames in os.walk(start, followlinks=False):
+            dir_path = Path(directory)
+            ignores.load(dir_path)
+            kept_dirs = []
+            for name in sorted(dirnames):
+                child = dir_path / name
+                rel = self.relative(child)
+                if name in EXCLUDED_DIR_NAMES or name.endswith(".egg-info") or (child / "pyvenv.cfg").exists():
+                    continue
+                if child.is_symlink():
+                    skipped.append(Skipped(rel, "symlinked folder, not followed"))
+                    continue
+                if ignores.ignored(child, is_dir=True):
+                    continue
+                kept_dirs.append(name)
+            dirnames[:] = kept_dirs
+            for name in sorted(filenames):
+                child = dir_path / name
+                rel = self.relative(child)
+                if ignores.ignored(child, is_dir=False):
+                    continue
+                if child.is_symlink() and not _is_within(Path(os.path.realpath(child)), self.root):
+                    skipped.append(Skipped(rel, "symlink points outside the workspace"))
+                    continue
+                files.append(rel)
+        return ScanResult(files, skipped)
+
+
+def decode_source(relative: str, raw: bytes, mtime: float) -> SourceFile:
+    """Check and decode a file's bytes; refuse binary and non-UTF-8 content with the reason."""
+    if b"\x00" in raw[:_BINARY_SNIFF_BYTES]:
+        raise UnreadableFile(relative, "binary file (it contains NUL bytes)")
+    has_bom = raw.startswith(_UTF8_BOM)
+    data = raw[len(_UTF8_BOM):] if has_bom else raw
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise UnreadableFile(
+            relative,
+            f"not valid UTF-8 (byte 0x{data[error.start]:02x} on line {line}); codegraft reads UTF-8 source only",
+        ) from error
+    return SourceFile(
+        path=relative,
+        data=data,
+        text=text,
+        has_bom=has_bom,
+        newline=_dominant_newline(data),
+        sha256=hashlib.sha256(raw).hexdigest(),
+        mtime=mtime,
+        size=len(raw),
+        language=language_of(relative),
+    )
+
+
+def _dominant_newline(data: bytes) -> str:
+    crlf = data.count(b"\r\n")
+    lf = data.count(b"\n") - crlf
+    cr = data.count(b"\r") - crlf
+    if crlf >= lf and crlf >= cr and crlf > 0:
+        return "\r\n"
+    if cr > lf:
+        return "\r"
+    return "\n"
+
+
+def _is_within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MiB"
+
+
+class _IgnoreRules:
+    """The .gitignore files met so far while walking, each applied relative to its own folder.
+
+    Limitation: a negation (``!pattern``) re-includes only paths that the
+    same file excluded; git applies it across files too, which is rare.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self._root = root
+        self._specs: list[tuple[Path, pathspec.PathSpec]] = []
+        exclude = root / ".git" / "info" / "exclude"
+        if exclude.is_file():
+            self._add(root, exclude)
+
+    def load(self, directory: Path) -> None:
+        gitignore = directory / ".gitignore"
+        if gitignore.is_file():
+            self._add(directory, gitignore)
+
+    def _add(self, base: Path, file: Path) -> None:
+        lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+        self._specs.append((base, pathspec.GitIgnoreSpec.from_lines(lines)))
+
+    def ignored(self, path: Path, *, is_dir: bool) -> bool:
+        for base, spec in self._specs:
+            if base != path and _is_within(path, base):
+                relative = path.relative_to(base).as_posix() + ("/" if is_dir else "")
+                if spec.match_file(relative):
+                    return True
+        return False
