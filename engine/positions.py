@@ -17,8 +17,8 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from enum import Enum
+from itertools import accumulate
 
-_LINE_BREAK_BYTES = re.compile(rb"\r\n|\r|\n")
 _LINE_BREAK_TEXT = re.compile(r"\r\n|\r|\n")
 
 
@@ -121,7 +121,10 @@ class LineIndex:
 
     def __init__(self, data: bytes) -> None:
         self._data = data
-        self._starts = [0] + [m.end() for m in _LINE_BREAK_BYTES.finditer(data)]
+        # bytes.splitlines breaks exactly at \n, \r\n and a lone \r (unlike str.splitlines).
+        self._starts = [0, *accumulate(len(line) for line in data.splitlines(keepends=True))]
+        if len(self._starts) > 1 and not data.endswith((b"\n", b"\r")):
+            self._starts.pop()  # the last line has no terminator, so no line starts after it
         self._lines: list[str] | None = None
 
     @property

@@ -108,6 +108,9 @@ class Symbol:
     children: list["Symbol"] = field(default_factory=list)
     scope: tuple[str, ...] = ()
     path: tuple[Segment, ...] = ()
+    needs_anchor: bool = False
+    """True when a deeper symbol's path ends with this one's (a Java class ``Ledger`` and its
+    constructor ``Ledger/Ledger``), so that only ``/Ledger`` names this one alone."""
 
     @property
     def name_path(self) -> str:
@@ -116,7 +119,7 @@ class Symbol:
     @property
     def address(self) -> str:
         """A ready-to-paste address that resolves to exactly this symbol."""
-        return f"{self.file}:{self.name_path}"
+        return f"{self.file}:{'/' if self.needs_anchor else ''}{self.name_path}"
 
     def walk(self) -> Iterator["Symbol"]:
         """This symbol and all its descendants, in source order."""

@@ -174,7 +174,7 @@ class Workspace:
                     skipped.append(Skipped(rel, "symlink points outside the workspace"))
                     continue
                 files.append(rel)
-        return ScanResult(files, skipped)
+        return ScanResult(sorted(files), sorted(skipped, key=lambda s: s.path))
 
 
 def decode_source(relative: str, raw: bytes, mtime: float) -> SourceFile:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from engine.extract.regex import RegexExtractor
 from engine.extract.treesitter import TreeSitterExtractor
 from engine.positions import LineIndex
-from engine.symbols import TYPE_KINDS, Confidence, Segment, Source, Symbol, SymbolKind
+from engine.symbols import TYPE_KINDS, Confidence, Segment, Source, Symbol, SymbolKind, walk_all
 from engine.workspace import SourceFile
 
 _CONTAINER_KINDS = TYPE_KINDS | {SymbolKind.NAMESPACE, SymbolKind.MODULE}
@@ -60,6 +60,7 @@ def finalize(symbols: list[Symbol]) -> list[Symbol]:
     """Attach out-of-line members to their types and give every symbol its name path."""
     attached = _attach(symbols)
     _assign_paths(attached, ())
+    _mark_anchors(attached)
     return attached
 
 
@@ -108,3 +109,14 @@ def _assign_paths(symbols: list[Symbol], parent: tuple[Segment, ...]) -> None:
             seen[key] += 1
         symbol.path = parent + tuple(Segment(name) for name in symbol.scope) + (Segment(symbol.name, index),)
         _assign_paths(symbol.children, symbol.path)
+
+
+def _mark_anchors(symbols: list[Symbol]) -> None:
+    """Flag the symbols whose unanchored name path would also match a deeper symbol."""
+    everything = list(walk_all(symbols))
+    proper_suffixes = {symbol.path[i:] for symbol in everything for i in range(1, len(symbol.path))}
+    # An unindexed query segment matches every index, so compare without indices too.
+    proper_suffixes |= {tuple(Segment(s.name) for s in suffix) for suffix in proper_suffixes}
+    for symbol in everything:
+        bare = tuple(Segment(s.name) for s in symbol.path)
+        symbol.needs_anchor = symbol.path in proper_suffixes or bare in proper_suffixes

@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "fixtures" / "sample"
+EXPECTED = REPO / "fixtures" / "expected"
+
+
+@pytest.fixture
+def sample_root() -> Path:
+    return SAMPLE
+
+
+def tree_fingerprint(root: Path) -> dict[str, str]:
+    """Content hash and mode of every file under ``root``: proof that nothing was written."""
+    found: dict[str, str] = {}
+    for folder, _dirs, files in os.walk(root):
+        for name in files:
+            path = Path(folder) / name
+            if path.is_symlink():
+                found[str(path.relative_to(root))] = "link:" + os.readlink(path)
+                continue
+            data = path.read_bytes()
+            found[str(path.relative_to(root))] = f"{hashlib.sha256(data).hexdigest()}:{path.stat().st_mode:o}"
+    return found

@@ -1,0 +1,239 @@
+"""The graft CLI: JSON shapes, text output, exit codes, and bad input that must change nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.cli.main import main
+from tests.conftest import SAMPLE, tree_fingerprint
+from tests.test_outlines import SOURCE_FILES
+
+SYMBOL_KEYS = {"name", "name_path", "kind", "file", "line", "end_line", "source", "confidence"}
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exit_:  # argparse reports usage errors this way
+        code = int(exit_.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any], str]:
+    code, out, err = run(capsys, "--json", *argv)
+    return code, json.loads(out), err
+
+
+def test_outline_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
+    code, data, _ = run_json(capsys, "--root", str(SAMPLE), "outline", "shop/models.py")
+    assert code == 0 and data["ok"] is True
+    assert (data["file"], data["language"], data["source"], data["confidence"]) == ("shop/models.py", "python", "ast", "high")
+    order = next(s for s in data["symbols"] if s["name"] == "Order")
+    assert SYMBOL_KEYS | {"children"} <= set(order)
+    assert (order["kind"], order["line"], order["end_line"], order["file"]) == ("class", 28, 67, "shop/models.py")
+    status = next(c for c in order["children"] if c["name"] == "Status")
+    assert status["name_path"] == "Order/Status" and status["children"][0]["name_path"] == "Order/Status/OPEN"
+
+
+def test_options_may_follow_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "outline", "shop/util.py", "--root", str(SAMPLE), "--json")
+    assert code == 0 and json.loads(out)["file"] == "shop/util.py"
+
+
+def test_outline_text_has_ranges_signatures_and_source_tags(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--root", str(SAMPLE), "outline", "shop/models.py")
+    assert code == 0
+    assert out.splitlines()[0] == "# shop/models.py (python): symbols from ast, confidence high"
+    assert "51-57    add[2]  def add(self, item_or_sku, quantity=1, unit_price=Decimal(\"0\")) …   [method · ast]" in out
+    # A nested function is indented one level deeper than its method.
+    assert "64-65      line  def line(item: LineItem) -> str …   [function · ast]" in out
+
+
+def test_find_json_workspace_wide(capsys: pytest.CaptureFixture[str]) -> None:
+    code, data, _ = run_json(capsys, "--root", str(SAMPLE), "find", "Store/Restock")
+    assert code == 0
+    [match] = data["matches"]
+    assert SYMBOL_KEYS <= set(match) and "children" not in match
+    assert match["file"] == "go/inventory/restock.go" and match["address"] == "go/inventory/restock.go:Store/Restock"
+    assert data["files_searched"] == len(SOURCE_FILES)
+
+
+def test_find_with_kind(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--root", str(SAMPLE), "find", "Count", "--kind", "interface")
+    assert code == 1 and out == ""
+    code, out, _ = run(capsys, "--root", str(SAMPLE), "find", "Counter", "--kind", "interface")
+    assert code == 0 and out.startswith("go/inventory/inventory.go:Counter   interface   lines 22-24")
+
+
+def test_read_prints_header_with_hash_and_mtime_then_gutter(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--root", str(SAMPLE), "read", "shop/models.py:LineItem/total")
+    assert code == 0
+    header, *body = out.splitlines()
+    digest = hashlib.sha256((SAMPLE / "shop/models.py").read_bytes()).hexdigest()
+    assert f"sha256={digest}" in header and "mtime=" in header and "lines 23-25" in header
+    assert body == [
+        "23 |     @property",
+        "24 |     def total(self) -> Decimal:",
+        "25 |         return self.unit_price * self.quantity",
+    ]
+
+
+def test_read_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, data, _ = run_json(capsys, "--root", str(SAMPLE), "read", "rust/src/lib.rs:Entry/new")
+    assert code == 0
+    assert (data["start_line"], data["end_line"]) == (34, 36)
+    assert data["text"].splitlines()[0] == "    pub fn new(account: &str, amount: i64) -> Self {"
+    assert data["symbol"]["source"] == "ast" and len(data["sha256"]) == 64 and data["mtime"].endswith("Z")
+
+
+def test_read_by_position(capsys: pytest.CaptureFixture[str]) -> None:
+    code, data, _ = run_json(capsys, "--root", str(SAMPLE), "read", "web/cart.ts:31")
+    assert code == 0 and data["symbol"]["name_path"] == "Cart/add[2]"
+
+
+def test_symbols_of_a_folder(capsys: pytest.CaptureFixture[str]) -> None:
+    code, data, _ = run_json(capsys, "--root", str(SAMPLE), "symbols", "go")
+    assert code == 0
+    assert [f["file"] for f in data["files"]] == ["go/inventory/inventory.go", "go/inventory/restock.go"]
+    assert data["skipped"] == []
+
+
+def test_not_found_exits_1_with_reason_and_suggestions(capsys: pytest.CaptureFixture[str]) -> None:
+    code, data, err = run_json(capsys, "--root", str(SAMPLE), "find", "shop/models.py:Order/totl")
+    assert code == 1 and data["ok"] is False
+    assert data["error"]["code"] == "not_found"
+    assert "shop/models.py:Order/total" in data["error"]["suggestions"]
+    assert "no symbol Order/totl in shop/models.py" in err
+
+
+def test_ambiguous_read_lists_ready_to_paste_candidates(capsys: pytest.CaptureFixture[str]) -> None:
+    code, data, err = run_json(capsys, "--root", str(SAMPLE), "read", "Order/add")
+    assert code == 1 and data["error"]["code"] == "ambiguous"
+    assert [c["address"] for c in data["error"]["candidates"]] == [
+        "shop/models.py:Order/add[0]", "shop/models.py:Order/add[1]", "shop/models.py:Order/add[2]"
+    ]
+    assert "is ambiguous: 3 candidates" in err
+
+
+@pytest.mark.parametrize("argv", [["read", "Order.total"], ["find", "x.py:Order//b"]])
+def test_malformed_address_is_a_usage_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    code, data, err = run_json(capsys, "--root", str(SAMPLE), *argv)
+    assert code == 2 and data["error"]["code"] == "malformed_address"
+    assert "^" in err
+
+
+@pytest.mark.parametrize("argv", [[], ["outline"], ["nosuch"], ["find", "x", "--kind", "gizmo"]])
+def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    code, _, err = run(capsys, "--root", str(SAMPLE), *argv)
+    assert code == 2 and "usage:" in err
+
+
+def test_unsafe_path_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    code, data, err = run_json(capsys, "--root", str(SAMPLE / "shop"), "outline", "../web/cart.ts")
+    assert code == 1 and data["error"]["code"] == "unsafe_path" and "outside the workspace" in err
+
+
+def test_missing_root_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "--root", str(tmp_path / "nope"), "symbols")
+    assert code == 2 and "is not a folder" in err
+
+
+# -- awkward input: a clear message, no crash, nothing written ----------------
+
+
+@pytest.fixture
+def awkward(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text("")
+    files: dict[str, bytes] = {
+        "binary.py": b"\x7fELF\x00\x00\x01",
+        "latin1.py": "s = 'caf\xe9'\n".encode("latin-1"),
+        "crlf.py": b"class A:\r\n    def m(self):\r\n        pass\r\n\r\ndef f():\r\n    return 1\r\n",
+        "bom.py": b"\xef\xbb\xbfdef first():\n    pass\n",
+        "empty.py": b"",
+        "big.py": b"x = 1\n" * 900_000,
+        "broken.py": b"def ok():\n    pass\n\ndef broken(:\n    return\n\nclass Later:\n    pass\n",
+        "garbage.py": b")))(((\n" * 50 + b"def survivor():\n    pass\n",
+        "notes.txt": b"def looks_like_code():\n",
+    }
+    for name, content in files.items():
+        (tmp_path / name).write_bytes(content)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("binary.py", "binary.py: binary file (it contains NUL bytes)"),
+        ("latin1.py", "latin1.py: not valid UTF-8 (byte 0xe9 on line 1)"),
+        ("big.py", "big.py: 5.1 MiB is over the 4.0 MiB limit for source files (raise it with --max-file-bytes)"),
+    ],
+)
+def test_unreadable_files_are_refused_clearly(
+    capsys: pytest.CaptureFixture[str], awkward: Path, name: str, message: str
+) -> None:
+    before = tree_fingerprint(awkward)
+    code, data, err = run_json(capsys, "--root", str(awkward), "outline", name)
+    assert code == 1 and data["error"]["code"] == "unreadable_file" and message in err
+    assert tree_fingerprint(awkward) == before
+
+
+def test_crlf_bom_and_empty_files_outline_exactly(capsys: pytest.CaptureFixture[str], awkward: Path) -> None:
+    before = tree_fingerprint(awkward)
+    code, data, _ = run_json(capsys, "--root", str(awkward), "outline", "crlf.py")
+    assert code == 0
+    assert [(s["name_path"], s["line"], s["end_line"]) for s in data["symbols"]] == [("A", 1, 3), ("f", 5, 6)]
+    assert data["symbols"][0]["children"][0]["name_path"] == "A/m"
+    code, data, _ = run_json(capsys, "--root", str(awkward), "outline", "bom.py")
+    assert code == 0 and data["symbols"][0]["selection"] == {"line": 1, "column": 5, "end_column": 10}
+    code, out, _ = run(capsys, "--root", str(awkward), "outline", "empty.py")
+    assert code == 0 and "(no symbols)" in out
+    code, out, _ = run(capsys, "--root", str(awkward), "read", "crlf.py:A/m")
+    assert code == 0 and out.splitlines()[1:] == ["2 |     def m(self):", "3 |         pass"]
+    assert tree_fingerprint(awkward) == before
+
+
+def test_syntax_errors_lower_confidence_or_fall_back_to_regex(capsys: pytest.CaptureFixture[str], awkward: Path) -> None:
+    code, data, _ = run_json(capsys, "--root", str(awkward), "outline", "broken.py")
+    assert code == 0 and (data["source"], data["confidence"]) == ("ast", "medium")
+    assert "ok" in [s["name"] for s in data["symbols"]] and "Later" in [s["name"] for s in data["symbols"]]
+    assert data["notes"] == ["the file has syntax errors; symbols near them may be missing or cut short"]
+    code, data, _ = run_json(capsys, "--root", str(awkward), "outline", "garbage.py")
+    assert code == 0 and (data["source"], data["confidence"]) == ("regex", "low")
+    assert [s["name"] for s in data["symbols"]] == ["survivor"]
+    assert data["symbols"][0]["source"] == "regex"
+
+
+def test_unknown_language_uses_generic_patterns(capsys: pytest.CaptureFixture[str], awkward: Path) -> None:
+    code, data, _ = run_json(capsys, "--root", str(awkward), "outline", "notes.txt")
+    assert code == 0 and data["language"] is None and data["source"] == "regex"
+    assert [s["name"] for s in data["symbols"]] == ["looks_like_code"]
+
+
+def test_symbols_lists_skipped_files_with_reasons(capsys: pytest.CaptureFixture[str], awkward: Path) -> None:
+    before = tree_fingerprint(awkward)
+    code, data, err = run_json(capsys, "--root", str(awkward), "symbols")
+    assert code == 0
+    skipped = {s["path"]: s["reason"] for s in data["skipped"]}
+    assert set(skipped) == {"binary.py", "latin1.py", "big.py"}
+    assert "skipped big.py: 5.1 MiB is over" in err
+    assert "crlf.py" in [f["file"] for f in data["files"]]
+    assert tree_fingerprint(awkward) == before
+
+
+def test_console_script_runs(tmp_path: Path) -> None:
+    graft = Path(sys.executable).with_name("graft")
+    assert graft.exists(), "the package is not installed: pip install -e '.[test]'"
+    result = subprocess.run(
+        [str(graft), "--root", str(SAMPLE), "--json", "find", "Entry/new"],
+        capture_output=True, text=True, check=False, cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["matches"][0]["address"] == "rust/src/lib.rs:Entry/new"
