@@ -7,12 +7,15 @@ comes back; no front end holds logic of its own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from enum import Enum
 
-from engine.errors import GraftError
+from engine.errors import GraftError, ServiceUnavailable
 from engine.extract import FileSymbols, SymbolExtractor
+from engine.extract.reconcile import reconcile
 from engine.languages import language_of
 from engine.names import Address, PositionAddress, SymbolAddress
+from engine.ports import LanguageServices
 from engine.positions import split_lines
 from engine.resolve import ambiguous, match_name_path, not_found, symbol_at
 from engine.symbols import Symbol, SymbolKind
@@ -41,16 +44,61 @@ class SymbolsListing:
     skipped: list[Skipped]
 
 
+class SourcePreference(str, Enum):
+    """Where symbols may come from: ``auto`` is the server when it answers, else the syntax tree, else regex."""
+
+    AUTO = "auto"
+    LSP = "lsp"
+    AST = "ast"
+    REGEX = "regex"
+
+
 class Engine:
-    def __init__(self, workspace: Workspace, extractor: SymbolExtractor | None = None) -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        services: LanguageServices | None = None,
+        source: SourcePreference = SourcePreference.AST,
+        extractor: SymbolExtractor | None = None,
+    ) -> None:
         self.workspace = workspace
+        self.services = services
+        self.source = source
         self._extractor = extractor or SymbolExtractor()
+
+    def close(self) -> None:
+        """Shut down whatever language servers this engine started."""
+        if self.services is not None:
+            self.services.close()
 
     # -- reading -------------------------------------------------------------
 
     def outline(self, path: str) -> FileSymbols:
-        """The symbol tree of one file."""
-        return self._extractor.extract(self.workspace.read(path))
+        """The symbol tree of one file, from the best source the preference allows, labelled with it."""
+        source = self.workspace.read(path)
+        if self.source is SourcePreference.REGEX:
+            return self._extractor.extract_with_regex(source)
+        if self.source is SourcePreference.AST:
+            return self._extractor.extract(source)
+        notes: list[str] = []
+        if self.services is None:
+            if self.source is SourcePreference.LSP:
+                raise ServiceUnavailable("no language-server support is installed (the lsp_pool package is missing)")
+            notes.append("no language-server support is installed")
+        else:
+            try:
+                served = self.services.document_symbols(source)
+            except ServiceUnavailable as error:
+                if self.source is SourcePreference.LSP:
+                    raise
+                notes.append(f"language server unavailable: {error.message}")
+            else:
+                if served.symbols or self.source is SourcePreference.LSP:
+                    return replace(served, symbols=reconcile(served.symbols, self._extractor.extract(source).symbols))
+                notes.append("the language server returned no symbols")
+        fallback = self._extractor.extract(source)
+        return replace(fallback, notes=notes + fallback.notes)
 
     def symbols(self, under: str = ".") -> SymbolsListing:
         """The symbol trees of every source file under a folder, with the files skipped and why."""

@@ -108,3 +108,13 @@ class AmbiguousAddress(Refused):
             **super().to_json(),
             "candidates": [{"address": c.address, "kind": c.kind, "line": c.line} for c in self.candidates],
         }
+
+
+class ServiceUnavailable(Refused):
+    """A language service could not answer: not installed, not ready in time, crashed, or timed out.
+
+    ``auto`` source selection catches this and falls back to the syntax tree,
+    saying why; an explicit ``--source lsp`` reports it as a refusal.
+    """
+
+    code = "service_unavailable"

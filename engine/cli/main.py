@@ -13,10 +13,11 @@ import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
-from engine.api import Engine
+from engine.api import Engine, SourcePreference
 from engine.cli import render
-from engine.errors import GraftError, UsageError
+from engine.errors import GraftError, ServiceUnavailable, UsageError
 from engine.names import parse_address
+from engine.ports import load_language_services
 from engine.symbols import SymbolKind
 from engine.workspace import DEFAULT_MAX_FILE_BYTES, Workspace, WorkspaceConfig, find_root
 
@@ -37,6 +38,11 @@ def _common_options(*, suppress: bool) -> argparse.ArgumentParser:
     parser.add_argument("--max-file-bytes", type=int, metavar="N",
                         default=argparse.SUPPRESS if suppress else DEFAULT_MAX_FILE_BYTES,
                         help="skip source files larger than this (default: %(default)s)")
+    parser.add_argument("--source", choices=[p.value for p in SourcePreference],
+                        default=argparse.SUPPRESS if suppress else SourcePreference.AUTO.value,
+                        help="where symbols come from: the language server (lsp), the syntax tree (ast), regular "
+                             "expressions (regex), or auto: the server when ready within its budget, else the "
+                             "syntax tree, else regex (default: %(default)s)")
     return parser
 
 
@@ -62,6 +68,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     symbols = commands.add_parser("symbols", parents=[common], help="every symbol under a folder")
     symbols.add_argument("path", metavar="PATH", nargs="?", default=".")
+
+    servers = commands.add_parser("servers", parents=[common], help="configured and found language servers")
+    servers.add_argument("--start", action="store_true",
+                         help="start the server of every language in the workspace and report its state")
     return parser
 
 
@@ -96,7 +106,19 @@ def _symbols(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object
     return render.symbols_json(listing), render.symbols_text(listing), render.skipped_text(listing.skipped)
 
 
-HANDLERS: dict[str, Handler] = {"outline": _outline, "find": _find, "read": _read, "symbols": _symbols}
+def _servers(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object], str, str]:
+    services = engine.services
+    if services is None:
+        raise ServiceUnavailable("no language-server support is installed (the lsp_pool package is missing)")
+    if args.start:
+        services.start_for_workspace()
+    statuses = services.status()
+    return render.servers_json(statuses), render.servers_text(statuses), ""
+
+
+HANDLERS: dict[str, Handler] = {
+    "outline": _outline, "find": _find, "read": _read, "symbols": _symbols, "servers": _servers,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -106,8 +128,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         root = Path(args.root) if args.root else find_root(Path.cwd())
         if not root.is_dir():
             raise UsageError(f"--root {root} is not a folder")
-        engine = Engine(Workspace(root, WorkspaceConfig(max_file_bytes=args.max_file_bytes)))
-        payload, text, notes = HANDLERS[args.command](engine, args)
+        workspace = Workspace(root, WorkspaceConfig(max_file_bytes=args.max_file_bytes))
+        source = SourcePreference(args.source)
+        wants_server = source in (SourcePreference.AUTO, SourcePreference.LSP) or args.command == "servers"
+        services = load_language_services(workspace) if wants_server else None
+        engine = Engine(workspace, services=services, source=source)
+        try:
+            payload, text, notes = HANDLERS[args.command](engine, args)
+        finally:
+            engine.close()
     except GraftError as error:
         print(f"graft {args.command}: {error.message}", file=sys.stderr)
         if as_json:

@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 
 from engine.api import FindResult, SymbolsListing, SymbolText
 from engine.extract import FileSymbols
+from engine.ports import ServerStatus
 from engine.symbols import Symbol
 from engine.workspace import Skipped
 
@@ -115,3 +116,29 @@ def skipped_text(skipped: list[Skipped]) -> str:
 
 def _iso(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, tz=timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def servers_json(statuses: list[ServerStatus]) -> dict[str, object]:
+    return {
+        "servers": [
+            {
+                "id": s.id, "languages": list(s.languages), "preferred_for": list(s.preferred_for), "found": s.found,
+                "executable": s.executable, "version": s.version, "state": s.state, "pid": s.pid,
+                "memory_bytes": s.memory_bytes, "detail": s.detail,
+            }
+            for s in statuses
+        ]
+    }
+
+
+def servers_text(statuses: list[ServerStatus]) -> str:
+    rows = []
+    for s in statuses:
+        preferred = f"default for {', '.join(s.preferred_for)}" if s.preferred_for else ", ".join(s.languages)
+        memory = f"{s.memory_bytes / 2**20:.0f} MiB" if s.memory_bytes else "-"
+        pid = str(s.pid) if s.pid else "-"
+        rows.append(
+            f"{s.id:<28} {s.state:<10} {(s.version or '-')[:32]:<33} pid {pid:<8} {memory:>8}  {preferred}"
+            + (f"\n{'':<28} {s.detail}" if s.detail else "")
+        )
+    return "\n".join(rows)

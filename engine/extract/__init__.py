@@ -52,8 +52,12 @@ class SymbolExtractor:
             notes.append("unknown language; symbols come from generic regular expressions")
         else:
             notes.append(f"no tree-sitter grammar for {language}; symbols come from regular expressions")
-        symbols = self._regex.extract(source.path, language, source.data, index)
-        return FileSymbols(source.path, language, finalize(symbols), Source.REGEX, Confidence.LOW, notes)
+        return self.extract_with_regex(source, notes)
+
+    def extract_with_regex(self, source: SourceFile, notes: list[str] | None = None) -> FileSymbols:
+        """Regex symbols only: the last resort, or what ``--source regex`` asks for."""
+        symbols = self._regex.extract(source.path, source.language, source.data, LineIndex(source.data))
+        return FileSymbols(source.path, source.language, finalize(symbols), Source.REGEX, Confidence.LOW, notes or [])
 
 
 def finalize(symbols: list[Symbol]) -> list[Symbol]:

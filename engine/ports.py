@@ -1,0 +1,65 @@
+"""The ports through which the engine reaches what lives outside it.
+
+``lsp_pool`` implements :class:`LanguageServices`; the engine never imports
+it. Front ends obtain an implementation through :func:`load_language_services`,
+which looks it up as an entry point, so that the pure core stays free of
+process and protocol code and the CLI's fast paths do not import ``lsprotocol``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Callable, Protocol
+
+if TYPE_CHECKING:
+    from engine.extract import FileSymbols
+    from engine.workspace import SourceFile, Workspace
+
+ENTRY_POINT_GROUP = "codegraft.language_services"
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    """One configured language server as a person or script sees it in ``graft servers``."""
+
+    id: str
+    languages: tuple[str, ...]
+    preferred_for: tuple[str, ...]
+    found: bool
+    executable: str | None
+    version: str | None
+    state: str
+    """not-found | stopped | starting | indexing | ready | dead"""
+    pid: int | None
+    memory_bytes: int | None
+    detail: str
+    """Why it is in that state, or how to install it."""
+
+
+class LanguageServices(Protocol):
+    def document_symbols(self, source: "SourceFile") -> "FileSymbols":
+        """Symbols from the language server for this file's language.
+
+        Raises :class:`engine.errors.ServiceUnavailable` (with the reason) when
+        no server can answer within its readiness budget and request timeout.
+        """
+        ...
+
+    def status(self) -> list[ServerStatus]:
+        ...
+
+    def close(self) -> None:
+        """Shut down every server this object started."""
+        ...
+
+
+LanguageServicesFactory = Callable[["Workspace"], LanguageServices]
+
+
+def load_language_services(workspace: "Workspace") -> LanguageServices | None:
+    """The installed implementation of :class:`LanguageServices`, or None when there is none."""
+    for entry_point in entry_points(group=ENTRY_POINT_GROUP):
+        factory: LanguageServicesFactory = entry_point.load()
+        return factory(workspace)
+    return None

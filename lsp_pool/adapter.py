@@ -1,0 +1,153 @@
+"""``lsp_pool``'s implementation of the engine's :class:`engine.ports.LanguageServices` port."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from engine.errors import ServiceUnavailable
+from engine.extract import FileSymbols
+from engine.languages import language_of
+from engine.ports import ServerStatus
+from engine.symbols import Confidence, Source
+from engine.workspace import SourceFile, Workspace
+from lsp_pool.config import PoolConfig, load_config
+from lsp_pool.pool import probe_version
+from lsp_pool.registry import SPECS, ServerSpec
+from lsp_pool.sync import SyncLanguageApi
+
+
+class PoolServices:
+    """Starts nothing until first asked; one pool per workspace."""
+
+    def __init__(
+        self, workspace: Workspace, config: PoolConfig | None = None, specs: tuple[ServerSpec, ...] = SPECS
+    ) -> None:
+        self.workspace = workspace
+        self.config = config or load_config(workspace.root)
+        self.specs = specs
+        self._api: SyncLanguageApi | None = None
+
+    @property
+    def api(self) -> SyncLanguageApi:
+        if self._api is None:
+            self._api = SyncLanguageApi(self.workspace.root, self.config, self.specs)
+        return self._api
+
+    def document_symbols(self, source: SourceFile) -> FileSymbols:
+        path = self.workspace.root / source.path
+        answer = self.api.call(lambda api: api.document_symbols(path))
+        notes = [f"symbols from {answer.server}"]
+        if not answer.complete:
+            notes.append(f"{answer.server} had not finished indexing")
+        confidence = Confidence.HIGH if answer.complete else Confidence.MEDIUM
+        return FileSymbols(source.path, source.language, answer.value, Source.LSP, confidence, notes)
+
+    def start_for_workspace(self) -> None:
+        """Start the preferred server of every language present in the workspace and wait for readiness."""
+        first_file: dict[str, str] = {}
+        for path in self.workspace.scan().files:
+            language = language_of(path)
+            if language is not None:
+                first_file.setdefault(language, path)
+        api = self.api
+
+        async def start_one(language: str, relative: str) -> None:
+            try:
+                server = api.pool.server_for(language, self.workspace.root)
+            except ServiceUnavailable:
+                return  # status() reports it as not found
+            try:
+                await server.ensure_started()
+                # Servers that load a project only for an open document need one.
+                server.use_file(self.workspace.root / relative, open_it=server.spec.needs_open)
+                if server.tracker is not None:
+                    await server.tracker.wait()
+            except ServiceUnavailable:
+                return  # status() reports it as dead, with the reason
+
+        async def start_all() -> None:
+            await asyncio.gather(*(start_one(language, path) for language, path in sorted(first_file.items())))
+
+        api.run(start_all)
+
+    def status(self) -> list[ServerStatus]:
+        running = {s.spec.id: s for s in self._api.pool.running()} if self._api is not None else {}
+        pool = self._api.pool if self._api is not None else None
+        statuses = []
+        for spec in self.specs:
+            preferred_for = tuple(lang for lang, ids in self.config.preference.items() if ids and ids[0] == spec.id)
+            found = pool.locate(spec.id).command if pool is not None else _locate(spec.id)
+            managed = running.get(spec.id)
+            if found is None:
+                state, detail = "not-found", f"install: {spec.install_hint}"
+            elif managed is None:
+                state, detail = "stopped", "starts on first use"
+            else:
+                state = managed.state.value
+                tracker = managed.tracker
+                detail = (tracker.signal if tracker is not None and tracker.signal else managed.last_exit) or ""
+            pid = managed.connection.pid if managed is not None and managed.connection is not None else None
+            statuses.append(
+                ServerStatus(
+                    id=spec.id,
+                    languages=spec.languages,
+                    preferred_for=preferred_for,
+                    found=found is not None,
+                    executable=found[0] if found else None,
+                    version=_plain(managed.server_version if managed else None)
+                    or (probe_version(spec.id, found) if found else None),
+                    state=state,
+                    pid=pid if state not in ("dead", "stopped") else None,
+                    memory_bytes=_resident_memory(pid) if pid and state not in ("dead", "stopped") else None,
+                    detail=detail,
+                )
+            )
+        return statuses
+
+    def close(self) -> None:
+        if self._api is not None:
+            self._api.close()
+            self._api = None
+
+
+def create(workspace: Workspace) -> PoolServices:
+    """Entry point ``codegraft.language_services``: how the engine's front ends find this package."""
+    return PoolServices(workspace)
+
+
+def _plain(version: str | None) -> str | None:
+    """A version string fit for a table; gopls reports JSON build information instead."""
+    return version if version and not version.lstrip().startswith("{") else None
+
+
+def _locate(spec_id: str) -> tuple[str, ...] | None:
+    from lsp_pool.registry import SPECS_BY_ID, locate
+
+    return locate(SPECS_BY_ID[spec_id])
+
+
+def _resident_memory(pid: int) -> int | None:
+    """Resident memory of a process and all its descendants (node servers spawn helpers)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(parent, []).append(int(entry))
+    total, stack = 0, [pid]
+    while stack:
+        current = stack.pop()
+        try:
+            for line in Path(f"/proc/{current}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+        except OSError:
+            continue
+        stack.extend(children.get(current, []))
+    return total or None

@@ -1,0 +1,94 @@
+"""The project's choices about language servers, from ``[tool.graft]`` or ``.graft.toml``.
+
+Example (in pyproject.toml; in .graft.toml drop the ``tool.graft`` prefix)::
+
+    [tool.graft]
+    idle_timeout = 300        # seconds before an unused server is shut down
+    request_timeout = 30      # seconds before a request is cancelled
+    readiness_budget = 60     # seconds to wait for a server to finish indexing
+
+    [tool.graft.servers]
+    python = "jedi-language-server"   # or a list, tried in order
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.errors import UsageError
+from lsp_pool.registry import DEFAULT_PREFERENCE, SPECS_BY_ID
+
+
+@dataclass(frozen=True)
+class PoolConfig:
+    idle_timeout: float = 300.0
+    request_timeout: float | None = None
+    """None: each server spec's own timeout."""
+    readiness_budget: float | None = None
+    """None: each server spec's own budget."""
+    preference: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(DEFAULT_PREFERENCE))
+    source: str = "defaults"
+    """Where the settings came from, for messages."""
+
+
+def load_config(root: Path) -> PoolConfig:
+    graft_toml = root / ".graft.toml"
+    pyproject = root / "pyproject.toml"
+    if graft_toml.is_file():
+        return _parse(_read(graft_toml), str(graft_toml))
+    if pyproject.is_file():
+        table = _read(pyproject).get("tool", {}).get("graft")
+        if isinstance(table, dict):
+            return _parse(table, f"{pyproject} [tool.graft]")
+    return PoolConfig()
+
+
+def _read(path: Path) -> dict[str, object]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise UsageError(f"{path} is not valid TOML: {error}") from error
+
+
+def _parse(table: dict[str, object], where: str) -> PoolConfig:
+    known = {"idle_timeout", "request_timeout", "readiness_budget", "servers"}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise UsageError(f"{where}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    preference = dict(DEFAULT_PREFERENCE)
+    servers = table.get("servers", {})
+    if not isinstance(servers, dict):
+        raise UsageError(f"{where}: 'servers' must be a table of language = server id")
+    for language, chosen in servers.items():
+        ids = (chosen,) if isinstance(chosen, str) else tuple(chosen) if isinstance(chosen, list) else None
+        if not ids or not all(isinstance(i, str) for i in ids):
+            raise UsageError(f"{where}: servers.{language} must be a server id or a list of them")
+        for server_id in ids:
+            spec = SPECS_BY_ID.get(server_id)
+            if spec is None:
+                raise UsageError(f"{where}: unknown server '{server_id}'; known: {', '.join(sorted(SPECS_BY_ID))}")
+            if language not in spec.languages:
+                raise UsageError(f"{where}: {server_id} does not serve {language} (it serves {', '.join(spec.languages)})")
+        preference[language] = ids
+    return PoolConfig(
+        idle_timeout=_seconds(table, "idle_timeout", where, 300.0),
+        request_timeout=_optional_seconds(table, "request_timeout", where),
+        readiness_budget=_optional_seconds(table, "readiness_budget", where),
+        preference=preference,
+        source=where,
+    )
+
+
+def _optional_seconds(table: dict[str, object], key: str, where: str) -> float | None:
+    if key not in table:
+        return None
+    return _seconds(table, key, where, 0.0)
+
+
+def _seconds(table: dict[str, object], key: str, where: str, default: float) -> float:
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise UsageError(f"{where}: {key} must be a positive number of seconds, got {value!r}")
+    return float(value)

@@ -1,0 +1,304 @@
+"""One language-server process and the JSON-RPC session with it, on pygls's machinery.
+
+This layer knows processes and messages, not LSP features: it starts the
+process, answers the server's own requests, times out and cancels requests,
+and fails every pending request at once, with a typed error, when the
+process dies or breaks the protocol.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import os
+import signal
+from collections import deque
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from lsprotocol import types
+from pygls.client import JsonRPCClient
+from pygls.exceptions import JsonRpcException
+from pygls.protocol import JsonRPCProtocol
+from pygls.protocol.json_rpc import JsonRPCResponseMessage
+
+from lsp_pool.errors import ProtocolError, RequestTimeout, ServerDied, ServerRequestFailed, ServerStartFailed
+from lsp_pool.launch import guarded_command
+
+logger = logging.getLogger(__name__)
+# pygls warns on stderr about every notification it has no handler for; a library must not
+# write to the user's terminal, so its records go nowhere unless the application configures logging.
+logging.getLogger("pygls").addHandler(logging.NullHandler())
+
+_STDERR_LINES = 40
+_STREAM_LIMIT = 64 * 1024 * 1024  # one LSP message may be a large workspace symbol list
+
+
+class _ClientProtocol(JsonRPCProtocol):
+    """JSON-RPC with lsprotocol's types, tolerant of answers lsprotocol cannot structure.
+
+    pygls only logs a response that fails conversion and never completes its
+    request; here such a response is delivered raw instead (and counted), so
+    the caller gets the server's answer rather than a timeout.
+    """
+
+    raw_fallbacks = 0
+
+    def get_message_type(self, method: str) -> type[Any] | None:
+        return types.METHOD_TO_TYPES.get(method, (None,))[0]
+
+    def get_result_type(self, method: str) -> type[Any] | None:
+        return types.METHOD_TO_TYPES.get(method, (None, None))[1]
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException:
+            if "jsonrpc" in data and "id" in data and "method" not in data and "error" not in data:
+                self.raw_fallbacks += 1
+                # Plain JSON values, not pygls's namedtuple conversion: callers read raw dicts.
+                return JsonRPCResponseMessage(id=data["id"], jsonrpc=data["jsonrpc"], result=data.get("result"))
+            raise
+
+
+@dataclass
+class ServerEvents:
+    """Callbacks for what the server tells us unasked. All run on the event loop."""
+
+    on_log: Callable[[str], None] = lambda message: None
+    on_progress: Callable[[str | int, str, str | None], None] = lambda token, kind, title: None
+    on_diagnostics: Callable[[types.PublishDiagnosticsParams], None] = lambda params: None
+    settings: Callable[[str | None], Any] = lambda section: None
+    workspace_folders: Callable[[], list[types.WorkspaceFolder]] = list
+    captured_edits: list[types.WorkspaceEdit] = field(default_factory=list)
+    capture_edits: bool = False
+
+
+class Connection:
+    def __init__(self, server_id: str, command: tuple[str, ...], cwd: str, events: ServerEvents) -> None:
+        self.server_id = server_id
+        self.command = command
+        self.cwd = cwd
+        self.events = events
+        self.process: asyncio.subprocess.Process | None = None
+        self.stderr_tail: deque[str] = deque(maxlen=_STDERR_LINES)
+        self.failure: Exception | None = None
+        """Set once the connection is unusable; every later request fails with it."""
+        self._ids = itertools.count(1)
+        self._client = JsonRPCClient(protocol_cls=_ClientProtocol)
+        self._client.report_server_error = self._on_protocol_error  # type: ignore[method-assign]
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._register_handlers()
+
+    # -- lifecycle -----------------------------------------------------------
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process is not None else None
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.returncode is None and self.failure is None
+
+    async def start(self) -> None:
+        command = guarded_command(self.command, os.getpid())
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                *command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=self.cwd,
+                start_new_session=True,
+                limit=_STREAM_LIMIT,
+            )
+        except OSError as error:
+            raise ServerStartFailed(f"cannot start {self.server_id} ({self.command[0]}): {error}") from error
+        process = self.process
+        if process.stdin is None or process.stdout is None or process.stderr is None:
+            raise ServerStartFailed(f"{self.server_id}: no stdio pipes")
+        self._client.protocol.set_writer(process.stdin)
+        reader = asyncio.create_task(self._read_messages(process.stdout), name=f"{self.server_id}-reader")
+        drain = asyncio.create_task(self._drain_stderr(process.stderr), name=f"{self.server_id}-stderr")
+        watcher = asyncio.create_task(self._watch_exit(process, drain), name=f"{self.server_id}-exit")
+        self._tasks = [reader, drain, watcher]
+
+    async def close(self, grace: float = 2.0) -> None:
+        """``shutdown`` and ``exit``, then SIGTERM and SIGKILL to the process group if it lingers."""
+        process = self.process
+        if process is None:
+            return
+        if self.alive:
+            try:
+                await self.request("shutdown", None, timeout=grace)
+            except Exception:  # noqa: BLE001 - a server that cannot shut down politely is killed below
+                pass
+            if self.alive:
+                self.notify("exit", None)
+        for signal_number, wait in ((None, grace), (signal.SIGTERM, 1.0), (signal.SIGKILL, 5.0)):
+            if signal_number is not None:
+                _signal_group(process.pid, signal_number)
+            try:
+                await asyncio.wait_for(process.wait(), wait)
+                break
+            except TimeoutError:
+                continue
+        # The server may have left children in its group (node workers): they go too.
+        _signal_group(process.pid, signal.SIGKILL)
+        if process.stdin is not None and not process.stdin.is_closing():
+            process.stdin.close()
+        for task in self._tasks:
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._client._stop_event.set()
+
+    # -- messages ------------------------------------------------------------
+
+    async def request(self, method: str, params: Any, timeout: float) -> Any:
+        if self.failure is not None:
+            raise self.failure
+        msg_id = next(self._ids)
+        protocol = self._client.protocol
+        future: Future[Any] = protocol.send_request(method, params, msg_id=msg_id)
+        waiter = asyncio.wrap_future(future)
+        try:
+            return await asyncio.wait_for(waiter, timeout)
+        except TimeoutError:
+            self._cancel(msg_id)
+            raise RequestTimeout(self.server_id, method, timeout) from None
+        except asyncio.CancelledError:
+            self._cancel(msg_id)
+            raise
+        except JsonRpcException as error:
+            raise ServerRequestFailed(self.server_id, method, error.code, error.message) from None
+
+    def notify(self, method: str, params: Any) -> None:
+        if self.failure is not None:
+            raise self.failure
+        self._client.protocol.notify(method, params)
+
+    def _cancel(self, msg_id: int) -> None:
+        protocol = self._client.protocol
+        protocol._request_futures.pop(msg_id, None)
+        protocol._result_types.pop(msg_id, None)
+        if self.alive:
+            protocol.notify("$/cancelRequest", types.CancelParams(id=msg_id))
+
+    def _fail_pending(self, error: Exception) -> None:
+        if self.failure is None:
+            self.failure = error
+        pending = self._client.protocol._request_futures
+        for future in list(pending.values()):
+            if not future.done():
+                future.set_exception(error)
+        pending.clear()
+
+    # -- background tasks ----------------------------------------------------
+
+    async def _read_messages(self, stdout: asyncio.StreamReader) -> None:
+        from pygls.io_ import run_async
+
+        try:
+            await run_async(
+                stop_event=self._client._stop_event,
+                reader=stdout,
+                protocol=self._client.protocol,
+                logger=logger,
+                error_handler=self._on_protocol_error,
+            )
+        except (asyncio.IncompleteReadError, ValueError, OSError) as error:
+            # The stream ended inside a message, or a header was unreadable: the session is over.
+            self._on_protocol_error(error, type(error))
+
+    async def _drain_stderr(self, stderr: asyncio.StreamReader) -> None:
+        # Always drained: a full stderr pipe blocks the server.
+        while line := await stderr.readline():
+            self.stderr_tail.append(line.decode("utf-8", errors="replace").rstrip())
+
+    async def _watch_exit(self, process: asyncio.subprocess.Process, drain: asyncio.Task[None]) -> None:
+        code = await process.wait()
+        try:
+            await asyncio.wait_for(asyncio.shield(drain), 1.0)
+        except (TimeoutError, asyncio.CancelledError):
+            pass
+        self._fail_pending(ServerDied(self.server_id, code, "\n".join(self.stderr_tail)))
+
+    def _on_protocol_error(self, error: Exception, source: Any = None) -> None:
+        logger.debug("%s broke the protocol: %r", self.server_id, error)
+        self._fail_pending(ProtocolError(f"{self.server_id} sent an unreadable message ({error!r}); it will be restarted"))
+
+    # -- what the server asks of us -------------------------------------------
+
+    def _register_handlers(self) -> None:
+        feature = self._client.feature
+        events = self.events
+
+        @feature(types.WORKSPACE_CONFIGURATION)
+        def configuration(params: types.ConfigurationParams) -> list[Any]:
+            return [events.settings(item.section) for item in params.items]
+
+        @feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
+        def progress_create(params: types.WorkDoneProgressCreateParams) -> None:
+            return None
+
+        @feature(types.CLIENT_REGISTER_CAPABILITY)
+        def register_capability(params: types.RegistrationParams) -> None:
+            return None
+
+        @feature(types.CLIENT_UNREGISTER_CAPABILITY)
+        def unregister_capability(params: types.UnregistrationParams) -> None:
+            return None
+
+        @feature(types.WORKSPACE_WORKSPACE_FOLDERS)
+        def folders(params: Any) -> list[types.WorkspaceFolder]:
+            return events.workspace_folders()
+
+        @feature(types.WORKSPACE_APPLY_EDIT)
+        def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+            # codegraft applies edits itself, through its journaled apply layer. During a
+            # command whose edits we asked for, the edit is captured and reported applied;
+            # otherwise it is declined, so the server does not believe a change happened.
+            if events.capture_edits:
+                events.captured_edits.append(params.edit)
+                return types.ApplyWorkspaceEditResult(applied=True)
+            return types.ApplyWorkspaceEditResult(applied=False, failure_reason="codegraft applies edits itself")
+
+        @feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+        def show_message_request(params: types.ShowMessageRequestParams) -> None:
+            return None
+
+        for refresh in (
+            types.WORKSPACE_SEMANTIC_TOKENS_REFRESH, types.WORKSPACE_INLAY_HINT_REFRESH,
+            types.WORKSPACE_CODE_LENS_REFRESH, types.WORKSPACE_DIAGNOSTIC_REFRESH,
+            types.WORKSPACE_INLINE_VALUE_REFRESH, types.WORKSPACE_FOLDING_RANGE_REFRESH,
+        ):
+            feature(refresh)(lambda params: None)
+
+        @feature(types.WINDOW_LOG_MESSAGE)
+        def log_message(params: types.LogMessageParams) -> None:
+            events.on_log(params.message)
+
+        @feature(types.PROGRESS)
+        def progress(params: types.ProgressParams) -> None:
+            value = params.value
+            kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
+            title = value.get("title") if isinstance(value, dict) else getattr(value, "title", None)
+            if kind:
+                events.on_progress(params.token, str(kind), title)
+
+        @feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def diagnostics(params: types.PublishDiagnosticsParams) -> None:
+            events.on_diagnostics(params)
+
+        for ignored in (types.WINDOW_SHOW_MESSAGE, types.TELEMETRY_EVENT, types.LOG_TRACE, "$/typescriptVersion"):
+            feature(ignored)(lambda params: None)
+
+
+def _signal_group(pid: int, signal_number: int) -> None:
+    try:
+        os.killpg(pid, signal_number)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,254 @@
+"""The one place where LSP types become engine types and back, columns included.
+
+LSP columns count UTF-16 code units unless the server agreed to UTF-8; the
+engine counts code points. Every conversion goes through
+:class:`engine.positions.LineIndex` built from the file's bytes as the server
+sees them (from disk, BOM removed), so an emoji or a CJK character before a
+symbol on the same line moves nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types as t
+
+from engine.navigation import CallEdge, CodeAction, Diagnostic, FileEdits, HierarchyItem, Hover, Location, ServerEdit, TextEdit
+from engine.positions import LineIndex, Position, PositionEncoding, Range
+from engine.symbols import Confidence, Source, Symbol, SymbolKind
+
+_GO_METHOD = re.compile(r"^\(\*?(?P<type>[\w.]+)(?:\[[^\]]*\])?\)\.(?P<name>\w+)$")
+_CODE_KINDS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CONSTRUCTOR})
+_NESTED_DEFINITION_KINDS = frozenset({SymbolKind.FUNCTION, SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE, SymbolKind.ENUM})
+_TYPE_KINDS = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT})
+_IDENTIFIER = re.compile(r"[\w$~]+")
+_SEVERITY = {1: "error", 2: "warning", 3: "information", 4: "hint"}
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def uri_to_path(uri: str) -> Path:
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        raise ValueError(f"not a file URI: {uri}")
+    return Path(unquote(parsed.path))
+
+
+class Converter:
+    def __init__(self, root: Path, encoding: PositionEncoding) -> None:
+        self.root = root.resolve()
+        self.encoding = encoding
+        self._indexes: dict[Path, LineIndex] = {}
+
+    # -- files and positions -------------------------------------------------
+
+    def relative(self, path: Path) -> tuple[str, bool]:
+        try:
+            return path.resolve().relative_to(self.root).as_posix(), True
+        except ValueError:
+            return str(path), False
+
+    def index(self, path: Path) -> LineIndex:
+        index = self._indexes.get(path)
+        if index is None:
+            data = path.read_bytes()
+            index = LineIndex(data[len(_UTF8_BOM):] if data.startswith(_UTF8_BOM) else data)
+            self._indexes[path] = index
+        return index
+
+    def position(self, path: Path, position: t.Position) -> Position:
+        return self.index(path).from_protocol(position.line, position.character, self.encoding)
+
+    def range(self, path: Path, lsp_range: t.Range) -> Range:
+        return Range(self.position(path, lsp_range.start), self.position(path, lsp_range.end))
+
+    def to_lsp_position(self, path: Path, position: Position) -> t.Position:
+        line, character = self.index(path).to_protocol(position, self.encoding)
+        return t.Position(line=line, character=character)
+
+    def to_lsp_range(self, path: Path, engine_range: Range) -> t.Range:
+        return t.Range(start=self.to_lsp_position(path, engine_range.start), end=self.to_lsp_position(path, engine_range.end))
+
+    # -- symbols -------------------------------------------------------------
+
+    def symbols(self, result: Any, path: Path, *, complete: bool) -> list[Symbol]:
+        """documentSymbol's answer as engine symbols (not yet finalized: no name paths)."""
+        file, _inside = self.relative(path)
+        confidence = Confidence.HIGH if complete else Confidence.MEDIUM
+        items = list(result or [])
+        if items and isinstance(items[0], t.SymbolInformation):
+            flat = [self._symbol(path, file, s.name, s.kind, s.location.range, s.location.range, "", confidence)
+                    for s in items]
+            return _nest_by_range(flat)
+        symbols = [self._document_symbol(path, file, item, confidence) for item in items if isinstance(item, t.DocumentSymbol)]
+        return sorted(symbols, key=lambda symbol: symbol.range.start)
+
+    def _document_symbol(self, path: Path, file: str, item: t.DocumentSymbol, confidence: Confidence) -> Symbol:
+        symbol = self._symbol(path, file, item.name, item.kind, item.range, item.selection_range, item.detail or "", confidence)
+        for child in item.children or []:
+            converted = self._document_symbol(path, file, child, confidence)
+            # Inside a function body only named nested definitions are symbols: locals, object
+            # literal members and anonymous callbacks (tsserver's "x.map() callback") are not,
+            # as in the syntax-tree source, so that name paths agree across sources.
+            if symbol.kind in _CODE_KINDS and (
+                converted.kind not in _NESTED_DEFINITION_KINDS or not _IDENTIFIER.fullmatch(converted.name)
+            ):
+                continue
+            if converted.kind is SymbolKind.VARIABLE and symbol.kind in _TYPE_KINDS:
+                converted.kind = SymbolKind.FIELD  # pyright calls class attributes variables
+            symbol.children.append(converted)
+        # tsserver lists children alphabetically; codegraft keeps source order (overload indices depend on it).
+        symbol.children.sort(key=lambda child: child.range.start)
+        return symbol
+
+    def _symbol(
+        self, path: Path, file: str, name: str, kind: int, full: t.Range, selection: t.Range, detail: str,
+        confidence: Confidence,
+    ) -> Symbol:
+        scope: tuple[str, ...] = ()
+        go_method = _GO_METHOD.match(name)
+        if go_method is not None:
+            scope, name = (go_method.group("type").split(".")[-1],), go_method.group("name")
+        elif "::" in name and not name.startswith("operator"):
+            *qualifiers, name = name.split("::")
+            scope = tuple(q for q in qualifiers if q)
+        selection_range = self.range(path, selection)
+        line = self.index(path).line_text(selection_range.start.line).strip()
+        return Symbol(
+            name=name,
+            kind=SymbolKind(int(kind)),
+            file=file,
+            range=self.range(path, full),
+            selection_range=selection_range,
+            source=Source.LSP,
+            confidence=confidence,
+            signature=(detail if detail and len(detail) > len(name) else line)[:160],
+            scope=scope,
+        )
+
+    # -- locations -----------------------------------------------------------
+
+    def locations(self, result: Any) -> list[Location]:
+        if result is None:
+            return []
+        items = result if isinstance(result, Sequence) else [result]
+        found = []
+        for item in items:
+            if isinstance(item, t.LocationLink):
+                uri, lsp_range = item.target_uri, item.target_selection_range
+            else:
+                uri, lsp_range = item.uri, item.range
+            path = uri_to_path(uri)
+            file, inside = self.relative(path)
+            found.append(Location(file, self.range(path, lsp_range), inside))
+        return found
+
+    def hover(self, result: t.Hover | None, path: Path) -> Hover | None:
+        if result is None:
+            return None
+        contents = result.contents
+        if isinstance(contents, t.MarkupContent):
+            text = contents.value
+        elif isinstance(contents, list):
+            text = "\n\n".join(c if isinstance(c, str) else c.value for c in contents)
+        elif isinstance(contents, t.MarkedStringWithLanguage):
+            text = contents.value
+        else:
+            text = str(contents)
+        return Hover(text, self.range(path, result.range) if result.range else None)
+
+    # -- edits ---------------------------------------------------------------
+
+    def workspace_edit(self, edit: t.WorkspaceEdit | None) -> ServerEdit:
+        if edit is None:
+            return ServerEdit()
+        per_file: dict[str, list[TextEdit]] = {}
+        created: list[str] = []
+        renamed: list[tuple[str, str]] = []
+        deleted: list[str] = []
+
+        def add(uri: str, edits: Iterable[Any]) -> None:
+            path = uri_to_path(uri)
+            file, _inside = self.relative(path)
+            converted = per_file.setdefault(file, [])
+            for text_edit in edits:
+                converted.append(TextEdit(self.range(path, text_edit.range), text_edit.new_text))
+
+        for change in edit.document_changes or []:
+            if isinstance(change, t.TextDocumentEdit):
+                add(change.text_document.uri, change.edits)
+            elif isinstance(change, t.CreateFile):
+                created.append(self.relative(uri_to_path(change.uri))[0])
+            elif isinstance(change, t.RenameFile):
+                renamed.append((self.relative(uri_to_path(change.old_uri))[0], self.relative(uri_to_path(change.new_uri))[0]))
+            elif isinstance(change, t.DeleteFile):
+                deleted.append(self.relative(uri_to_path(change.uri))[0])
+        for uri, edits in (edit.changes or {}).items():
+            add(uri, edits)
+        return ServerEdit(
+            files=tuple(FileEdits(file, tuple(edits)) for file, edits in sorted(per_file.items())),
+            created=tuple(created),
+            renamed=tuple(renamed),
+            deleted=tuple(deleted),
+        )
+
+    def code_action(self, action: t.CodeAction | t.Command) -> CodeAction:
+        if isinstance(action, t.Command):
+            return CodeAction(action.title, "command", None, action)
+        edit = self.workspace_edit(action.edit) if action.edit is not None else None
+        return CodeAction(action.title, str(action.kind or ""), edit, action)
+
+    # -- hierarchies and diagnostics ----------------------------------------
+
+    def hierarchy_item(self, item: t.CallHierarchyItem | t.TypeHierarchyItem) -> HierarchyItem:
+        path = uri_to_path(item.uri)
+        file, _inside = self.relative(path)
+        return HierarchyItem(
+            name=item.name,
+            kind=SymbolKind(int(item.kind)),
+            file=file,
+            range=self.range(path, item.range),
+            selection_range=self.range(path, item.selection_range),
+            detail=item.detail or "",
+            handle=item,
+        )
+
+    def call_edges(self, calls: Any, *, incoming: bool) -> list[CallEdge]:
+        edges = []
+        for call in calls or []:
+            item = call.from_ if incoming else call.to
+            # Call sites are in the caller's file for incoming calls, in the item's file otherwise.
+            site_path = uri_to_path(call.from_.uri) if incoming else uri_to_path(item.uri)
+            sites = tuple(self.range(site_path, r) for r in call.from_ranges)
+            edges.append(CallEdge(self.hierarchy_item(item), sites))
+        return edges
+
+    def diagnostics(self, uri: str, diagnostics: Iterable[t.Diagnostic]) -> list[Diagnostic]:
+        path = uri_to_path(uri)
+        file, _inside = self.relative(path)
+        return [
+            Diagnostic(
+                file=file,
+                range=self.range(path, d.range),
+                severity=_SEVERITY.get(int(d.severity or 1), "error"),
+                message=d.message,
+                source=d.source or "",
+                code=str(d.code) if d.code is not None else "",
+            )
+            for d in diagnostics
+        ]
+
+
+def _nest_by_range(symbols: list[Symbol]) -> list[Symbol]:
+    """Rebuild a hierarchy from a flat SymbolInformation list by range containment."""
+    ordered = sorted(symbols, key=lambda s: (s.range.start, (-s.range.end.line, -s.range.end.column)))
+    top: list[Symbol] = []
+    stack: list[Symbol] = []
+    for symbol in ordered:
+        while stack and not stack[-1].range.encloses(symbol.range):
+            stack.pop()
+        (stack[-1].children if stack else top).append(symbol)
+        stack.append(symbol)
+    return top

@@ -1,0 +1,112 @@
+"""Keeping a server's view of files in step with the disk and with our own edits.
+
+Files are opened only when the server needs them open (some servers answer
+only for open documents) or when the caller edits them: opening a file makes
+a type-checking server check it, which is slow and delays everything else.
+Changes made on disk by anyone are noticed when a file is next used (size and
+mtime first, then the hash) and reported with ``didChange`` (when open) and
+``workspace/didChangeWatchedFiles``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from lsprotocol import types as t
+
+
+@dataclass
+class _Seen:
+    size: int
+    mtime_ns: int
+    sha256: str
+    version: int | None = None
+    """Document version when open, None when closed."""
+    last_used: float = 0.0
+
+
+class DocumentTracker:
+    def __init__(self, notify: Callable[[str, object], None], language_of: Callable[[Path], str | None]) -> None:
+        self._notify = notify
+        self._language_of = language_of
+        self._seen: dict[Path, _Seen] = {}
+
+    def open_documents(self) -> list[Path]:
+        return [path for path, seen in self._seen.items() if seen.version is not None]
+
+    def use(self, path: Path, *, open_it: bool) -> None:
+        """Bring the server up to date with ``path`` before a request about it."""
+        stat = path.stat()
+        seen = self._seen.get(path)
+        now = time.monotonic()
+        if seen is None:
+            data = path.read_bytes()
+            seen = _Seen(stat.st_size, stat.st_mtime_ns, hashlib.sha256(data).hexdigest(), last_used=now)
+            self._seen[path] = seen
+            if open_it:
+                self._open(path, seen, data)
+            return
+        seen.last_used = now
+        if (stat.st_size, stat.st_mtime_ns) != (seen.size, seen.mtime_ns):
+            data = path.read_bytes()
+            digest = hashlib.sha256(data).hexdigest()
+            seen.size, seen.mtime_ns = stat.st_size, stat.st_mtime_ns
+            if digest != seen.sha256:
+                seen.sha256 = digest
+                self._changed(path, seen, data)
+        if open_it and seen.version is None:
+            self._open(path, seen, path.read_bytes())
+
+    def changed_by_us(self, path: Path) -> None:
+        """Our own apply layer rewrote ``path``: tell the server now rather than on next use."""
+        if path in self._seen:
+            self.use(path, open_it=False)
+
+    def close_idle(self, idle_seconds: float) -> list[Path]:
+        """didClose every document unused for ``idle_seconds``."""
+        now = time.monotonic()
+        closed = []
+        for path, seen in self._seen.items():
+            if seen.version is not None and now - seen.last_used >= idle_seconds:
+                self._notify(t.TEXT_DOCUMENT_DID_CLOSE, t.DidCloseTextDocumentParams(t.TextDocumentIdentifier(path.as_uri())))
+                seen.version = None
+                closed.append(path)
+        return closed
+
+    def forget(self) -> None:
+        """The server restarted: it knows no document."""
+        self._seen.clear()
+
+    def _open(self, path: Path, seen: _Seen, data: bytes) -> None:
+        seen.version = 1
+        item = t.TextDocumentItem(
+            uri=path.as_uri(),
+            language_id=self._language_of(path) or "plaintext",
+            version=seen.version,
+            text=_text(data),
+        )
+        self._notify(t.TEXT_DOCUMENT_DID_OPEN, t.DidOpenTextDocumentParams(item))
+
+    def _changed(self, path: Path, seen: _Seen, data: bytes) -> None:
+        if seen.version is not None:
+            seen.version += 1
+            self._notify(
+                t.TEXT_DOCUMENT_DID_CHANGE,
+                t.DidChangeTextDocumentParams(
+                    text_document=t.VersionedTextDocumentIdentifier(uri=path.as_uri(), version=seen.version),
+                    content_changes=[t.TextDocumentContentChangeWholeDocument(text=_text(data))],
+                ),
+            )
+        self._notify(
+            t.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            t.DidChangeWatchedFilesParams([t.FileEvent(uri=path.as_uri(), type=t.FileChangeType.Changed)]),
+        )
+
+
+def _text(data: bytes) -> str:
+    # LSP documents carry no BOM.
+    return data.decode("utf-8-sig", errors="replace")

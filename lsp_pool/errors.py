@@ -1,0 +1,58 @@
+"""Typed failures of language servers. All are ServiceUnavailable: auto mode falls back on them."""
+
+from __future__ import annotations
+
+from engine.errors import ServiceUnavailable
+
+
+class ServerNotFound(ServiceUnavailable):
+    code = "server_not_found"
+
+
+class ServerStartFailed(ServiceUnavailable):
+    code = "server_start_failed"
+
+
+class ServerDied(ServiceUnavailable):
+    """The server process exited; every request pending on it fails with this at once."""
+
+    code = "server_died"
+
+    def __init__(self, server_id: str, exit_code: int | None, stderr_tail: str) -> None:
+        detail = f"; last stderr:\n{stderr_tail}" if stderr_tail else ""
+        super().__init__(f"{server_id} exited with code {exit_code}{detail}")
+        self.server_id = server_id
+        self.exit_code = exit_code
+        self.stderr_tail = stderr_tail
+
+    def to_json(self) -> dict[str, object]:
+        return {**super().to_json(), "exit_code": self.exit_code, "stderr_tail": self.stderr_tail}
+
+
+class ProtocolError(ServiceUnavailable):
+    """The server broke the protocol (malformed JSON, a wrong Content-Length); it is restarted."""
+
+    code = "protocol_error"
+
+
+class RequestTimeout(ServiceUnavailable):
+    code = "request_timeout"
+
+    def __init__(self, server_id: str, method: str, seconds: float) -> None:
+        super().__init__(f"{server_id} did not answer {method} within {seconds:g} s (the request was cancelled)")
+        self.method = method
+        self.seconds = seconds
+
+
+class NotReady(ServiceUnavailable):
+    code = "server_not_ready"
+
+
+class ServerRequestFailed(ServiceUnavailable):
+    """The server answered with a JSON-RPC error."""
+
+    code = "server_error"
+
+    def __init__(self, server_id: str, method: str, error_code: int | None, message: str) -> None:
+        super().__init__(f"{server_id} answered {method} with error {error_code}: {message}")
+        self.error_code = error_code

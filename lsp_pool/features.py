@@ -1,0 +1,225 @@
+"""The typed LSP feature API over the pool: engine positions in, engine values out.
+
+Every call picks the server for the file's language, brings the server's view
+of the file up to date, waits for readiness within the server's budget, and
+converts the answer in :mod:`lsp_pool.convert`. ``Answer.complete`` is False
+when the server had not finished indexing (only where a partial answer is
+still worth having, such as diagnostics).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, Sequence, TypeVar
+
+from lsprotocol import types as t
+
+from engine.extract import finalize
+from engine.languages import language_of
+from engine.navigation import CallEdge, CodeAction, Diagnostic, HierarchyItem, Hover, Location, ServerEdit
+from engine.positions import Position, Range
+from engine.symbols import Symbol
+from lsp_pool.convert import Converter
+from lsp_pool.errors import ServerNotFound
+from lsp_pool.pool import Pool
+from lsp_pool.server import ManagedServer
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Answer(Generic[T]):
+    value: T
+    complete: bool
+    server: str
+
+
+class LanguageApi:
+    def __init__(self, pool: Pool, root: Path) -> None:
+        self.pool = pool
+        self.root = root.resolve()
+
+    # -- plumbing ------------------------------------------------------------
+
+    def server_for(self, path: Path) -> ManagedServer:
+        language = language_of(path.name)
+        if language is None:
+            raise ServerNotFound(f"no language is known for {path.name}")
+        return self.pool.server_for(language, self.root)
+
+    async def _ask(
+        self, path: Path, method: str, params: Any, *, allow_incomplete: bool = False
+    ) -> tuple[Any, bool, ManagedServer, Converter]:
+        server = self.server_for(path)
+        await server.ensure_started()
+        server.use_file(path, open_it=server.spec.needs_open)
+        reply = await server.request(method, params, allow_incomplete=allow_incomplete)
+        return reply.value, reply.complete, server, Converter(self.root, server.encoding)
+
+    async def _positional(self, path: Path, position: Position) -> tuple[t.TextDocumentIdentifier, t.Position]:
+        server = self.server_for(path)
+        await server.ensure_started()
+        converter = Converter(self.root, server.encoding)
+        return t.TextDocumentIdentifier(uri=path.as_uri()), converter.to_lsp_position(path, position)
+
+    async def _locations(self, path: Path, position: Position, method: str, params_type: type) -> Answer[list[Location]]:
+        document, lsp_position = await self._positional(path, position)
+        value, complete, server, converter = await self._ask(path, method, params_type(text_document=document, position=lsp_position))
+        return Answer(converter.locations(value), complete, server.spec.id)
+
+    # -- symbols -------------------------------------------------------------
+
+    async def document_symbols(self, path: Path) -> Answer[list[Symbol]]:
+        params = t.DocumentSymbolParams(text_document=t.TextDocumentIdentifier(uri=path.as_uri()))
+        value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_DOCUMENT_SYMBOL, params)
+        return Answer(finalize(converter.symbols(value, path, complete=complete)), complete, server.spec.id)
+
+    async def workspace_symbols(self, query: str, language: str) -> Answer[list[Location]]:
+        server = self.pool.server_for(language, self.root)
+        reply = await server.request(t.WORKSPACE_SYMBOL, t.WorkspaceSymbolParams(query=query))
+        converter = Converter(self.root, server.encoding)
+        locations = [
+            converter.locations(s.location)[0]
+            for s in reply.value or []
+            if isinstance(getattr(s, "location", None), t.Location)
+        ]
+        return Answer(locations, reply.complete, server.spec.id)
+
+    # -- navigation ----------------------------------------------------------
+
+    async def definition(self, path: Path, position: Position) -> Answer[list[Location]]:
+        return await self._locations(path, position, t.TEXT_DOCUMENT_DEFINITION, t.DefinitionParams)
+
+    async def declaration(self, path: Path, position: Position) -> Answer[list[Location]]:
+        return await self._locations(path, position, t.TEXT_DOCUMENT_DECLARATION, t.DeclarationParams)
+
+    async def type_definition(self, path: Path, position: Position) -> Answer[list[Location]]:
+        return await self._locations(path, position, t.TEXT_DOCUMENT_TYPE_DEFINITION, t.TypeDefinitionParams)
+
+    async def implementation(self, path: Path, position: Position) -> Answer[list[Location]]:
+        return await self._locations(path, position, t.TEXT_DOCUMENT_IMPLEMENTATION, t.ImplementationParams)
+
+    async def references(self, path: Path, position: Position, *, include_declaration: bool = True) -> Answer[list[Location]]:
+        document, lsp_position = await self._positional(path, position)
+        params = t.ReferenceParams(
+            text_document=document, position=lsp_position,
+            context=t.ReferenceContext(include_declaration=include_declaration),
+        )
+        value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_REFERENCES, params)
+        return Answer(converter.locations(value), complete, server.spec.id)
+
+    async def hover(self, path: Path, position: Position) -> Answer[Hover | None]:
+        document, lsp_position = await self._positional(path, position)
+        params = t.HoverParams(text_document=document, position=lsp_position)
+        value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_HOVER, params)
+        return Answer(converter.hover(value, path), complete, server.spec.id)
+
+    # -- rename and code actions ---------------------------------------------
+
+    async def prepare_rename(self, path: Path, position: Position) -> Answer[Range | None]:
+        document, lsp_position = await self._positional(path, position)
+        params = t.PrepareRenameParams(text_document=document, position=lsp_position)
+        value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_PREPARE_RENAME, params)
+        lsp_range = getattr(value, "range", value) if value is not None else None
+        found = converter.range(path, lsp_range) if isinstance(lsp_range, t.Range) else None
+        return Answer(found, complete, server.spec.id)
+
+    async def rename(self, path: Path, position: Position, new_name: str) -> Answer[ServerEdit]:
+        document, lsp_position = await self._positional(path, position)
+        params = t.RenameParams(text_document=document, position=lsp_position, new_name=new_name)
+        value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_RENAME, params)
+        return Answer(converter.workspace_edit(value), complete, server.spec.id)
+
+    async def code_actions(self, path: Path, engine_range: Range, only: Sequence[str] | None = None) -> Answer[list[CodeAction]]:
+        server = self.server_for(path)
+        await server.ensure_started()
+        converter = Converter(self.root, server.encoding)
+        params = t.CodeActionParams(
+            text_document=t.TextDocumentIdentifier(uri=path.as_uri()),
+            range=converter.to_lsp_range(path, engine_range),
+            context=t.CodeActionContext(diagnostics=[], only=[t.CodeActionKind(k) for k in only] if only else None),
+        )
+        value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_CODE_ACTION, params)
+        return Answer([converter.code_action(a) for a in value or []], complete, server.spec.id)
+
+    async def resolve_code_action(self, path: Path, action: CodeAction) -> Answer[CodeAction]:
+        if not isinstance(action.handle, t.CodeAction):
+            return Answer(action, True, "")
+        value, complete, server, converter = await self._ask(path, t.CODE_ACTION_RESOLVE, action.handle)
+        return Answer(converter.code_action(value), complete, server.spec.id)
+
+    async def execute_command(self, language: str, command: str, arguments: list[Any] | None = None) -> Answer[tuple[Any, list[ServerEdit]]]:
+        """Run a server command; edits it sends back through ``workspace/applyEdit`` are captured, not applied."""
+        server = self.pool.server_for(language, self.root)
+        connection = await server.ensure_started()
+        events = connection.events
+        events.capture_edits, events.captured_edits = True, []
+        try:
+            reply = await server.request(t.WORKSPACE_EXECUTE_COMMAND, t.ExecuteCommandParams(command=command, arguments=arguments))
+        finally:
+            events.capture_edits = False
+        converter = Converter(self.root, server.encoding)
+        edits = [converter.workspace_edit(edit) for edit in events.captured_edits]
+        return Answer((reply.value, edits), reply.complete, server.spec.id)
+
+    # -- hierarchies ---------------------------------------------------------
+
+    async def prepare_call_hierarchy(self, path: Path, position: Position) -> Answer[list[HierarchyItem]]:
+        document, lsp_position = await self._positional(path, position)
+        params = t.CallHierarchyPrepareParams(text_document=document, position=lsp_position)
+        value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY, params)
+        return Answer([converter.hierarchy_item(i) for i in value or []], complete, server.spec.id)
+
+    async def incoming_calls(self, path: Path, item: HierarchyItem) -> Answer[list[CallEdge]]:
+        params = t.CallHierarchyIncomingCallsParams(item=item.handle)  # type: ignore[arg-type]
+        value, complete, server, converter = await self._ask(path, t.CALL_HIERARCHY_INCOMING_CALLS, params)
+        return Answer(converter.call_edges(value, incoming=True), complete, server.spec.id)
+
+    async def outgoing_calls(self, path: Path, item: HierarchyItem) -> Answer[list[CallEdge]]:
+        params = t.CallHierarchyOutgoingCallsParams(item=item.handle)  # type: ignore[arg-type]
+        value, complete, server, converter = await self._ask(path, t.CALL_HIERARCHY_OUTGOING_CALLS, params)
+        return Answer(converter.call_edges(value, incoming=False), complete, server.spec.id)
+
+    async def prepare_type_hierarchy(self, path: Path, position: Position) -> Answer[list[HierarchyItem]]:
+        document, lsp_position = await self._positional(path, position)
+        params = t.TypeHierarchyPrepareParams(text_document=document, position=lsp_position)
+        value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_PREPARE_TYPE_HIERARCHY, params)
+        return Answer([converter.hierarchy_item(i) for i in value or []], complete, server.spec.id)
+
+    async def supertypes(self, path: Path, item: HierarchyItem) -> Answer[list[HierarchyItem]]:
+        params = t.TypeHierarchySupertypesParams(item=item.handle)  # type: ignore[arg-type]
+        value, complete, server, converter = await self._ask(path, t.TYPE_HIERARCHY_SUPERTYPES, params)
+        return Answer([converter.hierarchy_item(i) for i in value or []], complete, server.spec.id)
+
+    async def subtypes(self, path: Path, item: HierarchyItem) -> Answer[list[HierarchyItem]]:
+        params = t.TypeHierarchySubtypesParams(item=item.handle)  # type: ignore[arg-type]
+        value, complete, server, converter = await self._ask(path, t.TYPE_HIERARCHY_SUBTYPES, params)
+        return Answer([converter.hierarchy_item(i) for i in value or []], complete, server.spec.id)
+
+    # -- diagnostics ---------------------------------------------------------
+
+    async def diagnostics(self, path: Path, *, wait: float = 10.0) -> Answer[list[Diagnostic]]:
+        """Pull diagnostics where the server offers them, else open the file and take what it pushes.
+
+        Either way the answer is labelled incomplete while the server is still indexing.
+        """
+        server = self.server_for(path)
+        await server.ensure_started()
+        uri = path.as_uri()
+        if server.capabilities is not None and server.capabilities.diagnostic_provider is not None:
+            params = t.DocumentDiagnosticParams(text_document=t.TextDocumentIdentifier(uri=uri))
+            value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_DIAGNOSTIC, params, allow_incomplete=True)
+            items = getattr(value, "items", None) or []
+            return Answer(converter.diagnostics(uri, items), complete, server.spec.id)
+        arrived = server.expect_diagnostics(uri)
+        server.use_file(path, open_it=True)
+        tracker_state = await server.tracker.wait() if server.tracker is not None else None
+        try:
+            await asyncio.wait_for(arrived.wait(), wait)
+            complete = tracker_state is not None and tracker_state.value == "ready"
+        except TimeoutError:
+            complete = False
+        converter = Converter(self.root, server.encoding)
+        return Answer(converter.diagnostics(uri, server.diagnostics.get(uri, [])), complete, server.spec.id)

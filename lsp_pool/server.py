@@ -1,0 +1,249 @@
+"""One supervised server for one (server spec, workspace root): lazy start, readiness, restart, idle stop."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types as t
+
+from engine.languages import language_of
+from engine.positions import PositionEncoding
+from lsp_pool.capabilities import client_capabilities
+from lsp_pool.config import PoolConfig
+from lsp_pool.connection import Connection, ServerEvents
+from lsp_pool.documents import DocumentTracker
+from lsp_pool.errors import NotReady, ServerDied, ServerStartFailed
+from lsp_pool.readiness import ReadinessTracker, ServerState
+from lsp_pool.registry import ServerSpec
+
+logger = logging.getLogger(__name__)
+
+_MAX_BACKOFF = 30.0
+_LOG_LINES = 200
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A server's answer and whether the server considered its index complete when it gave it."""
+
+    value: Any
+    complete: bool
+
+
+class ManagedServer:
+    def __init__(self, spec: ServerSpec, command: tuple[str, ...], root: Path, config: PoolConfig) -> None:
+        self.spec = spec
+        self.command = command
+        self.root = root
+        self.config = config
+        self.connection: Connection | None = None
+        self.tracker: ReadinessTracker | None = None
+        self.encoding = PositionEncoding.UTF16
+        self.capabilities: t.ServerCapabilities | None = None
+        self.server_version: str | None = None
+        self.diagnostics: dict[str, list[t.Diagnostic]] = {}
+        self.log: list[str] = []
+        self.documents = DocumentTracker(self._notify, lambda path: language_of(path.name))
+        self.restarts = 0
+        self.last_exit: str = ""
+        self._failures = 0
+        self._last_failure = 0.0
+        self._start_lock = asyncio.Lock()
+        self._idle_handle: asyncio.TimerHandle | None = None
+        self._diagnostic_waiters: dict[str, asyncio.Event] = {}
+
+    # -- state ---------------------------------------------------------------
+
+    @property
+    def state(self) -> ServerState:
+        if self.connection is None or self.tracker is None:
+            return ServerState.DEAD if self.last_exit else ServerState.STOPPED
+        if not self.connection.alive:
+            return ServerState.DEAD
+        return self.tracker.state
+
+    @property
+    def readiness_budget(self) -> float:
+        return self.config.readiness_budget or self.spec.readiness.budget
+
+    @property
+    def request_timeout(self) -> float:
+        return self.config.request_timeout or self.spec.request_timeout
+
+    # -- lifecycle -----------------------------------------------------------
+
+    async def ensure_started(self) -> Connection:
+        async with self._start_lock:
+            if self.connection is not None and self.connection.alive:
+                return self.connection
+            if self.connection is not None:
+                await self._forget_connection()
+            await self._back_off()
+            try:
+                return await self._start()
+            except Exception as error:
+                self._failures += 1
+                self._last_failure = time.monotonic()
+                self.last_exit = str(error)
+                if self.connection is not None:
+                    await self.connection.close(grace=0.5)
+                    self.connection = None
+                if isinstance(error, (ServerStartFailed, ServerDied)):
+                    raise
+                raise ServerStartFailed(f"{self.spec.id} failed to initialize: {error}") from error
+
+    async def _start(self) -> Connection:
+        policy = self.spec.readiness
+        if self.config.readiness_budget is not None:
+            policy = replace(policy, budget=self.config.readiness_budget)
+        tracker = ReadinessTracker(policy)
+        events = ServerEvents(
+            on_log=lambda message: self._on_log(tracker, message),
+            on_progress=tracker.progress,
+            on_diagnostics=lambda params: self._on_diagnostics(tracker, params),
+            settings=self._settings,
+            workspace_folders=lambda: [self._folder()],
+        )
+        connection = Connection(self.spec.id, self.command, str(self.root), events)
+        self.connection, self.tracker = connection, tracker
+        await connection.start()
+        params = t.InitializeParams(
+            process_id=None,
+            root_uri=self.root.as_uri(),
+            root_path=str(self.root),
+            workspace_folders=[self._folder()],
+            capabilities=client_capabilities(),
+            initialization_options=dict(self.spec.initialization_options) or None,
+            client_info=t.ClientInfo(name="codegraft", version="0.1.0"),
+        )
+        budget = min(self.request_timeout, self.readiness_budget)
+        result = await connection.request(t.INITIALIZE, params, timeout=budget)
+        self._adopt(result)
+        connection.notify(t.INITIALIZED, t.InitializedParams())
+        tracker.initialized()
+        self._failures = 0
+        self.touch()
+        return connection
+
+    def _adopt(self, result: Any) -> None:
+        capabilities = getattr(result, "capabilities", None)
+        if capabilities is None and isinstance(result, dict):
+            # lsprotocol could not structure the answer; take what we need from the raw payload.
+            raw = result.get("capabilities")
+            encoding = raw.get("positionEncoding") if isinstance(raw, dict) else None
+            self.encoding = PositionEncoding(encoding) if encoding in ("utf-8", "utf-16") else PositionEncoding.UTF16
+            self.server_version = (result.get("serverInfo") or {}).get("version")
+            return
+        self.capabilities = capabilities
+        encoding = getattr(capabilities, "position_encoding", None)
+        self.encoding = PositionEncoding.UTF8 if encoding == t.PositionEncodingKind.Utf8 else PositionEncoding.UTF16
+        info = getattr(result, "server_info", None)
+        self.server_version = getattr(info, "version", None)
+
+    async def _back_off(self) -> None:
+        if self._failures == 0:
+            return
+        delay = min(0.5 * 2 ** (self._failures - 1), _MAX_BACKOFF)
+        remaining = self._last_failure + delay - time.monotonic()
+        if remaining > 0:
+            await asyncio.sleep(remaining)
+
+    async def _forget_connection(self) -> None:
+        """The process died or broke the protocol: note why, clean up, and count it for the backoff."""
+        connection = self.connection
+        if connection is None:
+            return
+        self.last_exit = str(connection.failure or "stopped")
+        self._failures += 1
+        self._last_failure = time.monotonic()
+        self.restarts += 1
+        await connection.close(grace=0.5)
+        self.connection = None
+        self.documents.forget()
+        self.diagnostics.clear()
+
+    async def stop(self) -> None:
+        if self._idle_handle is not None:
+            self._idle_handle.cancel()
+            self._idle_handle = None
+        if self.connection is not None:
+            await self.connection.close()
+            self.connection = None
+            self.tracker = None
+            self.documents.forget()
+
+    def touch(self) -> None:
+        """Re-arm the idle timer: the server is shut down after ``idle_timeout`` seconds unused."""
+        if self._idle_handle is not None:
+            self._idle_handle.cancel()
+        loop = asyncio.get_running_loop()
+        self._idle_handle = loop.call_later(self.config.idle_timeout, lambda: asyncio.ensure_future(self._idle()))
+
+    async def _idle(self) -> None:
+        logger.debug("%s idle for %ss: stopping", self.spec.id, self.config.idle_timeout)
+        await self.stop()
+
+    # -- requests ------------------------------------------------------------
+
+    async def request(self, method: str, params: Any, *, wait_ready: bool = True, allow_incomplete: bool = False) -> Reply:
+        """Send a request once the server is ready; refuse, or label incomplete, if it is not within its budget."""
+        connection = await self.ensure_started()
+        self.touch()
+        complete = True
+        if wait_ready and self.tracker is not None:
+            state = await self.tracker.wait()
+            if state is ServerState.DEAD:
+                raise connection.failure or ServerDied(self.spec.id, None, "")
+            if state is not ServerState.READY:
+                if not allow_incomplete:
+                    raise NotReady(
+                        f"{self.spec.id} is still {state.value} after its {self.readiness_budget:g} s readiness budget"
+                        " (raise readiness_budget in [tool.graft] for large projects)"
+                    )
+                complete = False
+        value = await connection.request(method, params, timeout=self.request_timeout)
+        self.touch()
+        return Reply(value, complete)
+
+    def use_file(self, path: Path, *, open_it: bool) -> None:
+        self.documents.use(path, open_it=open_it)
+
+    # -- events --------------------------------------------------------------
+
+    def _notify(self, method: str, params: object) -> None:
+        if self.connection is not None and self.connection.alive:
+            self.connection.notify(method, params)
+
+    def _on_log(self, tracker: ReadinessTracker, message: str) -> None:
+        self.log.append(message)
+        del self.log[:-_LOG_LINES]
+        tracker.log_message(message)
+
+    def _on_diagnostics(self, tracker: ReadinessTracker, params: t.PublishDiagnosticsParams) -> None:
+        self.diagnostics[params.uri] = list(params.diagnostics)
+        tracker.diagnostics_published()
+        waiter = self._diagnostic_waiters.pop(params.uri, None)
+        if waiter is not None:
+            waiter.set()
+
+    def expect_diagnostics(self, uri: str) -> asyncio.Event:
+        """An event set when the server next publishes diagnostics for ``uri``."""
+        return self._diagnostic_waiters.setdefault(uri, asyncio.Event())
+
+    def _settings(self, section: str | None) -> Any:
+        settings: Any = dict(self.spec.settings)
+        if not section:
+            return settings
+        for part in section.split("."):
+            if not isinstance(settings, dict) or part not in settings:
+                return None
+            settings = settings[part]
+        return settings
+
+    def _folder(self) -> t.WorkspaceFolder:
+        return t.WorkspaceFolder(uri=self.root.as_uri(), name=self.root.name)

@@ -1,0 +1,64 @@
+"""A thin synchronous face on the async pool, for the CLI and other blocking callers.
+
+The pool runs on its own event loop in one daemon thread. That thread starts
+every server (so Linux's parent-death signal, which follows the thread that
+forked, ties the servers to it), and :meth:`SyncLanguageApi.close` shuts them
+down and stops it. ``atexit`` closes anything a caller forgot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import threading
+from pathlib import Path
+from typing import Awaitable, Callable, TypeVar
+
+from lsp_pool.config import PoolConfig
+from lsp_pool.features import LanguageApi
+from lsp_pool.pool import Pool
+from lsp_pool.registry import SPECS, ServerSpec
+
+T = TypeVar("T")
+
+
+class SyncLanguageApi:
+    def __init__(self, root: Path, config: PoolConfig | None = None, specs: tuple[ServerSpec, ...] = SPECS) -> None:
+        self.root = root
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="graft-lsp-pool", daemon=True)
+        self._thread.start()
+        self.pool = Pool(config, specs)
+        self.api = LanguageApi(self.pool, root)
+        self._closed = False
+        atexit.register(self.close)
+
+    def call(self, request: Callable[[LanguageApi], Awaitable[T]], timeout: float | None = None) -> T:
+        """Run ``request(api)`` on the pool's loop and wait for its result."""
+        if self._closed:
+            raise RuntimeError("the language-server pool is closed")
+
+        async def run() -> T:
+            return await request(self.api)
+
+        return asyncio.run_coroutine_threadsafe(run(), self._loop).result(timeout)
+
+    def run(self, coroutine_factory: Callable[[], Awaitable[T]], timeout: float | None = None) -> T:
+        """Run any coroutine on the pool's loop (for callers that need the pool itself)."""
+
+        async def run() -> T:
+            return await coroutine_factory()
+
+        return asyncio.run_coroutine_threadsafe(run(), self._loop).result(timeout)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        atexit.unregister(self.close)
+        try:
+            asyncio.run_coroutine_threadsafe(self.pool.close(), self._loop).result(30)
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(10)
+            self._loop.close()

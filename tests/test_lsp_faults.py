@@ -1,0 +1,233 @@
+"""Fault handling of the pool, against a deliberately misbehaving fake server (fixtures/servers/)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.api import Engine, SourcePreference
+from engine.positions import PositionEncoding
+from engine.workspace import Workspace
+from lsp_pool.adapter import PoolServices
+from lsp_pool.config import PoolConfig
+from lsp_pool.errors import NotReady, ProtocolError, RequestTimeout, ServerDied, ServerRequestFailed, ServiceUnavailable
+from lsp_pool.features import LanguageApi
+from lsp_pool.pool import Pool
+from lsp_pool.registry import ReadinessPolicy
+from tests.conftest import REPO
+from tests.lsp_helpers import fake_spec, process_alive, run_with_pool
+
+JOB = "class Job:\n    def run(self):\n        pass\n"
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "job.py").write_text(JOB)
+    return tmp_path
+
+
+def names(answer: object) -> list[str]:
+    return [symbol.name_path for top in answer.value for symbol in top.walk()]  # type: ignore[attr-defined]
+
+
+def test_normal_answer(root: Path) -> None:
+    async def body(api: LanguageApi, pool: Pool) -> list[str]:
+        return names(await api.document_symbols(root / "job.py"))
+
+    assert run_with_pool(fake_spec("normal"), root, body) == ["Job", "Job/run"]
+
+
+def test_crash_mid_request_fails_at_once_with_exit_code_and_stderr_then_restarts(root: Path, tmp_path: Path) -> None:
+    async def body(api: LanguageApi, pool: Pool) -> None:
+        started = time.monotonic()
+        with pytest.raises(ServerDied) as died:
+            await api.document_symbols(root / "job.py")
+        assert time.monotonic() - started < 2.0  # not the 3 s request timeout
+        assert died.value.exit_code == 3 and "crashing on purpose" in died.value.stderr_tail
+        assert names(await api.document_symbols(root / "job.py")) == ["Job", "Job/run"]
+        assert pool.running()[0].restarts == 1
+
+    run_with_pool(fake_spec("crash-mid-request", once=tmp_path / "once"), root, body)
+
+
+def test_every_pending_request_fails_when_the_server_dies(root: Path) -> None:
+    async def body(api: LanguageApi, pool: Pool) -> None:
+        results = await asyncio.gather(
+            *(api.document_symbols(root / "job.py") for _ in range(3)), return_exceptions=True
+        )
+        assert all(isinstance(r, ServerDied) for r in results), results
+
+    run_with_pool(fake_spec("crash-mid-request"), root, body)
+
+
+def test_hang_times_out_sends_cancel_and_the_server_stays_usable(root: Path, tmp_path: Path) -> None:
+    async def body(api: LanguageApi, pool: Pool) -> None:
+        started = time.monotonic()
+        with pytest.raises(RequestTimeout, match="did not answer textDocument/documentSymbol within 1 s"):
+            await api.document_symbols(root / "job.py")
+        assert 0.9 < time.monotonic() - started < 2.5
+        server = pool.running()[0]
+        pid = server.connection.pid  # type: ignore[union-attr]
+        cancelled = await server.request("fake/cancelled", None, wait_ready=False)
+        assert cancelled.value == ["documentSymbol"]  # the server saw our $/cancelRequest
+        assert names(await api.document_symbols(root / "job.py")) == ["Job", "Job/run"]
+        assert server.connection.pid == pid and server.restarts == 0  # type: ignore[union-attr]
+
+    run_with_pool(fake_spec("hang", once=tmp_path / "once", timeout=1.0), root, body)
+
+
+@pytest.mark.parametrize("mode", ["malformed-json", "wrong-content-length"])
+def test_protocol_breakage_fails_fast_and_the_server_is_restarted(root: Path, tmp_path: Path, mode: str) -> None:
+    async def body(api: LanguageApi, pool: Pool) -> None:
+        started = time.monotonic()
+        with pytest.raises(ProtocolError, match="unreadable message"):
+            await api.document_symbols(root / "job.py")
+        assert time.monotonic() - started < 2.0
+        first_pid = pool.running()[0].connection.pid  # type: ignore[union-attr]
+        assert names(await api.document_symbols(root / "job.py")) == ["Job", "Job/run"]
+        assert pool.running()[0].connection.pid != first_pid  # type: ignore[union-attr]
+        assert not process_alive(first_pid)
+
+    run_with_pool(fake_spec(mode, once=tmp_path / "once"), root, body)
+
+
+def test_never_ready_is_refused_within_the_budget(root: Path) -> None:
+    policy = ReadinessPolicy(progress_pattern="Indexing", budget=1.0)
+
+    async def body(api: LanguageApi, pool: Pool) -> None:
+        started = time.monotonic()
+        with pytest.raises(NotReady, match="still indexing after its 1 s readiness budget"):
+            await api.document_symbols(root / "job.py")
+        assert time.monotonic() - started < 3.0
+        assert pool.running()[0].state.value == "indexing"
+
+    run_with_pool(fake_spec("never-ready", readiness=policy), root, body)
+
+
+def test_never_ready_server_gives_a_labelled_fallback_in_auto_mode(root: Path) -> None:
+    policy = ReadinessPolicy(progress_pattern="Indexing", budget=1.0)
+    workspace = Workspace(root)
+    services = PoolServices(workspace, PoolConfig(preference={"python": ("fake",)}), specs=(fake_spec("never-ready", readiness=policy),))
+    engine = Engine(workspace, services=services, source=SourcePreference.AUTO)
+    try:
+        listing = engine.outline("job.py")
+    finally:
+        engine.close()
+    assert listing.source.value == "ast"
+    assert listing.notes[0].startswith("language server unavailable: fake is still indexing")
+    assert [s.name_path for top in listing.symbols for s in top.walk()] == ["Job", "Job/run"]
+
+
+def test_explicit_lsp_source_refuses_instead_of_falling_back(root: Path, tmp_path: Path) -> None:
+    workspace = Workspace(root)
+    services = PoolServices(workspace, PoolConfig(preference={"python": ("fake",)}), specs=(fake_spec("crash-mid-request"),))
+    engine = Engine(workspace, services=services, source=SourcePreference.LSP)
+    try:
+        with pytest.raises(ServerDied):
+            engine.outline("job.py")
+    finally:
+        engine.close()
+
+
+def test_error_replies_are_typed_and_the_next_call_works(root: Path, tmp_path: Path) -> None:
+    async def body(api: LanguageApi, pool: Pool) -> None:
+        with pytest.raises(ServerRequestFailed, match="fails on purpose"):
+            await api.document_symbols(root / "job.py")
+        assert names(await api.document_symbols(root / "job.py")) == ["Job", "Job/run"]
+        assert pool.running()[0].restarts == 0
+
+    run_with_pool(fake_spec("error-replies", once=tmp_path / "once"), root, body)
+
+
+def test_exit_during_initialize_then_restart_with_backoff(root: Path, tmp_path: Path) -> None:
+    async def body(api: LanguageApi, pool: Pool) -> None:
+        with pytest.raises(ServiceUnavailable) as failed:
+            await api.document_symbols(root / "job.py")
+        assert "code 4" in failed.value.message and "refusing to initialize" in failed.value.message
+        started = time.monotonic()
+        assert names(await api.document_symbols(root / "job.py")) == ["Job", "Job/run"]
+        assert time.monotonic() - started >= 0.4  # the first backoff step is 0.5 s
+
+    run_with_pool(fake_spec("exit-during-initialize", once=tmp_path / "once"), root, body)
+
+
+def test_a_flood_of_notifications_neither_blocks_nor_grows_memory(root: Path) -> None:
+    async def body(api: LanguageApi, pool: Pool) -> None:
+        assert names(await api.document_symbols(root / "job.py")) == ["Job", "Job/run"]
+        assert len(pool.running()[0].log) <= 200
+
+    run_with_pool(fake_spec("flood", timeout=20.0), root, body)
+
+
+def test_an_initialize_answer_lsprotocol_rejects_is_used_raw(root: Path, tmp_path: Path) -> None:
+    async def body(api: LanguageApi, pool: Pool) -> None:
+        assert names(await api.document_symbols(root / "job.py")) == ["Job", "Job/run"]
+        server = pool.running()[0]
+        assert server.connection._client.protocol.raw_fallbacks >= 1  # type: ignore[union-attr]
+        assert server.encoding is PositionEncoding.UTF8  # taken from the raw answer
+
+    run_with_pool(fake_spec("bad-initialize-result", once=tmp_path / "once"), root, body)
+
+
+def test_idle_servers_are_shut_down(root: Path) -> None:
+    async def body(api: LanguageApi, pool: Pool) -> None:
+        await api.document_symbols(root / "job.py")
+        server = pool.running()[0]
+        pid = server.connection.pid  # type: ignore[union-attr]
+        await asyncio.sleep(1.5)  # the test waits for the idle timer; the pool itself never sleeps
+        assert server.state.value == "stopped" and not process_alive(pid)
+        assert names(await api.document_symbols(root / "job.py")) == ["Job", "Job/run"]  # and start again
+
+    run_with_pool(fake_spec("normal"), root, body, idle_timeout=0.5)
+
+
+def test_servers_do_not_outlive_a_killed_engine(root: Path) -> None:
+    """SIGKILL gives the engine no chance to clean up; the parent-death signal must."""
+    script = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        f"sys.path.insert(0, {str(REPO)!r})\n"
+        "from tests.lsp_helpers import fake_spec\n"
+        "from lsp_pool.config import PoolConfig\n"
+        "from lsp_pool.sync import SyncLanguageApi\n"
+        f"root = Path({str(root)!r})\n"
+        "api = SyncLanguageApi(root, PoolConfig(preference={'python': ('fake',)}), (fake_spec('normal'),))\n"
+        "api.call(lambda a: a.document_symbols(root / 'job.py'))\n"
+        "print(api.pool.running()[0].connection.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    engine = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        server_pid = int(engine.stdout.readline())  # type: ignore[union-attr]
+        assert process_alive(server_pid)
+        engine.send_signal(signal.SIGKILL)
+        engine.wait(10)
+        deadline = time.monotonic() + 10
+        while process_alive(server_pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not process_alive(server_pid)
+    finally:
+        engine.kill()
+
+
+def test_sync_wrapper_leaves_no_thread_behind(root: Path) -> None:
+    from lsp_pool.sync import SyncLanguageApi
+
+    before = threading.active_count()
+    api = SyncLanguageApi(root, PoolConfig(preference={"python": ("fake",)}), (fake_spec("normal"),))
+    answer = api.call(lambda a: a.document_symbols(root / "job.py"))
+    pid = api.pool.running()[0].connection.pid  # type: ignore[union-attr]
+    api.close()
+    assert names(answer) == ["Job", "Job/run"]
+    assert threading.active_count() == before
+    assert not process_alive(pid)
+    assert os.getpid()  # the test process itself is untouched
