@@ -19,6 +19,10 @@ SYMBOL_KEYS = {"name", "name_path", "kind", "file", "line", "end_line", "source"
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Run graft in-process. These tests are about the CLI, so symbols come from the syntax
+    tree unless a test asks otherwise; language-server sources are tested in test_lsp_e2e.py."""
+    if "--source" not in argv:
+        argv = ("--source", "ast", *argv)
     try:
         code = main(list(argv))
     except SystemExit as exit_:  # argparse reports usage errors this way
@@ -232,7 +236,7 @@ def test_console_script_runs(tmp_path: Path) -> None:
     graft = Path(sys.executable).with_name("graft")
     assert graft.exists(), "the package is not installed: pip install -e '.[test]'"
     result = subprocess.run(
-        [str(graft), "--root", str(SAMPLE), "--json", "find", "Entry/new"],
+        [str(graft), "--root", str(SAMPLE), "--json", "--source", "ast", "find", "Entry/new"],
         capture_output=True, text=True, check=False, cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr

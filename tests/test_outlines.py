@@ -32,6 +32,7 @@ SOURCE_FILES = [
     "rust/src/lib.rs",
     "native/geometry.h",
     "native/geometry.c",
+    "native/labels.c",
     "native/shapes.cpp",
     "java/com/example/Ledger.java",
     "scripts/deploy.rb",

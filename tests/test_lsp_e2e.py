@@ -1,0 +1,312 @@
+"""Real language servers through the pool: symbols, navigation, rename plans, exact columns.
+
+Marked ``e2e``. basedpyright and jedi-language-server are always installed (they are
+Python dependencies); typescript-language-server, gopls and clangd are installed by
+.ci/run, and a test whose server is missing is skipped with the reason, never silently.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from engine.api import Engine, SourcePreference
+from engine.positions import Position, PositionEncoding, Range, split_lines
+from engine.workspace import Workspace
+from lsp_pool.adapter import PoolServices
+from lsp_pool.config import PoolConfig
+from lsp_pool.registry import DEFAULT_PREFERENCE, SPECS_BY_ID, locate
+from lsp_pool.sync import SyncLanguageApi
+from tests.conftest import SAMPLE
+
+pytestmark = pytest.mark.e2e
+
+
+def require(server_id: str) -> None:
+    if locate(SPECS_BY_ID[server_id]) is None:
+        pytest.skip(f"{server_id} is not installed here ({SPECS_BY_ID[server_id].install_hint})")
+
+
+def only(server_id: str) -> PoolConfig:
+    preference = dict(DEFAULT_PREFERENCE)
+    for language in SPECS_BY_ID[server_id].languages:
+        preference[language] = (server_id,)
+    return PoolConfig(preference=preference)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A private copy of the fixture project: servers may write caches, and some tests edit files."""
+    target = tmp_path_factory.mktemp("e2e") / "sample"
+    shutil.copytree(SAMPLE, target)
+    return target
+
+
+@pytest.fixture(scope="module")
+def pyright(project: Path) -> Iterator[SyncLanguageApi]:
+    require("basedpyright")
+    api = SyncLanguageApi(project, only("basedpyright"))
+    yield api
+    api.close()
+
+
+def position_of(path: Path, needle: str, line_hint: int | None = None, occurrence: int = 0) -> Position:
+    """Engine position (code points) of the ``occurrence``-th ``needle`` in a file."""
+    lines = split_lines(path.read_text(encoding="utf-8"))
+    found = [(number, line.index(needle)) for number, line in enumerate(lines) if needle in line]
+    if line_hint is not None:
+        found = [f for f in found if f[0] == line_hint - 1]
+    line, column = found[occurrence]
+    return Position(line, column)
+
+
+def outline(project: Path, server_id: str, relative: str) -> dict[str, tuple[str, str, int]]:
+    workspace = Workspace(project)
+    engine = Engine(workspace, services=PoolServices(workspace, only(server_id)), source=SourcePreference.LSP)
+    try:
+        listing = engine.outline(relative)
+    finally:
+        engine.close()
+    assert listing.source.value == "lsp" and listing.notes[0] == f"symbols from {server_id}"
+    return {s.name_path: (s.kind.label, s.source.value, s.range.first_line) for top in listing.symbols for s in top.walk()}
+
+
+# -- document symbols from each server -----------------------------------------
+
+
+def test_basedpyright_symbols_with_overloads_and_decorators(project: Path) -> None:
+    require("basedpyright")
+    symbols = outline(project, "basedpyright", "shop/models.py")
+    assert symbols["Order"] == ("class", "lsp", 28)  # the range starts at @dataclass
+    assert symbols["Order/Status/is_final"] == ("method", "lsp", 42)
+    assert symbols["Order/describe/line"] == ("function", "lsp", 64)
+    assert symbols["Order/items"][0] == "field"
+    # pyright folds @overload stubs into the implementation; the stubs come from the syntax tree, labelled so.
+    assert symbols["Order/add[0]"] == ("method", "ast", 45)
+    assert symbols["Order/add[2]"] == ("method", "lsp", 51)
+
+
+def test_jedi_language_server_symbols(project: Path) -> None:
+    require("jedi-language-server")
+    symbols = outline(project, "jedi-language-server", "shop/models.py")
+    # jedi starts a decorated class at `class`; the range is widened to the decorator.
+    assert symbols["Order"][0::2] == ("class", 28)
+    assert {"Order/add[0]", "Order/add[1]", "Order/add[2]", "Order/describe/line"} <= set(symbols)
+
+
+def test_typescript_language_server_symbols_in_source_order(project: Path) -> None:
+    require("typescript-language-server")
+    symbols = outline(project, "typescript-language-server", "web/cart.ts")
+    assert list(k for k in symbols if k.startswith("Cart/add")) == ["Cart/add[0]", "Cart/add[1]", "Cart/add[2]"]
+    assert symbols["Cart/add[0]"][2] == 28 and symbols["Cart/add[2]"][2] == 30
+    assert "Checkout/pay" in symbols and "emptyCart/label" in symbols
+    # Object-literal members and anonymous callbacks inside method bodies are not symbols.
+    assert not [k for k in symbols if k.startswith(("Cart/add[2]/", "Cart/total/"))]
+
+
+def test_gopls_symbols_put_methods_under_their_receiver(project: Path) -> None:
+    require("gopls")
+    symbols = outline(project, "gopls", "go/inventory/inventory.go")
+    assert symbols["Store/Count"][0] == "method" and symbols["Counter/Count"][0] == "method"
+    assert symbols["Store/Name"][0] == "field"
+
+
+def test_clangd_symbols_match_the_syntax_tree(project: Path) -> None:
+    require("clangd")
+    served = outline(project, "clangd", "native/shapes.cpp")
+    workspace = Workspace(project)
+    syntactic = Engine(workspace, source=SourcePreference.AST).outline("native/shapes.cpp")
+    assert set(served) == {s.name_path for top in syntactic.symbols for s in top.walk()}
+    assert served["shapes/largest"][2] == 22  # widened to the template<> line
+
+
+# -- navigation and edits ------------------------------------------------------
+
+
+def test_references_across_files(pyright: SyncLanguageApi, project: Path) -> None:
+    models = project / "shop/models.py"
+    answer = pyright.call(lambda api: api.references(models, position_of(models, "LineItem", line_hint=16)))
+    assert answer.complete and answer.server == "basedpyright"
+    files = {location.file for location in answer.value}
+    assert files == {"shop/__init__.py", "shop/models.py", "tests/test_shop.py"}
+    for location in answer.value:
+        line = split_lines((project / location.file).read_text(encoding="utf-8"))[location.range.start.line]
+        assert line[location.range.start.column:location.range.end.column] == "LineItem"
+
+
+def test_rename_plan_is_a_value_and_touches_every_use(pyright: SyncLanguageApi, project: Path) -> None:
+    models = project / "shop/models.py"
+    before = models.read_bytes()
+    answer = pyright.call(lambda api: api.rename(models, position_of(models, "total", line_hint=60), "grand_total"))
+    edits = {f.file: [(e.range.start.line + 1, e.new_text) for e in f.edits] for f in answer.value.files}
+    assert set(edits) == {"shop/models.py", "shop/pricing.py", "tests/test_shop.py"}
+    assert (60, "grand_total") in edits["shop/models.py"] and (67, "grand_total") in edits["shop/models.py"]
+    assert edits["shop/pricing.py"] == [(17, "grand_total")]  # order.total, resolved through the annotation
+    assert models.read_bytes() == before  # a plan, not a change
+
+
+def test_definition_hover_and_call_hierarchy(pyright: SyncLanguageApi, project: Path) -> None:
+    pricing = project / "shop/pricing.py"
+    where = position_of(pricing, "round_cents", line_hint=17)
+    definition = pyright.call(lambda api: api.definition(pricing, where))
+    assert [(d.file, d.range.start.line + 1) for d in definition.value] == [("shop/util.py", 8)]
+    hover = pyright.call(lambda api: api.hover(pricing, where))
+    assert hover.value is not None and "round_cents" in hover.value.text
+    util = project / "shop/util.py"
+    items = pyright.call(lambda api: api.prepare_call_hierarchy(util, position_of(util, "round_cents", line_hint=8)))
+    assert [item.name for item in items.value] == ["round_cents"]
+    incoming = pyright.call(lambda api: api.incoming_calls(util, items.value[0]))
+    callers = {(edge.item.file, edge.item.name) for edge in incoming.value}
+    assert {("shop/pricing.py", "apply_discount"), ("shop/pricing.py", "with_vat"), ("shop/util.py", "money")} <= callers
+
+
+def test_diagnostics_of_a_broken_file(pyright: SyncLanguageApi, project: Path) -> None:
+    broken = project / "shop/broken_e2e.py"
+    broken.write_text("from shop.models import Order\n\nOrder().no_such_method()\nundefined_name\n", encoding="utf-8")
+    try:
+        answer = pyright.call(lambda api: api.diagnostics(broken))
+    finally:
+        broken.unlink()
+    messages = [d.message for d in answer.value if d.severity == "error"]
+    assert any("undefined_name" in m for m in messages), messages
+    assert all(d.file == "shop/broken_e2e.py" for d in answer.value)
+
+
+def test_a_file_changed_on_disk_is_seen_on_next_use(pyright: SyncLanguageApi, project: Path) -> None:
+    util = project / "shop/util.py"
+    original = util.read_text(encoding="utf-8")
+    first = pyright.call(lambda api: api.document_symbols(util))
+    try:
+        util.write_text(original + "\n\ndef added_later() -> int:\n    return 1\n", encoding="utf-8")
+        second = pyright.call(lambda api: api.document_symbols(util))
+    finally:
+        util.write_text(original, encoding="utf-8")
+    assert "added_later" not in [s.name for s in first.value]
+    assert "added_later" in [s.name for s in second.value]
+
+
+# -- exact columns: UTF-16 (and UTF-8 where the server agrees to it) -----------
+
+
+@pytest.mark.parametrize("name", ["GREETING", "def_label", "PRICE_TAG"])
+def test_columns_after_emoji_and_cjk_are_exact(pyright: SyncLanguageApi, project: Path, name: str) -> None:
+    util = project / "shop/util.py"
+    where = position_of(util, name, line_hint=16)
+    answer = pyright.call(lambda api: api.prepare_rename(util, where))
+    assert answer.value is not None
+    assert answer.value.start == where and answer.value.end == Position(where.line, where.column + len(name))
+    server = pyright.pool.running()[0]
+    assert server.encoding is PositionEncoding.UTF16  # pyright does not offer UTF-8
+
+
+def test_clangd_columns_after_emoji(project: Path) -> None:
+    require("clangd")
+    api = SyncLanguageApi(project, only("clangd"))
+    try:
+        source = project / "native/labels.c"
+        where = position_of(source, "after_label")
+        answer = api.call(lambda a: a.references(source, where))
+        encoding = api.pool.running()[0].encoding
+    finally:
+        api.close()
+    starts = {(r.range.start.line, r.range.start.column) for r in answer.value}
+    assert (where.line, where.column) in starts
+    line = split_lines(source.read_text(encoding="utf-8"))[where.line]
+    assert encoding in (PositionEncoding.UTF8, PositionEncoding.UTF16)
+    assert all(line[c:c + len("after_label")] == "after_label" for (n, c) in starts if n == where.line)
+
+
+# -- jedi's reference limit is lifted ---------------------------------------------
+
+
+def test_jedi_finds_references_beyond_thirty_files(tmp_path: Path) -> None:
+    require("jedi-language-server")
+    (tmp_path / "pyproject.toml").write_text("")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "core.py").write_text("def target() -> int:\n    return 1\n")
+    for number in range(45):
+        (package / f"user_{number:02}.py").write_text(f"from pkg.core import target\n\nVALUE_{number} = target()\n")
+    api = SyncLanguageApi(tmp_path, only("jedi-language-server"))
+    try:
+        core = package / "core.py"
+        answer = api.call(lambda a: a.references(core, Position(0, 4)))
+    finally:
+        api.close()
+    files = {location.file for location in answer.value}
+    assert len(files) == 46, f"{len(files)} files: jedi's 30-file limit is still in force"
+
+
+# -- other languages: definitions and references across files ---------------------
+
+
+def test_typescript_definition_across_files(project: Path) -> None:
+    require("typescript-language-server")
+    api = SyncLanguageApi(project, only("typescript-language-server"))
+    try:
+        widget = project / "web/widget.tsx"
+        answer = api.call(lambda a: a.definition(widget, position_of(widget, "Cart", line_hint=4)))
+    finally:
+        api.close()
+    assert [(d.file, d.range.start.line + 1) for d in answer.value] == [("web/cart.ts", 20)]
+
+
+def test_gopls_references_across_files(project: Path) -> None:
+    require("gopls")
+    api = SyncLanguageApi(project / "go", only("gopls"))
+    try:
+        inventory = project / "go/inventory/inventory.go"
+        answer = api.call(lambda a: a.references(inventory, position_of(inventory, "MaxStock", line_hint=11)))
+    finally:
+        api.close()
+    assert {(r.file, r.range.start.line + 1) for r in answer.value} == {
+        ("inventory/inventory.go", 11), ("inventory/restock.go", 6), ("inventory/restock.go", 7)
+    }
+
+
+def test_code_actions_offer_organize_imports(project: Path) -> None:
+    require("typescript-language-server")
+    api = SyncLanguageApi(project, only("typescript-language-server"))
+    try:
+        widget = project / "web/widget.tsx"
+        whole = Range(Position(0, 0), Position(1, 0))
+        answer = api.call(lambda a: a.code_actions(widget, whole, only=["source.organizeImports"]))
+    finally:
+        api.close()
+    assert answer.value and all(action.kind.startswith("source.organizeImports") for action in answer.value)
+
+
+# -- front end ---------------------------------------------------------------------
+
+
+def test_cli_auto_source_uses_the_server_and_says_so(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    require("basedpyright")
+    from engine.cli.main import main
+
+    assert main(["--root", str(project), "outline", "shop/models.py"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "# shop/models.py (python): symbols from lsp, confidence high"
+    assert "note: symbols from basedpyright" in out
+    assert "[method · ast]" in out and "[method · lsp]" in out  # folded overloads come from the tree
+
+
+def test_cli_servers_reports_state_pid_and_memory(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    require("basedpyright")
+    import json
+
+    from engine.cli.main import main
+
+    assert main(["--root", str(project), "--json", "servers", "--start"]) == 0
+    servers = {s["id"]: s for s in json.loads(capsys.readouterr().out)["servers"]}
+    pyright_status = servers["basedpyright"]
+    assert pyright_status["state"] == "ready" and pyright_status["pid"] and pyright_status["memory_bytes"] > 10 * 2**20
+    assert pyright_status["preferred_for"] == ["python"] and pyright_status["version"]
+    assert "Found" in pyright_status["detail"]
+    for status in servers.values():
+        assert status["state"] in ("not-found", "stopped", "ready", "indexing", "dead")
+        if status["state"] == "not-found":
+            assert status["detail"].startswith("install: ")
