@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import functools
+
 from lsprotocol import types as t
 
 _ALL_SYMBOL_KINDS = list(t.SymbolKind)
 
 
+@functools.cache
 def client_capabilities() -> t.ClientCapabilities:
+    """Built once: the value is immutable in practice and costs milliseconds to construct."""
     return t.ClientCapabilities(
         general=t.GeneralClientCapabilities(
             position_encodings=[t.PositionEncodingKind.Utf8, t.PositionEncodingKind.Utf16],

@@ -9,6 +9,7 @@ process dies or breaks the protocol.
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import logging
 import os
@@ -21,7 +22,7 @@ from typing import Any, Callable
 from lsprotocol import types
 from pygls.client import JsonRPCClient
 from pygls.exceptions import JsonRpcException
-from pygls.protocol import JsonRPCProtocol
+from pygls.protocol import JsonRPCProtocol, default_converter
 from pygls.protocol.json_rpc import JsonRPCResponseMessage
 
 from lsp_pool.errors import ProtocolError, RequestTimeout, ServerDied, ServerRequestFailed, ServerStartFailed
@@ -53,6 +54,10 @@ class _ClientProtocol(JsonRPCProtocol):
         return types.METHOD_TO_TYPES.get(method, (None, None))[1]
 
     def structure_message(self, data: dict[str, Any]) -> Any:
+        # json.loads calls this for every object in a message, most of them nested values:
+        # return those at once (a large documentSymbol answer holds thousands).
+        if "jsonrpc" not in data:
+            return data
         try:
             return super().structure_message(data)
         except JsonRpcException:
@@ -61,6 +66,13 @@ class _ClientProtocol(JsonRPCProtocol):
                 # Plain JSON values, not pygls's namedtuple conversion: callers read raw dicts.
                 return JsonRPCResponseMessage(id=data["id"], jsonrpc=data["jsonrpc"], result=data.get("result"))
             raise
+
+
+@functools.cache
+def _shared_converter() -> Any:
+    """One cattrs converter for every connection: it generates its (un)structuring code per type
+    on first use, about 20 ms for the initialize exchange alone, so each new one would pay again."""
+    return default_converter()
 
 
 @dataclass
@@ -87,7 +99,7 @@ class Connection:
         self.failure: Exception | None = None
         """Set once the connection is unusable; every later request fails with it."""
         self._ids = itertools.count(1)
-        self._client = JsonRPCClient(protocol_cls=_ClientProtocol)
+        self._client = JsonRPCClient(protocol_cls=_ClientProtocol, converter_factory=_shared_converter)
         self._client.report_server_error = self._on_protocol_error  # type: ignore[method-assign]
         self._tasks: list[asyncio.Task[Any]] = []
         self._register_handlers()

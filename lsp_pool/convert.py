@@ -87,15 +87,17 @@ class Converter:
 
     def _document_symbol(self, path: Path, file: str, item: t.DocumentSymbol, confidence: Confidence) -> Symbol:
         symbol = self._symbol(path, file, item.name, item.kind, item.range, item.selection_range, item.detail or "", confidence)
+        in_code = symbol.kind in _CODE_KINDS
         for child in item.children or []:
-            converted = self._document_symbol(path, file, child, confidence)
             # Inside a function body only named nested definitions are symbols: locals, object
             # literal members and anonymous callbacks (tsserver's "x.map() callback") are not,
-            # as in the syntax-tree source, so that name paths agree across sources.
-            if symbol.kind in _CODE_KINDS and (
-                converted.kind not in _NESTED_DEFINITION_KINDS or not _IDENTIFIER.fullmatch(converted.name)
+            # as in the syntax-tree source, so that name paths agree across sources. They are
+            # skipped before conversion: pyright lists every local, often most of the answer.
+            if in_code and (
+                SymbolKind(int(child.kind)) not in _NESTED_DEFINITION_KINDS or not _IDENTIFIER.fullmatch(child.name)
             ):
                 continue
+            converted = self._document_symbol(path, file, child, confidence)
             if converted.kind is SymbolKind.VARIABLE and symbol.kind in _TYPE_KINDS:
                 converted.kind = SymbolKind.FIELD  # pyright calls class attributes variables
             symbol.children.append(converted)

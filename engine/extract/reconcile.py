@@ -9,8 +9,8 @@ doc range from the syntax-tree symbol with the same identifier position.
 Servers also fold overloads: pyright lists only the implementation of a
 ``@typing.overload`` family. Overloads must stay addressable (``add[0]``), so
 the missing members are taken from the syntax tree, each still labelled
-``source: ast``. Otherwise, which symbols exist, their names and their kinds
-stay the server's.
+``source: ast``. Signatures are syntax and come from the tree too. Otherwise,
+which symbols exist, their names and their kinds stay the server's.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ def reconcile(served: list[Symbol], syntactic: list[Symbol]) -> list[Symbol]:
             symbol.range = Range(twin.range.start, symbol.range.end)
         if symbol.doc_range is None:
             symbol.doc_range = twin.doc_range
+        # A signature is syntax; the tree's is the same for every server (servers give a raw line or nothing).
+        symbol.signature = twin.signature or symbol.signature
     return finalize(served)
 
 
