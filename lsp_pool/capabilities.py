@@ -10,11 +10,11 @@ _ALL_SYMBOL_KINDS = list(t.SymbolKind)
 
 
 @functools.cache
-def client_capabilities() -> t.ClientCapabilities:
-    """Built once: the value is immutable in practice and costs milliseconds to construct."""
+def client_capabilities(encodings: tuple[str, ...] = ("utf-8", "utf-16")) -> t.ClientCapabilities:
+    """Built once per encoding list: the value is immutable in practice and costs milliseconds to construct."""
     return t.ClientCapabilities(
         general=t.GeneralClientCapabilities(
-            position_encodings=[t.PositionEncodingKind.Utf8, t.PositionEncodingKind.Utf16],
+            position_encodings=[t.PositionEncodingKind(encoding) for encoding in encodings],
         ),
         window=t.WindowClientCapabilities(work_done_progress=True),
         workspace=t.WorkspaceClientCapabilities(

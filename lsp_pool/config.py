@@ -4,6 +4,7 @@ Example (in pyproject.toml; in .graft.toml drop the ``tool.graft`` prefix)::
 
     [tool.graft]
     idle_timeout = 300        # seconds before an unused server is shut down
+    document_idle_timeout = 60  # seconds before a document codegraft opened is closed again
     request_timeout = 30      # seconds before a request is cancelled
     readiness_budget = 60     # seconds to wait for a server to finish indexing
 
@@ -24,6 +25,8 @@ from lsp_pool.registry import DEFAULT_PREFERENCE, SPECS_BY_ID
 @dataclass(frozen=True)
 class PoolConfig:
     idle_timeout: float = 300.0
+    document_idle_timeout: float = 60.0
+    """Seconds after which a document codegraft opened, and has not used since, is closed."""
     request_timeout: float | None = None
     """None: each server spec's own timeout."""
     readiness_budget: float | None = None
@@ -53,7 +56,7 @@ def _read(path: Path) -> dict[str, object]:
 
 
 def _parse(table: dict[str, object], where: str) -> PoolConfig:
-    known = {"idle_timeout", "request_timeout", "readiness_budget", "servers"}
+    known = {"idle_timeout", "document_idle_timeout", "request_timeout", "readiness_budget", "servers"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise UsageError(f"{where}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
@@ -74,6 +77,7 @@ def _parse(table: dict[str, object], where: str) -> PoolConfig:
         preference[language] = ids
     return PoolConfig(
         idle_timeout=_seconds(table, "idle_timeout", where, 300.0),
+        document_idle_timeout=_seconds(table, "document_idle_timeout", where, 60.0),
         request_timeout=_optional_seconds(table, "request_timeout", where),
         readiness_budget=_optional_seconds(table, "readiness_budget", where),
         preference=preference,

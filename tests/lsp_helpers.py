@@ -19,7 +19,8 @@ T = TypeVar("T")
 
 
 def fake_spec(
-    mode: str, *, once: Path | None = None, readiness: ReadinessPolicy | None = None, timeout: float = 3.0
+    mode: str, *, once: Path | None = None, readiness: ReadinessPolicy | None = None, timeout: float = 3.0,
+    needs_open: bool = False,
 ) -> ServerSpec:
     command = (sys.executable, str(FAKE_SERVER), "--mode", mode, *(("--once", str(once)) if once else ()))
     return ServerSpec(
@@ -29,16 +30,21 @@ def fake_spec(
         readiness=readiness or ReadinessPolicy(budget=5.0),
         install_hint="(test fixture)",
         request_timeout=timeout,
+        needs_open=needs_open,
     )
 
 
 def run_with_pool(
-    spec: ServerSpec, root: Path, body: Callable[[LanguageApi, Pool], Awaitable[T]], *, idle_timeout: float = 300.0
+    spec: ServerSpec, root: Path, body: Callable[[LanguageApi, Pool], Awaitable[T]], *, idle_timeout: float = 300.0,
+    document_idle_timeout: float = 60.0,
 ) -> T:
     """Run ``body`` against a pool holding only ``spec``, then close the pool and check nothing leaked."""
 
     async def main() -> T:
-        pool = Pool(PoolConfig(preference={"python": (spec.id,)}, idle_timeout=idle_timeout), specs=(spec,))
+        config = PoolConfig(
+            preference={"python": (spec.id,)}, idle_timeout=idle_timeout, document_idle_timeout=document_idle_timeout
+        )
+        pool = Pool(config, specs=(spec,))
         api = LanguageApi(pool, root)
         pids: list[int] = []
         try:

@@ -310,3 +310,56 @@ def test_cli_servers_reports_state_pid_and_memory(project: Path, capsys: pytest.
         assert status["state"] in ("not-found", "stopped", "ready", "indexing", "dead")
         if status["state"] == "not-found":
             assert status["detail"].startswith("install: ")
+
+
+def test_clangd_type_hierarchy(project: Path) -> None:
+    require("clangd")
+    api = SyncLanguageApi(project, only("clangd"))
+    try:
+        shapes = project / "native/shapes.cpp"
+        circle = api.call(lambda a: a.prepare_type_hierarchy(shapes, position_of(shapes, "Circle", line_hint=14)))
+        supertypes = api.call(lambda a: a.supertypes(shapes, circle.value[0]))
+        shape = api.call(lambda a: a.prepare_type_hierarchy(shapes, position_of(shapes, "Shape", line_hint=6)))
+        subtypes = api.call(lambda a: a.subtypes(shapes, shape.value[0]))
+    finally:
+        api.close()
+    assert [(i.name, i.file, i.selection_range.start.line + 1) for i in supertypes.value] == [("Shape", "native/shapes.cpp", 6)]
+    assert [i.name for i in subtypes.value] == ["Circle"]
+
+
+def test_jedi_counts_code_points_whatever_it_negotiates(project: Path) -> None:
+    """jedi-language-server 0.47 agrees to UTF-8 but answers in code points: the spec says so."""
+    require("jedi-language-server")
+    api = SyncLanguageApi(project, only("jedi-language-server"))
+    try:
+        util = project / "shop/util.py"
+        where = position_of(util, "PRICE_TAG", line_hint=16)
+        answer = api.call(lambda a: a.references(util, where))
+        encoding = api.pool.running()[0].encoding
+    finally:
+        api.close()
+    assert encoding is PositionEncoding.UTF32
+    assert [(r.file, r.range.start, r.range.end) for r in answer.value] == [
+        ("shop/util.py", where, Position(where.line, where.column + len("PRICE_TAG")))
+    ]
+
+
+def test_command_edits_are_captured_not_applied(project: Path) -> None:
+    require("typescript-language-server")
+    messy = project / "web/messy.ts"
+    text = 'import { Cart } from "./cart";\nimport { formatPrice } from "./format";\n\nexport const shown = formatPrice(1);\n'
+    messy.write_text(text, encoding="utf-8")
+    api = SyncLanguageApi(project, only("typescript-language-server"))
+    try:
+        api.call(lambda a: a.document_symbols(messy))  # opens the document in tsserver
+        answer = api.call(lambda a: a.execute_command("typescript", "_typescript.organizeImports", [str(messy)]))
+    finally:
+        api.close()
+        content_after = messy.read_text(encoding="utf-8")
+        messy.unlink()
+    _result, edits = answer.value
+    assert content_after == text  # captured, not applied
+    touched = {file_edits.file for edit in edits for file_edits in edit.files}
+    assert touched == {"web/messy.ts"}
+    removed = [e for edit in edits for f in edit.files for e in f.edits]
+    assert any(e.range.start.line == 0 for e in removed)  # the unused Cart import goes

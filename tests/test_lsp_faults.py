@@ -231,3 +231,38 @@ def test_sync_wrapper_leaves_no_thread_behind(root: Path) -> None:
     assert threading.active_count() == before
     assert not process_alive(pid)
     assert os.getpid()  # the test process itself is untouched
+
+
+def test_documents_are_opened_on_demand_changed_from_disk_and_closed_when_idle(root: Path) -> None:
+    job, other = root / "job.py", root / "other.py"
+    other.write_text(JOB)
+
+    async def body(api: LanguageApi, pool: Pool) -> None:
+        await api.document_symbols(job)
+        server = pool.running()[0]
+
+        async def open_documents() -> dict[str, list[object]]:
+            return (await server.request("fake/open-documents", None, wait_ready=False)).value
+
+        assert await open_documents() == {job.as_uri(): [1, JOB]}
+        job.write_text(JOB + "# edited elsewhere\n")
+        await api.document_symbols(job)
+        assert await open_documents() == {job.as_uri(): [2, JOB + "# edited elsewhere\n"]}
+        await asyncio.sleep(0.6)  # past the document idle timeout
+        await api.document_symbols(other)
+        assert await open_documents() == {other.as_uri(): [1, JOB]}
+
+    run_with_pool(fake_spec("normal", needs_open=True), root, body, document_idle_timeout=0.5)
+
+
+def test_a_request_codegraft_cannot_encode_is_our_error_not_the_servers(root: Path) -> None:
+    async def body(api: LanguageApi, pool: Pool) -> None:
+        await api.document_symbols(root / "job.py")
+        server = pool.running()[0]
+        with pytest.raises(TypeError, match="could not encode its fake/anything request"):
+            await server.request("fake/anything", object(), wait_ready=False)
+        assert server.connection.failure is None  # type: ignore[union-attr]
+        assert names(await api.document_symbols(root / "job.py")) == ["Job", "Job/run"]
+        assert server.restarts == 0
+
+    run_with_pool(fake_spec("normal"), root, body)
