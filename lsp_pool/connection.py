@@ -93,6 +93,8 @@ class ServerEvents:
     on_diagnostics: Callable[[types.PublishDiagnosticsParams], None] = lambda params: None
     settings: Callable[[str | None], Any] = lambda section: None
     workspace_folders: Callable[[], list[types.WorkspaceFolder]] = list
+    on_failure: Callable[[Exception], None] = lambda error: None
+    """The connection became unusable (the process died, or broke the protocol)."""
     captured_edits: list[types.WorkspaceEdit] = field(default_factory=list)
     capture_edits: bool = False
 
@@ -217,6 +219,7 @@ class Connection:
     def _fail_pending(self, error: Exception) -> None:
         if self.failure is None:
             self.failure = error
+            self.events.on_failure(error)
         pending = self._client.protocol._request_futures
         for future in list(pending.values()):
             if not future.done():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -108,12 +109,14 @@ class ManagedServer:
             on_diagnostics=lambda params: self._on_diagnostics(tracker, params),
             settings=self._settings,
             workspace_folders=lambda: [self._folder()],
+            on_failure=lambda error: tracker.dead(),
         )
         connection = Connection(self.spec.id, self.command, str(self.root), events)
         self.connection, self.tracker = connection, tracker
         await connection.start()
         params = t.InitializeParams(
-            process_id=None,
+            # Servers that watch this pid exit when we do: one more guard against orphans.
+            process_id=os.getpid(),
             root_uri=self.root.as_uri(),
             root_path=str(self.root),
             workspace_folders=[self._folder()],

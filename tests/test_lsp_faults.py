@@ -266,3 +266,16 @@ def test_a_request_codegraft_cannot_encode_is_our_error_not_the_servers(root: Pa
         assert server.restarts == 0
 
     run_with_pool(fake_spec("normal"), root, body)
+
+
+def test_a_death_while_indexing_wakes_the_waiting_caller_at_once(root: Path, tmp_path: Path) -> None:
+    policy = ReadinessPolicy(progress_pattern="Indexing", budget=30.0)
+
+    async def body(api: LanguageApi, pool: Pool) -> None:
+        started = time.monotonic()
+        with pytest.raises(ServerDied) as died:
+            await api.document_symbols(root / "job.py")
+        assert time.monotonic() - started < 5.0  # not the 30 s readiness budget
+        assert died.value.exit_code == 5 and "died while indexing" in died.value.stderr_tail
+
+    run_with_pool(fake_spec("crash-while-indexing", readiness=policy), root, body)
