@@ -154,6 +154,7 @@ class Connection:
         process = self.process
         if process is None:
             return
+        asked_to_exit = False
         if self.alive:
             try:
                 await self.request("shutdown", None, timeout=grace)
@@ -161,7 +162,10 @@ class Connection:
                 pass
             if self.alive:
                 self.notify("exit", None)
-        for signal_number, wait in ((None, grace), (signal.SIGTERM, 1.0), (signal.SIGKILL, 5.0)):
+                asked_to_exit = True
+        # A server that was asked to exit gets `grace` seconds; a broken one goes straight to SIGTERM.
+        steps = ((None, grace),) if asked_to_exit else ()
+        for signal_number, wait in (*steps, (signal.SIGTERM, 1.0), (signal.SIGKILL, 5.0)):
             if signal_number is not None:
                 _signal_group(process.pid, signal_number)
             try:

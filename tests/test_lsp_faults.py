@@ -279,3 +279,20 @@ def test_a_death_while_indexing_wakes_the_waiting_caller_at_once(root: Path, tmp
         assert died.value.exit_code == 5 and "died while indexing" in died.value.stderr_tail
 
     run_with_pool(fake_spec("crash-while-indexing", readiness=policy), root, body)
+
+
+def test_pulled_diagnostics_and_their_completeness(root: Path) -> None:
+    async def complete_answer(api: LanguageApi, pool: Pool) -> None:
+        answer = await api.diagnostics(root / "job.py")
+        assert answer.complete
+        assert [(d.file, d.range.start.line, d.severity, d.message) for d in answer.value] == [
+            ("job.py", 1, "warning", "fake: run is suspicious")
+        ]
+
+    run_with_pool(fake_spec("normal"), root, complete_answer)
+
+    async def while_indexing(api: LanguageApi, pool: Pool) -> None:
+        answer = await api.diagnostics(root / "job.py")
+        assert not answer.complete and len(answer.value) == 1  # still given, but labelled incomplete
+
+    run_with_pool(fake_spec("never-ready", readiness=ReadinessPolicy(progress_pattern="Indexing", budget=1.0)), root, while_indexing)
