@@ -167,10 +167,7 @@ class LanguageApi:
     # -- hierarchies ---------------------------------------------------------
 
     async def prepare_call_hierarchy(self, path: Path, position: Position) -> Answer[list[HierarchyItem]]:
-        document, lsp_position = await self._positional(path, position)
-        params = t.CallHierarchyPrepareParams(text_document=document, position=lsp_position)
-        value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY, params)
-        return Answer([converter.hierarchy_item(i) for i in value or []], complete, server.spec.id)
+        return await self._hierarchy_items(path, t.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY, position=position)
 
     async def incoming_calls(self, path: Path, item: HierarchyItem) -> Answer[list[CallEdge]]:
         params = t.CallHierarchyIncomingCallsParams(item=item.handle)  # type: ignore[arg-type]
@@ -183,19 +180,25 @@ class LanguageApi:
         return Answer(converter.call_edges(value, incoming=False), complete, server.spec.id)
 
     async def prepare_type_hierarchy(self, path: Path, position: Position) -> Answer[list[HierarchyItem]]:
-        document, lsp_position = await self._positional(path, position)
-        params = t.TypeHierarchyPrepareParams(text_document=document, position=lsp_position)
-        value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_PREPARE_TYPE_HIERARCHY, params)
-        return Answer([converter.hierarchy_item(i) for i in value or []], complete, server.spec.id)
+        return await self._hierarchy_items(path, t.TEXT_DOCUMENT_PREPARE_TYPE_HIERARCHY, position=position)
 
     async def supertypes(self, path: Path, item: HierarchyItem) -> Answer[list[HierarchyItem]]:
-        params = t.TypeHierarchySupertypesParams(item=item.handle)  # type: ignore[arg-type]
-        value, complete, server, converter = await self._ask(path, t.TYPE_HIERARCHY_SUPERTYPES, params)
-        return Answer([converter.hierarchy_item(i) for i in value or []], complete, server.spec.id)
+        return await self._hierarchy_items(path, t.TYPE_HIERARCHY_SUPERTYPES, item=item)
 
     async def subtypes(self, path: Path, item: HierarchyItem) -> Answer[list[HierarchyItem]]:
-        params = t.TypeHierarchySubtypesParams(item=item.handle)  # type: ignore[arg-type]
-        value, complete, server, converter = await self._ask(path, t.TYPE_HIERARCHY_SUBTYPES, params)
+        return await self._hierarchy_items(path, t.TYPE_HIERARCHY_SUBTYPES, item=item)
+
+    async def _hierarchy_items(
+        self, path: Path, method: str, *, position: Position | None = None, item: HierarchyItem | None = None
+    ) -> Answer[list[HierarchyItem]]:
+        """A prepare request (at a position) or a follow-up (from an item) that answers hierarchy items."""
+        params_type = t.METHOD_TO_TYPES[method][2]
+        if position is not None:
+            document, lsp_position = await self._positional(path, position)
+            params = params_type(text_document=document, position=lsp_position)
+        else:
+            params = params_type(item=item.handle)  # type: ignore[union-attr]
+        value, complete, server, converter = await self._ask(path, method, params)
         return Answer([converter.hierarchy_item(i) for i in value or []], complete, server.spec.id)
 
     # -- diagnostics ---------------------------------------------------------
