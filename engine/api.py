@@ -13,6 +13,8 @@ from enum import Enum
 from engine.errors import GraftError, ServiceUnavailable
 from engine.extract import FileSymbols, SymbolExtractor
 from engine.extract.reconcile import reconcile
+from engine.graph import GraphQueries, IndexStats, ProjectIndex
+from engine.graph.index import Progress
 from engine.languages import language_of
 from engine.names import Address, PositionAddress, SymbolAddress
 from engine.ports import LanguageServices
@@ -66,11 +68,36 @@ class Engine:
         self.services = services
         self.source = source
         self._extractor = extractor or SymbolExtractor()
+        self._index: ProjectIndex | None = None
+        self._index_stats: IndexStats | None = None
 
     def close(self) -> None:
-        """Shut down whatever language servers this engine started."""
+        """Shut down whatever language servers this engine started, and close the index cache."""
         if self.services is not None:
             self.services.close()
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+
+    # -- the project graph -----------------------------------------------------
+
+    def index(self, progress: Progress | None = None) -> IndexStats:
+        """Bring the project graph up to date with the disk (cold, incremental or warm)."""
+        if self._index is None:
+            self._index = ProjectIndex(self.workspace, progress=progress)
+        self._index.progress = progress
+        self._index_stats = self._index.load()
+        return self._index_stats
+
+    def graph(self) -> GraphQueries:
+        """Queries over the project graph, indexing first if this engine has not yet."""
+        if self._index is None or self._index_stats is None:
+            self.index()
+        return GraphQueries(self._index.graph)  # type: ignore[union-attr]
+
+    def pyproject_text(self) -> str | None:
+        path = self.workspace.root / "pyproject.toml"
+        return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
 
     # -- reading -------------------------------------------------------------
 

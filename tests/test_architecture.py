@@ -43,6 +43,14 @@ def test_the_scan_sees_forbidden_imports(tmp_path: Path) -> None:
     assert imported_top_level_names(sample) >= {"subprocess", "pygls"}
 
 
+def test_networkx_stays_inside_the_graph_package() -> None:
+    outside = [
+        str(path.relative_to(REPO)) for package in LIBRARY_PACKAGES for path in python_files(package)
+        if "networkx" in imported_top_level_names(path) and "engine/graph/" not in path.as_posix()
+    ]
+    assert outside == []
+
+
 @pytest.mark.parametrize("package", LIBRARY_PACKAGES)
 def test_no_assert_statements_or_sleeps_in_library_code(package: str) -> None:
     offenders = []

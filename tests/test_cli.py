@@ -241,3 +241,55 @@ def test_console_script_runs(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["matches"][0]["address"] == "rust/src/lib.rs:Entry/new"
+
+
+# -- the project graph from the command line -------------------------------------
+
+
+@pytest.fixture
+def sample_copy(tmp_path: Path) -> Path:
+    import shutil
+
+    target = tmp_path / "sample"
+    shutil.copytree(SAMPLE, target, ignore=shutil.ignore_patterns(".graft"))
+    return target
+
+
+def test_index_json_and_stats(capsys: pytest.CaptureFixture[str], sample_copy: Path) -> None:
+    code, data, _ = run_json(capsys, "--root", str(sample_copy), "index", "--stats")
+    assert code == 0 and data["mode"] == "cold" and data["files"] == len(SOURCE_FILES)
+    assert data["files_by_language"]["python"] == 6 and data["symbols_by_source"]["regex"] == 6
+    assert {"contains", "imports", "calls", "inherits", "tested_by"} <= set(data["edges_by_kind"])
+    code, out, _ = run(capsys, "--root", str(sample_copy), "index", "--stats")
+    assert code == 0 and "(warm: 0 extracted" in out and "edges by kind:" in out
+
+
+def test_graph_queries_from_the_command_line(capsys: pytest.CaptureFixture[str], sample_copy: Path) -> None:
+    root = ("--root", str(sample_copy))
+    code, data, _ = run_json(capsys, *root, "graph", "callers", "shop/util.py:round_cents")
+    assert code == 0 and {e["from"] for e in data["edges"]} == {
+        "shop/pricing.py:apply_discount", "shop/pricing.py:with_vat", "shop/pricing.py:HalfPrice/apply", "shop/util.py:money"
+    }
+    assert all(e["source"] == "ast" and e["confidence"] == "medium" for e in data["edges"])
+    code, data, _ = run_json(capsys, *root, "graph", "affected-tests", "shop/pricing.py:with_vat")
+    assert [t["address"] for t in data["tests"]] == ["tests/test_shop.py", "tests/test_shop.py:test_vat_and_rules"]
+    code, data, _ = run_json(capsys, *root, "graph", "impact", "shop/models.py:LineItem", "--depth", "1")
+    assert {d["address"] for d in data["dependants"]} >= {"shop/__init__.py", "shop/models.py:Order/add[2]", "tests/test_shop.py"}
+    code, out, _ = run(capsys, *root, "graph", "dead-code")
+    assert code == 0 and "shop/models.py:Order/Status   class   no import, call or subclass reaches it" in out
+    # `from . import util` in pricing.py runs shop/__init__.py, which imports pricing: a real cycle.
+    code, data, _ = run_json(capsys, *root, "graph", "cycles")
+    assert data["cycles"] == [{"files": ["shop/__init__.py", "shop/pricing.py"], "edges": [
+        {"from": "shop/__init__.py", "to": "shop/pricing.py", "line": 4},
+        {"from": "shop/pricing.py", "to": "shop/__init__.py", "line": 8},
+    ]}]
+    code, out, _ = run(capsys, *root, "graph", "overview", "web", "--depth", "1")
+    assert out.splitlines()[0] == "web/cart.ts   [typescript · ast]"
+
+
+def test_graph_refusals(capsys: pytest.CaptureFixture[str], sample_copy: Path) -> None:
+    code, data, err = run_json(capsys, "--root", str(sample_copy), "graph", "deps", "Nope/none")
+    assert code == 1 and data["error"]["code"] == "not_found" and "nothing in the index is named Nope/none" in err
+    code, data, err = run_json(capsys, "--root", str(sample_copy), "graph", "deps", "total")
+    assert code == 1 and data["error"]["code"] == "ambiguous"
+    assert "shop/models.py:LineItem/total" in [c["address"] for c in data["error"]["candidates"]]

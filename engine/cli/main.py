@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from engine.api import Engine, SourcePreference
-from engine.cli import render
+from engine.cli import graph_commands, render
 from engine.errors import GraftError, ServiceUnavailable, UsageError
 from engine.names import parse_address
 from engine.ports import load_language_services
@@ -69,6 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     symbols = commands.add_parser("symbols", parents=[common], help="every symbol under a folder")
     symbols.add_argument("path", metavar="PATH", nargs="?", default=".")
 
+    graph_commands.add_parsers(commands, common)
+
     servers = commands.add_parser("servers", parents=[common], help="configured and found language servers")
     servers.add_argument("--start", action="store_true",
                          help="start the server of every language in the workspace and report its state")
@@ -118,6 +120,7 @@ def _servers(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object
 
 HANDLERS: dict[str, Handler] = {
     "outline": _outline, "find": _find, "read": _read, "symbols": _symbols, "servers": _servers,
+    "index": graph_commands.run_index, "graph": graph_commands.run_graph,
 }
 
 
@@ -130,7 +133,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UsageError(f"--root {root} is not a folder")
         workspace = Workspace(root, WorkspaceConfig(max_file_bytes=args.max_file_bytes))
         source = SourcePreference(args.source)
-        wants_server = source in (SourcePreference.AUTO, SourcePreference.LSP) or args.command == "servers"
+        # The graph is built from syntax (issue 4 keeps server answers for on-demand queries).
+        syntax_only = args.command in ("index", "graph")
+        wants_server = (source in (SourcePreference.AUTO, SourcePreference.LSP) and not syntax_only) or args.command == "servers"
         services = load_language_services(workspace) if wants_server else None
         engine = Engine(workspace, services=services, source=source)
         try:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from tree_sitter import Tree
+
 from engine.extract.regex import RegexExtractor
 from engine.extract.treesitter import TreeSitterExtractor
 from engine.positions import LineIndex
@@ -37,6 +39,10 @@ class SymbolExtractor:
         self._regex = RegexExtractor()
 
     def extract(self, source: SourceFile) -> FileSymbols:
+        return self.extract_with_tree(source)[0]
+
+    def extract_with_tree(self, source: SourceFile) -> tuple[FileSymbols, Tree | None]:
+        """The file's symbols and, when they came from tree-sitter, the tree (for further facts)."""
         index = LineIndex(source.data)
         language = source.language
         notes: list[str] = []
@@ -46,13 +52,14 @@ class SymbolExtractor:
                 confidence = Confidence.MEDIUM if result.has_errors else Confidence.HIGH
                 if result.has_errors:
                     notes.append("the file has syntax errors; symbols near them may be missing or cut short")
-                return FileSymbols(source.path, language, finalize(result.symbols), Source.AST, confidence, notes)
+                symbols = FileSymbols(source.path, language, finalize(result.symbols), Source.AST, confidence, notes)
+                return symbols, result.tree
             notes.append("the syntax tree is mostly errors, so symbols come from regular expressions")
         elif language is None:
             notes.append("unknown language; symbols come from generic regular expressions")
         else:
             notes.append(f"no tree-sitter grammar for {language}; symbols come from regular expressions")
-        return self.extract_with_regex(source, notes)
+        return self.extract_with_regex(source, notes), None
 
     def extract_with_regex(self, source: SourceFile, notes: list[str] | None = None) -> FileSymbols:
         """Regex symbols only: the last resort, or what ``--source regex`` asks for."""

@@ -25,6 +25,7 @@ class TreeExtraction:
     has_errors: bool
     useful: bool
     """False when the tree is mostly ERROR nodes: the caller should prefer regex."""
+    tree: Tree
 
 
 class TreeSitterExtractor:
@@ -61,7 +62,7 @@ class TreeSitterExtractor:
         if has_errors and data:
             error_bytes = sum(c.end_byte - c.start_byte for c in root.children if c.type == "ERROR")
             useful = error_bytes / len(data) <= _USEFUL_ERROR_SHARE
-        return TreeExtraction(symbols, has_errors, useful)
+        return TreeExtraction(symbols, has_errors, useful, tree)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,155 @@
+"""``graft index`` and ``graft graph …``: the project graph from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Callable
+
+from engine.api import Engine
+from engine.graph import EdgeRef, Finding, IndexStats, NodeRef, Reached
+
+Result = tuple[dict[str, object], str, str]
+
+QUERIES = (
+    "overview", "lookup", "deps", "impact", "callers", "callees", "supertypes", "subtypes",
+    "cycles", "entrypoints", "dead-code", "affected-tests",
+)
+
+
+def add_parsers(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+    index = commands.add_parser("index", parents=[common], help="index the workspace into the project graph (cached)")
+    index.add_argument("--stats", action="store_true", help="files per language, symbols, edges, sources, cache hits")
+
+    graph = commands.add_parser("graph", parents=[common], help="questions to the project graph")
+    queries = graph.add_subparsers(dest="query", required=True, metavar="QUERY")
+    overview = queries.add_parser("overview", parents=[common], help="files and their symbols: a map of the project")
+    overview.add_argument("path", nargs="?", default=".", metavar="PATH")
+    overview.add_argument("--depth", type=int, default=1, help="symbol nesting to show (default: 1, top level)")
+    queries.add_parser("lookup", parents=[common], help="graph nodes an address names").add_argument("target", metavar="ADDRESS")
+    queries.add_parser("deps", parents=[common], help="what a file or symbol uses").add_argument("target", metavar="TARGET")
+    impact = queries.add_parser("impact", parents=[common], help="what depends on a file or symbol (blast radius)")
+    impact.add_argument("target", metavar="TARGET")
+    impact.add_argument("--depth", type=int, default=3, help="steps to follow (default: 3)")
+    for name, what in (("callers", "who calls it"), ("callees", "what it calls"),
+                       ("supertypes", "the classes it inherits from"), ("subtypes", "the classes inheriting from it")):
+        queries.add_parser(name, parents=[common], help=what).add_argument("target", metavar="TARGET")
+    queries.add_parser("cycles", parents=[common], help="import cycles between files")
+    queries.add_parser("entrypoints", parents=[common], help="scripts, console scripts, CLI commands, web routes")
+    queries.add_parser("dead-code", parents=[common], help="symbols nothing reaches by syntax (candidates)")
+    affected = queries.add_parser("affected-tests", parents=[common], help="tests that exercise changed files or symbols")
+    affected.add_argument("targets", nargs="+", metavar="TARGET")
+
+
+def run_index(engine: Engine, args: argparse.Namespace) -> Result:
+    stats = engine.index(progress=_progress_printer() if sys.stderr.isatty() and not args.json else None)
+    return _stats_json(stats), _stats_text(stats, detailed=args.stats), _skipped(stats)
+
+
+def run_graph(engine: Engine, args: argparse.Namespace) -> Result:
+    queries = engine.graph()
+    handler: Callable[[], Result] = {
+        "overview": lambda: _overview(queries.overview(args.path, args.depth)),
+        "lookup": lambda: _nodes("matches", queries.lookup(args.target)),
+        "deps": lambda: _edges(queries.dependencies(args.target), outgoing=True),
+        "impact": lambda: _reached(queries.impact(args.target, args.depth)),
+        "callers": lambda: _edges(queries.callers(args.target), outgoing=False),
+        "callees": lambda: _edges(queries.callees(args.target), outgoing=True),
+        "supertypes": lambda: _edges(queries.supertypes(args.target), outgoing=True),
+        "subtypes": lambda: _edges(queries.subtypes(args.target), outgoing=False),
+        "cycles": lambda: _cycles(queries.cycles()),
+        "entrypoints": lambda: _findings("entry_points", queries.entry_points(engine.pyproject_text())),
+        "dead-code": lambda: _findings("candidates", queries.dead_code(engine.pyproject_text())),
+        "affected-tests": lambda: _nodes("tests", queries.affected_tests(args.targets)),
+    }[args.query]
+    return handler()
+
+
+# -- rendering -------------------------------------------------------------------
+
+
+def _progress_printer() -> Callable[[int, int], None]:
+    started = time.perf_counter()
+
+    def show(done: int, total: int) -> None:
+        rate = done / max(time.perf_counter() - started, 1e-6)
+        filled = int(30 * done / max(total, 1))
+        end = "\n" if done == total else ""
+        print(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} files  {rate:,.0f} files/s", end=end, file=sys.stderr, flush=True)
+
+    return show
+
+
+def _stats_json(stats: IndexStats) -> dict[str, object]:
+    return {
+        "mode": stats.mode, "seconds": round(stats.seconds, 4), "files": stats.files,
+        "files_by_language": stats.files_by_language, "symbols": stats.symbols,
+        "symbols_by_source": stats.symbols_by_source, "edges_by_kind": stats.edges_by_kind,
+        "cache_hits": stats.cache_hits, "extracted": stats.extracted, "recomputed": stats.recomputed,
+        "skipped": [{"path": s.path, "reason": s.reason} for s in stats.skipped],
+    }
+
+
+def _stats_text(stats: IndexStats, *, detailed: bool) -> str:
+    edges = sum(stats.edges_by_kind.values())
+    lines = [
+        f"indexed {stats.files} files, {stats.symbols} symbols, {edges} edges in {stats.seconds:.2f} s "
+        f"({stats.mode}: {stats.extracted} extracted, {stats.cache_hits} from cache, {stats.recomputed} re-resolved)"
+    ]
+    if detailed:
+        lines.append("files by language:  " + ", ".join(f"{k} {v}" for k, v in sorted(stats.files_by_language.items())))
+        lines.append("symbols by source:  " + ", ".join(f"{k} {v}" for k, v in sorted(stats.symbols_by_source.items())))
+        lines.append("edges by kind:      " + ", ".join(f"{k} {v}" for k, v in sorted(stats.edges_by_kind.items())))
+    return "\n".join(lines)
+
+
+def _skipped(stats: IndexStats) -> str:
+    return "\n".join(f"skipped {s.path}: {s.reason}" for s in stats.skipped)
+
+
+def _node_text(node: NodeRef) -> str:
+    where = f"  line {node.line}" if node.line else ""
+    return f"{node.address}   {node.kind}{where}   [{node.source} · {node.confidence}]"
+
+
+def _nodes(key: str, nodes: list[NodeRef]) -> Result:
+    text = "\n".join(_node_text(n) for n in nodes) or "(none)"
+    return {key: [n.to_json() for n in nodes]}, text, ""
+
+
+def _edges(edges: list[EdgeRef], *, outgoing: bool) -> Result:
+    rows = [
+        f"{e.kind:<9} {(e.target if outgoing else e.source).address}   line {e.line}   [{e.origin} · {e.confidence}]"
+        for e in edges
+    ]
+    return {"edges": [e.to_json() for e in edges]}, "\n".join(rows) or "(none)", ""
+
+
+def _reached(reached: list[Reached]) -> Result:
+    rows = [f"{'  ' * (r.distance - 1)}{r.node.address}   via {r.via}, {r.distance} step(s)" for r in reached]
+    return {"dependants": [r.to_json() for r in reached]}, "\n".join(rows) or "(nothing depends on it)", ""
+
+
+def _findings(key: str, findings: list[Finding]) -> Result:
+    rows = [f"{f.node.address}   {f.node.kind}   {f.reason}" for f in findings]
+    data = [{**f.node.to_json(), "reason": f.reason} for f in findings]
+    return {key: data}, "\n".join(rows) or "(none)", ""
+
+
+def _cycles(cycles: list) -> Result:  # type: ignore[type-arg]
+    rows = []
+    for cycle in cycles:
+        rows.append(" → ".join(cycle.files))
+        rows += [f"    {a} imports {b} (line {line})" for a, b, line in cycle.edges]
+    data = [{"files": list(c.files), "edges": [{"from": a, "to": b, "line": line} for a, b, line in c.edges]} for c in cycles]
+    return {"cycles": data}, "\n".join(rows) or "(no import cycles)", ""
+
+
+def _overview(entries: list) -> Result:  # type: ignore[type-arg]
+    rows = []
+    for entry in entries:
+        rows.append(f"{entry.path}   [{entry.language or 'unknown'} · {entry.source}]")
+        rows += [f"    {'  ' * (len((s.name_path or '').split('/')) - 1)}{s.kind} {s.name_path}  line {s.line}" for s in entry.symbols]
+    data = [{"file": e.path, "language": e.language, "source": e.source, "symbols": [s.to_json() for s in e.symbols]} for e in entries]
+    return {"files": data}, "\n".join(rows), ""

@@ -1,0 +1,338 @@
+"""The project graph: files and symbols as nodes, resolved relations as edges, each with its source.
+
+networkx stays inside this module and :mod:`engine.graph.queries`; callers get
+engine values. Node ids are ``f:<path>`` for files and ``s:<path>:<name path>``
+for symbols. Edges are keyed by kind (``contains``, ``imports``, ``calls``,
+``inherits``, ``references``, ``tested_by``) and carry ``source`` and
+``confidence``: ``ast`` and ``high`` for what the syntax says outright (an
+import that resolves to a file), ``ast`` and ``medium`` for syntactic calls
+and bases resolved by name, which a dynamic program can defeat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+import networkx as nx
+
+from engine.graph.facts import FileFacts, ImportFact, SymbolFact
+from engine.graph.modules import ModuleIndex
+from engine.symbols import SymbolKind
+
+_RESOLVE_DEPTH = 8
+_TYPE_KINDS = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE})
+
+
+def file_node(path: str) -> str:
+    return f"f:{path}"
+
+
+def symbol_node(path: str, name_path: str) -> str:
+    return f"s:{path}:{name_path}"
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a name bound in a file stands for: a file (a module) or a symbol in a file."""
+
+    path: str
+    name_path: str | None = None
+
+    @property
+    def node(self) -> str:
+        return file_node(self.path) if self.name_path is None else symbol_node(self.path, self.name_path)
+
+
+class ProjectGraph:
+    def __init__(self, go_mod_texts: dict[str, str] | None = None) -> None:
+        self.graph: nx.MultiDiGraph = nx.MultiDiGraph()
+        self.facts: dict[str, FileFacts] = {}
+        self._go_mod_texts = dict(go_mod_texts or {})
+        self._modules = ModuleIndex([], self._go_mod_texts)
+        self._symbols: dict[str, dict[str, SymbolFact]] = {}
+
+    # -- building ------------------------------------------------------------
+
+    def build(self, facts: Iterable[FileFacts]) -> None:
+        self.graph.clear()
+        self.facts = {f.path: f for f in facts}
+        self._symbols = {path: {s.name_path: s for s in f.symbols} for path, f in self.facts.items()}
+        self._modules = ModuleIndex(self.facts, self._go_mod_texts)
+        for facts_of_file in self.facts.values():
+            self._add_nodes(facts_of_file)
+        for path in self.facts:
+            self._add_edges(path)
+
+    def update(self, changed: Iterable[FileFacts], removed: Iterable[str] = ()) -> set[str]:
+        """Replace some files' facts; returns the files whose edges were recomputed.
+
+        Only the changed files and the files that import them are re-resolved; a new or
+        deleted file also re-resolves every file with an unresolved import, since the new
+        file may be what it was looking for.
+        """
+        changed = list(changed)
+        removed = set(removed)
+        touched = {f.path for f in changed} | removed
+        added_or_removed = removed | {f.path for f in changed if f.path not in self.facts}
+        dependants = {
+            self._path_of(source)
+            for path in touched
+            if self.graph.has_node(file_node(path))
+            for source in self._incoming_sources(path)
+        }
+        for path in touched:
+            self._remove_file(path)
+        for facts_of_file in changed:
+            self.facts[facts_of_file.path] = facts_of_file
+            self._symbols[facts_of_file.path] = {s.name_path: s for s in facts_of_file.symbols}
+            self._add_nodes(facts_of_file)
+        if added_or_removed:
+            self._modules = ModuleIndex(self.facts, self._go_mod_texts)
+            dependants |= {path for path, f in self.facts.items() if f.imports}
+        recompute = ((dependants | {f.path for f in changed}) - removed) & set(self.facts)
+        for path in recompute:
+            self._remove_outgoing(path)
+        for path in recompute:
+            self._add_edges(path)
+        return recompute
+
+    def _add_nodes(self, facts: FileFacts) -> None:
+        graph = self.graph
+        graph.add_node(file_node(facts.path), type="file", path=facts.path, language=facts.language,
+                       source=facts.source, confidence=facts.confidence, is_test=facts.is_test)
+        for symbol in facts.symbols:
+            node = symbol_node(facts.path, symbol.name_path)
+            graph.add_node(node, type="symbol", path=facts.path, fact=symbol)
+            parent = file_node(facts.path) if symbol.parent is None else symbol_node(facts.path, symbol.parent)
+            graph.add_edge(parent, node, key="contains", source=symbol.source, confidence=symbol.confidence)
+
+    def _remove_file(self, path: str) -> None:
+        doomed = [file_node(path), *(symbol_node(path, name) for name in self._symbols.get(path, {}))]
+        self.graph.remove_nodes_from(doomed)
+        self.facts.pop(path, None)
+        self._symbols.pop(path, None)
+
+    def _remove_outgoing(self, path: str) -> None:
+        """Drop the resolved edges that start in ``path`` (its own ``contains`` edges stay)."""
+        owned = [file_node(path), *(symbol_node(path, name) for name in self._symbols.get(path, {}))]
+        doomed = [
+            (u, v, k) for node in owned if self.graph.has_node(node)
+            for u, v, k in self.graph.out_edges(node, keys=True) if k != "contains"
+        ]
+        doomed += [
+            (u, v, k) for node in owned if self.graph.has_node(node)
+            for u, v, k in self.graph.in_edges(node, keys=True) if k == "tested_by"
+        ]
+        self.graph.remove_edges_from(doomed)
+
+    def _incoming_sources(self, path: str) -> Iterator[str]:
+        for node in [file_node(path), *(symbol_node(path, name) for name in self._symbols.get(path, {}))]:
+            if self.graph.has_node(node):
+                for source, _target, kind in self.graph.in_edges(node, keys=True):
+                    if kind != "contains":
+                        yield source
+
+    def _path_of(self, node: str) -> str:
+        return self.graph.nodes[node]["path"]
+
+    # -- resolving -----------------------------------------------------------
+
+    def _add_edges(self, path: str) -> None:
+        facts = self.facts[path]
+        if facts.language == "python":
+            bindings = self._python_bindings(path)
+            self._python_import_edges(path, bindings)
+            self._python_call_edges(path, bindings)
+            self._python_base_edges(path, bindings)
+        elif facts.language in ("typescript", "typescriptreact", "javascript", "javascriptreact"):
+            for fact in facts.imports:
+                target = self._modules.js_file(path, fact.module)
+                if target is not None:
+                    self._edge(file_node(path), file_node(target), "imports", fact.line)
+        elif facts.language == "go":
+            for fact in facts.imports:
+                for target in self._modules.go_files(fact.module):
+                    self._edge(file_node(path), file_node(target), "imports", fact.line)
+
+    def _edge(self, source: str, target: str, kind: str, line: int, confidence: str = "high") -> None:
+        """Add one edge of a kind between two nodes, at the first line that shows it."""
+        if not self.graph.has_node(target) or source == target or self.graph.has_edge(source, target, key=kind):
+            return
+        self.graph.add_edge(source, target, key=kind, source="ast", confidence=confidence, line=line)
+        source_path = self._path_of(source)
+        if kind in ("imports", "calls", "inherits") and self.facts[source_path].is_test:
+            if not self.facts[self._path_of(target)].is_test:
+                self.graph.add_edge(target, source, key="tested_by", source="ast", confidence=confidence, line=line)
+
+    def _python_bindings(self, path: str) -> dict[str, Target]:
+        """Names a Python file binds by import, resolved to files and symbols."""
+        bindings: dict[str, Target] = {}
+        for fact in self.facts[path].imports:
+            if fact.scope is not None:
+                continue  # a function-local import binds nothing at module level
+            for name, target in self._import_targets(path, fact):
+                bindings[name] = target
+        return bindings
+
+    def _import_targets(self, path: str, fact: ImportFact, depth: int = 0) -> list[tuple[str, Target]]:
+        module = self._modules.absolute(path, fact)
+        if not fact.names and not fact.star:
+            module_path = self._modules.python_file(module)
+            if module_path is None:
+                return []
+            # `import a.b` binds `a`; `import a.b as c` binds `c` to a.b itself.
+            if fact.alias:
+                return [(fact.alias, Target(module_path))]
+            head = self._modules.python_file(module.split(".")[0])
+            return [(module, Target(module_path)), *([(module.split(".")[0], Target(head))] if head else [])]
+        module_path = self._modules.python_file(module)
+        found: list[tuple[str, Target]] = []
+        if fact.star:
+            if module_path is not None:
+                for name in self._public_names(module_path):
+                    target = self._member(module_path, name, depth + 1)
+                    if target is not None:
+                        found.append((name, target))
+            return found
+        for name, alias in fact.names:
+            submodule = self._modules.python_file(f"{module}.{name}" if module else name)
+            target = Target(submodule) if submodule is not None else (
+                self._member(module_path, name, depth + 1) if module_path is not None else None
+            )
+            if target is not None:
+                found.append((alias or name, target))
+        return found
+
+    def _member(self, module_path: str, name: str, depth: int) -> Target | None:
+        """What ``name`` is in a module: its own top-level symbol, or what it re-exports."""
+        symbols = self._symbols.get(module_path, {})
+        if name in symbols:
+            return Target(module_path, name)
+        overloads = [n for n in symbols if n.startswith(f"{name}[") and "/" not in n]
+        if overloads:
+            return Target(module_path, overloads[-1])
+        if depth > _RESOLVE_DEPTH:
+            return None
+        for fact in self.facts[module_path].imports:
+            if fact.scope is not None:
+                continue
+            if fact.star or any((alias or imported) == name for imported, alias in fact.names) or fact.alias == name:
+                for bound, target in self._import_targets(module_path, fact, depth):
+                    if bound == name:
+                        return target
+        return None
+
+    def _public_names(self, module_path: str) -> list[str]:
+        facts = self.facts[module_path]
+        if facts.exports is not None:
+            return list(facts.exports)
+        return [s.name for s in facts.symbols if s.parent is None and not s.name.startswith("_")]
+
+    def _python_import_edges(self, path: str, bindings: dict[str, Target]) -> None:
+        """A file imports the module it names, and each symbol it takes from it (at its definition)."""
+        source = file_node(path)
+        for fact in self.facts[path].imports:
+            if fact.names or fact.star:
+                module_path = self._modules.python_file(self._modules.absolute(path, fact))
+                if module_path is not None:
+                    self._edge(source, file_node(module_path), "imports", fact.line)
+            for _name, target in self._import_targets(path, fact):
+                self._edge(source, target.node, "imports", fact.line)
+
+    def _python_call_edges(self, path: str, bindings: dict[str, Target]) -> None:
+        for call in self.facts[path].calls:
+            target = self._resolve_python_name(path, call.callee, call.caller, bindings)
+            if target is not None:
+                caller = file_node(path) if call.caller is None else symbol_node(path, call.caller)
+                self._edge(caller, target, "calls", call.line, confidence="medium")
+
+    def _python_base_edges(self, path: str, bindings: dict[str, Target]) -> None:
+        for base in self.facts[path].bases:
+            target = self._resolve_python_name(path, base.base, None, bindings)
+            if target is not None:
+                self._edge(symbol_node(path, base.cls), target, "inherits", base.line, confidence="medium")
+
+    def _resolve_python_name(self, path: str, expression: str, caller: str | None, bindings: dict[str, Target]) -> str | None:
+        """The node a called or inherited expression names, by Python's scoping, without types."""
+        symbols = self._symbols[path]
+        if expression.startswith(("self.", "cls.", "super().")):
+            method = expression.split(".", 1)[1]
+            if "." in method or caller is None:
+                return None
+            owner = self._enclosing_class(path, caller)
+            if owner is None:
+                return None
+            start = owner if not expression.startswith("super().") else None
+            return self._method_in_hierarchy(path, owner, method, include_self=start is not None)
+        if expression.startswith("?"):
+            return None
+        head, _, rest = expression.partition(".")
+        if not rest:
+            # Enclosing function scopes first (a nested helper), then the module, then imports.
+            scope = caller
+            while scope is not None:
+                nested = f"{scope}/{head}"
+                if nested in symbols and symbols[scope].kind not in _TYPE_KINDS:
+                    return symbol_node(path, nested)
+                scope = symbols[scope].parent if scope in symbols else None
+            if head in symbols and symbols[head].parent is None:
+                return symbol_node(path, head)
+            target = bindings.get(head)
+            return target.node if target is not None and target.name_path is not None else None
+        # Dotted: a module alias followed by members (`util.round_cents`, `os.path.join`).
+        for split in range(expression.count("."), 0, -1):
+            prefix, member = expression.rsplit(".", split)[0], expression.split(".")[-split:]
+            bound = bindings.get(prefix)
+            if bound is None:
+                continue
+            if bound.name_path is None:
+                found = self._member(bound.path, member[0], 0)
+                if found is None:
+                    return None
+                if len(member) == 1:
+                    return found.node
+                nested = f"{found.name_path}/{'/'.join(member[1:])}"
+                return symbol_node(found.path, nested) if nested in self._symbols.get(found.path, {}) else None
+            nested = f"{bound.name_path}/{'/'.join(member)}"
+            return symbol_node(bound.path, nested) if nested in self._symbols.get(bound.path, {}) else None
+        if head in symbols and symbols[head].kind in _TYPE_KINDS:
+            nested = f"{head}/{rest.replace('.', '/')}"
+            return symbol_node(path, nested) if nested in symbols else None
+        return None
+
+    def _enclosing_class(self, path: str, name_path: str) -> str | None:
+        symbols = self._symbols[path]
+        current = symbols.get(name_path)
+        while current is not None and current.parent is not None:
+            parent = symbols[current.parent]
+            if parent.kind in _TYPE_KINDS:
+                return parent.name_path
+            current = parent
+        return None
+
+    def _method_in_hierarchy(self, path: str, cls: str, method: str, *, include_self: bool, depth: int = 0) -> str | None:
+        if include_self:
+            candidate = f"{cls}/{method}"
+            names = self._symbols.get(path, {})
+            if candidate in names:
+                return symbol_node(path, candidate)
+            overloads = [n for n in names if n.startswith(f"{candidate}[")]
+            if overloads:
+                return symbol_node(path, overloads[-1])
+        if depth > _RESOLVE_DEPTH:
+            return None
+        facts = self.facts[path]
+        bindings = None
+        for base in facts.bases:
+            if base.cls != cls:
+                continue
+            bindings = bindings if bindings is not None else self._python_bindings(path)
+            target = self._resolve_python_name(path, base.base, None, bindings)
+            if target is None:
+                continue
+            base_path, base_name = target[2:].split(":", 1)
+            found = self._method_in_hierarchy(base_path, base_name, method, include_self=True, depth=depth + 1)
+            if found is not None:
+                return found
+        return None

@@ -1,0 +1,78 @@
+"""The on-disk cache under ``<root>/.graft/cache``: per-file facts, file stats, and a graph snapshot.
+
+Per-file facts are keyed by (schema version, extractor id, path, content
+sha256), so a changed file misses and a bumped schema misses everywhere. The
+stat table lets a warm start hash only files whose size or mtime moved. The
+snapshot (the whole graph, with the fingerprint of every file it was built
+from) makes a warm start with nothing changed a single read. diskcache keeps
+all of this consistent across processes (SQLite underneath).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import diskcache
+
+from engine.graph.facts import EXTRACTOR_ID, SCHEMA_VERSION, FileFacts
+
+Fingerprint = tuple[tuple[str, str], ...]
+"""Sorted (path, sha256) of every indexed file."""
+
+
+@dataclass(frozen=True)
+class FileStat:
+    size: int
+    mtime_ns: int
+    sha256: str
+
+
+class FactsCache:
+    def __init__(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        # No eviction: the cache holds one entry per file and version, and stale ones are culled below.
+        self._cache = diskcache.Cache(str(directory), eviction_policy="none", size_limit=2**40)
+        self.hits = 0
+        self.misses = 0
+
+    def close(self) -> None:
+        self._cache.close()
+
+    def facts(self, path: str, sha256: str) -> FileFacts | None:
+        found = self._cache.get(("facts", SCHEMA_VERSION, EXTRACTOR_ID, path, sha256))
+        if found is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return found  # type: ignore[no-any-return]
+
+    def store_facts(self, facts: FileFacts) -> None:
+        self._cache.set(("facts", SCHEMA_VERSION, EXTRACTOR_ID, facts.path, facts.sha256), facts)
+
+    def stats(self) -> dict[str, FileStat]:
+        return self._cache.get(("stats", SCHEMA_VERSION), {})  # type: ignore[no-any-return]
+
+    def store_stats(self, stats: dict[str, FileStat]) -> None:
+        self._cache.set(("stats", SCHEMA_VERSION), stats)
+
+    def snapshot(self) -> tuple[Fingerprint, Any] | None:
+        return self._cache.get(("snapshot", SCHEMA_VERSION, EXTRACTOR_ID))  # type: ignore[no-any-return]
+
+    def store_snapshot(self, fingerprint: Fingerprint, graph: Any) -> None:
+        self._cache.set(("snapshot", SCHEMA_VERSION, EXTRACTOR_ID), (fingerprint, graph))
+
+    def cull(self, keep: Fingerprint) -> int:
+        """Delete facts of file versions no longer on disk, and everything of other schema versions."""
+        wanted = set(keep)
+        removed = 0
+        for key in list(self._cache.iterkeys()):
+            if not isinstance(key, tuple) or not key:
+                continue
+            stale_version = key[1] != SCHEMA_VERSION
+            stale_facts = key[0] == "facts" and (key[2] != EXTRACTOR_ID or (key[3], key[4]) not in wanted)
+            if stale_version or stale_facts:
+                self._cache.delete(key)
+                removed += 1
+        return removed

@@ -1,0 +1,337 @@
+"""Per-file facts: what one file defines, imports, calls and inherits, as plain picklable values.
+
+Facts depend on the file's content alone, so they are cached by content hash
+and recomputed only when that changes. Resolving them against other files
+(which module an import names, which symbol a call reaches) is the graph's
+job, in :mod:`engine.graph.build`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import cache
+from pathlib import PurePosixPath
+
+from tree_sitter import Language, Node, Query, QueryCursor, Tree
+
+from engine.extract import FileSymbols, SymbolExtractor
+from engine.extract.rules import GRAMMARS
+from engine.symbols import Segment, Symbol, SymbolKind, walk_all
+from engine.workspace import SourceFile
+
+#: Bump to invalidate every cached fact and snapshot.
+SCHEMA_VERSION = 1
+EXTRACTOR_ID = f"tree-sitter+regex/facts-{SCHEMA_VERSION}"
+
+_CODE_KINDS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CONSTRUCTOR, SymbolKind.CLASS})
+_TEST_FILE = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_[^/]*\.py$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$|(^|/)conftest\.py$")
+
+
+@dataclass(frozen=True)
+class SymbolFact:
+    name: str
+    name_path: str
+    segments: tuple[Segment, ...]
+    kind: SymbolKind
+    line: int
+    """1-based first line (decorators included)."""
+    end_line: int
+    parent: str | None
+    """Name path of the enclosing symbol, None at top level."""
+    source: str
+    confidence: str
+    name_line: int = 0
+    """1-based line of the identifier."""
+    decorators: tuple[str, ...] = ()
+    """Python decorators as written, without ``@`` (``app.route("/")``, ``click.command()``)."""
+
+
+@dataclass(frozen=True)
+class ImportFact:
+    module: str
+    """``a.b`` for ``import a.b`` / ``from a.b import x``; a relative path for TS/JS; an import path for Go."""
+    level: int = 0
+    """Leading dots of a Python relative import."""
+    names: tuple[tuple[str, str | None], ...] = ()
+    """(name, alias) for ``from m import name as alias``; empty for ``import m``."""
+    alias: str | None = None
+    """``c`` in ``import a.b as c``."""
+    star: bool = False
+    line: int = 0
+    scope: str | None = None
+    """Name path of the enclosing symbol; None at module level."""
+
+
+@dataclass(frozen=True)
+class CallFact:
+    caller: str | None
+    callee: str
+    """The called expression as written: ``g``, ``self.h``, ``os.path.join``."""
+    line: int
+
+
+@dataclass(frozen=True)
+class BaseFact:
+    cls: str
+    base: str
+    line: int
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    path: str
+    language: str | None
+    sha256: str
+    source: str
+    confidence: str
+    symbols: tuple[SymbolFact, ...]
+    imports: tuple[ImportFact, ...] = ()
+    calls: tuple[CallFact, ...] = ()
+    bases: tuple[BaseFact, ...] = ()
+    exports: tuple[str, ...] | None = None
+    """Python ``__all__`` when it is a literal list or tuple of strings."""
+    has_main: bool = False
+    """Python ``if __name__ == "__main__":``."""
+    attributes: frozenset[str] = frozenset()
+    """Every name used after a dot (``x.total``, ``self.items``): methods and properties reached
+    through values of unknown type, which calls alone do not show."""
+    is_test: bool = False
+
+
+def is_test_path(path: str) -> bool:
+    return bool(_TEST_FILE.search(path))
+
+
+def file_facts(source: SourceFile, extractor: SymbolExtractor) -> FileFacts:
+    listing, tree = extractor.extract_with_tree(source)
+    symbols = tuple(_symbol_facts(listing))
+    base = dict(
+        path=source.path, language=source.language, sha256=source.sha256, source=listing.source.value,
+        confidence=listing.confidence.value, symbols=symbols, is_test=is_test_path(source.path),
+    )
+    if tree is None:
+        return FileFacts(**base)  # type: ignore[arg-type]
+    if source.language == "python":
+        return FileFacts(**{**base, **_python_facts(tree, listing)})  # type: ignore[arg-type]
+    if source.language in ("typescript", "typescriptreact", "javascript", "javascriptreact"):
+        return FileFacts(**base, imports=_js_imports(tree, source.language))  # type: ignore[arg-type]
+    if source.language == "go":
+        return FileFacts(**base, imports=_go_imports(tree))  # type: ignore[arg-type]
+    return FileFacts(**base)  # type: ignore[arg-type]
+
+
+def _symbol_facts(listing: FileSymbols) -> list[SymbolFact]:
+    found: list[SymbolFact] = []
+
+    def visit(symbol: Symbol, parent: str | None) -> None:
+        found.append(
+            SymbolFact(
+                name=symbol.name, name_path=symbol.name_path, segments=symbol.path, kind=symbol.kind,
+                line=symbol.range.first_line, end_line=symbol.range.last_line, parent=parent,
+                source=symbol.source.value, confidence=symbol.confidence.value,
+                name_line=symbol.selection_range.first_line,
+            )
+        )
+        for child in symbol.children:
+            visit(child, symbol.name_path)
+
+    for top in listing.symbols:
+        visit(top, None)
+    return found
+
+
+# -- Python ----------------------------------------------------------------------
+
+_PYTHON_QUERY = """
+(import_statement) @import
+(import_from_statement) @from
+(future_import_statement) @future
+(call function: [(identifier) (attribute)] @callee)
+(class_definition name: (identifier) @class_name superclasses: (argument_list) @bases)
+(decorated_definition (decorator) @decorator)
+(if_statement condition: (comparison_operator) @main_test)
+(attribute attribute: (identifier) @attribute)
+"""
+
+
+@cache
+def _query(language_id: str, text: str) -> Query:
+    module_name, function_name = GRAMMARS[language_id]
+    module = __import__(module_name)
+    return Query(Language(getattr(module, function_name)()), text)
+
+
+def _python_facts(tree: Tree, listing: FileSymbols) -> dict[str, object]:
+    captures = QueryCursor(_query("python", _PYTHON_QUERY)).captures(tree.root_node)
+    locate = _Enclosing(listing)
+    imports = sorted(
+        [fact for node in captures.get("import", []) + captures.get("from", []) for fact in _python_import(node, locate)],
+        key=lambda fact: fact.line,
+    )
+    calls = sorted(
+        (CallFact(locate.code_at(node.start_point.row + 1), _callee(node), node.start_point.row + 1) for node in captures.get("callee", [])),
+        key=lambda fact: (fact.line, fact.callee),
+    )
+    bases = []
+    for name_node, arguments in zip(captures.get("class_name", []), captures.get("bases", [])):
+        owner = locate.class_at(name_node.start_point.row + 1, _text(name_node))
+        for argument in arguments.named_children:
+            if argument.type in ("identifier", "attribute") and owner is not None:
+                bases.append(BaseFact(owner, _text(argument), argument.start_point.row + 1))
+    has_main = any('__name__' in _text(n) and '"__main__"' in _text(n).replace("'", '"') for n in captures.get("main_test", []))
+    return {
+        "symbols": _with_decorators(listing, captures.get("decorator", [])),
+        "imports": tuple(imports),
+        "calls": tuple(calls),
+        "bases": tuple(bases),
+        "exports": _python_all(tree.root_node),
+        "has_main": has_main,
+        "attributes": frozenset(_text(node) for node in captures.get("attribute", [])),
+    }
+
+
+def _with_decorators(listing: FileSymbols, decorators: list[Node]) -> tuple[SymbolFact, ...]:
+    """The file's symbol facts, each with the decorators written above it."""
+    by_name_line: dict[int, list[str]] = {}
+    for decorator in decorators:
+        decorated = decorator.parent
+        definition = decorated.child_by_field_name("definition") if decorated is not None else None
+        name = definition.child_by_field_name("name") if definition is not None else None
+        if name is not None:
+            by_name_line.setdefault(name.start_point.row + 1, []).append(_text(decorator).lstrip("@").strip())
+    facts = _symbol_facts(listing)
+    return tuple(
+        replace(fact, decorators=tuple(by_name_line[fact.name_line])) if fact.name_line in by_name_line else fact
+        for fact in facts
+    )
+
+
+def _python_import(node: Node, locate: "_Enclosing") -> list[ImportFact]:
+    line = node.start_point.row + 1
+    scope = locate.code_at(line)
+    if node.type == "import_statement":
+        facts = []  # `import a.b, c as d`: one fact per module
+        for name in node.children_by_field_name("name"):
+            if name.type == "aliased_import":
+                module = _text(name.child_by_field_name("name"))
+                facts.append(ImportFact(module, alias=_text(name.child_by_field_name("alias")), line=line, scope=scope))
+            elif name.is_named:
+                facts.append(ImportFact(_text(name), line=line, scope=scope))
+        return facts
+    module_node = node.child_by_field_name("module_name")
+    level, module = 0, ""
+    if module_node is not None:
+        text = _text(module_node)
+        level = len(text) - len(text.lstrip("."))
+        module = text.lstrip(".")
+    names: list[tuple[str, str | None]] = []
+    star = False
+    for child in node.children:
+        if child.type == "wildcard_import":
+            star = True
+    for name in node.children_by_field_name("name"):
+        if name.type == "aliased_import":
+            names.append((_text(name.child_by_field_name("name")), _text(name.child_by_field_name("alias"))))
+        elif name.is_named:
+            names.append((_text(name), None))
+    return [ImportFact(module, level=level, names=tuple(names), star=star, line=line, scope=scope)]
+
+
+_DOTTED = re.compile(r"[\w.]+")
+
+
+def _callee(node: Node) -> str:
+    """A call's target as a dotted name (``os.path.join``), ``super().m``, or ``?.m`` for an unknown receiver."""
+    text = _text(node)
+    if _DOTTED.fullmatch(text):
+        return text
+    if node.type == "attribute":
+        receiver, attribute = node.child_by_field_name("object"), _text(node.child_by_field_name("attribute"))
+        if receiver is not None and _text(receiver) == "super()":
+            return f"super().{attribute}"
+        return f"?.{attribute}"
+    return "?"
+
+
+def _python_all(root: Node) -> tuple[str, ...] | None:
+    for statement in root.named_children:
+        if statement.type != "expression_statement" or statement.named_child_count != 1:
+            continue
+        assignment = statement.named_children[0]
+        if assignment.type not in ("assignment", "augmented_assignment"):
+            continue
+        left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+        if left is None or right is None or _text(left) != "__all__" or right.type not in ("list", "tuple"):
+            continue
+        names = []
+        for item in right.named_children:
+            if item.type != "string":
+                return None  # computed: not a literal list
+            names.append(_text(item)[1:-1])
+        return tuple(names)
+    return None
+
+
+class _Enclosing:
+    """Which symbol encloses a line: the innermost function or method (or class, for bases)."""
+
+    def __init__(self, listing: FileSymbols) -> None:
+        self._code = [s for s in walk_all(listing.symbols) if s.kind in _CODE_KINDS]
+
+    def code_at(self, line: int) -> str | None:
+        best: Symbol | None = None
+        for symbol in self._code:
+            if symbol.range.first_line <= line <= symbol.range.last_line and symbol.kind is not SymbolKind.CLASS:
+                if best is None or symbol.range.first_line >= best.range.first_line:
+                    best = symbol
+        return best.name_path if best is not None else None
+
+    def class_at(self, line: int, name: str) -> str | None:
+        for symbol in self._code:
+            if symbol.kind is SymbolKind.CLASS and symbol.name == name and symbol.range.first_line <= line <= symbol.range.last_line:
+                return symbol.name_path
+        return None
+
+
+# -- TypeScript / JavaScript and Go ---------------------------------------------------
+
+_JS_QUERY = """
+(import_statement source: (string) @source)
+(export_statement source: (string) @source)
+(call_expression function: (identifier) @require arguments: (arguments (string) @source))
+"""
+
+
+def _js_imports(tree: Tree, language_id: str) -> tuple[ImportFact, ...]:
+    captures = QueryCursor(_query(language_id, _JS_QUERY)).captures(tree.root_node)
+    found = []
+    for node in captures.get("source", []):
+        parent = node.parent
+        if parent is not None and parent.type == "arguments":
+            call = parent.parent
+            function = call.child_by_field_name("function") if call is not None else None
+            if function is None or _text(function) != "require":
+                continue
+        found.append(ImportFact(_text(node)[1:-1], line=node.start_point.row + 1))
+    return tuple(sorted(found, key=lambda fact: fact.line))
+
+
+def _go_imports(tree: Tree) -> tuple[ImportFact, ...]:
+    captures = QueryCursor(_query("go", "(import_spec path: (interpreted_string_literal) @path)")).captures(tree.root_node)
+    return tuple(sorted((ImportFact(_text(n)[1:-1], line=n.start_point.row + 1) for n in captures.get("path", [])), key=lambda f: f.line))
+
+
+def _text(node: Node | None) -> str:
+    return (node.text or b"").decode("utf-8", errors="replace") if node is not None else ""
+
+
+def module_name(path: str) -> str | None:
+    """Dotted module name of a Python file relative to its source root (``a/b/__init__.py`` → ``a.b``)."""
+    pure = PurePosixPath(path)
+    if pure.suffix not in (".py", ".pyi"):
+        return None
+    parts = list(pure.with_suffix("").parts)
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts) if parts else None

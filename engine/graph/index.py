@@ -1,0 +1,223 @@
+"""Indexing a workspace into a :class:`ProjectGraph`: cold, warm and incremental, with the cache."""
+
+from __future__ import annotations
+
+import gc
+import os
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Callable, Iterable
+
+from engine.errors import GraftError
+from engine.extract import SymbolExtractor
+from engine.graph.build import ProjectGraph
+from engine.graph.cache import FactsCache, FileStat, Fingerprint
+from engine.graph.facts import FileFacts, file_facts
+from engine.languages import language_of
+from engine.workspace import Skipped, Workspace, WorkspaceConfig
+
+Progress = Callable[[int, int], None]
+"""Called with (files done, files to extract) while extracting."""
+
+_PARALLEL_FROM = 64  # fewer files than this are extracted in-process: workers cost ~0.3 s to start
+
+
+@dataclass
+class IndexStats:
+    files: int = 0
+    files_by_language: dict[str, int] = field(default_factory=dict)
+    symbols: int = 0
+    edges_by_kind: dict[str, int] = field(default_factory=dict)
+    symbols_by_source: dict[str, int] = field(default_factory=dict)
+    cache_hits: int = 0
+    extracted: int = 0
+    recomputed: int = 0
+    """Files whose edges were re-resolved (all of them on a full build)."""
+    mode: str = "cold"
+    """cold (built from facts), incremental (snapshot plus changes) or warm (snapshot as is)."""
+    seconds: float = 0.0
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+class ProjectIndex:
+    """Owns the workspace's cache; builds and keeps the graph current."""
+
+    def __init__(self, workspace: Workspace, *, jobs: int | None = None, progress: Progress | None = None) -> None:
+        self.workspace = workspace
+        self.jobs = jobs or min(2, os.cpu_count() or 1)
+        self.progress = progress
+        self.cache = FactsCache(workspace.root / ".graft" / "cache")
+        self.extractor = SymbolExtractor()
+        self.graph = ProjectGraph()
+
+    def close(self) -> None:
+        self.cache.close()
+
+    def load(self) -> IndexStats:
+        """Bring the graph up to date with the disk, as cheaply as the cache allows."""
+        started = time.perf_counter()
+        gc_was_enabled = gc.isenabled()
+        gc.disable()  # bulk object creation: the collector would dominate (LANGUAGE-SERVERS.md)
+        try:
+            stats = self._load()
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+        stats.seconds = time.perf_counter() - started
+        return stats
+
+    def _load(self) -> IndexStats:
+        stats = IndexStats()
+        scan = self.workspace.scan()
+        stats.skipped = list(scan.skipped)
+        sources = [p for p in scan.files if language_of(p) is not None]
+        go_mods = {p: (self.workspace.root / p).read_text(encoding="utf-8", errors="replace")
+                   for p in scan.files if Path(p).name == "go.mod"}
+        known = self.cache.stats()
+        current: dict[str, FileStat] = {}
+        for path in sources:
+            try:
+                current[path] = self._stat(path, known.get(path))
+            except GraftError as error:
+                stats.skipped.append(Skipped(path, getattr(error, "reason", error.message)))
+        fingerprint: Fingerprint = tuple(sorted((p, s.sha256) for p, s in current.items()))
+        snapshot = self.cache.snapshot()
+        if snapshot is not None and snapshot[0] == fingerprint and snapshot[1]._go_mod_texts == go_mods:
+            self.graph = snapshot[1]
+            stats.mode = "warm"
+        else:
+            old = dict(snapshot[0]) if snapshot is not None else None
+            changed_paths = [p for p, s in current.items() if old is None or old.get(p) != s.sha256]
+            facts, extracted = self._facts_for(changed_paths, current, stats)
+            stats.extracted = extracted
+            if snapshot is not None and old is not None and snapshot[1]._go_mod_texts == go_mods:
+                self.graph = snapshot[1]
+                removed = [p for p in old if p not in current]
+                stats.recomputed = len(self.graph.update(facts, removed))
+                stats.mode = "incremental"
+            else:
+                everything = {f.path: f for f in facts}
+                unchanged = [p for p in current if p not in everything]
+                more, more_extracted = self._facts_for(unchanged, current, stats)
+                stats.extracted += more_extracted
+                everything.update({f.path: f for f in more})
+                self.graph = ProjectGraph(go_mods)
+                self.graph.build(everything.values())
+                stats.recomputed = len(everything)
+            fingerprint = tuple(sorted((p, f.sha256) for p, f in self.graph.facts.items()))
+            self.cache.store_snapshot(fingerprint, self.graph)
+        self.cache.store_stats(current)
+        stats.cache_hits = self.cache.hits
+        self._count(stats)
+        return stats
+
+    def refresh(self, paths: Iterable[str]) -> set[str]:
+        """Re-index just these files after an edit (the apply layer calls this); returns the files re-resolved."""
+        changed: list[FileFacts] = []
+        removed: list[str] = []
+        known = self.cache.stats()
+        for path in paths:
+            if not (self.workspace.root / path).exists():
+                removed.append(path)
+                known.pop(path, None)
+                continue
+            source = self.workspace.read(path)
+            known[path] = FileStat(source.size, (self.workspace.root / path).stat().st_mtime_ns, source.sha256)
+            facts = self.cache.facts(path, source.sha256) or file_facts(source, self.extractor)
+            self.cache.store_facts(facts)
+            changed.append(facts)
+        recomputed = self.graph.update(changed, removed)
+        self.cache.store_stats(known)
+        fingerprint = tuple(sorted((p, f.sha256) for p, f in self.graph.facts.items()))
+        self.cache.store_snapshot(fingerprint, self.graph)
+        return recomputed
+
+    # -- helpers -------------------------------------------------------------
+
+    def _stat(self, path: str, known: FileStat | None) -> FileStat:
+        absolute = self.workspace.root / path
+        stat = absolute.stat()
+        if known is not None and (known.size, known.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
+            return known
+        source = self.workspace.read(path)
+        return FileStat(stat.st_size, stat.st_mtime_ns, source.sha256)
+
+    def _facts_for(self, paths: list[str], current: dict[str, FileStat], stats: IndexStats) -> tuple[list[FileFacts], int]:
+        found: list[FileFacts] = []
+        missing: list[str] = []
+        for path in paths:
+            cached = self.cache.facts(path, current[path].sha256)
+            if cached is not None:
+                found.append(cached)
+            else:
+                missing.append(path)
+        extracted = self._extract(missing, stats)
+        for facts in extracted:
+            self.cache.store_facts(facts)
+        return found + extracted, len(extracted)
+
+    def _extract(self, paths: list[str], stats: IndexStats) -> list[FileFacts]:
+        results: list[FileFacts] = []
+        total = len(paths)
+        if total < _PARALLEL_FROM or self.jobs < 2:
+            for done, path in enumerate(paths, start=1):
+                outcome = _extract_one(self.workspace, self.extractor, path)
+                _collect(outcome, results, stats)
+                if self.progress is not None:
+                    self.progress(done, total)
+            return results
+        chunks = [paths[i:i + 32] for i in range(0, total, 32)]
+        done = 0
+        with ProcessPoolExecutor(
+            max_workers=self.jobs, mp_context=get_context("spawn"),
+            initializer=_worker_start, initargs=(str(self.workspace.root), self.workspace.config),
+        ) as pool:
+            for chunk_results in pool.map(_worker_extract, chunks):
+                for outcome in chunk_results:
+                    _collect(outcome, results, stats)
+                done += len(chunk_results)
+                if self.progress is not None:
+                    self.progress(done, total)
+        return results
+
+    def _count(self, stats: IndexStats) -> None:
+        graph = self.graph
+        stats.files = len(graph.facts)
+        stats.files_by_language = dict(Counter(f.language or "unknown" for f in graph.facts.values()))
+        stats.symbols = sum(len(f.symbols) for f in graph.facts.values())
+        stats.symbols_by_source = dict(Counter(s.source for f in graph.facts.values() for s in f.symbols))
+        stats.edges_by_kind = dict(Counter(key for _u, _v, key in graph.graph.edges(keys=True)))
+
+
+def _extract_one(workspace: Workspace, extractor: SymbolExtractor, path: str) -> FileFacts | Skipped:
+    try:
+        return file_facts(workspace.read(path), extractor)
+    except GraftError as error:
+        return Skipped(path, getattr(error, "reason", error.message))
+
+
+def _collect(outcome: FileFacts | Skipped, results: list[FileFacts], stats: IndexStats) -> None:
+    if isinstance(outcome, Skipped):
+        stats.skipped.append(outcome)
+    else:
+        results.append(outcome)
+
+
+_WORKER: tuple[Workspace, SymbolExtractor] | None = None
+
+
+def _worker_start(root: str, config: WorkspaceConfig) -> None:
+    global _WORKER  # one workspace and parser set per worker process, reused across chunks
+    gc.disable()
+    _WORKER = (Workspace(Path(root), config), SymbolExtractor())
+
+
+def _worker_extract(paths: list[str]) -> list[FileFacts | Skipped]:
+    if _WORKER is None:
+        raise RuntimeError("worker not initialised")
+    workspace, extractor = _WORKER
+    return [_extract_one(workspace, extractor, path) for path in paths]

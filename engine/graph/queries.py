@@ -1,0 +1,336 @@
+"""Questions asked of the project graph, answered with engine values (networkx stays in here).
+
+Every edge in an answer carries its source and confidence. Dead code is only
+ever a list of candidates: a dynamic program can reach what no syntax shows.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections import deque
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Iterable, Iterator
+
+import networkx as nx
+
+from engine.errors import SymbolNotFound
+from engine.graph.build import ProjectGraph, file_node, symbol_node
+from engine.graph.facts import SymbolFact
+from engine.names import NamePath, PositionAddress, SymbolAddress, parse_address
+from engine.resolve import ambiguous
+from engine.symbols import SymbolKind
+
+_USE_KINDS = ("imports", "calls", "inherits")
+_TEST_NAME = re.compile(r"^(test|Test)")
+_ENTRY_DECORATORS = re.compile(
+    r"(^|\.)(command|group|callback)\(|(^|\.)(route|get|post|put|patch|delete|websocket|api_route)\("
+)
+
+
+@dataclass(frozen=True)
+class NodeRef:
+    path: str
+    name_path: str | None = None
+    kind: str = "file"
+    line: int | None = None
+    source: str = "ast"
+    confidence: str = "high"
+
+    @property
+    def address(self) -> str:
+        return self.path if self.name_path is None else f"{self.path}:{self.name_path}"
+
+    def to_json(self) -> dict[str, object]:
+        return {"address": self.address, "file": self.path, "name_path": self.name_path, "kind": self.kind,
+                "line": self.line, "source": self.source, "confidence": self.confidence}
+
+
+@dataclass(frozen=True)
+class EdgeRef:
+    kind: str
+    source: NodeRef
+    target: NodeRef
+    line: int | None
+    origin: str
+    confidence: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"kind": self.kind, "from": self.source.address, "to": self.target.address, "line": self.line,
+                "source": self.origin, "confidence": self.confidence}
+
+
+@dataclass(frozen=True)
+class Reached:
+    node: NodeRef
+    distance: int
+    via: str
+
+    def to_json(self) -> dict[str, object]:
+        return {**self.node.to_json(), "distance": self.distance, "via": self.via}
+
+
+@dataclass(frozen=True)
+class Cycle:
+    files: tuple[str, ...]
+    edges: tuple[tuple[str, str, int | None], ...]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """An entry point or a dead-code candidate, with the reason."""
+
+    node: NodeRef
+    reason: str
+
+
+@dataclass(frozen=True)
+class OverviewEntry:
+    path: str
+    symbols: tuple[NodeRef, ...]
+    language: str | None
+    source: str
+
+
+class GraphQueries:
+    def __init__(self, project: ProjectGraph) -> None:
+        self.project = project
+        self.graph = project.graph
+
+    # -- addressing ------------------------------------------------------------
+
+    def nodes_for(self, address: str) -> list[str]:
+        """Graph nodes an address names: a file path, a name path (workspace-wide or in a file), or FILE:LINE."""
+        if address.rstrip("/") in self.project.facts or address in (".", ""):
+            return [file_node(address.rstrip("/"))] if address not in (".", "") else []
+        parsed = parse_address(address)
+        if isinstance(parsed, PositionAddress):
+            return [self._node_at(parsed)]
+        return self._symbols_named(parsed)
+
+    def node_for(self, address: str) -> str:
+        found = self.nodes_for(address)
+        if not found:
+            raise SymbolNotFound(f"nothing in the index is named {address}")
+        if len(found) > 1:
+            refs = [self.ref(n) for n in found]
+            raise ambiguous(address, [_as_symbol(r) for r in refs])  # type: ignore[arg-type]
+        return found[0]
+
+    def _symbols_named(self, address: SymbolAddress) -> list[str]:
+        name_path: NamePath = address.name_path
+        files = [address.file] if address.file else sorted(self.project.facts)
+        found = []
+        for path in files:
+            facts = self.project.facts.get(path)
+            if facts is None:
+                raise SymbolNotFound(f"{path} is not in the index (run graft index, or check the path)")
+            found += [symbol_node(path, s.name_path) for s in facts.symbols if name_path.matches(s.segments)]
+        return found
+
+    def _node_at(self, address: PositionAddress) -> str:
+        facts = self.project.facts.get(address.file)
+        if facts is None:
+            raise SymbolNotFound(f"{address.file} is not in the index")
+        inside = [s for s in facts.symbols if s.line <= address.line <= s.end_line]
+        if not inside:
+            return file_node(address.file)
+        return symbol_node(address.file, max(inside, key=lambda s: (s.line, -s.end_line)).name_path)
+
+    def ref(self, node: str) -> NodeRef:
+        data = self.graph.nodes[node]
+        if data["type"] == "file":
+            return NodeRef(data["path"], None, "file", None, data["source"], data["confidence"])
+        fact: SymbolFact = data["fact"]
+        return NodeRef(data["path"], fact.name_path, fact.kind.label, fact.line, fact.source, fact.confidence)
+
+    # -- lookups ---------------------------------------------------------------
+
+    def lookup(self, address: str) -> list[NodeRef]:
+        return [self.ref(n) for n in self.nodes_for(address)]
+
+    def overview(self, under: str = ".", depth: int = 1) -> list[OverviewEntry]:
+        """Files under a folder with their symbols, nested at most ``depth`` levels."""
+        prefix = "" if under in (".", "") else under.rstrip("/") + "/"
+        entries = []
+        for path in sorted(self.project.facts):
+            if prefix and not path.startswith(prefix) and path != under:
+                continue
+            facts = self.project.facts[path]
+            symbols = tuple(
+                self.ref(symbol_node(path, s.name_path)) for s in facts.symbols if len(s.segments) <= depth
+            )
+            entries.append(OverviewEntry(path, symbols, facts.language, facts.source))
+        return entries
+
+    # -- relations -------------------------------------------------------------
+
+    def _owned(self, node: str) -> list[str]:
+        """A node and everything it contains (a file's symbols, a class's methods)."""
+        return [node, *nx.descendants(_contains_view(self.graph), node)]
+
+    def dependencies(self, address: str) -> list[EdgeRef]:
+        """What the target uses: its (and its contents') outgoing imports, calls and bases."""
+        node = self.node_for(address)
+        owned = set(self._owned(node))
+        edges: dict[tuple[str, str], EdgeRef] = {}
+        for n in owned:
+            for u, v, k, d in self.graph.out_edges(n, keys=True, data=True):
+                if k in _USE_KINDS and v not in owned:
+                    edge = self._edge(u, v, k, d)
+                    key = (k, edge.target.address)
+                    if key not in edges or (edge.line or 0) < (edges[key].line or 0):
+                        edges[key] = edge  # one row per used thing, at its first use
+        return sorted(edges.values(), key=lambda e: (e.kind, e.target.address))
+
+    def impact(self, address: str, depth: int = 3) -> list[Reached]:
+        """What depends on the target, transitively up to ``depth`` steps (its blast radius)."""
+        start = self.node_for(address)
+        return list(self._dependants(self._owned(start), depth))
+
+    def _dependants(self, starts: list[str], depth: int) -> Iterator[Reached]:
+        seen = set(starts)
+        queue = deque((n, 0) for n in starts)
+        while queue:
+            node, distance = queue.popleft()
+            if distance >= depth:
+                continue
+            for source, _target, kind in self.graph.in_edges(node, keys=True):
+                if kind not in _USE_KINDS or source in seen:
+                    continue
+                seen.add(source)
+                yield Reached(self.ref(source), distance + 1, kind)
+                queue.append((source, distance + 1))
+
+    def callers(self, address: str) -> list[EdgeRef]:
+        node = self.node_for(address)
+        return [self._edge(u, v, k, d) for u, v, k, d in self.graph.in_edges(node, keys=True, data=True) if k == "calls"]
+
+    def callees(self, address: str) -> list[EdgeRef]:
+        node = self.node_for(address)
+        return [self._edge(u, v, k, d) for u, v, k, d in self.graph.out_edges(node, keys=True, data=True) if k == "calls"]
+
+    def supertypes(self, address: str) -> list[EdgeRef]:
+        node = self.node_for(address)
+        return [self._edge(u, v, k, d) for u, v, k, d in self.graph.out_edges(node, keys=True, data=True) if k == "inherits"]
+
+    def subtypes(self, address: str) -> list[EdgeRef]:
+        node = self.node_for(address)
+        return [self._edge(u, v, k, d) for u, v, k, d in self.graph.in_edges(node, keys=True, data=True) if k == "inherits"]
+
+    def cycles(self) -> list[Cycle]:
+        """Import cycles between files: strongly connected components, with the edges inside them."""
+        files = nx.DiGraph()
+        for u, v, k, d in self.graph.edges(keys=True, data=True):
+            if k == "imports" and u.startswith("f:") and v.startswith("f:"):
+                files.add_edge(u[2:], v[2:], line=d.get("line"))
+        found = []
+        for component in nx.strongly_connected_components(files):
+            if len(component) < 2:
+                continue
+            members = tuple(sorted(component))
+            edges = tuple(sorted((u, v, files.edges[u, v]["line"]) for u, v in files.subgraph(component).edges))
+            found.append(Cycle(members, edges))
+        return sorted(found, key=lambda c: c.files)
+
+    def entry_points(self, pyproject_text: str | None = None) -> list[Finding]:
+        found: list[Finding] = []
+        for path, facts in sorted(self.project.facts.items()):
+            if facts.has_main:
+                found.append(Finding(self.ref(file_node(path)), 'runs as a script (if __name__ == "__main__")'))
+            if PurePosixPath(path).name == "__main__.py":
+                found.append(Finding(self.ref(file_node(path)), "package entry (__main__.py, python -m)"))
+            for symbol in facts.symbols:
+                for decorator in symbol.decorators:
+                    if _ENTRY_DECORATORS.search(decorator):
+                        found.append(Finding(self.ref(symbol_node(path, symbol.name_path)), f"decorated @{decorator}"))
+                        break
+            argparse_users = {c.caller for c in facts.calls if c.callee.endswith("ArgumentParser") and c.caller}
+            for caller in sorted(argparse_users):
+                found.append(Finding(self.ref(symbol_node(path, caller)), "builds an argparse command line"))
+        found += self._console_scripts(pyproject_text)
+        return found
+
+    def _console_scripts(self, pyproject_text: str | None) -> list[Finding]:
+        if not pyproject_text:
+            return []
+        try:
+            scripts = tomllib.loads(pyproject_text).get("project", {}).get("scripts", {})
+        except tomllib.TOMLDecodeError:
+            return []
+        found = []
+        for command, target in sorted(scripts.items()):
+            module, _, function = str(target).partition(":")
+            path = self.project._modules.python_file(module)
+            if path is not None and function and self.graph.has_node(symbol_node(path, function)):
+                found.append(Finding(self.ref(symbol_node(path, function)), f"console script `{command}`"))
+        return found
+
+    def dead_code(self, pyproject_text: str | None = None) -> list[Finding]:
+        """Symbols nothing uses by syntax: candidates only, for a person to check."""
+        entry = {f.node.address for f in self.entry_points(pyproject_text)}
+        exported = {
+            (path, name) for path, facts in self.project.facts.items() for name in (facts.exports or ())
+        }
+        used_after_a_dot = set().union(*(facts.attributes for facts in self.project.facts.values()))
+        found = []
+        for path, facts in sorted(self.project.facts.items()):
+            if facts.is_test or facts.language != "python":
+                continue
+            for symbol in facts.symbols:
+                node = symbol_node(path, symbol.name_path)
+                if not _judged(symbol) or (path, symbol.name) in exported or f"{path}:{symbol.name_path}" in entry:
+                    continue
+                if symbol.parent is not None and symbol.name in used_after_a_dot:
+                    continue  # a method or property some `x.name` of unknown type may reach
+                if any(k in _USE_KINDS or k == "tested_by" for _u, _v, k in self.graph.in_edges(node, keys=True)):
+                    continue
+                if any(k in _USE_KINDS for n in self._owned(node)[1:] for _u, _v, k in self.graph.in_edges(n, keys=True)):
+                    continue
+                found.append(Finding(self.ref(node), "no import, call or subclass reaches it"))
+        return found
+
+    def affected_tests(self, addresses: Iterable[str], depth: int = 6) -> list[NodeRef]:
+        """Tests that exercise the given files or symbols, directly or through what depends on them."""
+        starts: list[str] = []
+        for address in addresses:
+            for node in self.nodes_for(address):
+                starts += self._owned(node)
+        tests: dict[str, NodeRef] = {}
+        reached = [self.ref(n) for n in starts] + [r.node for r in self._dependants(starts, depth)]
+        for ref in reached:
+            if not self.project.facts[ref.path].is_test:
+                continue
+            if ref.name_path is not None and not _TEST_NAME.match(ref.name_path.split("/")[0]):
+                continue  # a helper in a test file: the tests that call it are reached next
+            tests[ref.address] = ref
+        return sorted(tests.values(), key=lambda r: r.address)
+
+    def _edge(self, u: str, v: str, kind: str, data: dict[str, object]) -> EdgeRef:
+        return EdgeRef(kind, self.ref(u), self.ref(v), data.get("line"), str(data.get("source")), str(data.get("confidence")))  # type: ignore[arg-type]
+
+
+def _judged(symbol: SymbolFact) -> bool:
+    """Whether a symbol can be a dead-code candidate at all."""
+    if symbol.kind not in (SymbolKind.FUNCTION, SymbolKind.CLASS, SymbolKind.METHOD):
+        return False
+    name = symbol.name
+    return not (name.startswith("__") and name.endswith("__")) and not _TEST_NAME.match(name)
+
+
+def _contains_view(graph: nx.MultiDiGraph) -> nx.MultiDiGraph:
+    return nx.subgraph_view(graph, filter_edge=lambda u, v, k: k == "contains")
+
+
+def _as_symbol(ref: NodeRef) -> object:
+    """Adapter so that :func:`engine.resolve.ambiguous` can list graph candidates."""
+
+    class _Candidate:
+        address = ref.address
+        kind = SymbolKind.from_label(ref.kind) if ref.kind != "file" else SymbolKind.FILE
+
+        class range:  # noqa: N801 - mimics Symbol.range
+            first_line = ref.line or 1
+
+    return _Candidate

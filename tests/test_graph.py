@@ -1,0 +1,242 @@
+"""The project graph: edges on the fixture as data, import resolution cases, cache behaviour, queries."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from multiprocessing import get_context
+from pathlib import Path
+
+import pytest
+
+import engine.graph.cache as cache_module
+from engine.graph import GraphQueries, ProjectIndex
+from engine.workspace import Workspace
+from tests.conftest import EXPECTED, SAMPLE
+
+GOLDEN = EXPECTED / "graph_edges.txt"
+
+
+def index_of(root: Path, jobs: int = 1) -> ProjectIndex:
+    return ProjectIndex(Workspace(root), jobs=jobs)
+
+
+def edges(index: ProjectIndex) -> list[str]:
+    rows = []
+    for u, v, kind, data in index.graph.graph.edges(keys=True, data=True):
+        if kind != "contains":
+            rows.append(f"{kind} {u[2:]} -> {v[2:]} line {data['line']} {data['source']}/{data['confidence']}")
+    return sorted(rows)
+
+
+def make_project(root: Path, files: dict[str, str]) -> Path:
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def sample_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "sample"
+    shutil.copytree(SAMPLE, target, ignore=shutil.ignore_patterns(".graft"))
+    return target
+
+
+def test_fixture_edges_match_expected(sample_copy: Path) -> None:
+    index = index_of(sample_copy)
+    try:
+        index.load()
+        actual = "\n".join(edges(index)) + "\n"
+    finally:
+        index.close()
+    if os.environ.get("GRAFT_UPDATE_GOLDENS"):
+        GOLDEN.write_text(actual, encoding="utf-8")
+    assert actual == GOLDEN.read_text(encoding="utf-8")
+
+
+IMPORT_CASES = {
+    "relative import of a sibling": (
+        {"pkg/__init__.py": "", "pkg/a.py": "from .b import f\n\ndef g():\n    return f()\n", "pkg/b.py": "def f():\n    return 1\n"},
+        ["calls pkg/a.py:g -> pkg/b.py:f", "imports pkg/a.py -> pkg/b.py", "imports pkg/a.py -> pkg/b.py:f"],
+    ),
+    "parent-relative import and a package's own module": (
+        {"pkg/__init__.py": "", "pkg/sub/__init__.py": "from .. import core\n", "pkg/core.py": "X = 1\n"},
+        # `from .. import core` runs the package's __init__ and takes its submodule.
+        ["imports pkg/sub/__init__.py -> pkg/__init__.py", "imports pkg/sub/__init__.py -> pkg/core.py"],
+    ),
+    "alias and re-export through __init__": (
+        {"lib/__init__.py": "from .impl import work as run\n", "lib/impl.py": "def work():\n    pass\n",
+         "app.py": "from lib import run as go\n\ngo()\n"},
+        ["calls app.py -> lib/impl.py:work", "imports app.py -> lib/__init__.py", "imports app.py -> lib/impl.py:work",
+         "imports lib/__init__.py -> lib/impl.py", "imports lib/__init__.py -> lib/impl.py:work"],
+    ),
+    "star import honours __all__": (
+        {"m.py": "__all__ = ['kept']\n\ndef kept():\n    pass\n\ndef hidden():\n    pass\n",
+         "use.py": "from m import *\n\nkept()\nhidden()\n"},
+        ["calls use.py -> m.py:kept", "imports use.py -> m.py", "imports use.py -> m.py:kept"],
+    ),
+    "import a.b binds a, and module attribute calls resolve": (
+        {"a/__init__.py": "", "a/b.py": "def f():\n    pass\n", "use.py": "import a.b\nimport a.b as ab\n\na.b.f()\nab.f()\n"},
+        ["calls use.py -> a/b.py:f", "imports use.py -> a/__init__.py", "imports use.py -> a/b.py"],
+    ),
+    "namespace package (no __init__) and src layout": (
+        {"src/ns/tool.py": "def t():\n    pass\n", "src/ns/user.py": "from ns.tool import t\n\nt()\n"},
+        ["calls src/ns/user.py -> src/ns/tool.py:t", "imports src/ns/user.py -> src/ns/tool.py",
+         "imports src/ns/user.py -> src/ns/tool.py:t"],
+    ),
+    "a second package re-exporting the first": (
+        {"one/__init__.py": "from .core import Thing\n", "one/core.py": "class Thing:\n    pass\n",
+         "two/__init__.py": "from one import Thing\n", "use.py": "from two import Thing\n\nclass Sub(Thing):\n    pass\n"},
+        ["imports one/__init__.py -> one/core.py", "imports one/__init__.py -> one/core.py:Thing",
+         "imports two/__init__.py -> one/__init__.py", "imports two/__init__.py -> one/core.py:Thing",
+         "imports use.py -> one/core.py:Thing", "imports use.py -> two/__init__.py", "inherits use.py:Sub -> one/core.py:Thing"],
+    ),
+    "self, super and nested helpers": (
+        {"k.py": "class Base:\n    def run(self):\n        pass\n\nclass Child(Base):\n    def run(self):\n"
+                 "        super().run()\n        self.helper()\n\n    def helper(self):\n        def inner():\n            pass\n        inner()\n"},
+        ["calls k.py:Child/helper -> k.py:Child/helper/inner", "calls k.py:Child/run -> k.py:Base/run",
+         "calls k.py:Child/run -> k.py:Child/helper", "inherits k.py:Child -> k.py:Base"],
+    ),
+    "TypeScript relative imports and Go packages": (
+        {"web/a.ts": "import { b } from './b';\nexport const a = b;\n", "web/b.ts": "export const b = 1;\n",
+         "go.mod": "module example.com/m\n", "cmd/main.go": 'package main\n\nimport "example.com/m/lib"\n\nfunc main() { lib.F() }\n',
+         "lib/lib.go": "package lib\n\nfunc F() {}\n"},
+        ["imports cmd/main.go -> lib/lib.go", "imports web/a.ts -> web/b.ts"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", IMPORT_CASES, ids=list(IMPORT_CASES))
+def test_import_resolution(tmp_path: Path, case: str) -> None:
+    files, expected = IMPORT_CASES[case]
+    index = index_of(make_project(tmp_path, files))
+    try:
+        index.load()
+        found = sorted(row.split(" line ")[0] for row in edges(index) if not row.startswith("tested_by"))
+    finally:
+        index.close()
+    assert found == sorted(expected)
+
+
+def test_warm_start_incremental_change_and_schema_bump(sample_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = index_of(sample_copy)
+    cold = first.load()
+    first.close()
+    assert cold.mode == "cold" and cold.extracted == cold.files == 19
+
+    second = index_of(sample_copy)
+    warm = second.load()
+    second.close()
+    assert (warm.mode, warm.extracted) == ("warm", 0)
+
+    util = sample_copy / "shop/util.py"
+    util.write_text(util.read_text() + "\n\ndef added():\n    return money(1, 'EUR')\n")
+    third = index_of(sample_copy)
+    incremental = third.load()
+    queries = GraphQueries(third.graph)
+    callers = [e.source.address for e in queries.callers("shop/util.py:money")]
+    third.close()
+    assert (incremental.mode, incremental.extracted) == ("incremental", 1)
+    # util.py and the files importing it are re-resolved; nothing else.
+    assert incremental.recomputed == 4
+    assert "shop/util.py:added" in callers
+
+    monkeypatch.setattr(cache_module, "SCHEMA_VERSION", 10_000)
+    fourth = index_of(sample_copy)
+    bumped = fourth.load()
+    fourth.close()
+    assert (bumped.mode, bumped.extracted) == ("cold", 19)
+
+
+def test_only_changed_files_are_hashed_again(sample_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    index_of(sample_copy).load()
+    reads: list[str] = []
+    original = Workspace.read
+
+    def counting_read(self: Workspace, path: str):  # type: ignore[no-untyped-def]
+        reads.append(path)
+        return original(self, path)
+
+    monkeypatch.setattr(Workspace, "read", counting_read)
+    os.utime(sample_copy / "web/cart.ts")  # same content, new mtime
+    index = index_of(sample_copy)
+    stats = index.load()
+    index.close()
+    assert reads == ["web/cart.ts"] and stats.mode == "warm"
+
+
+def test_refresh_after_an_edit_updates_edges(sample_copy: Path) -> None:
+    index = index_of(sample_copy)
+    index.load()
+    pricing = sample_copy / "shop/pricing.py"
+    pricing.write_text(pricing.read_text().replace("util.round_cents(amount * (1 + VAT_RATE))", "amount"))
+    recomputed = index.refresh(["shop/pricing.py"])
+    callers = [e.source.address for e in GraphQueries(index.graph).callers("shop/util.py:round_cents")]
+    index.close()
+    assert "shop/pricing.py:with_vat" not in callers and "shop/pricing.py:apply_discount" in callers
+    assert "shop/pricing.py" in recomputed
+
+
+def _index_in_process(root: str) -> int:
+    index = ProjectIndex(Workspace(Path(root)), jobs=1)
+    try:
+        return index.load().files
+    finally:
+        index.close()
+
+
+def test_concurrent_indexers_share_the_cache(sample_copy: Path) -> None:
+    context = get_context("spawn")
+    with context.Pool(4) as pool:
+        counts = pool.map(_index_in_process, [str(sample_copy)] * 8)
+    assert counts == [19] * 8
+    index = index_of(sample_copy)
+    stats = index.load()
+    index.close()
+    assert stats.mode == "warm" and stats.files == 19
+
+
+def test_parallel_cold_index_equals_serial(tmp_path: Path) -> None:
+    files = {f"pkg/m{n:03}.py": f"from .m{(n + 1) % 80:03} import f{(n + 1) % 80}\n\ndef f{n}():\n    return f{(n + 1) % 80}()\n" for n in range(80)}
+    files["pkg/__init__.py"] = ""
+    serial_root = make_project(tmp_path / "serial", files)
+    parallel_root = make_project(tmp_path / "parallel", files)
+    serial, parallel = index_of(serial_root, jobs=1), index_of(parallel_root, jobs=2)
+    try:
+        serial.load(), parallel.load()
+        assert edges(serial) == edges(parallel) and len(edges(serial)) == 80 * 3
+        [cycle] = GraphQueries(parallel.graph).cycles()
+        assert len(cycle.files) == 80
+    finally:
+        serial.close(), parallel.close()
+
+
+def test_entry_points_dead_code_and_affected_tests(tmp_path: Path) -> None:
+    root = make_project(tmp_path, {
+        "pyproject.toml": '[project]\nname = "x"\n[project.scripts]\nx-tool = "app.cli:main"\n',
+        "app/__init__.py": "",
+        "app/cli.py": "import argparse\n\ndef main():\n    parser = argparse.ArgumentParser()\n    return helper()\n\n"
+                      "def helper():\n    return 1\n\ndef unused():\n    return 2\n\nif __name__ == '__main__':\n    main()\n",
+        "app/web.py": "from flask import Flask\nimport click\napp = Flask(__name__)\n\n@app.route('/')\ndef home():\n    return 'x'\n\n"
+                      "@click.command()\ndef hello():\n    pass\n",
+        "tests/test_cli.py": "from app.cli import helper\n\ndef test_helper():\n    assert helper() == 1\n",
+    })
+    index = index_of(root)
+    index.load()
+    queries = GraphQueries(index.graph)
+    pyproject = (root / "pyproject.toml").read_text()
+    entry = {(f.node.address, f.reason) for f in queries.entry_points(pyproject)}
+    dead = [f.node.address for f in queries.dead_code(pyproject)]
+    tests = [t.address for t in queries.affected_tests(["app/cli.py:helper"])]
+    index.close()
+    assert entry == {
+        ("app/cli.py", 'runs as a script (if __name__ == "__main__")'),
+        ("app/cli.py:main", "builds an argparse command line"),
+        ("app/cli.py:main", "console script `x-tool`"),
+        ("app/web.py:home", "decorated @app.route('/')"),
+        ("app/web.py:hello", "decorated @click.command()"),
+    }
+    assert dead == ["app/cli.py:unused"]
+    assert tests == ["tests/test_cli.py", "tests/test_cli.py:test_helper"]
