@@ -146,34 +146,41 @@ class Workspace:
             return ScanResult([relative], [])
         if not start.is_dir():
             raise FileNotInWorkspace(f"{relative} does not exist (paths are relative to the workspace root {self.root})")
-        ignores = _IgnoreRules(self.root)
+        root = str(self.root)
+        ignores = _IgnoreRules(root)
         files: list[str] = []
         skipped: list[Skipped] = []
-        for directory, dirnames, filenames in os.walk(start, followlinks=False):
-            dir_path = Path(directory)
-            ignores.load(dir_path)
-            kept_dirs = []
-            for name in sorted(dirnames):
-                child = dir_path / name
-                rel = self.relative(child)
-                if name in EXCLUDED_DIR_NAMES or name.endswith(".egg-info") or (child / "pyvenv.cfg").exists():
-                    continue
-                if child.is_symlink():
-                    skipped.append(Skipped(rel, "symlinked folder, not followed"))
-                    continue
-                if ignores.ignored(child, is_dir=True):
-                    continue
-                kept_dirs.append(name)
-            dirnames[:] = kept_dirs
-            for name in sorted(filenames):
-                child = dir_path / name
-                rel = self.relative(child)
-                if ignores.ignored(child, is_dir=False):
-                    continue
-                if child.is_symlink() and not _is_within(Path(os.path.realpath(child)), self.root):
-                    skipped.append(Skipped(rel, "symlink points outside the workspace"))
-                    continue
-                files.append(rel)
+        cut = len(root) + 1
+        # os.scandir and plain strings: this runs on every start of every command that
+        # needs the whole project, so it avoids pathlib's per-path parsing.
+        stack = [str(start)]
+        while stack:
+            directory = stack.pop()
+            with os.scandir(directory) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+            if any(entry.name == ".gitignore" for entry in entries):
+                ignores.load(directory)
+            for entry in entries:
+                relative_path = entry.path[cut:]
+                if entry.is_symlink():
+                    target = os.path.realpath(entry.path)
+                    if os.path.isdir(target):
+                        skipped.append(Skipped(relative_path, "symlinked folder, not followed"))
+                    elif ignores.ignored(entry.path, is_dir=False):
+                        continue
+                    elif not _is_within(Path(target), self.root):
+                        skipped.append(Skipped(relative_path, "symlink points outside the workspace"))
+                    else:
+                        files.append(relative_path)
+                elif entry.is_dir(follow_symlinks=False):
+                    name = entry.name
+                    if name in EXCLUDED_DIR_NAMES or name.endswith(".egg-info"):
+                        continue
+                    if os.path.exists(os.path.join(entry.path, "pyvenv.cfg")) or ignores.ignored(entry.path, is_dir=True):
+                        continue
+                    stack.append(entry.path)
+                elif entry.is_file(follow_symlinks=False) and not ignores.ignored(entry.path, is_dir=False):
+                    files.append(relative_path)
         return ScanResult(sorted(files), sorted(skipped, key=lambda s: s.path))
 
 
@@ -230,26 +237,24 @@ class _IgnoreRules:
     same file excluded; git applies it across files too, which is rare.
     """
 
-    def __init__(self, root: Path) -> None:
-        self._root = root
-        self._specs: list[tuple[Path, pathspec.PathSpec]] = []
-        exclude = root / ".git" / "info" / "exclude"
-        if exclude.is_file():
+    def __init__(self, root: str) -> None:
+        self._specs: list[tuple[str, pathspec.PathSpec]] = []
+        exclude = os.path.join(root, ".git", "info", "exclude")
+        if os.path.isfile(exclude):
             self._add(root, exclude)
 
-    def load(self, directory: Path) -> None:
-        gitignore = directory / ".gitignore"
-        if gitignore.is_file():
-            self._add(directory, gitignore)
+    def load(self, directory: str) -> None:
+        self._add(directory, os.path.join(directory, ".gitignore"))
 
-    def _add(self, base: Path, file: Path) -> None:
-        lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
-        self._specs.append((base, pathspec.GitIgnoreSpec.from_lines(lines)))
+    def _add(self, base: str, file: str) -> None:
+        with open(file, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+        self._specs.append((base + os.sep, pathspec.GitIgnoreSpec.from_lines(lines)))
 
-    def ignored(self, path: Path, *, is_dir: bool) -> bool:
+    def ignored(self, path: str, *, is_dir: bool) -> bool:
         for base, spec in self._specs:
-            if base != path and _is_within(path, base):
-                relative = path.relative_to(base).as_posix() + ("/" if is_dir else "")
+            if path.startswith(base):
+                relative = path[len(base):].replace(os.sep, "/") + ("/" if is_dir else "")
                 if spec.match_file(relative):
                     return True
         return False

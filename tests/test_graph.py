@@ -150,21 +150,24 @@ def test_warm_start_incremental_change_and_schema_bump(sample_copy: Path, monkey
     assert (bumped.mode, bumped.extracted) == ("cold", 19)
 
 
-def test_only_changed_files_are_hashed_again(sample_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    index_of(sample_copy).load()
-    reads: list[str] = []
-    original = Workspace.read
+def test_only_files_whose_size_or_mtime_moved_are_read_again(sample_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.graph.index as index_module
 
-    def counting_read(self: Workspace, path: str):  # type: ignore[no-untyped-def]
-        reads.append(path)
-        return original(self, path)
+    first = index_of(sample_copy)
+    first.load()
+    first.close()
+    opened: list[str] = []
 
-    monkeypatch.setattr(Workspace, "read", counting_read)
-    os.utime(sample_copy / "web/cart.ts")  # same content, new mtime
+    def counting_open(file: str, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        opened.append(os.path.relpath(file, sample_copy))
+        return open(file, *args, **kwargs)  # noqa: SIM115
+
+    monkeypatch.setattr(index_module, "open", counting_open, raising=False)
+    os.utime(sample_copy / "web/cart.ts")  # same content, new mtime: hashed again, found unchanged
     index = index_of(sample_copy)
     stats = index.load()
     index.close()
-    assert reads == ["web/cart.ts"] and stats.mode == "warm"
+    assert opened == ["web/cart.ts"] and stats.mode == "warm"
 
 
 def test_refresh_after_an_edit_updates_edges(sample_copy: Path) -> None:
@@ -240,3 +243,40 @@ def test_entry_points_dead_code_and_affected_tests(tmp_path: Path) -> None:
     }
     assert dead == ["app/cli.py:unused"]
     assert tests == ["tests/test_cli.py", "tests/test_cli.py:test_helper"]
+
+
+def test_answers_do_not_depend_on_resolution_order(tmp_path: Path) -> None:
+    """Star imports that loop, and re-export chains: an update must give what a fresh build gives."""
+    root = make_project(tmp_path, {
+        "p/__init__.py": "from .a import *\nfrom .b import *\n",
+        "p/a.py": "from .b import *\n\ndef fa():\n    return fb()\n",
+        "p/b.py": "from .a import *\n\ndef fb():\n    return fa()\n",
+        "p/c.py": "from p import fa, fb\n\ndef fc():\n    return fa() + fb()\n",
+    })
+    fresh = index_of(root)
+    fresh.load()
+    expected = edges(fresh)
+    fresh.close()
+    (root / "p/a.py").write_text((root / "p/a.py").read_text() + "\n")
+    updated = index_of(root)
+    stats = updated.load()
+    actual = edges(updated)
+    updated.close()
+    assert stats.mode == "incremental" and actual == expected
+    assert "calls p/c.py:fc -> p/a.py:fa" in [row.split(" line ")[0] for row in actual]
+    assert "calls p/a.py:fa -> p/b.py:fb" in [row.split(" line ")[0] for row in actual]
+
+
+def test_bases_and_decorators_stay_with_their_own_definitions(tmp_path: Path) -> None:
+    from engine.extract import SymbolExtractor
+    from engine.graph.facts import file_facts
+
+    classes = "".join(
+        f"@decorate_{n}\n@other_{n}\nclass C{n}({'Base' if n % 2 else 'Exception'}, Mixin{n}):\n    pass\n\n" for n in range(30)
+    )
+    source = Workspace(make_project(tmp_path, {"many.py": classes})).read("many.py")
+    facts = file_facts(source, SymbolExtractor())
+    assert [(b.cls, b.base) for b in facts.bases] == [
+        (f"C{n}", base) for n in range(30) for base in (("Base" if n % 2 else "Exception"), f"Mixin{n}")
+    ]
+    assert [s.decorators for s in facts.symbols] == [(f"decorate_{n}", f"other_{n}") for n in range(30)]

@@ -21,6 +21,8 @@ from engine.graph.modules import ModuleIndex
 from engine.symbols import SymbolKind
 
 _RESOLVE_DEPTH = 8
+#: Bump when ProjectGraph's pickled shape changes: older snapshots are then ignored.
+GRAPH_FORMAT = 3
 _TYPE_KINDS = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE})
 
 
@@ -51,12 +53,20 @@ class ProjectGraph:
         self._go_mod_texts = dict(go_mod_texts or {})
         self._modules = ModuleIndex([], self._go_mod_texts)
         self._symbols: dict[str, dict[str, SymbolFact]] = {}
+        self._bindings: dict[str, dict[str, Target]] = {}
+        """Per-file import bindings, kept while the files they depend on are unchanged."""
+        self._resolved_imports: dict[str, list[tuple[ImportFact, list[tuple[str, Target]]]]] = {}
+        self._members: dict[tuple[str, str], Target | None] = {}
+        """What a name is in a module, memoised between changes: re-export chains are shared."""
+        self._in_progress: set[tuple[str, str]] = set()
+        self._met_loop = False
 
     # -- building ------------------------------------------------------------
 
     def build(self, facts: Iterable[FileFacts]) -> None:
         self.graph.clear()
-        self.facts = {f.path: f for f in facts}
+        self._forget_resolutions()
+        self.facts = {f.path: f for f in sorted(facts, key=lambda f: f.path)}
         self._symbols = {path: {s.name_path: s for s in f.symbols} for path, f in self.facts.items()}
         self._modules = ModuleIndex(self.facts, self._go_mod_texts)
         for facts_of_file in self.facts.values():
@@ -91,6 +101,9 @@ class ProjectGraph:
             self._modules = ModuleIndex(self.facts, self._go_mod_texts)
             dependants |= {path for path, f in self.facts.items() if f.imports}
         recompute = ((dependants | {f.path for f in changed}) - removed) & set(self.facts)
+        # Any change can alter what a name means in a module (a definition added or removed),
+        # so memoised resolutions are dropped; they are cheap to redo for the files recomputed.
+        self._forget_resolutions()
         for path in recompute:
             self._remove_outgoing(path)
         for path in recompute:
@@ -165,17 +178,39 @@ class ProjectGraph:
             if not self.facts[self._path_of(target)].is_test:
                 self.graph.add_edge(target, source, key="tested_by", source="ast", confidence=confidence, line=line)
 
+    def __getstate__(self) -> dict[str, object]:
+        # Memoised resolutions are not worth their bytes in a snapshot; they are rebuilt on demand.
+        state = dict(self.__dict__)
+        state["_bindings"], state["_resolved_imports"], state["_members"] = {}, {}, {}
+        state["_in_progress"], state["_met_loop"] = set(), False
+        return state
+
+    def _forget_resolutions(self) -> None:
+        self._bindings.clear()
+        self._resolved_imports.clear()
+        self._members.clear()
+
+    def _resolved(self, path: str) -> list[tuple[ImportFact, list[tuple[str, Target]]]]:
+        """Each import of a file with the names it binds, resolved once per change."""
+        cached = self._resolved_imports.get(path)
+        if cached is None:
+            cached = [(fact, self._import_targets(path, fact)) for fact in self.facts[path].imports]
+            self._resolved_imports[path] = cached
+        return cached
+
     def _python_bindings(self, path: str) -> dict[str, Target]:
-        """Names a Python file binds by import, resolved to files and symbols."""
+        """Names a Python file binds by import at module level, resolved to files and symbols."""
+        cached = self._bindings.get(path)
+        if cached is not None:
+            return cached
         bindings: dict[str, Target] = {}
-        for fact in self.facts[path].imports:
-            if fact.scope is not None:
-                continue  # a function-local import binds nothing at module level
-            for name, target in self._import_targets(path, fact):
-                bindings[name] = target
+        for fact, targets in self._resolved(path):
+            if fact.scope is None:  # a function-local import binds nothing at module level
+                bindings.update(targets)
+        self._bindings[path] = bindings
         return bindings
 
-    def _import_targets(self, path: str, fact: ImportFact, depth: int = 0) -> list[tuple[str, Target]]:
+    def _import_targets(self, path: str, fact: ImportFact) -> list[tuple[str, Target]]:
         module = self._modules.absolute(path, fact)
         if not fact.names and not fact.star:
             module_path = self._modules.python_file(module)
@@ -191,34 +226,55 @@ class ProjectGraph:
         if fact.star:
             if module_path is not None:
                 for name in self._public_names(module_path):
-                    target = self._member(module_path, name, depth + 1)
+                    target = self._member(module_path, name)
                     if target is not None:
                         found.append((name, target))
             return found
         for name, alias in fact.names:
             submodule = self._modules.python_file(f"{module}.{name}" if module else name)
             target = Target(submodule) if submodule is not None else (
-                self._member(module_path, name, depth + 1) if module_path is not None else None
+                self._member(module_path, name) if module_path is not None else None
             )
             if target is not None:
                 found.append((alias or name, target))
         return found
 
-    def _member(self, module_path: str, name: str, depth: int) -> Target | None:
-        """What ``name`` is in a module: its own top-level symbol, or what it re-exports."""
+    def _member(self, module_path: str, name: str) -> Target | None:
+        """What ``name`` is in a module: its own top-level symbol, or what it re-exports.
+
+        Re-export chains can loop (two modules star-importing each other). A lookup that
+        meets itself answers None for that branch, and nothing computed on a path that met
+        a loop is memoised, so answers never depend on the order files are resolved in.
+        """
+        key = (module_path, name)
+        if key in self._members:
+            return self._members[key]
+        if key in self._in_progress:
+            self._met_loop = True
+            return None
+        outer_met_loop, self._met_loop = self._met_loop, False
+        self._in_progress.add(key)
+        try:
+            found = self._find_member(module_path, name)
+        finally:
+            self._in_progress.discard(key)
+        if not self._met_loop:
+            self._members[key] = found
+        self._met_loop = self._met_loop or outer_met_loop
+        return found
+
+    def _find_member(self, module_path: str, name: str) -> Target | None:
         symbols = self._symbols.get(module_path, {})
         if name in symbols:
             return Target(module_path, name)
         overloads = [n for n in symbols if n.startswith(f"{name}[") and "/" not in n]
         if overloads:
             return Target(module_path, overloads[-1])
-        if depth > _RESOLVE_DEPTH:
-            return None
         for fact in self.facts[module_path].imports:
             if fact.scope is not None:
                 continue
             if fact.star or any((alias or imported) == name for imported, alias in fact.names) or fact.alias == name:
-                for bound, target in self._import_targets(module_path, fact, depth):
+                for bound, target in self._import_targets(module_path, fact):
                     if bound == name:
                         return target
         return None
@@ -232,12 +288,12 @@ class ProjectGraph:
     def _python_import_edges(self, path: str, bindings: dict[str, Target]) -> None:
         """A file imports the module it names, and each symbol it takes from it (at its definition)."""
         source = file_node(path)
-        for fact in self.facts[path].imports:
+        for fact, targets in self._resolved(path):
             if fact.names or fact.star:
                 module_path = self._modules.python_file(self._modules.absolute(path, fact))
                 if module_path is not None:
                     self._edge(source, file_node(module_path), "imports", fact.line)
-            for _name, target in self._import_targets(path, fact):
+            for _name, target in targets:
                 self._edge(source, target.node, "imports", fact.line)
 
     def _python_call_edges(self, path: str, bindings: dict[str, Target]) -> None:
@@ -287,7 +343,7 @@ class ProjectGraph:
             if bound is None:
                 continue
             if bound.name_path is None:
-                found = self._member(bound.path, member[0], 0)
+                found = self._member(bound.path, member[0])
                 if found is None:
                     return None
                 if len(member) == 1:

@@ -10,12 +10,14 @@ all of this consistent across processes (SQLite underneath).
 
 from __future__ import annotations
 
+import pickle
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import diskcache
 
+from engine.graph.build import GRAPH_FORMAT
 from engine.graph.facts import EXTRACTOR_ID, SCHEMA_VERSION, FileFacts
 
 Fingerprint = tuple[tuple[str, str], ...]
@@ -51,6 +53,12 @@ class FactsCache:
     def store_facts(self, facts: FileFacts) -> None:
         self._cache.set(("facts", SCHEMA_VERSION, EXTRACTOR_ID, facts.path, facts.sha256), facts)
 
+    def store_many(self, many: list[FileFacts]) -> None:
+        """One transaction for many entries: a commit per entry would cost more than the pickling."""
+        with self._cache.transact():
+            for facts in many:
+                self.store_facts(facts)
+
     def stats(self) -> dict[str, FileStat]:
         return self._cache.get(("stats", SCHEMA_VERSION), {})  # type: ignore[no-any-return]
 
@@ -58,10 +66,14 @@ class FactsCache:
         self._cache.set(("stats", SCHEMA_VERSION), stats)
 
     def snapshot(self) -> tuple[Fingerprint, Any] | None:
-        return self._cache.get(("snapshot", SCHEMA_VERSION, EXTRACTOR_ID))  # type: ignore[no-any-return]
+        """The last graph written, or None (also when it cannot be read back: it is then rebuilt)."""
+        try:
+            return self._cache.get(("snapshot", SCHEMA_VERSION, EXTRACTOR_ID, GRAPH_FORMAT))  # type: ignore[no-any-return]
+        except (AttributeError, ImportError, EOFError, pickle.UnpicklingError):
+            return None
 
     def store_snapshot(self, fingerprint: Fingerprint, graph: Any) -> None:
-        self._cache.set(("snapshot", SCHEMA_VERSION, EXTRACTOR_ID), (fingerprint, graph))
+        self._cache.set(("snapshot", SCHEMA_VERSION, EXTRACTOR_ID, GRAPH_FORMAT), (fingerprint, graph))
 
     def cull(self, keep: Fingerprint) -> int:
         """Delete facts of file versions no longer on disk, and everything of other schema versions."""
@@ -70,7 +82,7 @@ class FactsCache:
         for key in list(self._cache.iterkeys()):
             if not isinstance(key, tuple) or not key:
                 continue
-            stale_version = key[1] != SCHEMA_VERSION
+            stale_version = key[1] != SCHEMA_VERSION or (key[0] == "snapshot" and key[3:] != (GRAPH_FORMAT,))
             stale_facts = key[0] == "facts" and (key[2] != EXTRACTOR_ID or (key[3], key[4]) not in wanted)
             if stale_version or stale_facts:
                 self._cache.delete(key)

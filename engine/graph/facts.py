@@ -21,7 +21,7 @@ from engine.symbols import Segment, Symbol, SymbolKind, walk_all
 from engine.workspace import SourceFile
 
 #: Bump to invalidate every cached fact and snapshot.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 EXTRACTOR_ID = f"tree-sitter+regex/facts-{SCHEMA_VERSION}"
 
 _CODE_KINDS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CONSTRUCTOR, SymbolKind.CLASS})
@@ -105,7 +105,7 @@ def is_test_path(path: str) -> bool:
 
 def file_facts(source: SourceFile, extractor: SymbolExtractor) -> FileFacts:
     listing, tree = extractor.extract_with_tree(source)
-    symbols = tuple(_symbol_facts(listing))
+    symbols = tuple(_symbol_facts(listing))  # Python adds decorators to these below
     base = dict(
         path=source.path, language=source.language, sha256=source.sha256, source=listing.source.value,
         confidence=listing.confidence.value, symbols=symbols, is_test=is_test_path(source.path),
@@ -113,7 +113,7 @@ def file_facts(source: SourceFile, extractor: SymbolExtractor) -> FileFacts:
     if tree is None:
         return FileFacts(**base)  # type: ignore[arg-type]
     if source.language == "python":
-        return FileFacts(**{**base, **_python_facts(tree, listing)})  # type: ignore[arg-type]
+        return FileFacts(**{**base, **_python_facts(tree, listing, symbols)})  # type: ignore[arg-type]
     if source.language in ("typescript", "typescriptreact", "javascript", "javascriptreact"):
         return FileFacts(**base, imports=_js_imports(tree, source.language))  # type: ignore[arg-type]
     if source.language == "go":
@@ -148,7 +148,7 @@ _PYTHON_QUERY = """
 (import_from_statement) @from
 (future_import_statement) @future
 (call function: [(identifier) (attribute)] @callee)
-(class_definition name: (identifier) @class_name superclasses: (argument_list) @bases)
+(class_definition superclasses: (argument_list) @bases)
 (decorated_definition (decorator) @decorator)
 (if_statement condition: (comparison_operator) @main_test)
 (attribute attribute: (identifier) @attribute)
@@ -162,7 +162,7 @@ def _query(language_id: str, text: str) -> Query:
     return Query(Language(getattr(module, function_name)()), text)
 
 
-def _python_facts(tree: Tree, listing: FileSymbols) -> dict[str, object]:
+def _python_facts(tree: Tree, listing: FileSymbols, symbols: tuple[SymbolFact, ...]) -> dict[str, object]:
     captures = QueryCursor(_query("python", _PYTHON_QUERY)).captures(tree.root_node)
     locate = _Enclosing(listing)
     imports = sorted(
@@ -174,14 +174,17 @@ def _python_facts(tree: Tree, listing: FileSymbols) -> dict[str, object]:
         key=lambda fact: (fact.line, fact.callee),
     )
     bases = []
-    for name_node, arguments in zip(captures.get("class_name", []), captures.get("bases", [])):
-        owner = locate.class_at(name_node.start_point.row + 1, _text(name_node))
+    # Each argument list is read with its own class: capture lists of different names are
+    # not aligned with each other, so they must never be zipped.
+    for arguments in sorted(captures.get("bases", []), key=lambda node: node.start_byte):
+        name_node = arguments.parent.child_by_field_name("name") if arguments.parent is not None else None
+        owner = locate.class_at(name_node.start_point.row + 1, _text(name_node)) if name_node is not None else None
         for argument in arguments.named_children:
             if argument.type in ("identifier", "attribute") and owner is not None:
                 bases.append(BaseFact(owner, _text(argument), argument.start_point.row + 1))
     has_main = any('__name__' in _text(n) and '"__main__"' in _text(n).replace("'", '"') for n in captures.get("main_test", []))
     return {
-        "symbols": _with_decorators(listing, captures.get("decorator", [])),
+        "symbols": _with_decorators(symbols, captures.get("decorator", [])),
         "imports": tuple(imports),
         "calls": tuple(calls),
         "bases": tuple(bases),
@@ -191,16 +194,15 @@ def _python_facts(tree: Tree, listing: FileSymbols) -> dict[str, object]:
     }
 
 
-def _with_decorators(listing: FileSymbols, decorators: list[Node]) -> tuple[SymbolFact, ...]:
+def _with_decorators(facts: tuple[SymbolFact, ...], decorators: list[Node]) -> tuple[SymbolFact, ...]:
     """The file's symbol facts, each with the decorators written above it."""
     by_name_line: dict[int, list[str]] = {}
-    for decorator in decorators:
+    for decorator in sorted(decorators, key=lambda node: node.start_byte):  # in the order written
         decorated = decorator.parent
         definition = decorated.child_by_field_name("definition") if decorated is not None else None
         name = definition.child_by_field_name("name") if definition is not None else None
         if name is not None:
             by_name_line.setdefault(name.start_point.row + 1, []).append(_text(decorator).lstrip("@").strip())
-    facts = _symbol_facts(listing)
     return tuple(
         replace(fact, decorators=tuple(by_name_line[fact.name_line])) if fact.name_line in by_name_line else fact
         for fact in facts
@@ -274,22 +276,29 @@ def _python_all(root: Node) -> tuple[str, ...] | None:
 
 
 class _Enclosing:
-    """Which symbol encloses a line: the innermost function or method (or class, for bases)."""
+    """Which symbol encloses a line: the innermost function or method (or a class, for bases).
+
+    A table from line to innermost function is painted once, outer functions first, so
+    each of the file's (often thousands of) calls is a list lookup.
+    """
 
     def __init__(self, listing: FileSymbols) -> None:
-        self._code = [s for s in walk_all(listing.symbols) if s.kind in _CODE_KINDS]
+        code = [s for s in walk_all(listing.symbols) if s.kind in _CODE_KINDS]
+        self._classes = [s for s in code if s.kind is SymbolKind.CLASS]
+        last = max((s.range.last_line for s in code), default=0)
+        self._innermost: list[str | None] = [None] * (last + 2)
+        for symbol in sorted(code, key=lambda s: (s.range.first_line, -s.range.last_line)):
+            if symbol.kind is not SymbolKind.CLASS:
+                self._innermost[symbol.range.first_line:symbol.range.last_line + 1] = (
+                    [symbol.name_path] * (symbol.range.last_line - symbol.range.first_line + 1)
+                )
 
     def code_at(self, line: int) -> str | None:
-        best: Symbol | None = None
-        for symbol in self._code:
-            if symbol.range.first_line <= line <= symbol.range.last_line and symbol.kind is not SymbolKind.CLASS:
-                if best is None or symbol.range.first_line >= best.range.first_line:
-                    best = symbol
-        return best.name_path if best is not None else None
+        return self._innermost[line] if line < len(self._innermost) else None
 
     def class_at(self, line: int, name: str) -> str | None:
-        for symbol in self._code:
-            if symbol.kind is SymbolKind.CLASS and symbol.name == name and symbol.range.first_line <= line <= symbol.range.last_line:
+        for symbol in self._classes:
+            if symbol.name == name and symbol.range.first_line <= line <= symbol.range.last_line:
                 return symbol.name_path
         return None
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import gc
+import hashlib
 import os
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing import get_context
+import threading
+from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -53,9 +55,16 @@ class ProjectIndex:
         self.cache = FactsCache(workspace.root / ".graft" / "cache")
         self.extractor = SymbolExtractor()
         self.graph = ProjectGraph()
+        self._snapshot_stale = False
 
     def close(self) -> None:
+        if self._snapshot_stale:
+            self.cache.store_snapshot(self._fingerprint(), self.graph)
+            self._snapshot_stale = False
         self.cache.close()
+
+    def _fingerprint(self) -> Fingerprint:
+        return tuple(sorted((p, f.sha256) for p, f in self.graph.facts.items()))
 
     def load(self) -> IndexStats:
         """Bring the graph up to date with the disk, as cheaply as the cache allows."""
@@ -108,8 +117,7 @@ class ProjectIndex:
                 self.graph = ProjectGraph(go_mods)
                 self.graph.build(everything.values())
                 stats.recomputed = len(everything)
-            fingerprint = tuple(sorted((p, f.sha256) for p, f in self.graph.facts.items()))
-            self.cache.store_snapshot(fingerprint, self.graph)
+            self.cache.store_snapshot(self._fingerprint(), self.graph)
         self.cache.store_stats(current)
         stats.cache_hits = self.cache.hits
         self._count(stats)
@@ -117,6 +125,15 @@ class ProjectIndex:
 
     def refresh(self, paths: Iterable[str]) -> set[str]:
         """Re-index just these files after an edit (the apply layer calls this); returns the files re-resolved."""
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._refresh(paths)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+
+    def _refresh(self, paths: Iterable[str]) -> set[str]:
         changed: list[FileFacts] = []
         removed: list[str] = []
         known = self.cache.stats()
@@ -132,19 +149,24 @@ class ProjectIndex:
             changed.append(facts)
         recomputed = self.graph.update(changed, removed)
         self.cache.store_stats(known)
-        fingerprint = tuple(sorted((p, f.sha256) for p, f in self.graph.facts.items()))
-        self.cache.store_snapshot(fingerprint, self.graph)
+        # The snapshot is rewritten on close, not per edit: pickling a large graph costs more
+        # than the update itself, and a stale snapshot is only ever used incrementally.
+        self._snapshot_stale = True
         return recomputed
 
     # -- helpers -------------------------------------------------------------
 
     def _stat(self, path: str, known: FileStat | None) -> FileStat:
-        absolute = self.workspace.root / path
-        stat = absolute.stat()
+        # Paths come from the scan, which already refused anything outside the workspace.
+        absolute = os.path.join(self.workspace.root, path)
+        stat = os.stat(absolute)
         if known is not None and (known.size, known.mtime_ns) == (stat.st_size, stat.st_mtime_ns):
             return known
-        source = self.workspace.read(path)
-        return FileStat(stat.st_size, stat.st_mtime_ns, source.sha256)
+        if stat.st_size > self.workspace.config.max_file_bytes:
+            return FileStat(stat.st_size, stat.st_mtime_ns, "")  # refused with its reason at extraction
+        with open(absolute, "rb") as handle:
+            digest = hashlib.sha256(handle.read()).hexdigest()
+        return FileStat(stat.st_size, stat.st_mtime_ns, digest)
 
     def _facts_for(self, paths: list[str], current: dict[str, FileStat], stats: IndexStats) -> tuple[list[FileFacts], int]:
         found: list[FileFacts] = []
@@ -156,8 +178,7 @@ class ProjectIndex:
             else:
                 missing.append(path)
         extracted = self._extract(missing, stats)
-        for facts in extracted:
-            self.cache.store_facts(facts)
+        self.cache.store_many(extracted)
         return found + extracted, len(extracted)
 
     def _extract(self, paths: list[str], stats: IndexStats) -> list[FileFacts]:
@@ -172,8 +193,11 @@ class ProjectIndex:
             return results
         chunks = [paths[i:i + 32] for i in range(0, total, 32)]
         done = 0
+        # fork starts workers in milliseconds but is unsafe once other threads exist (a language-
+        # server pool, say); spawn re-imports the engine in each worker (about 0.3 s) and is always safe.
+        method = "fork" if threading.active_count() == 1 and "fork" in get_all_start_methods() else "spawn"
         with ProcessPoolExecutor(
-            max_workers=self.jobs, mp_context=get_context("spawn"),
+            max_workers=self.jobs, mp_context=get_context(method),
             initializer=_worker_start, initargs=(str(self.workspace.root), self.workspace.config),
         ) as pool:
             for chunk_results in pool.map(_worker_extract, chunks):

@@ -97,6 +97,7 @@ class GraphQueries:
     def __init__(self, project: ProjectGraph) -> None:
         self.project = project
         self.graph = project.graph
+        self._names: dict[str, list[tuple[str, SymbolFact]]] | None = None
 
     # -- addressing ------------------------------------------------------------
 
@@ -120,14 +121,22 @@ class GraphQueries:
 
     def _symbols_named(self, address: SymbolAddress) -> list[str]:
         name_path: NamePath = address.name_path
-        files = [address.file] if address.file else sorted(self.project.facts)
-        found = []
-        for path in files:
-            facts = self.project.facts.get(path)
-            if facts is None:
-                raise SymbolNotFound(f"{path} is not in the index (run graft index, or check the path)")
-            found += [symbol_node(path, s.name_path) for s in facts.symbols if name_path.matches(s.segments)]
-        return found
+        if address.file is not None and address.file not in self.project.facts:
+            raise SymbolNotFound(f"{address.file} is not in the index (run graft index, or check the path)")
+        candidates = self._by_name().get(name_path.segments[-1].name, [])
+        return [
+            symbol_node(path, fact.name_path) for path, fact in candidates
+            if (address.file is None or path == address.file) and name_path.matches(fact.segments)
+        ]
+
+    def _by_name(self) -> dict[str, list[tuple[str, SymbolFact]]]:
+        """Symbols by their own name, in path then source order: a lookup touches only its namesakes."""
+        if self._names is None:
+            self._names = {}
+            for path in sorted(self.project.facts):
+                for fact in self.project.facts[path].symbols:
+                    self._names.setdefault(fact.name, []).append((path, fact))
+        return self._names
 
     def _node_at(self, address: PositionAddress) -> str:
         facts = self.project.facts.get(address.file)

@@ -1,0 +1,125 @@
+"""Project-graph indexing on Django's source, against raw tree-sitter measured in the same run.
+
+Run: ``.venv/bin/python benchmarks/bench_graph.py``
+
+Measures (targets from issue 4):
+- cold index with both cores (empty cache) vs raw tree-sitter parse + bare walk of the
+  same files, on one core and on both cores: <= 2x;
+- warm start with nothing changed: <= 0.25 s and <= 1/10 of the cold index;
+- re-index after one file changed (ProjectIndex.refresh): <= 30 ms;
+- name-path lookup, p50 over 300 symbols: <= 5 ms;
+- engine process memory (servers and workers excluded): <= 300 MB.
+Prints figures and ratios; never fails on timing.
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+import resource
+import shutil
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.bench_extract import raw_parse_and_walk  # noqa: E402
+from benchmarks.corpus import DJANGO_VERSION, django_source, python_files  # noqa: E402
+from engine.graph import GraphQueries, ProjectIndex  # noqa: E402
+from engine.workspace import Workspace  # noqa: E402
+
+
+def _raw_chunk(paths: list[str]) -> int:
+    return raw_parse_and_walk([Path(p).read_bytes() for p in paths])
+
+
+def raw_two_cores(paths: list[Path]) -> float:
+    halves = [[str(p) for p in paths[0::2]], [str(p) for p in paths[1::2]]]
+    with ProcessPoolExecutor(2, mp_context=get_context("spawn")) as pool:
+        list(pool.map(_raw_chunk, [[str(paths[0])], [str(paths[1])]]))  # start the workers outside the timing
+        start = time.perf_counter()
+        list(pool.map(_raw_chunk, halves))
+        return time.perf_counter() - start
+
+
+def main() -> int:
+    source = django_source()
+    root = source.parent / "graph-bench"
+    if root.exists():
+        shutil.rmtree(root)
+    shutil.copytree(source, root / "django")
+    (root / "pyproject.toml").write_text("")
+    paths = python_files(root)
+    workspace = Workspace(root)
+    print(f"corpus: Django {DJANGO_VERSION}, {len(paths)} Python files")
+
+    blobs = [p.read_bytes() for p in paths]
+    gc.disable()
+    start = time.perf_counter()
+    raw_parse_and_walk(blobs)
+    raw_one = time.perf_counter() - start
+    gc.enable()
+    raw_two = raw_two_cores(paths)
+
+    index = ProjectIndex(workspace, jobs=2)
+    cold = index.load()
+    index.close()
+    print(f"graph: {cold.files} files, {cold.symbols} symbols, edges {cold.edges_by_kind}")
+
+    warm_times = []
+    for _ in range(3):
+        index = ProjectIndex(workspace, jobs=2)
+        warm = index.load()
+        warm_times.append(warm.seconds)
+        if warm.mode != "warm":
+            print(f"warning: second load was {warm.mode}, not warm")
+        index.close()
+    warm_best = min(warm_times)
+
+    index = ProjectIndex(workspace, jobs=2)
+    index.load()
+    by_size = sorted(paths, key=lambda p: p.stat().st_size)
+    typical = by_size[len(by_size) // 2].relative_to(root).as_posix()
+    refresh_times: dict[str, list[float]] = {typical: [], "django/db/models/query.py": []}
+    for relative, times in refresh_times.items():
+        target = root / relative
+        for number in range(5):
+            target.write_text(target.read_text() + f"\n# edit {number}\n")
+            start = time.perf_counter()
+            index.refresh([relative])
+            times.append(time.perf_counter() - start)
+    queries = GraphQueries(index.graph)
+    symbols = [(path, s.name_path) for path, facts in index.graph.facts.items() for s in facts.symbols]
+    random.seed(7)
+    sample = random.sample(symbols, 300)
+    queries.lookup(sample[0][1])  # builds the name table once
+    lookup_times = []
+    for path, name_path in sample:
+        start = time.perf_counter()
+        queries.lookup(f"{path}:{name_path}")
+        lookup_times.append(time.perf_counter() - start)
+    memory_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    index.close()
+
+    print(f"raw parse + bare walk, 1 core      : {raw_one:7.3f} s")
+    print(f"raw parse + bare walk, 2 cores     : {raw_two:7.3f} s")
+    print(f"cold index, 2 cores                : {cold.seconds:7.3f} s  "
+          f"= {cold.seconds / raw_one:.2f}x raw on 1 core, {cold.seconds / raw_two:.2f}x raw on 2 cores (target <= 2x)")
+    print(f"warm start, nothing changed        : {warm_best:7.3f} s  = 1/{cold.seconds / warm_best:.0f} of cold "
+          f"(targets <= 0.25 s and <= 1/10)")
+    for relative, times in refresh_times.items():
+        size = (root / relative).stat().st_size // 1024
+        print(f"re-index after one file changed    : {statistics.median(times) * 1000:7.1f} ms median of 5, "
+              f"{relative} ({size} kB) (target <= 30 ms)")
+    print(f"name-path lookup p50 / p95         : {statistics.median(lookup_times) * 1000:7.2f} / "
+          f"{sorted(lookup_times)[int(len(lookup_times) * 0.95)] * 1000:.2f} ms (target p50 <= 5 ms)")
+    print(f"engine max resident memory         : {memory_mb:7.0f} MB (target <= 300 MB)")
+    shutil.rmtree(root)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
