@@ -17,6 +17,7 @@ from engine.graph import GraphQueries, IndexStats, ProjectIndex
 from engine.graph.index import Progress
 from engine.languages import language_of
 from engine.names import Address, PositionAddress, SymbolAddress
+from engine.navigate import NavigationResult, Navigator
 from engine.ports import LanguageServices
 from engine.positions import split_lines
 from engine.resolve import ambiguous, match_name_path, not_found, symbol_at
@@ -94,6 +95,18 @@ class Engine:
         if self._index is None or self._index_stats is None:
             self.index()
         return GraphQueries(self._index.graph)  # type: ignore[union-attr]
+
+    def references(self, address: str) -> NavigationResult:
+        """References to a symbol: the server's when it can answer, else the graph's, labelled."""
+        return self._navigator().references(address)
+
+    def definition(self, address: str) -> NavigationResult:
+        """Where the name at ``FILE:LINE:COL`` is defined: the server's answer, else the graph's."""
+        return self._navigator().definition(address)
+
+    def _navigator(self) -> Navigator:
+        use_server = self.source in (SourcePreference.AUTO, SourcePreference.LSP)
+        return Navigator(self.workspace, self.graph(), self.services, use_server, self.source is SourcePreference.LSP)
 
     def pyproject_text(self) -> str | None:
         path = self.workspace.root / "pyproject.toml"

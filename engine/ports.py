@@ -10,11 +10,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from engine.extract import FileSymbols
+    from engine.navigation import Location
+    from engine.positions import Position
     from engine.workspace import SourceFile, Workspace
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Answered(Generic[T]):
+    """A server's answer, which server gave it, and whether its index was complete."""
+
+    value: T
+    server: str
+    complete: bool
 
 ENTRY_POINT_GROUP = "codegraft.language_services"
 
@@ -44,6 +57,13 @@ class LanguageServices(Protocol):
         Raises :class:`engine.errors.ServiceUnavailable` (with the reason) when
         no server can answer within its readiness budget and request timeout.
         """
+        ...
+
+    def references(self, source: "SourceFile", position: "Position") -> "Answered[list[Location]]":
+        """Every reference to the symbol at a position, declaration included, from the server."""
+        ...
+
+    def definition(self, source: "SourceFile", position: "Position") -> "Answered[list[Location]]":
         ...
 
     def status(self) -> list[ServerStatus]:

@@ -9,7 +9,9 @@ from pathlib import Path
 from engine.errors import ServiceUnavailable
 from engine.extract import FileSymbols
 from engine.languages import language_of
-from engine.ports import ServerStatus
+from engine.navigation import Location
+from engine.ports import Answered, ServerStatus
+from engine.positions import Position
 from engine.symbols import Confidence, Source
 from engine.workspace import SourceFile, Workspace
 from lsp_pool.config import PoolConfig, load_config
@@ -43,6 +45,16 @@ class PoolServices:
             notes.append(f"{answer.server} had not finished indexing")
         confidence = Confidence.HIGH if answer.complete else Confidence.MEDIUM
         return FileSymbols(source.path, source.language, answer.value, Source.LSP, confidence, notes)
+
+    def references(self, source: SourceFile, position: Position) -> Answered[list[Location]]:
+        path = self.workspace.root / source.path
+        answer = self.api.call(lambda api: api.references(path, position))
+        return Answered(answer.value, answer.server, answer.complete)
+
+    def definition(self, source: SourceFile, position: Position) -> Answered[list[Location]]:
+        path = self.workspace.root / source.path
+        answer = self.api.call(lambda api: api.definition(path, position))
+        return Answered(answer.value, answer.server, answer.complete)
 
     def start_for_workspace(self) -> None:
         """Start the preferred server of every language present in the workspace and wait for readiness."""

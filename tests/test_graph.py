@@ -280,3 +280,23 @@ def test_bases_and_decorators_stay_with_their_own_definitions(tmp_path: Path) ->
         (f"C{n}", base) for n in range(30) for base in (("Base" if n % 2 else "Exception"), f"Mixin{n}")
     ]
     assert [s.decorators for s in facts.symbols] == [(f"decorate_{n}", f"other_{n}") for n in range(30)]
+
+
+def test_graph_references_definition_and_implementations(sample_copy: Path) -> None:
+    from engine.api import Engine, SourcePreference
+
+    engine = Engine(Workspace(sample_copy), source=SourcePreference.AST)
+    try:
+        refs = engine.references("shop/util.py:round_cents")
+        definition = engine.definition("shop/pricing.py:17:22")  # on `round_cents` in util.round_cents(...)
+        overrides = [r.address for r in engine.graph().implementations("PriceRule/apply")]
+        subclasses = [r.address for r in engine.graph().implementations("PriceRule")]
+    finally:
+        engine.close()
+    assert (refs.source.value, refs.confidence.value) == ("ast", "medium")
+    assert [(loc.file, loc.range.start.line + 1, loc.range.start.column + 1) for loc in refs.locations] == [
+        ("shop/util.py", 8, 5),  # the declaration first
+        ("shop/pricing.py", 17, 17), ("shop/pricing.py", 21, 17), ("shop/pricing.py", 36, 21), ("shop/util.py", 13, 48),
+    ]
+    assert [(loc.file, loc.range.start.line + 1) for loc in definition.locations] == [("shop/util.py", 8)]
+    assert overrides == ["shop/pricing.py:HalfPrice/apply"] and subclasses == ["shop/pricing.py:HalfPrice"]

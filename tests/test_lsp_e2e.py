@@ -363,3 +363,18 @@ def test_command_edits_are_captured_not_applied(project: Path) -> None:
     assert touched == {"web/messy.ts"}
     removed = [e for edit in edits for f in edit.files for e in f.edits]
     assert any(e.range.start.line == 0 for e in removed)  # the unused Cart import goes
+
+
+def test_references_come_from_the_server_and_are_recorded_in_the_graph(project: Path) -> None:
+    require("basedpyright")
+    workspace = Workspace(project)
+    engine = Engine(workspace, services=PoolServices(workspace, only("basedpyright")), source=SourcePreference.AUTO)
+    try:
+        refs = engine.references("shop/models.py:LineItem")
+        graph = engine.graph()
+        recorded = {(u, k) for u, _v, k in graph.graph.in_edges("s:shop/models.py:LineItem", keys=True) if k == "references"}
+    finally:
+        engine.close()
+    assert (refs.source.value, refs.notes) == ("lsp", ["from basedpyright"])
+    assert {loc.file for loc in refs.locations} == {"shop/__init__.py", "shop/models.py", "tests/test_shop.py"}
+    assert ("s:tests/test_shop.py:make_order", "references") in recorded

@@ -9,13 +9,12 @@ from typing import Callable
 
 from engine.api import Engine
 from engine.graph import EdgeRef, Finding, IndexStats, NodeRef, Reached
+from engine.navigate import NavigationResult
 
 Result = tuple[dict[str, object], str, str]
 
-QUERIES = (
-    "overview", "lookup", "deps", "impact", "callers", "callees", "supertypes", "subtypes",
-    "cycles", "entrypoints", "dead-code", "affected-tests",
-)
+#: Queries that ask the language server first (the others are answered from the graph alone).
+SERVER_QUERIES = frozenset({"refs", "definition"})
 
 
 def add_parsers(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
@@ -35,6 +34,12 @@ def add_parsers(commands: argparse._SubParsersAction, common: argparse.ArgumentP
     for name, what in (("callers", "who calls it"), ("callees", "what it calls"),
                        ("supertypes", "the classes it inherits from"), ("subtypes", "the classes inheriting from it")):
         queries.add_parser(name, parents=[common], help=what).add_argument("target", metavar="TARGET")
+    queries.add_parser("implementations", parents=[common],
+                       help="subclasses of a class, or overrides of a method").add_argument("target", metavar="TARGET")
+    queries.add_parser("refs", parents=[common],
+                       help="references to a symbol: the language server's, else the graph's").add_argument("target", metavar="TARGET")
+    queries.add_parser("definition", parents=[common],
+                       help="where the name at FILE:LINE:COL is defined").add_argument("target", metavar="FILE:LINE:COL")
     queries.add_parser("cycles", parents=[common], help="import cycles between files")
     queries.add_parser("entrypoints", parents=[common], help="scripts, console scripts, CLI commands, web routes")
     queries.add_parser("dead-code", parents=[common], help="symbols nothing reaches by syntax (candidates)")
@@ -58,6 +63,9 @@ def run_graph(engine: Engine, args: argparse.Namespace) -> Result:
         "callees": lambda: _edges(queries.callees(args.target), outgoing=True),
         "supertypes": lambda: _edges(queries.supertypes(args.target), outgoing=True),
         "subtypes": lambda: _edges(queries.subtypes(args.target), outgoing=False),
+        "implementations": lambda: _nodes("implementations", queries.implementations(args.target)),
+        "refs": lambda: _navigation(engine.references(args.target)),
+        "definition": lambda: _navigation(engine.definition(args.target)),
         "cycles": lambda: _cycles(queries.cycles()),
         "entrypoints": lambda: _findings("entry_points", queries.entry_points(engine.pyproject_text())),
         "dead-code": lambda: _findings("candidates", queries.dead_code(engine.pyproject_text())),
@@ -153,3 +161,20 @@ def _overview(entries: list) -> Result:  # type: ignore[type-arg]
         rows += [f"    {'  ' * (len((s.name_path or '').split('/')) - 1)}{s.kind} {s.name_path}  line {s.line}" for s in entry.symbols]
     data = [{"file": e.path, "language": e.language, "source": e.source, "symbols": [s.to_json() for s in e.symbols]} for e in entries]
     return {"files": data}, "\n".join(rows), ""
+
+
+def _navigation(result: NavigationResult) -> Result:
+    rows = [
+        f"{loc.file}:{loc.range.start.line + 1}:{loc.range.start.column + 1}   [{result.source.value} · {result.confidence.value}]"
+        for loc in result.locations
+    ]
+    data = {
+        "source": result.source.value, "confidence": result.confidence.value, "notes": result.notes,
+        "locations": [
+            {"file": loc.file, "line": loc.range.start.line + 1, "column": loc.range.start.column + 1,
+             "end_line": loc.range.end.line + 1, "end_column": loc.range.end.column + 1, "in_workspace": loc.inside_workspace}
+            for loc in result.locations
+        ],
+    }
+    notes = "\n".join(f"note: {note}" for note in result.notes)
+    return data, "\n".join(rows) or "(none)", notes

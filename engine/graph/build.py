@@ -392,3 +392,29 @@ class ProjectGraph:
             if found is not None:
                 return found
         return None
+
+    # -- used by navigation ----------------------------------------------------------
+
+    def resolve_expression(self, path: str, expression: str, line: int) -> str | None:
+        """The node a name written on a line of a Python file stands for, by the same rules as calls."""
+        if self.facts.get(path) is None or self.facts[path].language != "python":
+            return None
+        caller = self._innermost_code(path, line)
+        return self._resolve_python_name(path, expression, caller, self._python_bindings(path))
+
+    def add_references(self, target: str, places: list[tuple[str, int]], confidence: str) -> None:
+        """Record a server's references as ``references`` edges from the enclosing symbol (or file)."""
+        for path, line in places:
+            if path not in self.facts:
+                continue
+            source = self._innermost_code(path, line)
+            node = symbol_node(path, source) if source is not None else file_node(path)
+            if node != target and not self.graph.has_edge(node, target, key="references"):
+                self.graph.add_edge(node, target, key="references", source="lsp", confidence=confidence, line=line)
+
+    def _innermost_code(self, path: str, line: int) -> str | None:
+        inside = [
+            s for s in self.facts[path].symbols
+            if s.line <= line <= s.end_line and s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CONSTRUCTOR)
+        ]
+        return max(inside, key=lambda s: s.line).name_path if inside else None

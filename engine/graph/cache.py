@@ -33,6 +33,7 @@ class FileStat:
 
 class FactsCache:
     def __init__(self, directory: Path) -> None:
+        self.directory = directory
         directory.mkdir(parents=True, exist_ok=True)
         # No eviction: the cache holds one entry per file and version, and stale ones are culled below.
         self._cache = diskcache.Cache(str(directory), eviction_policy="none", size_limit=2**40)

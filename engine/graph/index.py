@@ -178,7 +178,6 @@ class ProjectIndex:
             else:
                 missing.append(path)
         extracted = self._extract(missing, stats)
-        self.cache.store_many(extracted)
         return found + extracted, len(extracted)
 
     def _extract(self, paths: list[str], stats: IndexStats) -> list[FileFacts]:
@@ -190,6 +189,7 @@ class ProjectIndex:
                 _collect(outcome, results, stats)
                 if self.progress is not None:
                     self.progress(done, total)
+            self.cache.store_many(results)
             return results
         chunks = [paths[i:i + 32] for i in range(0, total, 32)]
         done = 0
@@ -198,7 +198,7 @@ class ProjectIndex:
         method = "fork" if threading.active_count() == 1 and "fork" in get_all_start_methods() else "spawn"
         with ProcessPoolExecutor(
             max_workers=self.jobs, mp_context=get_context(method),
-            initializer=_worker_start, initargs=(str(self.workspace.root), self.workspace.config),
+            initializer=_worker_start, initargs=(str(self.workspace.root), self.workspace.config, self.cache.directory),
         ) as pool:
             for chunk_results in pool.map(_worker_extract, chunks):
                 for outcome in chunk_results:
@@ -231,17 +231,20 @@ def _collect(outcome: FileFacts | Skipped, results: list[FileFacts], stats: Inde
         results.append(outcome)
 
 
-_WORKER: tuple[Workspace, SymbolExtractor] | None = None
+_WORKER: tuple[Workspace, SymbolExtractor, FactsCache] | None = None
 
 
-def _worker_start(root: str, config: WorkspaceConfig) -> None:
-    global _WORKER  # one workspace and parser set per worker process, reused across chunks
+def _worker_start(root: str, config: WorkspaceConfig, cache_directory: Path) -> None:
+    global _WORKER  # one workspace, parser set and cache handle per worker process, reused across chunks
     gc.disable()
-    _WORKER = (Workspace(Path(root), config), SymbolExtractor())
+    _WORKER = (Workspace(Path(root), config), SymbolExtractor(), FactsCache(cache_directory))
 
 
 def _worker_extract(paths: list[str]) -> list[FileFacts | Skipped]:
+    """Extract a chunk and store it in the shared cache from here, in parallel with the other worker."""
     if _WORKER is None:
         raise RuntimeError("worker not initialised")
-    workspace, extractor = _WORKER
-    return [_extract_one(workspace, extractor, path) for path in paths]
+    workspace, extractor, cache = _WORKER
+    outcomes = [_extract_one(workspace, extractor, path) for path in paths]
+    cache.store_many([o for o in outcomes if isinstance(o, FileFacts)])
+    return outcomes

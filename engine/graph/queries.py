@@ -228,6 +228,30 @@ class GraphQueries:
         node = self.node_for(address)
         return [self._edge(u, v, k, d) for u, v, k, d in self.graph.in_edges(node, keys=True, data=True) if k == "inherits"]
 
+    def implementations(self, address: str) -> list[NodeRef]:
+        """Subclasses of a class, transitively; for a method, its overrides in those subclasses."""
+        node = self.node_for(address)
+        fact: SymbolFact | None = self.graph.nodes[node].get("fact")
+        if fact is None:
+            raise SymbolNotFound(f"{address} is a file; implementations are of classes and methods")
+        owner, method = (node, None) if fact.kind in (SymbolKind.CLASS, SymbolKind.INTERFACE, SymbolKind.STRUCT) else (None, fact.name)
+        if owner is None:
+            path = self.graph.nodes[node]["path"]
+            owner = symbol_node(path, fact.parent) if fact.parent is not None else None
+        if owner is None:
+            return []
+        subclasses = nx.ancestors(nx.subgraph_view(self.graph, filter_edge=lambda u, v, k: k == "inherits"), owner)
+        found = []
+        for subclass in sorted(subclasses):
+            if method is None:
+                found.append(self.ref(subclass))
+                continue
+            data = self.graph.nodes[subclass]
+            override = symbol_node(data["path"], f"{data['fact'].name_path}/{method}")
+            if self.graph.has_node(override):
+                found.append(self.ref(override))
+        return found
+
     def cycles(self) -> list[Cycle]:
         """Import cycles between files: strongly connected components, with the edges inside them."""
         files = nx.DiGraph()
