@@ -85,7 +85,9 @@ class Engine:
     def index(self, progress: Progress | None = None) -> IndexStats:
         """Bring the project graph up to date with the disk (cold, incremental or warm)."""
         if self._index is None:
-            self._index = ProjectIndex(self.workspace, progress=progress)
+            # With a server preference, the graph's symbols are the server's where it answers.
+            serve = self._served_symbols if self.source in (SourcePreference.AUTO, SourcePreference.LSP) and self.services else None
+            self._index = ProjectIndex(self.workspace, progress=progress, served_symbols=serve)
         self._index.progress = progress
         self._index_stats = self._index.load()
         return self._index_stats
@@ -122,23 +124,36 @@ class Engine:
         if self.source is SourcePreference.AST:
             return self._extractor.extract(source)
         notes: list[str] = []
-        if self.services is None:
-            if self.source is SourcePreference.LSP:
-                raise ServiceUnavailable("no language-server support is installed (the lsp_pool package is missing)")
-            notes.append("no language-server support is installed")
-        else:
-            try:
-                served = self.services.document_symbols(source)
-            except ServiceUnavailable as error:
-                if self.source is SourcePreference.LSP:
-                    raise
-                notes.append(f"language server unavailable: {error.message}")
-            else:
-                if served.symbols or self.source is SourcePreference.LSP:
-                    return replace(served, symbols=reconcile(served.symbols, self._extractor.extract(source).symbols))
-                notes.append("the language server returned no symbols")
+        served = self._serve(source, notes)
+        if served is not None:
+            return served
         fallback = self._extractor.extract(source)
         return replace(fallback, notes=notes + fallback.notes)
+
+    def _served_symbols(self, source: SourceFile) -> FileSymbols | None:
+        """For the index: the server's symbols for a file, or None to use the tree."""
+        return self._serve(source, []) if source.language is not None else None
+
+    def _serve(self, source: SourceFile, notes: list[str]) -> FileSymbols | None:
+        """The server's symbols reconciled with the file's tree, or None with the reason in ``notes``
+        (with ``--source lsp`` the reason is raised instead)."""
+        required = self.source is SourcePreference.LSP
+        if self.services is None:
+            if required:
+                raise ServiceUnavailable("no language-server support is installed (the lsp_pool package is missing)")
+            notes.append("no language-server support is installed")
+            return None
+        try:
+            served = self.services.document_symbols(source)
+        except ServiceUnavailable as error:
+            if required:
+                raise
+            notes.append(f"language server unavailable: {error.message}")
+            return None
+        if not served.symbols and not required:
+            notes.append("the language server returned no symbols")
+            return None
+        return replace(served, symbols=reconcile(served.symbols, self._extractor.extract(source).symbols))
 
     def symbols(self, under: str = ".") -> SymbolsListing:
         """The symbol trees of every source file under a folder, with the files skipped and why."""

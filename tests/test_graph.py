@@ -139,6 +139,7 @@ def test_warm_start_incremental_change_and_schema_bump(sample_copy: Path, monkey
     callers = [e.source.address for e in queries.callers("shop/util.py:money")]
     third.close()
     assert (incremental.mode, incremental.extracted) == ("incremental", 1)
+    assert incremental.culled == 1  # the facts of util.py's previous content
     # util.py and the files importing it are re-resolved; nothing else.
     assert incremental.recomputed == 4
     assert "shop/util.py:added" in callers

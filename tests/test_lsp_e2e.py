@@ -378,3 +378,19 @@ def test_references_come_from_the_server_and_are_recorded_in_the_graph(project: 
     assert (refs.source.value, refs.notes) == ("lsp", ["from basedpyright"])
     assert {loc.file for loc in refs.locations} == {"shop/__init__.py", "shop/models.py", "tests/test_shop.py"}
     assert ("s:tests/test_shop.py:make_order", "references") in recorded
+
+
+def test_index_takes_symbols_from_servers_and_keeps_the_tree_graph_apart(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    require("basedpyright")
+    import json
+
+    from engine.cli.main import main
+
+    assert main(["--root", str(project), "--json", "index"]) == 0
+    served = json.loads(capsys.readouterr().out)
+    assert served["symbols_by_source"]["lsp"] > 50 and served["symbols_by_source"]["regex"] == 6  # ruby stays regex
+    assert main(["--root", str(project), "--json", "--source", "ast", "index"]) == 0
+    syntactic = json.loads(capsys.readouterr().out)
+    assert "lsp" not in syntactic["symbols_by_source"] and syntactic["mode"] == "cold"
+    assert main(["--root", str(project), "--json", "index"]) == 0
+    assert json.loads(capsys.readouterr().out)["mode"] == "warm"

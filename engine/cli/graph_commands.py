@@ -13,8 +13,6 @@ from engine.navigate import NavigationResult
 
 Result = tuple[dict[str, object], str, str]
 
-#: Queries that ask the language server first (the others are answered from the graph alone).
-SERVER_QUERIES = frozenset({"refs", "definition"})
 
 
 def add_parsers(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
@@ -95,6 +93,7 @@ def _stats_json(stats: IndexStats) -> dict[str, object]:
         "files_by_language": stats.files_by_language, "symbols": stats.symbols,
         "symbols_by_source": stats.symbols_by_source, "edges_by_kind": stats.edges_by_kind,
         "cache_hits": stats.cache_hits, "extracted": stats.extracted, "recomputed": stats.recomputed,
+        "culled": stats.culled,
         "skipped": [{"path": s.path, "reason": s.reason} for s in stats.skipped],
     }
 

@@ -133,11 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UsageError(f"--root {root} is not a folder")
         workspace = Workspace(root, WorkspaceConfig(max_file_bytes=args.max_file_bytes))
         source = SourcePreference(args.source)
-        # The graph is built from syntax (issue 4 keeps server answers for on-demand queries).
-        syntax_only = args.command == "index" or (
-            args.command == "graph" and args.query not in graph_commands.SERVER_QUERIES
-        )
-        wants_server = (source in (SourcePreference.AUTO, SourcePreference.LSP) and not syntax_only) or args.command == "servers"
+        wants_server = source in (SourcePreference.AUTO, SourcePreference.LSP) or args.command == "servers"
         services = load_language_services(workspace) if wants_server else None
         engine = Engine(workspace, services=services, source=source)
         try:

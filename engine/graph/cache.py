@@ -43,8 +43,9 @@ class FactsCache:
     def close(self) -> None:
         self._cache.close()
 
-    def facts(self, path: str, sha256: str) -> FileFacts | None:
-        found = self._cache.get(("facts", SCHEMA_VERSION, EXTRACTOR_ID, path, sha256))
+    def facts(self, path: str, sha256: str, symbols_from: str = "ast") -> FileFacts | None:
+        """Cached facts of one file version; ``symbols_from="lsp"`` asks only for server-sourced ones."""
+        found = self._cache.get(("facts", SCHEMA_VERSION, EXTRACTOR_ID, path, sha256, symbols_from))
         if found is None:
             self.misses += 1
         else:
@@ -52,7 +53,8 @@ class FactsCache:
         return found  # type: ignore[no-any-return]
 
     def store_facts(self, facts: FileFacts) -> None:
-        self._cache.set(("facts", SCHEMA_VERSION, EXTRACTOR_ID, facts.path, facts.sha256), facts)
+        symbols_from = "lsp" if facts.source == "lsp" else "ast"
+        self._cache.set(("facts", SCHEMA_VERSION, EXTRACTOR_ID, facts.path, facts.sha256, symbols_from), facts)
 
     def store_many(self, many: list[FileFacts]) -> None:
         """One transaction for many entries: a commit per entry would cost more than the pickling."""
@@ -66,15 +68,16 @@ class FactsCache:
     def store_stats(self, stats: dict[str, FileStat]) -> None:
         self._cache.set(("stats", SCHEMA_VERSION), stats)
 
-    def snapshot(self) -> tuple[Fingerprint, Any] | None:
-        """The last graph written, or None (also when it cannot be read back: it is then rebuilt)."""
+    def snapshot(self, symbols_from: str = "ast") -> tuple[Fingerprint, Any] | None:
+        """The last graph written, or None (also when it cannot be read back: it is then rebuilt).
+        A graph built with server symbols and one built from the tree alone are kept apart."""
         try:
-            return self._cache.get(("snapshot", SCHEMA_VERSION, EXTRACTOR_ID, GRAPH_FORMAT))  # type: ignore[no-any-return]
+            return self._cache.get(("snapshot", SCHEMA_VERSION, EXTRACTOR_ID, GRAPH_FORMAT, symbols_from))  # type: ignore[no-any-return]
         except (AttributeError, ImportError, EOFError, pickle.UnpicklingError):
             return None
 
-    def store_snapshot(self, fingerprint: Fingerprint, graph: Any) -> None:
-        self._cache.set(("snapshot", SCHEMA_VERSION, EXTRACTOR_ID, GRAPH_FORMAT), (fingerprint, graph))
+    def store_snapshot(self, fingerprint: Fingerprint, graph: Any, symbols_from: str = "ast") -> None:
+        self._cache.set(("snapshot", SCHEMA_VERSION, EXTRACTOR_ID, GRAPH_FORMAT, symbols_from), (fingerprint, graph))
 
     def cull(self, keep: Fingerprint) -> int:
         """Delete facts of file versions no longer on disk, and everything of other schema versions."""
@@ -83,7 +86,7 @@ class FactsCache:
         for key in list(self._cache.iterkeys()):
             if not isinstance(key, tuple) or not key:
                 continue
-            stale_version = key[1] != SCHEMA_VERSION or (key[0] == "snapshot" and key[3:] != (GRAPH_FORMAT,))
+            stale_version = key[1] != SCHEMA_VERSION or (key[0] == "snapshot" and key[3] != GRAPH_FORMAT)
             stale_facts = key[0] == "facts" and (key[2] != EXTRACTOR_ID or (key[3], key[4]) not in wanted)
             if stale_version or stale_facts:
                 self._cache.delete(key)

@@ -105,8 +105,12 @@ def is_test_path(path: str) -> bool:
     return bool(_TEST_FILE.search(path))
 
 
-def file_facts(source: SourceFile, extractor: SymbolExtractor) -> FileFacts:
+def file_facts(source: SourceFile, extractor: SymbolExtractor, served: FileSymbols | None = None) -> FileFacts:
+    """Facts of one file. With ``served`` (a language server's symbols for it), those are the
+    symbols; imports, calls and bases still come from the syntax tree."""
     listing, tree = extractor.extract_with_tree(source)
+    if served is not None:
+        listing = served
     symbols = tuple(_symbol_facts(listing))  # Python adds decorators to these below
     base = dict(
         path=source.path, language=source.language, sha256=source.sha256, source=listing.source.value,

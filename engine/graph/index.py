@@ -15,15 +15,17 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from engine.errors import GraftError
-from engine.extract import SymbolExtractor
+from engine.extract import FileSymbols, SymbolExtractor
 from engine.graph.build import ProjectGraph
 from engine.graph.cache import FactsCache, FileStat, Fingerprint
 from engine.graph.facts import FileFacts, file_facts
 from engine.languages import language_of
-from engine.workspace import Skipped, Workspace, WorkspaceConfig
+from engine.workspace import Skipped, SourceFile, Workspace, WorkspaceConfig
 
 Progress = Callable[[int, int], None]
 """Called with (files done, files to extract) while extracting."""
+ServedSymbols = Callable[[SourceFile], "FileSymbols | None"]
+"""A language server's symbols for a file, or None when it cannot answer (the tree is used then)."""
 
 _PARALLEL_FROM = 64  # fewer files than this are extracted in-process: workers cost ~0.3 s to start
 
@@ -39,6 +41,8 @@ class IndexStats:
     extracted: int = 0
     recomputed: int = 0
     """Files whose edges were re-resolved (all of them on a full build)."""
+    culled: int = 0
+    """Cache entries dropped because no file on disk has that content any more."""
     mode: str = "cold"
     """cold (built from facts), incremental (snapshot plus changes) or warm (snapshot as is)."""
     seconds: float = 0.0
@@ -48,8 +52,13 @@ class IndexStats:
 class ProjectIndex:
     """Owns the workspace's cache; builds and keeps the graph current."""
 
-    def __init__(self, workspace: Workspace, *, jobs: int | None = None, progress: Progress | None = None) -> None:
+    def __init__(
+        self, workspace: Workspace, *, jobs: int | None = None, progress: Progress | None = None,
+        served_symbols: ServedSymbols | None = None,
+    ) -> None:
         self.workspace = workspace
+        self.served_symbols = served_symbols
+        """When set, each file's symbols are asked of the language server first (in this process)."""
         self.jobs = jobs or min(2, os.cpu_count() or 1)
         self.progress = progress
         self.cache = FactsCache(workspace.root / ".graft" / "cache")
@@ -59,9 +68,13 @@ class ProjectIndex:
 
     def close(self) -> None:
         if self._snapshot_stale:
-            self.cache.store_snapshot(self._fingerprint(), self.graph)
+            self.cache.store_snapshot(self._fingerprint(), self.graph, self._symbols_from)
             self._snapshot_stale = False
         self.cache.close()
+
+    @property
+    def _symbols_from(self) -> str:
+        return "lsp" if self.served_symbols is not None else "ast"
 
     def _fingerprint(self) -> Fingerprint:
         return tuple(sorted((p, f.sha256) for p, f in self.graph.facts.items()))
@@ -94,7 +107,7 @@ class ProjectIndex:
             except GraftError as error:
                 stats.skipped.append(Skipped(path, getattr(error, "reason", error.message)))
         fingerprint: Fingerprint = tuple(sorted((p, s.sha256) for p, s in current.items()))
-        snapshot = self.cache.snapshot()
+        snapshot = self.cache.snapshot(self._symbols_from)
         if snapshot is not None and snapshot[0] == fingerprint and snapshot[1]._go_mod_texts == go_mods:
             self.graph = snapshot[1]
             stats.mode = "warm"
@@ -117,7 +130,8 @@ class ProjectIndex:
                 self.graph = ProjectGraph(go_mods)
                 self.graph.build(everything.values())
                 stats.recomputed = len(everything)
-            self.cache.store_snapshot(self._fingerprint(), self.graph)
+            self.cache.store_snapshot(self._fingerprint(), self.graph, self._symbols_from)
+            stats.culled = self.cache.cull(self._fingerprint())
         self.cache.store_stats(current)
         stats.cache_hits = self.cache.hits
         self._count(stats)
@@ -144,7 +158,10 @@ class ProjectIndex:
                 continue
             source = self.workspace.read(path)
             known[path] = FileStat(source.size, (self.workspace.root / path).stat().st_mtime_ns, source.sha256)
-            facts = self.cache.facts(path, source.sha256) or file_facts(source, self.extractor)
+            facts = _extract_one(self.workspace, self.extractor, path, self.served_symbols)
+            if isinstance(facts, Skipped):
+                removed.append(path)
+                continue
             self.cache.store_facts(facts)
             changed.append(facts)
         recomputed = self.graph.update(changed, removed)
@@ -172,7 +189,7 @@ class ProjectIndex:
         found: list[FileFacts] = []
         missing: list[str] = []
         for path in paths:
-            cached = self.cache.facts(path, current[path].sha256)
+            cached = self.cache.facts(path, current[path].sha256, self._symbols_from)
             if cached is not None:
                 found.append(cached)
             else:
@@ -183,9 +200,10 @@ class ProjectIndex:
     def _extract(self, paths: list[str], stats: IndexStats) -> list[FileFacts]:
         results: list[FileFacts] = []
         total = len(paths)
-        if total < _PARALLEL_FROM or self.jobs < 2:
+        # A language server lives in this process's pool, so server-sourced extraction stays here.
+        if total < _PARALLEL_FROM or self.jobs < 2 or self.served_symbols is not None:
             for done, path in enumerate(paths, start=1):
-                outcome = _extract_one(self.workspace, self.extractor, path)
+                outcome = _extract_one(self.workspace, self.extractor, path, self.served_symbols)
                 _collect(outcome, results, stats)
                 if self.progress is not None:
                     self.progress(done, total)
@@ -217,9 +235,13 @@ class ProjectIndex:
         stats.edges_by_kind = dict(Counter(key for _u, _v, key in graph.graph.edges(keys=True)))
 
 
-def _extract_one(workspace: Workspace, extractor: SymbolExtractor, path: str) -> FileFacts | Skipped:
+def _extract_one(
+    workspace: Workspace, extractor: SymbolExtractor, path: str, served_symbols: ServedSymbols | None = None
+) -> FileFacts | Skipped:
     try:
-        return file_facts(workspace.read(path), extractor)
+        source = workspace.read(path)
+        served = served_symbols(source) if served_symbols is not None else None
+        return file_facts(source, extractor, served)
     except GraftError as error:
         return Skipped(path, getattr(error, "reason", error.message))
 
