@@ -283,8 +283,10 @@ def test_graph_queries_from_the_command_line(capsys: pytest.CaptureFixture[str],
         {"from": "shop/__init__.py", "to": "shop/pricing.py", "line": 4},
         {"from": "shop/pricing.py", "to": "shop/__init__.py", "line": 8},
     ]}]
-    code, out, _ = run(capsys, *root, "graph", "overview", "web", "--depth", "1")
-    assert out.splitlines()[0] == "web/cart.ts   [typescript · ast]"
+    code, out, _ = run(capsys, *root, "graph", "overview", "web", "--depth", "2")
+    lines = out.splitlines()
+    assert lines[:3] == ["web/", "  cart.ts   [typescript · ast]", "    interface CartLine  line 4"]
+    assert "      method add[2]  line 30" in lines  # depth 2 shows members under their class
 
 
 def test_graph_refusals(capsys: pytest.CaptureFixture[str], sample_copy: Path) -> None:

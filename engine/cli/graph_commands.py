@@ -154,10 +154,21 @@ def _cycles(cycles: list) -> Result:  # type: ignore[type-arg]
 
 
 def _overview(entries: list) -> Result:  # type: ignore[type-arg]
-    rows = []
+    """A directory tree with each file's symbol skeleton under it."""
+    rows: list[str] = []
+    shown: set[str] = set()
     for entry in entries:
-        rows.append(f"{entry.path}   [{entry.language or 'unknown'} · {entry.source}]")
-        rows += [f"    {'  ' * (len((s.name_path or '').split('/')) - 1)}{s.kind} {s.name_path}  line {s.line}" for s in entry.symbols]
+        parts = entry.path.split("/")
+        for depth in range(len(parts) - 1):
+            folder = "/".join(parts[: depth + 1])
+            if folder not in shown:
+                shown.add(folder)
+                rows.append(f"{'  ' * depth}{parts[depth]}/")
+        indent = "  " * (len(parts) - 1)
+        rows.append(f"{indent}{parts[-1]}   [{entry.language or 'unknown'} · {entry.source}]")
+        for symbol in entry.symbols:
+            nesting = "  " * len((symbol.name_path or "").split("/"))
+            rows.append(f"{indent}{nesting}{symbol.kind} {(symbol.name_path or '').split('/')[-1]}  line {symbol.line}")
     data = [{"file": e.path, "language": e.language, "source": e.source, "symbols": [s.to_json() for s in e.symbols]} for e in entries]
     return {"files": data}, "\n".join(rows), ""
 

@@ -216,7 +216,7 @@ class ProjectIndex:
         method = "fork" if threading.active_count() == 1 and "fork" in get_all_start_methods() else "spawn"
         with ProcessPoolExecutor(
             max_workers=self.jobs, mp_context=get_context(method),
-            initializer=_worker_start, initargs=(str(self.workspace.root), self.workspace.config, self.cache.directory),
+            initializer=_worker_start, initargs=(str(self.workspace.root), self.workspace.config),
         ) as pool:
             for chunk_results in pool.map(_worker_extract, chunks):
                 for outcome in chunk_results:
@@ -224,6 +224,7 @@ class ProjectIndex:
                 done += len(chunk_results)
                 if self.progress is not None:
                     self.progress(done, total)
+        self.cache.store_many(results)
         return results
 
     def _count(self, stats: IndexStats) -> None:
@@ -253,20 +254,19 @@ def _collect(outcome: FileFacts | Skipped, results: list[FileFacts], stats: Inde
         results.append(outcome)
 
 
-_WORKER: tuple[Workspace, SymbolExtractor, FactsCache] | None = None
+_WORKER: tuple[Workspace, SymbolExtractor] | None = None
 
 
-def _worker_start(root: str, config: WorkspaceConfig, cache_directory: Path) -> None:
-    global _WORKER  # one workspace, parser set and cache handle per worker process, reused across chunks
+def _worker_start(root: str, config: WorkspaceConfig) -> None:
+    global _WORKER  # one workspace and parser set per worker process, reused across chunks
     gc.disable()
-    _WORKER = (Workspace(Path(root), config), SymbolExtractor(), FactsCache(cache_directory))
+    _WORKER = (Workspace(Path(root), config), SymbolExtractor())
 
 
 def _worker_extract(paths: list[str]) -> list[FileFacts | Skipped]:
-    """Extract a chunk and store it in the shared cache from here, in parallel with the other worker."""
+    # Workers only compute; the parent writes the cache in one transaction (measured: workers
+    # writing concurrently contend for SQLite's lock and end up slower).
     if _WORKER is None:
         raise RuntimeError("worker not initialised")
-    workspace, extractor, cache = _WORKER
-    outcomes = [_extract_one(workspace, extractor, path) for path in paths]
-    cache.store_many([o for o in outcomes if isinstance(o, FileFacts)])
-    return outcomes
+    workspace, extractor = _WORKER
+    return [_extract_one(workspace, extractor, path) for path in paths]
