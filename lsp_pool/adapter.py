@@ -48,13 +48,11 @@ class PoolServices:
 
     def references(self, source: SourceFile, position: Position) -> Answered[list[Location]]:
         path = self.workspace.root / source.path
-        answer = self.api.call(lambda api: api.references(path, position))
-        return Answered(answer.value, answer.server, answer.complete)
+        return self.api.call(lambda api: api.references(path, position))
 
     def definition(self, source: SourceFile, position: Position) -> Answered[list[Location]]:
         path = self.workspace.root / source.path
-        answer = self.api.call(lambda api: api.definition(path, position))
-        return Answered(answer.value, answer.server, answer.complete)
+        return self.api.call(lambda api: api.definition(path, position))
 
     def start_for_workspace(self) -> None:
         """Start the preferred server of every language present in the workspace and wait for readiness."""

@@ -2,7 +2,7 @@
 
 Every call picks the server for the file's language, brings the server's view
 of the file up to date, waits for readiness within the server's budget, and
-converts the answer in :mod:`lsp_pool.convert`. ``Answer.complete`` is False
+converts the answer in :mod:`lsp_pool.convert`. ``Answered.complete`` is False
 when the server had not finished indexing (only where a partial answer is
 still worth having, such as diagnostics).
 """
@@ -10,14 +10,14 @@ still worth having, such as diagnostics).
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, Sequence, TypeVar
+from typing import Any, Sequence
 
 from lsprotocol import types as t
 
 from engine.extract import finalize
 from engine.languages import language_of
+from engine.ports import Answered
 from engine.navigation import CallEdge, CodeAction, Diagnostic, HierarchyItem, Hover, Location, ServerEdit
 from engine.positions import Position, Range
 from engine.symbols import Symbol
@@ -26,14 +26,6 @@ from lsp_pool.errors import ServerNotFound
 from lsp_pool.pool import Pool
 from lsp_pool.server import ManagedServer
 
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Answer(Generic[T]):
-    value: T
-    complete: bool
-    server: str
 
 
 class LanguageApi:
@@ -64,19 +56,19 @@ class LanguageApi:
         converter = Converter(self.root, server.encoding)
         return t.TextDocumentIdentifier(uri=path.as_uri()), converter.to_lsp_position(path, position)
 
-    async def _locations(self, path: Path, position: Position, method: str, params_type: type) -> Answer[list[Location]]:
+    async def _locations(self, path: Path, position: Position, method: str, params_type: type) -> Answered[list[Location]]:
         document, lsp_position = await self._positional(path, position)
         value, complete, server, converter = await self._ask(path, method, params_type(text_document=document, position=lsp_position))
-        return Answer(converter.locations(value), complete, server.spec.id)
+        return Answered(converter.locations(value), server.spec.id, complete)
 
     # -- symbols -------------------------------------------------------------
 
-    async def document_symbols(self, path: Path) -> Answer[list[Symbol]]:
+    async def document_symbols(self, path: Path) -> Answered[list[Symbol]]:
         params = t.DocumentSymbolParams(text_document=t.TextDocumentIdentifier(uri=path.as_uri()))
         value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_DOCUMENT_SYMBOL, params)
-        return Answer(finalize(converter.symbols(value, path, complete=complete)), complete, server.spec.id)
+        return Answered(finalize(converter.symbols(value, path, complete=complete)), server.spec.id, complete)
 
-    async def workspace_symbols(self, query: str, language: str) -> Answer[list[Location]]:
+    async def workspace_symbols(self, query: str, language: str) -> Answered[list[Location]]:
         server = self.pool.server_for(language, self.root)
         reply = await server.request(t.WORKSPACE_SYMBOL, t.WorkspaceSymbolParams(query=query))
         converter = Converter(self.root, server.encoding)
@@ -85,54 +77,54 @@ class LanguageApi:
             for s in reply.value or []
             if isinstance(getattr(s, "location", None), t.Location)
         ]
-        return Answer(locations, reply.complete, server.spec.id)
+        return Answered(locations, server.spec.id, reply.complete)
 
     # -- navigation ----------------------------------------------------------
 
-    async def definition(self, path: Path, position: Position) -> Answer[list[Location]]:
+    async def definition(self, path: Path, position: Position) -> Answered[list[Location]]:
         return await self._locations(path, position, t.TEXT_DOCUMENT_DEFINITION, t.DefinitionParams)
 
-    async def declaration(self, path: Path, position: Position) -> Answer[list[Location]]:
+    async def declaration(self, path: Path, position: Position) -> Answered[list[Location]]:
         return await self._locations(path, position, t.TEXT_DOCUMENT_DECLARATION, t.DeclarationParams)
 
-    async def type_definition(self, path: Path, position: Position) -> Answer[list[Location]]:
+    async def type_definition(self, path: Path, position: Position) -> Answered[list[Location]]:
         return await self._locations(path, position, t.TEXT_DOCUMENT_TYPE_DEFINITION, t.TypeDefinitionParams)
 
-    async def implementation(self, path: Path, position: Position) -> Answer[list[Location]]:
+    async def implementation(self, path: Path, position: Position) -> Answered[list[Location]]:
         return await self._locations(path, position, t.TEXT_DOCUMENT_IMPLEMENTATION, t.ImplementationParams)
 
-    async def references(self, path: Path, position: Position, *, include_declaration: bool = True) -> Answer[list[Location]]:
+    async def references(self, path: Path, position: Position, *, include_declaration: bool = True) -> Answered[list[Location]]:
         document, lsp_position = await self._positional(path, position)
         params = t.ReferenceParams(
             text_document=document, position=lsp_position,
             context=t.ReferenceContext(include_declaration=include_declaration),
         )
         value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_REFERENCES, params)
-        return Answer(converter.locations(value), complete, server.spec.id)
+        return Answered(converter.locations(value), server.spec.id, complete)
 
-    async def hover(self, path: Path, position: Position) -> Answer[Hover | None]:
+    async def hover(self, path: Path, position: Position) -> Answered[Hover | None]:
         document, lsp_position = await self._positional(path, position)
         params = t.HoverParams(text_document=document, position=lsp_position)
         value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_HOVER, params)
-        return Answer(converter.hover(value, path), complete, server.spec.id)
+        return Answered(converter.hover(value, path), server.spec.id, complete)
 
     # -- rename and code actions ---------------------------------------------
 
-    async def prepare_rename(self, path: Path, position: Position) -> Answer[Range | None]:
+    async def prepare_rename(self, path: Path, position: Position) -> Answered[Range | None]:
         document, lsp_position = await self._positional(path, position)
         params = t.PrepareRenameParams(text_document=document, position=lsp_position)
         value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_PREPARE_RENAME, params)
         lsp_range = getattr(value, "range", value) if value is not None else None
         found = converter.range(path, lsp_range) if isinstance(lsp_range, t.Range) else None
-        return Answer(found, complete, server.spec.id)
+        return Answered(found, server.spec.id, complete)
 
-    async def rename(self, path: Path, position: Position, new_name: str) -> Answer[ServerEdit]:
+    async def rename(self, path: Path, position: Position, new_name: str) -> Answered[ServerEdit]:
         document, lsp_position = await self._positional(path, position)
         params = t.RenameParams(text_document=document, position=lsp_position, new_name=new_name)
         value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_RENAME, params)
-        return Answer(converter.workspace_edit(value), complete, server.spec.id)
+        return Answered(converter.workspace_edit(value), server.spec.id, complete)
 
-    async def code_actions(self, path: Path, engine_range: Range, only: Sequence[str] | None = None) -> Answer[list[CodeAction]]:
+    async def code_actions(self, path: Path, engine_range: Range, only: Sequence[str] | None = None) -> Answered[list[CodeAction]]:
         server = self.server_for(path)
         await server.ensure_started()
         converter = Converter(self.root, server.encoding)
@@ -142,15 +134,15 @@ class LanguageApi:
             context=t.CodeActionContext(diagnostics=[], only=[t.CodeActionKind(k) for k in only] if only else None),
         )
         value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_CODE_ACTION, params)
-        return Answer([converter.code_action(a) for a in value or []], complete, server.spec.id)
+        return Answered([converter.code_action(a) for a in value or []], server.spec.id, complete)
 
-    async def resolve_code_action(self, path: Path, action: CodeAction) -> Answer[CodeAction]:
+    async def resolve_code_action(self, path: Path, action: CodeAction) -> Answered[CodeAction]:
         if not isinstance(action.handle, t.CodeAction):
-            return Answer(action, True, "")
+            return Answered(action, "", True)
         value, complete, server, converter = await self._ask(path, t.CODE_ACTION_RESOLVE, action.handle)
-        return Answer(converter.code_action(value), complete, server.spec.id)
+        return Answered(converter.code_action(value), server.spec.id, complete)
 
-    async def execute_command(self, language: str, command: str, arguments: list[Any] | None = None) -> Answer[tuple[Any, list[ServerEdit]]]:
+    async def execute_command(self, language: str, command: str, arguments: list[Any] | None = None) -> Answered[tuple[Any, list[ServerEdit]]]:
         """Run a server command; edits it sends back through ``workspace/applyEdit`` are captured, not applied."""
         server = self.pool.server_for(language, self.root)
         connection = await server.ensure_started()
@@ -162,35 +154,35 @@ class LanguageApi:
             events.capture_edits = False
         converter = Converter(self.root, server.encoding)
         edits = [converter.workspace_edit(edit) for edit in events.captured_edits]
-        return Answer((reply.value, edits), reply.complete, server.spec.id)
+        return Answered((reply.value, edits), server.spec.id, reply.complete)
 
     # -- hierarchies ---------------------------------------------------------
 
-    async def prepare_call_hierarchy(self, path: Path, position: Position) -> Answer[list[HierarchyItem]]:
+    async def prepare_call_hierarchy(self, path: Path, position: Position) -> Answered[list[HierarchyItem]]:
         return await self._hierarchy_items(path, t.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY, position=position)
 
-    async def incoming_calls(self, path: Path, item: HierarchyItem) -> Answer[list[CallEdge]]:
+    async def incoming_calls(self, path: Path, item: HierarchyItem) -> Answered[list[CallEdge]]:
         params = t.CallHierarchyIncomingCallsParams(item=item.handle)  # type: ignore[arg-type]
         value, complete, server, converter = await self._ask(path, t.CALL_HIERARCHY_INCOMING_CALLS, params)
-        return Answer(converter.call_edges(value, incoming=True), complete, server.spec.id)
+        return Answered(converter.call_edges(value, incoming=True), server.spec.id, complete)
 
-    async def outgoing_calls(self, path: Path, item: HierarchyItem) -> Answer[list[CallEdge]]:
+    async def outgoing_calls(self, path: Path, item: HierarchyItem) -> Answered[list[CallEdge]]:
         params = t.CallHierarchyOutgoingCallsParams(item=item.handle)  # type: ignore[arg-type]
         value, complete, server, converter = await self._ask(path, t.CALL_HIERARCHY_OUTGOING_CALLS, params)
-        return Answer(converter.call_edges(value, incoming=False), complete, server.spec.id)
+        return Answered(converter.call_edges(value, incoming=False), server.spec.id, complete)
 
-    async def prepare_type_hierarchy(self, path: Path, position: Position) -> Answer[list[HierarchyItem]]:
+    async def prepare_type_hierarchy(self, path: Path, position: Position) -> Answered[list[HierarchyItem]]:
         return await self._hierarchy_items(path, t.TEXT_DOCUMENT_PREPARE_TYPE_HIERARCHY, position=position)
 
-    async def supertypes(self, path: Path, item: HierarchyItem) -> Answer[list[HierarchyItem]]:
+    async def supertypes(self, path: Path, item: HierarchyItem) -> Answered[list[HierarchyItem]]:
         return await self._hierarchy_items(path, t.TYPE_HIERARCHY_SUPERTYPES, item=item)
 
-    async def subtypes(self, path: Path, item: HierarchyItem) -> Answer[list[HierarchyItem]]:
+    async def subtypes(self, path: Path, item: HierarchyItem) -> Answered[list[HierarchyItem]]:
         return await self._hierarchy_items(path, t.TYPE_HIERARCHY_SUBTYPES, item=item)
 
     async def _hierarchy_items(
         self, path: Path, method: str, *, position: Position | None = None, item: HierarchyItem | None = None
-    ) -> Answer[list[HierarchyItem]]:
+    ) -> Answered[list[HierarchyItem]]:
         """A prepare request (at a position) or a follow-up (from an item) that answers hierarchy items."""
         params_type = t.METHOD_TO_TYPES[method][2]
         if position is not None:
@@ -199,11 +191,11 @@ class LanguageApi:
         else:
             params = params_type(item=item.handle)  # type: ignore[union-attr]
         value, complete, server, converter = await self._ask(path, method, params)
-        return Answer([converter.hierarchy_item(i) for i in value or []], complete, server.spec.id)
+        return Answered([converter.hierarchy_item(i) for i in value or []], server.spec.id, complete)
 
     # -- diagnostics ---------------------------------------------------------
 
-    async def diagnostics(self, path: Path, *, wait: float = 10.0) -> Answer[list[Diagnostic]]:
+    async def diagnostics(self, path: Path, *, wait: float = 10.0) -> Answered[list[Diagnostic]]:
         """Pull diagnostics where the server offers them, else open the file and take what it pushes.
 
         Either way the answer is labelled incomplete while the server is still indexing.
@@ -215,7 +207,7 @@ class LanguageApi:
             params = t.DocumentDiagnosticParams(text_document=t.TextDocumentIdentifier(uri=uri))
             value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_DIAGNOSTIC, params, allow_incomplete=True)
             items = getattr(value, "items", None) or []
-            return Answer(converter.diagnostics(uri, items), complete, server.spec.id)
+            return Answered(converter.diagnostics(uri, items), server.spec.id, complete)
         arrived = server.expect_diagnostics(uri)
         server.use_file(path, open_it=True)
         tracker_state = await server.tracker.wait() if server.tracker is not None else None
@@ -225,4 +217,4 @@ class LanguageApi:
         except TimeoutError:
             complete = False
         converter = Converter(self.root, server.encoding)
-        return Answer(converter.diagnostics(uri, server.diagnostics.get(uri, [])), complete, server.spec.id)
+        return Answered(converter.diagnostics(uri, server.diagnostics.get(uri, [])), server.spec.id, complete)

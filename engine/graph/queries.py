@@ -213,20 +213,21 @@ class GraphQueries:
                 queue.append((source, distance + 1))
 
     def callers(self, address: str) -> list[EdgeRef]:
-        node = self.node_for(address)
-        return [self._edge(u, v, k, d) for u, v, k, d in self.graph.in_edges(node, keys=True, data=True) if k == "calls"]
+        return self._edges_at(address, "calls", incoming=True)
 
     def callees(self, address: str) -> list[EdgeRef]:
-        node = self.node_for(address)
-        return [self._edge(u, v, k, d) for u, v, k, d in self.graph.out_edges(node, keys=True, data=True) if k == "calls"]
+        return self._edges_at(address, "calls", incoming=False)
 
     def supertypes(self, address: str) -> list[EdgeRef]:
-        node = self.node_for(address)
-        return [self._edge(u, v, k, d) for u, v, k, d in self.graph.out_edges(node, keys=True, data=True) if k == "inherits"]
+        return self._edges_at(address, "inherits", incoming=False)
 
     def subtypes(self, address: str) -> list[EdgeRef]:
+        return self._edges_at(address, "inherits", incoming=True)
+
+    def _edges_at(self, address: str, kind: str, *, incoming: bool) -> list[EdgeRef]:
         node = self.node_for(address)
-        return [self._edge(u, v, k, d) for u, v, k, d in self.graph.in_edges(node, keys=True, data=True) if k == "inherits"]
+        edges = self.graph.in_edges(node, keys=True, data=True) if incoming else self.graph.out_edges(node, keys=True, data=True)
+        return [self._edge(u, v, k, d) for u, v, k, d in edges if k == kind]
 
     def implementations(self, address: str) -> list[NodeRef]:
         """Subclasses of a class, transitively; for a method, its overrides in those subclasses."""
