@@ -301,3 +301,23 @@ def test_graph_references_definition_and_implementations(sample_copy: Path) -> N
     ]
     assert [(loc.file, loc.range.start.line + 1) for loc in definition.locations] == [("shop/util.py", 8)]
     assert overrides == ["shop/pricing.py:HalfPrice/apply"] and subclasses == ["shop/pricing.py:HalfPrice"]
+
+
+def test_an_edit_inside_a_body_redoes_only_that_files_edges(sample_copy: Path) -> None:
+    index = index_of(sample_copy)
+    index.load()
+    fresh_edges = edges(index)
+    pricing = sample_copy / "shop/pricing.py"
+    original = pricing.read_text()
+    pricing.write_text(original.replace("    return util.round_cents(amount * (1 + VAT_RATE))", "    total = amount * (1 + VAT_RATE)\n    return util.round_cents(total)"))
+    body_only = index.refresh(["shop/pricing.py"])
+    after_body_edit = edges(index)
+    pricing.write_text(pricing.read_text() + "\n\ndef brand_new():\n    return with_vat(1)\n")
+    structural = index.refresh(["shop/pricing.py"])
+    index.close()
+    assert body_only == {"shop/pricing.py"}
+    # Edges of other files are untouched; pricing.py's own are redone (with_vat now calls on line 22).
+    unchanged = [e for e in fresh_edges if "shop/pricing.py" not in e]
+    assert [e for e in after_body_edit if "shop/pricing.py" not in e] == unchanged
+    assert "calls shop/pricing.py:with_vat -> shop/util.py:round_cents line 22 ast/medium" in after_body_edit
+    assert structural >= {"shop/pricing.py", "shop/__init__.py", "tests/test_shop.py"}

@@ -83,6 +83,12 @@ class ProjectGraph:
         """
         changed = list(changed)
         removed = set(removed)
+        if not removed and all(f.path in self.facts and _interface(self.facts[f.path]) == _interface(f) for f in changed):
+            # The usual edit: inside bodies. What other files can see of these files is unchanged,
+            # so their edges into them stay; only the edited files' own edges are redone.
+            for facts_of_file in changed:
+                self._replace_in_place(facts_of_file)
+            return {f.path for f in changed}
         touched = {f.path for f in changed} | removed
         added_or_removed = removed | {f.path for f in changed if f.path not in self.facts}
         dependants = {
@@ -109,6 +115,19 @@ class ProjectGraph:
         for path in recompute:
             self._add_edges(path)
         return recompute
+
+    def _replace_in_place(self, facts: FileFacts) -> None:
+        path = facts.path
+        self.facts[path] = facts
+        self._symbols[path] = {s.name_path: s for s in facts.symbols}
+        self.graph.nodes[file_node(path)].update(source=facts.source, confidence=facts.confidence)
+        for symbol in facts.symbols:
+            self.graph.nodes[symbol_node(path, symbol.name_path)]["fact"] = symbol
+        # Memoised imports carry line numbers, which may have moved.
+        self._bindings.pop(path, None)
+        self._resolved_imports.pop(path, None)
+        self._remove_outgoing(path)
+        self._add_edges(path)
 
     def _add_nodes(self, facts: FileFacts) -> None:
         graph = self.graph
@@ -418,3 +437,14 @@ class ProjectGraph:
             if s.line <= line <= s.end_line and s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CONSTRUCTOR)
         ]
         return max(inside, key=lambda s: s.line).name_path if inside else None
+
+
+def _interface(facts: FileFacts) -> tuple[object, ...]:
+    """What other files can depend on in a file: its symbols, exports and imports (which re-export)."""
+    return (
+        facts.language,
+        facts.is_test,
+        tuple(sorted((s.name_path, s.kind, s.parent or "") for s in facts.symbols)),
+        facts.exports,
+        tuple((i.module, i.level, i.names, i.alias, i.star, i.scope) for i in facts.imports),
+    )
