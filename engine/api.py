@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import Enum
 
+from engine.edits.apply import Transactions
+from engine.edits.session import EditSession
 from engine.errors import GraftError, ServiceUnavailable
 from engine.extract import FileSymbols, SymbolExtractor
 from engine.extract.reconcile import reconcile
@@ -18,9 +20,10 @@ from engine.graph.index import Progress
 from engine.languages import language_of
 from engine.names import Address, PositionAddress, SymbolAddress
 from engine.navigate import NavigationResult, Navigator
-from engine.ports import LanguageServices
+from engine.ports import LanguageServices, Tools
 from engine.positions import split_lines
 from engine.resolve import ambiguous, match_name_path, not_found, symbol_at
+from engine.settings import load_engine_settings
 from engine.symbols import Symbol, SymbolKind
 from engine.workspace import Skipped, SourceFile, Workspace
 
@@ -62,15 +65,21 @@ class Engine:
         workspace: Workspace,
         *,
         services: LanguageServices | None = None,
+        tools: Tools | None = None,
         source: SourcePreference = SourcePreference.AST,
         extractor: SymbolExtractor | None = None,
     ) -> None:
         self.workspace = workspace
         self.services = services
+        self.tools = tools
         self.source = source
+        self.settings = load_engine_settings(workspace.root)
         self._extractor = extractor or SymbolExtractor()
         self._index: ProjectIndex | None = None
         self._index_stats: IndexStats | None = None
+        self.transactions = Transactions(workspace, dirty_check=tools.dirty_files if tools is not None else None)
+        # A transaction interrupted by a crash is rolled back before anything else reads the files.
+        self.recovered = self.transactions.recover() if self.transactions.journal.pending() else []
 
     def close(self) -> None:
         """Shut down whatever language servers this engine started, and close the index cache."""
@@ -109,6 +118,12 @@ class Engine:
     def _navigator(self) -> Navigator:
         use_server = self.source in (SourcePreference.AUTO, SourcePreference.LSP)
         return Navigator(self.workspace, self.graph(), self.services, use_server, self.source is SourcePreference.LSP)
+
+    # -- edits -------------------------------------------------------------------
+
+    def edits(self) -> EditSession:
+        refresh = self._index.refresh if self._index is not None else None
+        return EditSession(self.workspace, self.transactions, self.services, self.tools, refresh)
 
     def pyproject_text(self) -> str | None:
         path = self.workspace.root / "pyproject.toml"

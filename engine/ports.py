@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from engine.extract import FileSymbols
-    from engine.navigation import Location
+    from engine.navigation import Diagnostic, Location
     from engine.positions import Position
     from engine.workspace import SourceFile, Workspace
 
@@ -66,6 +66,14 @@ class LanguageServices(Protocol):
     def definition(self, source: "SourceFile", position: "Position") -> "Answered[list[Location]]":
         ...
 
+    def diagnostics(self, source: "SourceFile") -> "Answered[list[Diagnostic]]":
+        """The server's diagnostics for a file as it is on disk now."""
+        ...
+
+    def files_changed(self, paths: list[str]) -> None:
+        """Tell running servers that these workspace files were rewritten (didChange / watched files)."""
+        ...
+
     def status(self) -> list[ServerStatus]:
         ...
 
@@ -81,5 +89,27 @@ def load_language_services(workspace: "Workspace") -> LanguageServices | None:
     """The installed implementation of :class:`LanguageServices`, or None when there is none."""
     for entry_point in entry_points(group=ENTRY_POINT_GROUP):
         factory: LanguageServicesFactory = entry_point.load()
+        return factory(workspace)
+    return None
+
+
+class Tools(Protocol):
+    """Outside programs the apply layer consults: version control and the user's verify command."""
+
+    def dirty_files(self, paths: list[str]) -> set[str]:
+        """Which of these workspace paths have uncommitted changes (empty outside a repository)."""
+        ...
+
+    def run(self, command: str) -> tuple[int, str]:
+        """Run a shell command in the workspace root; (exit status, combined output tail)."""
+        ...
+
+
+TOOLS_ENTRY_POINT_GROUP = "codegraft.tools"
+
+
+def load_tools(workspace: "Workspace") -> Tools | None:
+    for entry_point in entry_points(group=TOOLS_ENTRY_POINT_GROUP):
+        factory: Callable[["Workspace"], Tools] = entry_point.load()
         return factory(workspace)
     return None

@@ -33,6 +33,15 @@ _BINARY_SNIFF_BYTES = 8192
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 
+def graft_directory(root: Path) -> Path:
+    """``<root>/.graft``, created on first use with a .gitignore, so that it never shows in ``git status``."""
+    directory = root / ".graft"
+    if not directory.is_dir():
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / ".gitignore").write_text("# codegraft's cache and journal\n*\n", encoding="utf-8")
+    return directory
+
+
 def find_root(start: Path) -> Path:
     """The nearest ancestor of ``start`` (itself included) holding a root marker, else ``start``."""
     start = start.resolve()

@@ -9,7 +9,7 @@ from pathlib import Path
 from engine.errors import ServiceUnavailable
 from engine.extract import FileSymbols
 from engine.languages import language_of
-from engine.navigation import Location
+from engine.navigation import Diagnostic, Location
 from engine.ports import Answered, ServerStatus
 from engine.positions import Position
 from engine.symbols import Confidence, Source
@@ -53,6 +53,23 @@ class PoolServices:
     def definition(self, source: SourceFile, position: Position) -> Answered[list[Location]]:
         path = self.workspace.root / source.path
         return self.api.call(lambda api: api.definition(path, position))
+
+    def diagnostics(self, source: SourceFile) -> Answered[list[Diagnostic]]:
+        path = self.workspace.root / source.path
+        return self.api.call(lambda api: api.diagnostics(path))
+
+    def files_changed(self, paths: list[str]) -> None:
+        if self._api is None:
+            return  # no server was started, so none has a stale view
+        pool = self._api.pool
+        absolute = [self.workspace.root / p for p in paths]
+
+        async def notify() -> None:
+            for server in pool.running():
+                for path in absolute:
+                    server.documents.changed_by_us(path)
+
+        self._api.run(notify)
 
     def start_for_workspace(self) -> None:
         """Start the preferred server of every language present in the workspace and wait for readiness."""

@@ -56,7 +56,9 @@ def _read(path: Path) -> dict[str, object]:
 
 
 def _parse(table: dict[str, object], where: str) -> PoolConfig:
-    known = {"idle_timeout", "document_idle_timeout", "request_timeout", "readiness_budget", "servers"}
+    # allow_dirty belongs to the engine's apply layer (engine/settings.py); it is accepted here
+    # so that one table holds all of codegraft's settings.
+    known = {"idle_timeout", "document_idle_timeout", "request_timeout", "readiness_budget", "servers", "allow_dirty"}
     unknown = sorted(set(table) - known)
     if unknown:
         raise UsageError(f"{where}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")

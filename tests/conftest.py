@@ -17,9 +17,12 @@ def sample_root() -> Path:
 
 
 def tree_fingerprint(root: Path) -> dict[str, str]:
-    """Content hash and mode of every file under ``root``: proof that nothing was written."""
+    """Content hash and mode of every file under ``root``: proof that nothing was written.
+
+    codegraft's own ``.graft/`` (locks, cache, journal) is not the user's and is left out."""
     found: dict[str, str] = {}
-    for folder, _dirs, files in os.walk(root):
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".graft"]
         for name in files:
             path = Path(folder) / name
             if path.is_symlink():

@@ -295,3 +295,72 @@ def test_graph_refusals(capsys: pytest.CaptureFixture[str], sample_copy: Path) -
     code, data, err = run_json(capsys, "--root", str(sample_copy), "graph", "deps", "total")
     assert code == 1 and data["error"]["code"] == "ambiguous"
     assert "shop/models.py:LineItem/total" in [c["address"] for c in data["error"]["candidates"]]
+
+
+# -- edits from the command line ----------------------------------------------------
+
+
+def _edit_file(root: Path) -> Path:
+    (root / "m.py").write_text("def f():\n    return 1\n")
+    edit = {"changes": {"m.py": [{"range": {"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 5}}, "newText": "g"}]}}
+    path = root / "edit.json"
+    path.write_text(json.dumps(edit))
+    return path
+
+
+def test_apply_is_a_dry_run_by_default_then_applies_undoes_and_lists(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    edit = _edit_file(tmp_path)
+    root = ("--root", str(tmp_path))
+    code, data, _ = run_json(capsys, *root, "apply", str(edit))
+    assert code == 0 and data["applied"] is False and "-def f():\n+def g():" in data["diff"]
+    assert (tmp_path / "m.py").read_text().startswith("def f")
+    code, data, _ = run_json(capsys, *root, "apply", str(edit), "--apply")
+    assert code == 0 and data["applied"] and data["files"] == [{"path": "m.py", "status": "modified", "added": 1, "removed": 1}]
+    transaction = data["transaction"]
+    assert (tmp_path / "m.py").read_text().startswith("def g")
+    code, data, _ = run_json(capsys, *root, "history")
+    assert [t["transaction"] for t in data["transactions"]] == [transaction]
+    code, data, _ = run_json(capsys, *root, "undo")
+    assert code == 0 and (tmp_path / "m.py").read_text().startswith("def f")
+    code, data, err = run_json(capsys, *root, "undo", transaction)
+    assert code == 1 and data["error"]["code"] == "undo_refused"
+
+
+def test_a_failing_verify_command_rolls_back(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    edit = _edit_file(tmp_path)
+    code, data, err = run_json(capsys, "--root", str(tmp_path), "apply", str(edit), "--apply", "--verify", "grep -q 'def f' m.py")
+    assert code == 1 and data["error"]["code"] == "verify_failed" and "rolled back" in err
+    assert (tmp_path / "m.py").read_text().startswith("def f")
+    code, data, _ = run_json(capsys, "--root", str(tmp_path), "apply", str(edit), "--apply", "--verify", "grep -q 'def g' m.py")
+    assert code == 0 and (tmp_path / "m.py").read_text().startswith("def g")
+
+
+def test_apply_refusals_and_usage_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    _edit_file(tmp_path)
+    breaking = {"changes": {"m.py": [{"range": {"start": {"line": 0, "character": 5}, "end": {"line": 0, "character": 6}}, "newText": ""}]}}
+    (tmp_path / "break.json").write_text(json.dumps(breaking))
+    code, data, _ = run_json(capsys, "--root", str(tmp_path), "apply", str(tmp_path / "break.json"), "--apply")
+    assert code == 1 and data["error"]["code"] == "syntax_errors"
+    assert (tmp_path / "m.py").read_text() == "def f():\n    return 1\n"
+    (tmp_path / "bad.json").write_text("{not json")
+    code, data, _ = run_json(capsys, "--root", str(tmp_path), "apply", str(tmp_path / "bad.json"))
+    assert code == 2 and data["error"]["code"] == "malformed_edit"
+    (tmp_path / "escape.json").write_text(json.dumps({"changes": {"../x.py": []}}))
+    code, data, _ = run_json(capsys, "--root", str(tmp_path), "apply", str(tmp_path / "escape.json"), "--apply")
+    assert code == 1 and data["error"]["code"] == "unsafe_path"
+
+
+def test_recover_reports_an_interrupted_transaction(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import subprocess
+    import sys as system
+
+    from tests.apply_worker import make_files
+    from tests.conftest import REPO
+
+    make_files(tmp_path, 3)
+    subprocess.run([system.executable, "-m", "tests.apply_worker", str(tmp_path), "3", "exit-at", "replaced:1"], cwd=REPO, check=False)
+    assert (tmp_path / "f000.txt").read_text().startswith("new")
+    code, data, err = run_json(capsys, "--root", str(tmp_path), "recover")
+    assert code == 0 and [r["action"] for r in data["recovered"]] == ["rolled-back"]
+    assert "rolled back transaction" in err  # the engine recovers on start, and says so
+    assert (tmp_path / "f000.txt").read_text().startswith("old")

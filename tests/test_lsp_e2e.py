@@ -394,3 +394,30 @@ def test_index_takes_symbols_from_servers_and_keeps_the_tree_graph_apart(project
     assert "lsp" not in syntactic["symbols_by_source"] and syntactic["mode"] == "cold"
     assert main(["--root", str(project), "--json", "index"]) == 0
     assert json.loads(capsys.readouterr().out)["mode"] == "warm"
+
+
+def test_new_errors_from_the_server_roll_an_edit_back(tmp_path: Path) -> None:
+    require("basedpyright")
+    import hashlib
+
+    from engine.edits.model import FileChange, WorkspaceEdit
+    from engine.edits.session import EditOptions, NewErrors
+    from engine.navigation import TextEdit
+
+    (tmp_path / "pyproject.toml").write_text("")
+    module = tmp_path / "m.py"
+    module.write_text("def helper() -> int:\n    return 1\n\n\nVALUE = helper()\n")
+    data = module.read_bytes()
+    rename_definition_only = FileChange(
+        "m.py", (TextEdit(Range(Position(0, 4), Position(0, 10)), "assist"),), hashlib.sha256(data).hexdigest()
+    )
+    workspace = Workspace(tmp_path)
+    engine = Engine(workspace, services=PoolServices(workspace, only("basedpyright")), source=SourcePreference.AUTO)
+    try:
+        with pytest.raises(NewErrors, match='"helper" is not defined'):
+            engine.edits().apply(WorkspaceEdit((rename_definition_only,)), EditOptions(fail_on_new_errors=True))
+        assert module.read_bytes() == data
+        outcome = engine.edits().apply(WorkspaceEdit((rename_definition_only,)))
+    finally:
+        engine.close()
+    assert outcome.diagnostics_checked and [d.message for d in outcome.new_diagnostics] == ['"helper" is not defined']

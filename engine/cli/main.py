@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from engine.api import Engine, SourcePreference
-from engine.cli import graph_commands, render
+from engine.cli import edit_commands, graph_commands, render
 from engine.errors import GraftError, ServiceUnavailable, UsageError
 from engine.names import parse_address
-from engine.ports import load_language_services
+from engine.ports import load_language_services, load_tools
 from engine.symbols import SymbolKind
 from engine.workspace import DEFAULT_MAX_FILE_BYTES, Workspace, WorkspaceConfig, find_root
 
@@ -70,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     symbols.add_argument("path", metavar="PATH", nargs="?", default=".")
 
     graph_commands.add_parsers(commands, common)
+    edit_commands.add_parsers(commands, common)
 
     servers = commands.add_parser("servers", parents=[common], help="configured and found language servers")
     servers.add_argument("--start", action="store_true",
@@ -121,6 +122,8 @@ def _servers(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object
 HANDLERS: dict[str, Handler] = {
     "outline": _outline, "find": _find, "read": _read, "symbols": _symbols, "servers": _servers,
     "index": graph_commands.run_index, "graph": graph_commands.run_graph,
+    "apply": edit_commands.run_apply, "undo": edit_commands.run_undo,
+    "history": edit_commands.run_history, "recover": edit_commands.run_recover,
 }
 
 
@@ -135,7 +138,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         source = SourcePreference(args.source)
         wants_server = source in (SourcePreference.AUTO, SourcePreference.LSP) or args.command == "servers"
         services = load_language_services(workspace) if wants_server else None
-        engine = Engine(workspace, services=services, source=source)
+        tools = load_tools(workspace) if args.command in ("apply", "undo") else None
+        engine = Engine(workspace, services=services, tools=tools, source=source)
+        for report in engine.recovered:
+            print(f"graft: rolled back transaction {report.transaction}, interrupted by a crash", file=sys.stderr)
         try:
             payload, text, notes = HANDLERS[args.command](engine, args)
         finally:

@@ -20,7 +20,7 @@ from engine.graph.build import ProjectGraph
 from engine.graph.cache import FactsCache, FileStat, Fingerprint
 from engine.graph.facts import FileFacts, file_facts
 from engine.languages import language_of
-from engine.workspace import Skipped, SourceFile, Workspace, WorkspaceConfig
+from engine.workspace import Skipped, SourceFile, Workspace, WorkspaceConfig, graft_directory
 
 Progress = Callable[[int, int], None]
 """Called with (files done, files to extract) while extracting."""
@@ -61,7 +61,7 @@ class ProjectIndex:
         """When set, each file's symbols are asked of the language server first (in this process)."""
         self.jobs = jobs or min(2, os.cpu_count() or 1)
         self.progress = progress
-        self.cache = FactsCache(workspace.root / ".graft" / "cache")
+        self.cache = FactsCache(graft_directory(workspace.root) / "cache")
         self.extractor = SymbolExtractor()
         self.graph = ProjectGraph()
         self._snapshot_stale = False

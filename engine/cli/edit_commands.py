@@ -1,0 +1,109 @@
+"""``graft apply``, ``graft undo``, ``graft history`` and ``graft recover``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from engine.api import Engine
+from engine.edits.diff import FileSummary, summarize, unified_diff
+from engine.edits.lsp_json import MalformedEdit, from_lsp
+from engine.edits.session import EditOptions
+from engine.positions import PositionEncoding
+
+Result = tuple[dict[str, object], str, str]
+
+
+def add_parsers(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+    apply = commands.add_parser("apply", parents=[common], help="preview or apply an LSP WorkspaceEdit (JSON file)")
+    apply.add_argument("edit_file", metavar="EDIT.json", help="an LSP WorkspaceEdit; file:// URIs or workspace-relative paths")
+    apply.add_argument("--apply", dest="write", action="store_true", help="write the files (default: dry run, print the diff)")
+    apply.add_argument("--encoding", choices=[e.value for e in PositionEncoding], default="utf-16",
+                       help="how the edit's columns are counted (default: utf-16, as in LSP)")
+    apply.add_argument("--allow-dirty", action="store_true", help="write files that have uncommitted changes")
+    apply.add_argument("--allow-syntax-errors", action="store_true", help="write even if a file stops parsing")
+    apply.add_argument("--fail-on-new-errors", action="store_true",
+                       help="roll back when the language server reports errors the edit introduced")
+    apply.add_argument("--verify", metavar="CMD", help="run CMD after applying; roll back if it fails")
+    undo = commands.add_parser("undo", parents=[common], help="undo the last transaction (or TXN)")
+    undo.add_argument("transaction", nargs="?", metavar="TXN")
+    commands.add_parser("history", parents=[common], help="transactions applied in this workspace")
+    commands.add_parser("recover", parents=[common], help="roll back transactions a crash interrupted")
+
+
+def run_apply(engine: Engine, args: argparse.Namespace) -> Result:
+    try:
+        data = json.loads(Path(args.edit_file).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise MalformedEdit(f"cannot read {args.edit_file} as JSON: {error}") from None
+    edit = from_lsp(data, engine.workspace, PositionEncoding(args.encoding))
+    session = engine.edits()
+    if not args.write:
+        states = session.preview(edit)
+        summary = summarize(states)
+        diff = unified_diff(states, colour=sys.stdout.isatty() and not args.json)
+        payload = {"applied": False, "files": _files(summary), "edits": edit.edit_count, "diff": unified_diff(states)}
+        return payload, "\n".join(filter(None, [diff, _summary_text(summary, dry_run=True)])), ""
+    options = EditOptions(
+        allow_dirty=args.allow_dirty or engine.settings.allow_dirty, allow_syntax_errors=args.allow_syntax_errors,
+        fail_on_new_errors=args.fail_on_new_errors, verify=args.verify,
+    )
+    outcome = session.apply(edit, options)
+    applied = outcome.applied
+    payload = {
+        "applied": True, "transaction": applied.transaction, "files": _files(applied.files),
+        "new_syntax_errors": applied.new_syntax_errors, "diagnostics_checked": outcome.diagnostics_checked,
+        "new_diagnostics": [
+            {"file": d.file, "line": d.range.start.line + 1, "message": d.message, "source": d.source, "code": d.code}
+            for d in outcome.new_diagnostics
+        ],
+    }
+    notes = [f"warning: {path} no longer parses (--allow-syntax-errors)" for path in applied.new_syntax_errors]
+    notes += [f"new error: {d.file}:{d.range.start.line + 1}: {d.message}" for d in outcome.new_diagnostics]
+    text = f"applied transaction {applied.transaction}\n{_summary_text(applied.files, dry_run=False)}"
+    return payload, text, "\n".join(notes)
+
+
+def run_undo(engine: Engine, args: argparse.Namespace) -> Result:
+    undone = engine.edits().undo(args.transaction)
+    text = f"undid it as transaction {undone.transaction}\n{_summary_text(undone.files, dry_run=False)}"
+    return {"transaction": undone.transaction, "files": _files(undone.files)}, text, ""
+
+
+def run_history(engine: Engine, args: argparse.Namespace) -> Result:
+    records = engine.transactions.history()
+    rows = [
+        f"{r.id}  {_when(r.created)}  {r.kind:<5} {len(r.entries)} file(s){'  (undone)' if r.undone else ''}  "
+        + ", ".join(e.path for e in r.entries[:4]) + (" …" if len(r.entries) > 4 else "")
+        for r in records
+    ]
+    data = [
+        {"transaction": r.id, "created": _when(r.created), "kind": r.kind, "undone": r.undone,
+         "files": [e.path for e in r.entries]}
+        for r in records
+    ]
+    return {"transactions": data}, "\n".join(rows) or "(no transactions)", ""
+
+
+def run_recover(engine: Engine, args: argparse.Namespace) -> Result:
+    reports = engine.recovered + engine.transactions.recover()
+    rows = [f"{r.transaction}: {r.action} ({', '.join(r.files)})" for r in reports]
+    data = [{"transaction": r.transaction, "action": r.action, "files": r.files} for r in reports]
+    return {"recovered": data}, "\n".join(rows) or "nothing to recover", ""
+
+
+def _files(summary: list[FileSummary]) -> list[dict[str, object]]:
+    return [{"path": f.path, "status": f.status, "added": f.added, "removed": f.removed} for f in summary]
+
+
+def _summary_text(summary: list[FileSummary], *, dry_run: bool) -> str:
+    rows = [f"  {f.status:<9} {f.path}  +{f.added} -{f.removed}" for f in summary]
+    tail = "dry run: nothing written (pass --apply to write)" if dry_run else f"{len(summary)} file(s) written"
+    return "\n".join([*rows, tail])
+
+
+def _when(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, tz=timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")

@@ -1,0 +1,1 @@
+"""Workspace edits as values, and the only code that writes the user's files (``apply``)."""

@@ -1,0 +1,263 @@
+"""The only code that writes the user's files: journaled, locked, all or nothing, even across a crash.
+
+apply:  canonical paths → locks (sorted) → hashes checked → dirty-git guard → syntax
+        check → journal (before-images, fsync) → per file: stage, fsync, replace,
+        fsync dir → commit marker → archive to history → unlock
+recover: every journal entry without a commit marker and without a live owner is
+        rolled back to its before-images, each path re-validated inside the root.
+undo:   a new journaled transaction that writes a past one's before-images back,
+        refused when a file no longer has that transaction's after-hash.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, IO
+
+from engine.edits.diff import FileSummary, summarize
+from engine.edits.journal import Journal, JournalRecord, fsync_directory, load, try_lock, write_durably
+from engine.edits.model import WorkspaceEdit
+from engine.edits.plan import FileState, materialize
+from engine.errors import Refused, UnsafePath
+from engine.extract.treesitter import TreeSitterExtractor
+from engine.languages import language_of
+from engine.workspace import Workspace, graft_directory
+
+Hook = Callable[[str], None]
+"""Called after each step (``locked``, ``journaled``, ``replaced:N``, ``committed``): fault injection in tests."""
+
+
+class DirtyFiles(Refused):
+    code = "dirty_files"
+
+
+class SyntaxBroken(Refused):
+    code = "syntax_errors"
+
+
+class UndoRefused(Refused):
+    code = "undo_refused"
+
+
+class VerifyFailed(Refused):
+    code = "verify_failed"
+
+
+@dataclass(frozen=True)
+class ApplyOptions:
+    allow_dirty: bool = False
+    allow_syntax_errors: bool = False
+
+
+@dataclass(frozen=True)
+class Applied:
+    transaction: str
+    files: list[FileSummary]
+    new_syntax_errors: list[str] = field(default_factory=list)
+    """Touched files that parsed before and do not now (only with allow_syntax_errors)."""
+
+
+@dataclass(frozen=True)
+class Recovered:
+    transaction: str
+    action: str
+    """rolled-back | finished (committed but not archived)"""
+    files: list[str]
+
+
+DirtyCheck = Callable[[list[str]], set[str]]
+"""Returns which of the given workspace paths have uncommitted changes in version control."""
+
+
+class Transactions:
+    def __init__(self, workspace: Workspace, *, hook: Hook | None = None, dirty_check: DirtyCheck | None = None) -> None:
+        self.workspace = workspace
+        self.root = workspace.root
+        self.journal = Journal(self.root)
+        self.hook = hook or (lambda step: None)
+        self.dirty_check = dirty_check
+        self._parser = TreeSitterExtractor()
+
+    # -- apply -------------------------------------------------------------------
+
+    def preview(self, edit: WorkspaceEdit) -> list[FileState]:
+        """What the edit would write, checked against the disk; writes nothing."""
+        return materialize(edit, self.workspace)
+
+    def apply(self, edit: WorkspaceEdit, options: ApplyOptions = ApplyOptions()) -> Applied:
+        canonical = [self._canonical(path) for path in edit.touched]
+        with self._locked(canonical):
+            self.hook("locked")
+            states = [s for s in materialize(edit, self.workspace) if s.changed]
+            self.hook("verified")
+            if not options.allow_dirty and self.dirty_check is not None:
+                dirty = sorted(self.dirty_check([s.path for s in states if s.before is not None]))
+                if dirty:
+                    raise DirtyFiles(
+                        f"uncommitted changes in {', '.join(dirty)}; commit or stash them, or pass --allow-dirty"
+                    )
+            broken = self._newly_broken(states)
+            if broken and not options.allow_syntax_errors:
+                raise SyntaxBroken(
+                    f"the edit would leave {', '.join(broken)} with syntax errors (it parses now); "
+                    "nothing was changed (pass --allow-syntax-errors to apply anyway)"
+                )
+            record = self._write(states, "apply")
+        return Applied(record.id, summarize(states), broken)
+
+    def _write(self, states: list[FileState], kind: str) -> JournalRecord:
+        record, lock = self.journal.begin(states, kind)
+        try:
+            self.hook("journaled")
+            folders: set[Path] = set()
+            for number, state in enumerate(states):
+                target = self.root / state.path
+                _put(target, state.after, state.mode, record.id, sync_folder=False)
+                folders.add(target.parent)
+                self.hook(f"replaced:{number}")
+            # Each folder once, before the commit marker: the renames are then durable, and a crash
+            # before this point is rolled back from the journal anyway.
+            for folder in sorted(folders):
+                fsync_directory(folder)
+            self.journal.commit(record)
+            self.hook("committed")
+            self.journal.archive(record)
+        except BaseException:
+            # An exception (not a crash) mid-write: roll back now rather than at next start.
+            if not record.committed:
+                self._roll_back(record)
+            raise
+        finally:
+            lock.close()
+        return record
+
+    # -- recovery, undo, history -------------------------------------------------
+
+    def recover(self) -> list[Recovered]:
+        reports = []
+        for directory in self.journal.pending():
+            lock = try_lock(directory)
+            if lock is None:
+                continue  # a live process owns it
+            try:
+                record = load(directory)
+                if record is None:
+                    shutil.rmtree(directory, ignore_errors=True)  # begun, nothing written yet
+                    continue
+                if record.committed:
+                    self.journal.archive(record)
+                    reports.append(Recovered(record.id, "finished", [e.path for e in record.entries]))
+                else:
+                    self._roll_back(record)
+                    reports.append(Recovered(record.id, "rolled-back", [e.path for e in record.entries]))
+            finally:
+                lock.close()
+        return reports
+
+    def _roll_back(self, record: JournalRecord) -> None:
+        for number, entry in reversed(list(enumerate(record.entries))):
+            target = self._inside(entry.path)  # a crafted journal cannot point outside the root
+            before = record.before_image(number)
+            if entry.before_sha256 is not None and (before is None or _sha(before) != entry.before_sha256):
+                raise Refused(f"journal {record.id} is damaged: the before-image of {entry.path} is missing or wrong")
+            current = target.read_bytes() if target.is_file() else None
+            if current != before:
+                _put(target, before, entry.mode, record.id)
+            _remove_staged(target, record.id)
+        shutil.rmtree(record.directory, ignore_errors=True)
+        fsync_directory(self.journal.journal)
+
+    def history(self) -> list[JournalRecord]:
+        return self.journal.records()
+
+    def undo(self, transaction: str | None = None) -> Applied:
+        candidates = [r for r in self.history() if not r.undone and r.kind == "apply"]
+        if transaction is not None:
+            candidates = [r for r in candidates if r.id == transaction]
+        if not candidates:
+            raise UndoRefused(f"no transaction {transaction} to undo" if transaction else "nothing to undo")
+        record = candidates[-1]
+        paths = [self._canonical(e.path) for e in record.entries]
+        with self._locked(paths):
+            states = []
+            for number, entry in enumerate(record.entries):
+                target = self._inside(entry.path)
+                current = target.read_bytes() if target.is_file() else None
+                if (_sha(current) if current is not None else None) != entry.after_sha256:
+                    raise UndoRefused(f"{entry.path} changed after transaction {record.id}; it cannot be undone")
+                states.append(FileState(entry.path, current, record.before_image(number), entry.mode))
+            undo_record = self._write(states, "undo")
+            write_durably(record.directory / "UNDONE", undo_record.id.encode())
+        return Applied(undo_record.id, summarize(states))
+
+    # -- helpers -----------------------------------------------------------------
+
+    def _canonical(self, path: str) -> str:
+        relative, absolute = self.workspace.resolve(path)
+        return Path(os.path.realpath(absolute)).relative_to(self.root).as_posix() if absolute.exists() else relative
+
+    def _inside(self, path: str) -> Path:
+        if os.path.isabs(path) or ".." in Path(path).parts:
+            raise UnsafePath(f"journal path {path} is outside the workspace")
+        return self.workspace.resolve(path)[1]
+
+    def _locked(self, paths: list[str]) -> ExitStack:
+        """Cross-process locks on every path, taken in sorted order so that two applies never deadlock."""
+        stack = ExitStack()
+        folder = graft_directory(self.root) / "locks"
+        folder.mkdir(exist_ok=True)
+        for path in sorted(set(paths)):
+            handle: IO[bytes] = stack.enter_context(open(folder / (hashlib.sha1(path.encode()).hexdigest() + ".lock"), "ab"))
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        return stack
+
+    def _newly_broken(self, states: list[FileState]) -> list[str]:
+        broken = []
+        for state in states:
+            language = language_of(state.path)
+            if state.after is None or not self._parser.supports(language):
+                continue
+            before_ok = state.before is not None and not self._parser.parse(language, _strip_bom(state.before)).root_node.has_error  # type: ignore[arg-type]
+            after_ok = not self._parser.parse(language, _strip_bom(state.after)).root_node.has_error  # type: ignore[arg-type]
+            if (before_ok or state.before is None) and not after_ok:
+                broken.append(state.path)
+        return broken
+
+
+def _put(target: Path, data: bytes | None, mode: int | None, transaction: str, *, sync_folder: bool = True) -> None:
+    """Replace (or delete) one file atomically: stage beside it, fsync, rename over it, fsync the folder."""
+    folder = target.parent
+    if data is None:
+        if target.exists():
+            target.unlink()
+            if sync_folder:
+                fsync_directory(folder)
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    staged = folder / f".{target.name}.graft-{transaction}.tmp"
+    write_durably(staged, data)
+    if mode is not None:
+        os.chmod(staged, mode)
+    os.replace(staged, target)
+    if sync_folder:
+        fsync_directory(folder)
+
+
+def _remove_staged(target: Path, transaction: str) -> None:
+    staged = target.parent / f".{target.name}.graft-{transaction}.tmp"
+    if staged.exists():
+        staged.unlink()
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _strip_bom(data: bytes) -> bytes:
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data

@@ -1,0 +1,67 @@
+"""Unified diffs of a planned edit, with a per-file summary; colour only for terminals."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from engine.edits.plan import FileState
+
+_RED, _GREEN, _CYAN, _BOLD, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[1m", "\x1b[0m"
+
+
+@dataclass(frozen=True)
+class FileSummary:
+    path: str
+    status: str
+    """modified | created | deleted | renamed-away | unchanged"""
+    added: int
+    removed: int
+
+
+def summarize(states: list[FileState]) -> list[FileSummary]:
+    found = []
+    for state in states:
+        before, after = _lines(state.before), _lines(state.after)
+        status = (
+            "unchanged" if not state.changed else "created" if state.before is None
+            else "deleted" if state.after is None else "modified"
+        )
+        added = removed = 0
+        for line in difflib.unified_diff(before, after, lineterm="", n=0):
+            if line.startswith("+") and not line.startswith("+++"):
+                added += 1
+            elif line.startswith("-") and not line.startswith("---"):
+                removed += 1
+        found.append(FileSummary(state.path, status, added, removed))
+    return found
+
+
+def unified_diff(states: list[FileState], *, colour: bool = False) -> str:
+    chunks = []
+    for state in states:
+        if not state.changed:
+            continue
+        old = f"a/{state.path}" if state.before is not None else "/dev/null"
+        new = f"b/{state.path}" if state.after is not None else "/dev/null"
+        for line in difflib.unified_diff(_lines(state.before), _lines(state.after), old, new, lineterm=""):
+            chunks.append(_paint(line) if colour else line)
+    return "\n".join(chunks)
+
+
+def _lines(data: bytes | None) -> list[str]:
+    if data is None:
+        return []
+    return data.decode("utf-8", errors="replace").splitlines()
+
+
+def _paint(line: str) -> str:
+    if line.startswith(("+++", "---")):
+        return f"{_BOLD}{line}{_RESET}"
+    if line.startswith("@@"):
+        return f"{_CYAN}{line}{_RESET}"
+    if line.startswith("+"):
+        return f"{_GREEN}{line}{_RESET}"
+    if line.startswith("-"):
+        return f"{_RED}{line}{_RESET}"
+    return line

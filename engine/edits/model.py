@@ -1,0 +1,104 @@
+"""The workspace-edit value: text edits per file plus file operations, checked when built.
+
+Positions are engine positions (0-based lines, code-point columns). Each file
+change carries the sha256 the file had when the plan was made, so that apply
+can refuse a plan the disk has moved away from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.errors import Refused
+from engine.navigation import TextEdit
+
+
+class OverlappingEdits(Refused):
+    code = "overlapping_edits"
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str
+    edits: tuple[TextEdit, ...]
+    expected_sha256: str | None = None
+    """Hash of the file the plan was made from; None only for hand-written plans (checked at apply)."""
+
+
+@dataclass(frozen=True)
+class CreateFile:
+    path: str
+    content: str = ""
+    overwrite: bool = False
+    ignore_if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class RenameFile:
+    old: str
+    new: str
+    overwrite: bool = False
+    ignore_if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class DeleteFile:
+    path: str
+    ignore_if_not_exists: bool = False
+
+
+Operation = FileChange | CreateFile | RenameFile | DeleteFile
+
+
+@dataclass(frozen=True)
+class ChangeAnnotation:
+    label: str
+    needs_confirmation: bool = False
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class WorkspaceEdit:
+    operations: tuple[Operation, ...]
+    annotations: dict[str, ChangeAnnotation] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for operation in self.operations:
+            if isinstance(operation, FileChange):
+                check_no_overlap(operation.path, operation.edits)
+
+    @property
+    def touched(self) -> list[str]:
+        """Every path the edit reads or writes, in order of first appearance."""
+        paths: list[str] = []
+        for operation in self.operations:
+            for path in _paths_of(operation):
+                if path not in paths:
+                    paths.append(path)
+        return paths
+
+    @property
+    def edit_count(self) -> int:
+        return sum(len(op.edits) for op in self.operations if isinstance(op, FileChange))
+
+
+def _paths_of(operation: Operation) -> tuple[str, ...]:
+    if isinstance(operation, RenameFile):
+        return (operation.old, operation.new)
+    return (operation.path,)
+
+
+def check_no_overlap(path: str, edits: tuple[TextEdit, ...]) -> None:
+    """Two edits may touch at a point (an insertion at the end of a replacement) but not overlap."""
+    ordered = sorted(edits, key=lambda e: (e.range.start, e.range.end))
+    for before, after in zip(ordered, ordered[1:]):
+        if after.range.start < before.range.end:
+            raise OverlappingEdits(
+                f"{path}: edits overlap at line {after.range.start.line + 1}, column {after.range.start.column + 1}"
+                f" (one ends at line {before.range.end.line + 1}, column {before.range.end.column + 1})"
+            )
+        if after.range.start == before.range.start == after.range.end == before.range.end and before != after:
+            raise OverlappingEdits(
+                f"{path}: two insertions at line {after.range.start.line + 1}, column {after.range.start.column + 1}"
+                " have no defined order"
+            )

@@ -1,0 +1,119 @@
+"""Turning an edit into the exact bytes each touched file will have: shared by preview and apply."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.edits.model import CreateFile, DeleteFile, FileChange, RenameFile, WorkspaceEdit
+from engine.edits.text import apply_text_edits
+from engine.errors import Refused
+from engine.workspace import Workspace, decode_source
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+class StalePlan(Refused):
+    code = "stale_plan"
+
+
+class FileOperationRefused(Refused):
+    code = "file_operation_refused"
+
+
+@dataclass(frozen=True)
+class FileState:
+    """One path before and after the edit; None means 'does not exist'."""
+
+    path: str
+    before: bytes | None
+    after: bytes | None
+    mode: int | None
+    """Permission bits to give the written file (the old file's, or the default for new ones)."""
+
+    @property
+    def before_sha256(self) -> str | None:
+        return hashlib.sha256(self.before).hexdigest() if self.before is not None else None
+
+    @property
+    def after_sha256(self) -> str | None:
+        return hashlib.sha256(self.after).hexdigest() if self.after is not None else None
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+def materialize(edit: WorkspaceEdit, workspace: Workspace, *, check_hashes: bool = True) -> list[FileState]:
+    """The before and after bytes of every touched path, operations applied in order.
+
+    Refuses (changing nothing) when a file no longer has the hash the plan was made from,
+    or a file operation's precondition does not hold.
+    """
+    current: dict[str, bytes | None] = {}
+    before: dict[str, bytes | None] = {}
+    modes: dict[str, int | None] = {}
+
+    def load(path: str) -> bytes | None:
+        if path not in current:
+            _relative, absolute = workspace.resolve(path)
+            data = absolute.read_bytes() if absolute.is_file() else None
+            if absolute.exists() and not absolute.is_file():
+                raise FileOperationRefused(f"{path} is not a regular file")
+            current[path] = data
+            before[path] = data
+            modes[path] = stat.S_IMODE(absolute.stat().st_mode) if data is not None else None
+        return current[path]
+
+    for operation in edit.operations:
+        if isinstance(operation, FileChange):
+            data = load(operation.path)
+            if data is None:
+                raise StalePlan(f"{operation.path} does not exist; the plan expected to edit it (re-run)")
+            if check_hashes and operation.expected_sha256 and hashlib.sha256(data).hexdigest() != operation.expected_sha256:
+                raise StalePlan(f"{operation.path} changed since the plan was made; re-run")
+            source = decode_source(operation.path, data, 0.0)
+            text = apply_text_edits(source.text, operation.edits, source.newline)
+            current[operation.path] = (_UTF8_BOM if source.has_bom else b"") + text.encode("utf-8")
+        elif isinstance(operation, CreateFile):
+            exists = load(operation.path) is not None
+            if exists and operation.ignore_if_exists:
+                continue
+            if exists and not operation.overwrite:
+                raise FileOperationRefused(f"{operation.path} already exists (the edit would create it)")
+            current[operation.path] = operation.content.encode("utf-8")
+        elif isinstance(operation, RenameFile):
+            data = load(operation.old)
+            target_exists = load(operation.new) is not None
+            if data is None:
+                raise FileOperationRefused(f"{operation.old} does not exist (the edit would rename it)")
+            if target_exists and operation.ignore_if_exists:
+                continue
+            if target_exists and not operation.overwrite:
+                raise FileOperationRefused(f"{operation.new} already exists (the edit would rename {operation.old} to it)")
+            current[operation.new], current[operation.old] = data, None
+            modes[operation.new] = modes[operation.old]
+        elif isinstance(operation, DeleteFile):
+            if load(operation.path) is None:
+                if operation.ignore_if_not_exists:
+                    continue
+                raise FileOperationRefused(f"{operation.path} does not exist (the edit would delete it)")
+            current[operation.path] = None
+    default_mode = 0o666 & ~_umask()
+    return [
+        FileState(path, before[path], current[path], modes[path] if modes[path] is not None else default_mode)
+        for path in current
+    ]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def absolute(workspace: Workspace, path: str) -> Path:
+    return workspace.resolve(path)[1]

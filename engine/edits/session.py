@@ -1,0 +1,116 @@
+"""Applying an edit with everything around it: diagnostics before and after, servers told, graph
+refreshed, the verify command run, and the whole transaction undone when either check fails."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable
+
+from engine.edits.apply import Applied, ApplyOptions, Transactions, VerifyFailed
+from engine.edits.model import WorkspaceEdit
+from engine.edits.plan import FileState
+from engine.errors import Refused, ServiceUnavailable
+from engine.navigation import Diagnostic
+from engine.ports import LanguageServices, Tools
+from engine.workspace import Workspace
+
+
+class NewErrors(Refused):
+    code = "new_errors"
+
+
+@dataclass(frozen=True)
+class EditOptions:
+    allow_dirty: bool = False
+    allow_syntax_errors: bool = False
+    fail_on_new_errors: bool = False
+    verify: str | None = None
+
+
+@dataclass(frozen=True)
+class ApplyOutcome:
+    applied: Applied
+    new_diagnostics: list[Diagnostic] = field(default_factory=list)
+    diagnostics_checked: bool = False
+    """False when no language server could give diagnostics (then only the syntax check ran)."""
+    verify_output: str = ""
+
+
+class EditSession:
+    def __init__(
+        self, workspace: Workspace, transactions: Transactions, services: LanguageServices | None,
+        tools: Tools | None, refresh_graph: Callable[[list[str]], None] | None = None,
+    ) -> None:
+        self.workspace = workspace
+        self.transactions = transactions
+        self.services = services
+        self.tools = tools
+        self.refresh_graph = refresh_graph
+
+    def preview(self, edit: WorkspaceEdit) -> list[FileState]:
+        return [s for s in self.transactions.preview(edit) if s.changed]
+
+    def apply(self, edit: WorkspaceEdit, options: EditOptions = EditOptions()) -> ApplyOutcome:
+        touched = [s.path for s in self.preview(edit)]
+        before = self._errors([p for p in touched if (self.workspace.root / p).is_file()])
+        applied = self.transactions.apply(edit, ApplyOptions(options.allow_dirty, options.allow_syntax_errors))
+        written = [f.path for f in applied.files]
+        self._after_write(written)
+        after = self._errors([f.path for f in applied.files if f.status != "deleted"])
+        new = _new_errors(before, after) if before is not None and after is not None else []
+        if new and options.fail_on_new_errors:
+            self._undo(applied)
+            listing = "\n  ".join(f"{d.file}:{d.range.start.line + 1}: {d.message}" for d in new)
+            raise NewErrors(f"the edit introduced {len(new)} error(s), so it was rolled back:\n  {listing}")
+        output = ""
+        if options.verify:
+            if self.tools is None:
+                self._undo(applied)
+                raise VerifyFailed("cannot run --verify: no process support is installed; the edit was rolled back")
+            status, output = self.tools.run(options.verify)
+            if status != 0:
+                self._undo(applied)
+                raise VerifyFailed(f"`{options.verify}` failed with status {status}, so the edit was rolled back:\n{output}")
+        return ApplyOutcome(applied, new, before is not None and after is not None, output)
+
+    def undo(self, transaction: str | None = None) -> Applied:
+        undone = self.transactions.undo(transaction)
+        self._after_write([f.path for f in undone.files])
+        return undone
+
+    def _undo(self, applied: Applied) -> None:
+        self.undo(applied.transaction)
+
+    def _after_write(self, paths: list[str]) -> None:
+        if self.services is not None:
+            self.services.files_changed(paths)
+        if self.refresh_graph is not None:
+            self.refresh_graph(paths)
+
+    def _errors(self, paths: list[str]) -> dict[str, list[Diagnostic]] | None:
+        """Error diagnostics per file from the servers, or None when they cannot give them."""
+        if self.services is None:
+            return None
+        found: dict[str, list[Diagnostic]] = {}
+        try:
+            for path in paths:
+                answer = self.services.diagnostics(self.workspace.read(path))
+                found[path] = [d for d in answer.value if d.severity == "error"]
+        except ServiceUnavailable:
+            return None
+        return found
+
+
+def _new_errors(before: dict[str, list[Diagnostic]], after: dict[str, list[Diagnostic]]) -> list[Diagnostic]:
+    """After minus before, per file, by message and code (lines move when code is inserted above)."""
+    new = []
+    for path, diagnostics in after.items():
+        remaining = Counter((d.message, d.code) for d in before.get(path, []))
+        for diagnostic in diagnostics:
+            key = (diagnostic.message, diagnostic.code)
+            if remaining[key]:
+                remaining[key] -= 1
+            else:
+                new.append(diagnostic)
+    return new

@@ -1,0 +1,44 @@
+"""Applying text edits to a file's text, keeping its line endings; pure functions."""
+
+from __future__ import annotations
+
+import re
+
+from engine.navigation import TextEdit
+from engine.positions import Position
+
+_LINE_BREAKS = re.compile(r"\r\n|\r|\n")
+
+
+def line_starts(text: str) -> list[int]:
+    """Code-point offsets where each line starts (LSP line breaks: \\n, \\r\\n, \\r)."""
+    return [0] + [m.end() for m in _LINE_BREAKS.finditer(text)]
+
+
+def offset_of(text: str, starts: list[int], position: Position) -> int:
+    """Offset of a position; a column past the line's end stops at the line break, as LSP asks."""
+    if position.line >= len(starts):
+        return len(text)
+    start = starts[position.line]
+    end = starts[position.line + 1] if position.line + 1 < len(starts) else len(text)
+    content_end = end
+    while content_end > start and text[content_end - 1] in "\r\n":
+        content_end -= 1
+    return min(start + position.column, content_end)
+
+
+def apply_text_edits(text: str, edits: tuple[TextEdit, ...], newline: str) -> str:
+    """The text after the edits; inserted line breaks take the file's own style (``newline``)."""
+    starts = line_starts(text)
+    spans = sorted(
+        ((offset_of(text, starts, e.range.start), offset_of(text, starts, e.range.end), e.new_text) for e in edits),
+        key=lambda span: (span[0], span[1]),
+    )
+    pieces: list[str] = []
+    cursor = 0
+    for start, end, new_text in spans:
+        pieces.append(text[cursor:start])
+        pieces.append(_LINE_BREAKS.sub(newline, new_text))
+        cursor = end
+    pieces.append(text[cursor:])
+    return "".join(pieces)

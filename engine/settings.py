@@ -1,0 +1,32 @@
+"""The engine's own settings from ``[tool.graft]`` (pyproject.toml) or ``.graft.toml``.
+
+Only the keys the engine reads are interpreted here; ``lsp_pool.config`` reads the
+server keys from the same table, and validates the whole of it.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    allow_dirty: bool = False
+    """Let `--apply` write files with uncommitted changes without `--allow-dirty`."""
+
+
+def load_engine_settings(root: Path) -> EngineSettings:
+    table: object = None
+    graft_toml, pyproject = root / ".graft.toml", root / "pyproject.toml"
+    try:
+        if graft_toml.is_file():
+            table = tomllib.loads(graft_toml.read_text(encoding="utf-8"))
+        elif pyproject.is_file():
+            table = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {}).get("graft")
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return EngineSettings()  # reported, with the position, by the settings loader of the servers
+    if not isinstance(table, dict):
+        return EngineSettings()
+    return EngineSettings(allow_dirty=table.get("allow_dirty") is True)

@@ -1,0 +1,202 @@
+"""Atomic, journaled apply: all or nothing across exceptions, crashes and kill -9; undo; guards."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.edits.apply import ApplyOptions, DirtyFiles, SyntaxBroken, Transactions, UndoRefused
+from engine.edits.model import CreateFile, FileChange, WorkspaceEdit
+from engine.edits.plan import StalePlan
+from engine.errors import UnsafePath
+from engine.navigation import TextEdit
+from engine.positions import Position, Range
+from engine.workspace import Workspace
+from tests.apply_worker import make_files, whole_file_edit
+from tests.conftest import REPO, tree_fingerprint
+
+STEPS = ["locked", "verified", "journaled", "replaced:0", "replaced:1", "replaced:2", "committed"]
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(root.glob("f*.txt"))}
+
+
+def all_old_or_all_new(root: Path, count: int) -> str:
+    contents = snapshot(root)
+    old = all(contents[f"f{n:03}.txt"] == f"old {n}\n".encode() * 20 for n in range(count))
+    new = all(contents[f"f{n:03}.txt"] == f"new {n}\n".encode() * 20 for n in range(count))
+    leftovers = [p for p in root.rglob("*.graft-*.tmp")]
+    assert not leftovers, f"staged files left behind: {leftovers}"
+    assert old or new, "a mix of old and new files"
+    return "old" if old else "new"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    make_files(tmp_path, 3)
+    return tmp_path
+
+
+def test_apply_keeps_mode_line_endings_and_bom_then_undo_restores(tmp_path: Path) -> None:
+    script = tmp_path / "run.py"
+    script.write_bytes(b"\xef\xbb\xbf#!/usr/bin/env python\r\nprint('a')\r\n")
+    os.chmod(script, 0o755)
+    data = script.read_bytes()
+    change = FileChange("run.py", (TextEdit(Range(Position(1, 7), Position(1, 8)), "b"),), hashlib.sha256(data).hexdigest())
+    transactions = Transactions(Workspace(tmp_path))
+    applied = transactions.apply(WorkspaceEdit((change, CreateFile("pkg/new.py", "x = 1\n"))))
+    assert script.read_bytes() == b"\xef\xbb\xbf#!/usr/bin/env python\r\nprint('b')\r\n"
+    assert os.stat(script).st_mode & 0o777 == 0o755
+    assert (tmp_path / "pkg/new.py").read_text() == "x = 1\n"
+    assert [(f.path, f.status) for f in applied.files] == [("run.py", "modified"), ("pkg/new.py", "created")]
+    [record] = transactions.history()
+    assert record.id == applied.transaction and not record.undone
+    transactions.undo()
+    assert script.read_bytes() == data and not (tmp_path / "pkg/new.py").exists()
+    assert transactions.history()[0].undone
+    with pytest.raises(UndoRefused, match="nothing to undo"):
+        transactions.undo()
+
+
+def test_a_stale_plan_is_refused_and_nothing_changes(project: Path) -> None:
+    edit = whole_file_edit(project, 3)
+    (project / "f001.txt").write_text("someone else\n")
+    before = tree_fingerprint(project)
+    with pytest.raises(StalePlan, match="f001.txt changed since the plan was made; re-run"):
+        Transactions(Workspace(project)).apply(edit)
+    assert tree_fingerprint(project) == before
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_an_exception_after_any_step_leaves_all_or_nothing(project: Path, step: str) -> None:
+    def hook(reached: str) -> None:
+        if reached == step:
+            raise OSError(5, "simulated write error")
+
+    with pytest.raises(OSError, match="simulated write error"):
+        Transactions(Workspace(project), hook=hook).apply(whole_file_edit(project, 3))
+    Transactions(Workspace(project)).recover()
+    assert all_old_or_all_new(project, 3) == ("new" if step == "committed" else "old")
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_a_crash_after_any_step_is_recovered_to_all_or_nothing(project: Path, step: str) -> None:
+    result = subprocess.run([sys.executable, "-m", "tests.apply_worker", str(project), "3", "exit-at", step],
+                            cwd=REPO, capture_output=True, text=True, check=False)
+    assert result.returncode == 9, result.stderr
+    reports = Transactions(Workspace(project)).recover()
+    state = all_old_or_all_new(project, 3)
+    if step == "committed":
+        assert state == "new" and [r.action for r in reports] == ["finished"]
+    else:
+        assert state == "old"
+        assert [r.action for r in reports] == (["rolled-back"] if step not in ("locked", "verified") else [])
+    assert not list((project / ".graft" / "journal").iterdir()) if (project / ".graft" / "journal").exists() else True
+
+
+def test_kill_9_at_random_moments_200_times(tmp_path: Path) -> None:
+    """A 200-file edit, killed at random points of its apply; recovery must give all old or all new."""
+    rng = random.Random(20261130)
+    outcomes = {"old": 0, "new": 0}
+    root = tmp_path / "kill"
+    root.mkdir()
+    make_files(root, 200)
+    for _run in range(200):
+        worker = subprocess.Popen([sys.executable, "-m", "tests.apply_worker", str(root), "200", "on-signal"],
+                                  cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert worker.stdout.readline().strip() == "ready"  # type: ignore[union-attr]
+        worker.stdin.write("go\n")  # type: ignore[union-attr]
+        worker.stdin.flush()  # type: ignore[union-attr]
+        time.sleep(rng.uniform(0, 0.25))
+        worker.kill()
+        worker.wait()
+        Transactions(Workspace(root)).recover()
+        state = all_old_or_all_new(root, 200)
+        outcomes[state] += 1
+        if state == "new":
+            make_files(root, 200)  # back to old for the next run
+    # Both outcomes must occur, or the kills did not land inside the apply.
+    assert outcomes["old"] > 0 and outcomes["new"] > 0, outcomes
+
+
+def test_two_processes_applying_overlapping_edits_lose_no_update(project: Path) -> None:
+    workers = [
+        subprocess.Popen([sys.executable, "-m", "tests.apply_worker", str(project), "3", "race", label],
+                         cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        for label in ("first", "second")
+    ]
+    for worker in workers:
+        assert worker.stdout.readline().strip() == "ready"  # type: ignore[union-attr]
+    for worker in workers:
+        worker.stdin.write("go\n")  # type: ignore[union-attr]
+        worker.stdin.flush()  # type: ignore[union-attr]
+    outcomes = sorted(worker.stdout.readline().strip() for worker in workers)  # type: ignore[union-attr]
+    for worker in workers:
+        worker.wait()
+    assert outcomes[0] == "applied" and outcomes[1].startswith("refused: ") and "changed since the plan was made" in outcomes[1]
+    contents = {(project / f"f{n:03}.txt").read_text().split()[0] for n in range(3)}
+    assert len(contents) == 1 and contents <= {"first", "second"}  # one whole plan won
+
+
+def test_paths_outside_the_root_are_refused(project: Path, tmp_path: Path) -> None:
+    outside = tmp_path.parent / "outside.txt"
+    os.symlink(outside, project / "link.txt")
+    for path in ("../outside.txt", str(outside), "link.txt"):
+        with pytest.raises(UnsafePath):
+            Transactions(Workspace(project)).apply(WorkspaceEdit((CreateFile(path, "x"),)))
+    assert not outside.exists()
+
+
+def test_a_crafted_journal_cannot_write_outside_the_root(project: Path, tmp_path: Path) -> None:
+    victim = tmp_path.parent / f"victim-{os.getpid()}.txt"
+    victim.write_text("untouched\n")
+    journal = project / ".graft" / "journal" / "20260101T000000-evil"
+    (journal / "before").mkdir(parents=True)
+    (journal / "before" / "0").write_text("owned\n")
+    manifest = {"id": "evil", "created": 0, "kind": "apply", "entries": [
+        {"path": f"../{victim.name}", "before_sha256": hashlib.sha256(b"owned\n").hexdigest(), "after_sha256": None, "mode": 420}
+    ]}
+    (journal / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(UnsafePath):
+        Transactions(Workspace(project)).recover()
+    assert victim.read_text() == "untouched\n"
+    victim.unlink()
+
+
+def test_syntax_check_refuses_an_edit_that_breaks_parsing(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("def f():\n    return 1\n")
+    data = (tmp_path / "m.py").read_bytes()
+    broken = FileChange("m.py", (TextEdit(Range(Position(0, 7), Position(0, 8)), ""),), hashlib.sha256(data).hexdigest())
+    transactions = Transactions(Workspace(tmp_path))
+    with pytest.raises(SyntaxBroken, match="would leave m.py with syntax errors"):
+        transactions.apply(WorkspaceEdit((broken,)))
+    assert (tmp_path / "m.py").read_bytes() == data
+    applied = transactions.apply(WorkspaceEdit((broken,)), ApplyOptions(allow_syntax_errors=True))
+    assert applied.new_syntax_errors == ["m.py"]
+
+
+def test_dirty_files_are_refused_unless_allowed(tmp_path: Path) -> None:
+    from lsp_pool.tools import ProcessTools
+
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "m.py").write_text("x = 1\n")
+    subprocess.run(["git", "add", "."], cwd=tmp_path, check=True)
+    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "i"], cwd=tmp_path, check=True)
+    (tmp_path / "m.py").write_text("x = 2\n")
+    data = (tmp_path / "m.py").read_bytes()
+    change = FileChange("m.py", (TextEdit(Range(Position(0, 4), Position(0, 5)), "3"),), hashlib.sha256(data).hexdigest())
+    workspace = Workspace(tmp_path)
+    transactions = Transactions(workspace, dirty_check=ProcessTools(workspace).dirty_files)
+    with pytest.raises(DirtyFiles, match="uncommitted changes in m.py"):
+        transactions.apply(WorkspaceEdit((change,)))
+    transactions.apply(WorkspaceEdit((change,)), ApplyOptions(allow_dirty=True))
+    assert (tmp_path / "m.py").read_text() == "x = 3\n"

@@ -1,0 +1,129 @@
+"""The edit value, text application, LSP JSON conversion and diffs, without touching the disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.edits.diff import summarize, unified_diff
+from engine.edits.lsp_json import MalformedEdit, from_lsp, to_lsp
+from engine.edits.model import FileChange, OverlappingEdits, WorkspaceEdit
+from engine.edits.plan import StalePlan, materialize
+from engine.edits.text import apply_text_edits, line_starts
+from engine.errors import UnsafePath
+from engine.navigation import TextEdit
+from engine.positions import Position, PositionEncoding, Range
+from engine.workspace import Workspace
+
+
+def edit(line: int, start: int, end: int, text: str, end_line: int | None = None) -> TextEdit:
+    return TextEdit(Range(Position(line, start), Position(line if end_line is None else end_line, end)), text)
+
+
+def test_overlapping_edits_are_rejected_when_built() -> None:
+    with pytest.raises(OverlappingEdits, match="edits overlap at line 1, column 3"):
+        WorkspaceEdit((FileChange("a.py", (edit(0, 0, 4, "x"), edit(0, 2, 6, "y"))),))
+    with pytest.raises(OverlappingEdits, match="two insertions"):
+        WorkspaceEdit((FileChange("a.py", (edit(0, 1, 1, "x"), edit(0, 1, 1, "y"))),))
+    WorkspaceEdit((FileChange("a.py", (edit(0, 0, 2, "x"), edit(0, 2, 2, "y"))),))  # touching is fine
+
+
+def test_inserted_line_breaks_follow_the_file() -> None:
+    text = "a\r\nb\r\n"
+    assert apply_text_edits(text, (edit(1, 0, 0, "one\ntwo\n"),), "\r\n") == "a\r\none\r\ntwo\r\nb\r\n"
+    assert apply_text_edits("x\n", (edit(0, 1, 1, "\r\ny"),), "\n") == "x\ny\n"
+
+
+def test_a_column_past_the_end_stops_before_the_line_break() -> None:
+    assert apply_text_edits("ab\ncd\n", (edit(0, 1, 99, "Z"),), "\n") == "aZ\ncd\n"
+
+
+@st.composite
+def text_and_edits(draw: st.DrawFn) -> tuple[str, list[tuple[int, int, str]]]:
+    lines = draw(st.lists(st.text(alphabet="ab😀字 ", max_size=6), min_size=1, max_size=5))
+    text = "\n".join(lines) + "\n"
+    cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=6)))
+    pairs = [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts) - 1, 2)]
+    return text, [(a, b, draw(st.text(alphabet="xy\n", max_size=3))) for a, b in pairs]
+
+
+@given(text_and_edits())
+@settings(max_examples=300)
+def test_edits_apply_like_offsets_do(case: tuple[str, list[tuple[int, int, str]]]) -> None:
+    text, spans = case
+    starts = line_starts(text)
+
+    def position(offset: int) -> Position:
+        line = max(i for i, s in enumerate(starts) if s <= offset)
+        return Position(line, offset - starts[line])
+
+    edits = tuple(TextEdit(Range(position(a), position(b)), t) for a, b, t in spans)
+    if any(a == b for a, b, _t in spans) and len({(a, b) for a, b, _t in spans}) < len(spans):
+        return  # equal insertion points have no defined order; the model refuses those
+    expected = text
+    for a, b, t in sorted(spans, reverse=True):
+        expected = expected[:a] + t + expected[b:]
+    assert apply_text_edits(text, edits, "\n") == expected
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    (tmp_path / "m.py").write_bytes(b'\xef\xbb\xbfx = "\xf0\x9f\x9b\x92"; target = 1\r\ny = 2\r\n')
+    return Workspace(tmp_path)
+
+
+def test_lsp_json_round_trip_with_utf16_columns_bom_and_crlf(workspace: Workspace) -> None:
+    # `target` starts at code point 9, UTF-16 unit 10 (🛒 is a surrogate pair) and UTF-8 byte 12.
+    lsp = {"changes": {"m.py": [{"range": {"start": {"line": 0, "character": 10}, "end": {"line": 0, "character": 16}},
+                                 "newText": "goal"}]}}
+    value = from_lsp(lsp, workspace)
+    [change] = value.operations
+    assert isinstance(change, FileChange) and change.edits[0].range.start == Position(0, 9)
+    back = to_lsp(value, workspace)
+    assert back["documentChanges"][0]["edits"][0]["range"] == lsp["changes"]["m.py"][0]["range"]
+    [state] = materialize(value, workspace)
+    assert state.after == b'\xef\xbb\xbfx = "\xf0\x9f\x9b\x92"; goal = 1\r\ny = 2\r\n'
+    utf8 = from_lsp({"changes": {"m.py": [{"range": {"start": {"line": 0, "character": 12}, "end": {"line": 0, "character": 18}},
+                                          "newText": "goal"}]}}, workspace, PositionEncoding.UTF8)
+    assert materialize(utf8, workspace)[0].after == state.after
+
+
+def test_document_changes_resource_operations_and_annotations(workspace: Workspace) -> None:
+    root = workspace.root
+    lsp = {
+        "documentChanges": [
+            {"kind": "create", "uri": (root / "new.py").as_uri()},
+            {"textDocument": {"uri": (root / "new.py").as_uri(), "version": None},
+             "edits": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                        "newText": "print(1)\n", "annotationId": "a"}]},
+            {"kind": "rename", "oldUri": (root / "m.py").as_uri(), "newUri": (root / "n.py").as_uri()},
+            {"kind": "delete", "uri": (root / "gone.py").as_uri(), "options": {"ignoreIfNotExists": True}},
+        ],
+        "changeAnnotations": {"a": {"label": "Add a print", "needsConfirmation": True}},
+    }
+    value = from_lsp(lsp, workspace)
+    assert value.annotations["a"].needs_confirmation
+    states = {s.path: s for s in materialize(value, workspace)}
+    assert states["new.py"].after == b"print(1)\n" and states["new.py"].before is None
+    assert states["m.py"].after is None and states["n.py"].after == states["m.py"].before
+    summary = {s.path: s.status for s in summarize(list(states.values()))}
+    assert summary == {"new.py": "created", "m.py": "deleted", "n.py": "created", "gone.py": "unchanged"}
+    assert "+++ b/new.py" in unified_diff(list(states.values())) and "\x1b[" not in unified_diff(list(states.values()))
+    assert "\x1b[32m+print(1)\x1b[0m" in unified_diff(list(states.values()), colour=True)
+
+
+def test_bad_edits_are_refused_clearly(workspace: Workspace) -> None:
+    with pytest.raises(MalformedEdit, match="neither 'changes' nor 'documentChanges'"):
+        from_lsp({}, workspace)
+    with pytest.raises(MalformedEdit, match="needs range.start/end"):
+        from_lsp({"changes": {"m.py": [{"range": {}}]}}, workspace)
+    with pytest.raises(UnsafePath):
+        from_lsp({"changes": {"../outside.py": []}}, workspace)
+    with pytest.raises(UnsafePath):
+        from_lsp({"changes": {"file:///etc/passwd": []}}, workspace)
+    stale = from_lsp({"changes": {"m.py": []}, "graft:sha256": {"m.py": "0" * 64}}, workspace)
+    with pytest.raises(StalePlan, match="m.py changed since the plan was made; re-run"):
+        materialize(stale, workspace)
