@@ -18,13 +18,15 @@ from engine.extract.reconcile import reconcile
 from engine.graph import GraphQueries, IndexStats, ProjectIndex
 from engine.graph.index import Progress
 from engine.languages import language_of
-from engine.names import Address, PositionAddress, SymbolAddress
+from engine.names import Address, PositionAddress, SymbolAddress, parse_address
 from engine.navigate import NavigationResult, Navigator
 from engine.ports import LanguageServices, Tools
+from engine.refactor import symbol_edits
+from engine.refactor.plan import RefactorPlan
 from engine.positions import split_lines
 from engine.resolve import ambiguous, match_name_path, not_found, symbol_at
 from engine.settings import load_engine_settings
-from engine.symbols import Symbol, SymbolKind
+from engine.symbols import Source, Symbol, SymbolKind
 from engine.workspace import Skipped, SourceFile, Workspace
 
 
@@ -124,6 +126,45 @@ class Engine:
     def edits(self) -> EditSession:
         refresh = self._index.refresh if self._index is not None else None
         return EditSession(self.workspace, self.transactions, self.services, self.tools, refresh)
+
+    # -- symbol edits ------------------------------------------------------------
+
+    def plan_replace(self, address: str, new_text: str, *, include_doc_comment: bool = False) -> RefactorPlan:
+        symbol, source = self._target(address)
+        return symbol_edits.plan_replace(symbol, source, new_text, include_doc_comment=include_doc_comment)
+
+    def plan_insert(self, address: str, text: str, *, before: bool) -> RefactorPlan:
+        symbol, source = self._target(address)
+        return symbol_edits.plan_insert(symbol, source, text, before=before)
+
+    def plan_delete(self, address: str) -> RefactorPlan:
+        """Delete a symbol, refusing (with every place listed) while anything outside it refers to it."""
+        symbol, source = self._target(address)
+        queries = self.graph()
+        found = self.references(f"{symbol.file}:{symbol.name_path}")
+        outside = []
+        for location in found.locations:
+            inside = location.file == symbol.file and symbol.range.start.line <= location.range.start.line < symbol.range.last_line
+            if not inside:
+                enclosing = queries.project.enclosing_name(location.file, location.range.start.line + 1)
+                where = f" (in {enclosing})" if enclosing else ""
+                outside.append(f"{location.file}:{location.range.start.line + 1}{where}")
+        if found.source is Source.AST and language_of(symbol.file) != "python":
+            # The graph resolves uses by name only in Python; elsewhere it would miss them.
+            raise ServiceUnavailable(
+                f"cannot check the references to {symbol.address} without a language server for "
+                f"{language_of(symbol.file) or 'this file'}; nothing was deleted"
+            )
+        exports = queries.project.facts[symbol.file].exports if symbol.file in queries.project.facts else None
+        if exports and len(symbol.path) == 1 and symbol.name in exports:
+            outside.append(f"{symbol.file} (listed in __all__)")
+        plan = symbol_edits.plan_delete(symbol, source, outside)
+        note = f"references checked by {found.source.value} ({found.confidence.value})"
+        return replace(plan, warnings=[*plan.warnings, note, *found.notes])
+
+    def _target(self, address: str) -> tuple[Symbol, SourceFile]:
+        symbol = self.resolve(parse_address(address))
+        return symbol, self.workspace.read(symbol.file)
 
     def pyproject_text(self) -> str | None:
         path = self.workspace.root / "pyproject.toml"

@@ -11,23 +11,45 @@ from pathlib import Path
 from engine.api import Engine
 from engine.edits.diff import FileSummary, summarize, unified_diff
 from engine.edits.lsp_json import MalformedEdit, from_lsp
+from engine.edits.model import WorkspaceEdit
 from engine.edits.session import EditOptions
+from engine.errors import UsageError
 from engine.positions import PositionEncoding
 
 Result = tuple[dict[str, object], str, str]
 
+#: Commands that may write files (and so consult git for uncommitted changes).
+WRITING_COMMANDS = frozenset({"apply", "undo", "replace", "insert-before", "insert-after", "delete"})
+
+
+def _apply_options() -> argparse.ArgumentParser:
+    """The flags every editing command shares: dry run by default, --apply and its guards."""
+    options = argparse.ArgumentParser(add_help=False)
+    options.add_argument("--apply", dest="write", action="store_true", help="write the files (default: dry run, print the diff)")
+    options.add_argument("--allow-dirty", action="store_true", help="write files that have uncommitted changes")
+    options.add_argument("--allow-syntax-errors", action="store_true", help="write even if a file stops parsing")
+    options.add_argument("--fail-on-new-errors", action="store_true",
+                         help="roll back when the language server reports errors the edit introduced")
+    options.add_argument("--verify", metavar="CMD", help="run CMD after applying; roll back if it fails")
+    return options
+
 
 def add_parsers(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
-    apply = commands.add_parser("apply", parents=[common], help="preview or apply an LSP WorkspaceEdit (JSON file)")
+    options = _apply_options()
+    apply = commands.add_parser("apply", parents=[common, options], help="preview or apply an LSP WorkspaceEdit (JSON file)")
     apply.add_argument("edit_file", metavar="EDIT.json", help="an LSP WorkspaceEdit; file:// URIs or workspace-relative paths")
-    apply.add_argument("--apply", dest="write", action="store_true", help="write the files (default: dry run, print the diff)")
     apply.add_argument("--encoding", choices=[e.value for e in PositionEncoding], default="utf-16",
                        help="how the edit's columns are counted (default: utf-16, as in LSP)")
-    apply.add_argument("--allow-dirty", action="store_true", help="write files that have uncommitted changes")
-    apply.add_argument("--allow-syntax-errors", action="store_true", help="write even if a file stops parsing")
-    apply.add_argument("--fail-on-new-errors", action="store_true",
-                       help="roll back when the language server reports errors the edit introduced")
-    apply.add_argument("--verify", metavar="CMD", help="run CMD after applying; roll back if it fails")
+    replace = commands.add_parser("replace", parents=[common, options], help="replace a symbol's whole declaration")
+    replace.add_argument("address", metavar="ADDRESS")
+    replace.add_argument("--body-file", required=True, metavar="F", help="the new declaration (re-indented to fit)")
+    replace.add_argument("--include-doc-comment", action="store_true", help="replace the doc comment above it too")
+    for name, where in (("insert-before", "before"), ("insert-after", "after")):
+        insert = commands.add_parser(name, parents=[common, options], help=f"insert text {where} a symbol")
+        insert.add_argument("address", metavar="ADDRESS")
+        insert.add_argument("--text-file", required=True, metavar="F")
+    delete = commands.add_parser("delete", parents=[common, options], help="delete a symbol nothing else refers to")
+    delete.add_argument("address", metavar="ADDRESS")
     undo = commands.add_parser("undo", parents=[common], help="undo the last transaction (or TXN)")
     undo.add_argument("transaction", nargs="?", metavar="TXN")
     commands.add_parser("history", parents=[common], help="transactions applied in this workspace")
@@ -40,6 +62,35 @@ def run_apply(engine: Engine, args: argparse.Namespace) -> Result:
     except (OSError, ValueError) as error:
         raise MalformedEdit(f"cannot read {args.edit_file} as JSON: {error}") from None
     edit = from_lsp(data, engine.workspace, PositionEncoding(args.encoding))
+    return _preview_or_apply(engine, args, edit)
+
+
+def run_symbol_edit(engine: Engine, args: argparse.Namespace) -> Result:
+    if args.command == "delete":
+        plan = engine.plan_delete(args.address)
+    elif args.command == "replace":
+        plan = engine.plan_replace(args.address, _read_text(args.body_file), include_doc_comment=args.include_doc_comment)
+    else:
+        plan = engine.plan_insert(args.address, _read_text(args.text_file), before=args.command == "insert-before")
+    payload, text, notes = _preview_or_apply(engine, args, plan.edit)
+    header = (
+        f"{plan.operation} {args.address}: symbols from {plan.source.value} ({plan.confidence.value}), "
+        f"{len(plan.files)} file(s), {plan.edit.edit_count} edit(s)"
+    )
+    payload = {"operation": plan.operation, "source": plan.source.value, "confidence": plan.confidence.value,
+               "warnings": plan.warnings, **payload}
+    warnings = "\n".join(f"note: {w}" for w in plan.warnings)
+    return payload, f"{header}\n{text}", "\n".join(filter(None, [warnings, notes]))
+
+
+def _read_text(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"cannot read {path}: {error}") from None
+
+
+def _preview_or_apply(engine: Engine, args: argparse.Namespace, edit: WorkspaceEdit) -> Result:
     session = engine.edits()
     if not args.write:
         states = session.preview(edit)

@@ -124,6 +124,8 @@ HANDLERS: dict[str, Handler] = {
     "index": graph_commands.run_index, "graph": graph_commands.run_graph,
     "apply": edit_commands.run_apply, "undo": edit_commands.run_undo,
     "history": edit_commands.run_history, "recover": edit_commands.run_recover,
+    "replace": edit_commands.run_symbol_edit, "insert-before": edit_commands.run_symbol_edit,
+    "insert-after": edit_commands.run_symbol_edit, "delete": edit_commands.run_symbol_edit,
 }
 
 
@@ -138,7 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         source = SourcePreference(args.source)
         wants_server = source in (SourcePreference.AUTO, SourcePreference.LSP) or args.command == "servers"
         services = load_language_services(workspace) if wants_server else None
-        tools = load_tools(workspace) if args.command in ("apply", "undo") else None
+        tools = load_tools(workspace) if args.command in edit_commands.WRITING_COMMANDS else None
         engine = Engine(workspace, services=services, tools=tools, source=source)
         for report in engine.recovered:
             print(f"graft: rolled back transaction {report.transaction}, interrupted by a crash", file=sys.stderr)

@@ -431,6 +431,14 @@ class ProjectGraph:
             if node != target and not self.graph.has_edge(node, target, key="references"):
                 self.graph.add_edge(node, target, key="references", source="lsp", confidence=confidence, line=line)
 
+    def enclosing_name(self, path: str, line: int) -> str | None:
+        """Name path of the innermost symbol of any kind around a line, for messages."""
+        facts = self.facts.get(path)
+        if facts is None:
+            return None
+        inside = [s for s in facts.symbols if s.line <= line <= s.end_line]
+        return max(inside, key=lambda s: (s.line, -s.end_line)).name_path if inside else None
+
     def _innermost_code(self, path: str, line: int) -> str | None:
         inside = [
             s for s in self.facts[path].symbols

@@ -1,0 +1,1 @@
+"""Refactorings: each computes a plan (a WorkspaceEdit with its provenance); none writes files."""
