@@ -110,13 +110,25 @@ def test_kill_9_at_random_moments_200_times(tmp_path: Path) -> None:
     root = tmp_path / "kill"
     root.mkdir()
     make_files(root, 200)
-    for _run in range(200):
+
+    def start() -> subprocess.Popen[str]:
         worker = subprocess.Popen([sys.executable, "-m", "tests.apply_worker", str(root), "200", "on-signal"],
                                   cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         assert worker.stdout.readline().strip() == "ready"  # type: ignore[union-attr]
         worker.stdin.write("go\n")  # type: ignore[union-attr]
         worker.stdin.flush()  # type: ignore[union-attr]
-        time.sleep(rng.uniform(0, 0.25))
+        return worker
+
+    # Calibrate on this machine: kills must land before, during and after the apply.
+    calibration = start()
+    began = time.monotonic()
+    assert calibration.stdout.readline().strip() == "done"  # type: ignore[union-attr]
+    apply_seconds = time.monotonic() - began
+    calibration.wait()
+    make_files(root, 200)
+    for _run in range(200):
+        worker = start()
+        time.sleep(rng.uniform(0, apply_seconds * 1.3))
         worker.kill()
         worker.wait()
         Transactions(Workspace(root)).recover()

@@ -364,3 +364,19 @@ def test_recover_reports_an_interrupted_transaction(capsys: pytest.CaptureFixtur
     assert code == 0 and [r["action"] for r in data["recovered"]] == ["rolled-back"]
     assert "rolled back transaction" in err  # the engine recovers on start, and says so
     assert (tmp_path / "f000.txt").read_text().startswith("old")
+
+
+def test_symbol_edit_commands(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "m.py").write_text("def keep():\n    return gone_soon()\n\n\ndef gone_soon():\n    return 1\n\n\ndef spare():\n    return 2\n")
+    (tmp_path / "body.py").write_text("def spare():\n    return 3\n")
+    root = ("--root", str(tmp_path))
+    code, data, _ = run_json(capsys, *root, "replace", "m.py:spare", "--body-file", str(tmp_path / "body.py"))
+    assert code == 0 and data["operation"] == "replace" and data["applied"] is False and "+    return 3" in data["diff"]
+    assert (data["source"], data["confidence"]) == ("ast", "high")
+    code, data, err = run_json(capsys, *root, "delete", "m.py:gone_soon")
+    assert code == 1 and data["error"]["code"] == "references_remain" and "m.py:2 (in keep)" in err
+    code, data, _ = run_json(capsys, *root, "delete", "m.py:spare", "--apply")
+    assert code == 0 and data["applied"] and (tmp_path / "m.py").read_text().endswith("def gone_soon():\n    return 1\n")
+    code, _, err = run(capsys, *root, "replace", "m.py:keep", "--body-file", str(tmp_path / "missing.py"))
+    assert code == 2 and "cannot read" in err

@@ -421,3 +421,19 @@ def test_new_errors_from_the_server_roll_an_edit_back(tmp_path: Path) -> None:
     finally:
         engine.close()
     assert outcome.diagnostics_checked and [d.message for d in outcome.new_diagnostics] == ['"helper" is not defined']
+
+
+def test_safe_delete_checks_references_with_the_server(project: Path) -> None:
+    require("basedpyright")
+    from engine.refactor.symbol_edits import ReferencesRemain
+
+    workspace = Workspace(project)
+    engine = Engine(workspace, services=PoolServices(workspace, only("basedpyright")), source=SourcePreference.AUTO)
+    try:
+        with pytest.raises(ReferencesRemain) as refused:
+            engine.plan_delete("shop/pricing.py:with_vat")
+        plan = engine.plan_delete("shop/models.py:Order/Status")
+    finally:
+        engine.close()
+    assert "tests/test_shop.py:22 (in test_vat_and_rules)" in refused.value.message
+    assert plan.warnings[-2:] == ["references checked by lsp (high)", "from basedpyright"]

@@ -1,0 +1,60 @@
+"""Symbol edits as data: fixtures/refactor/<case>/ holds the files before, the operation
+(case.toml), and the files expected after, or the refusal expected."""
+
+from __future__ import annotations
+
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from engine.api import Engine, SourcePreference
+from engine.errors import Refused
+from engine.refactor.plan import RefactorPlan
+from engine.workspace import Workspace
+from tests.conftest import REPO, tree_fingerprint
+
+CASES = sorted(p for p in (REPO / "fixtures" / "refactor").iterdir() if (p / "case.toml").is_file())
+
+
+def plan(engine: Engine, case: dict[str, object]) -> RefactorPlan:
+    operation, address = str(case["operation"]), str(case["address"])
+    if operation == "replace":
+        return engine.plan_replace(address, str(case["text"]), include_doc_comment=bool(case.get("include_doc_comment")))
+    if operation in ("insert-before", "insert-after"):
+        return engine.plan_insert(address, str(case["text"]), before=operation == "insert-before")
+    if operation == "delete":
+        return engine.plan_delete(address)
+    raise AssertionError(f"unknown operation {operation}")
+
+
+@pytest.mark.parametrize("folder", CASES, ids=[c.name for c in CASES])
+def test_refactor_case(folder: Path, tmp_path: Path) -> None:
+    case = tomllib.loads((folder / "case.toml").read_text(encoding="utf-8"))
+    root = tmp_path / "project"
+    shutil.copytree(folder / "before", root)
+    (root / "pyproject.toml").write_text("")
+    before = tree_fingerprint(root)
+    engine = Engine(Workspace(root), source=SourcePreference.AST)
+    try:
+        if "refusal" in case:
+            with pytest.raises(Refused) as refused:
+                plan(engine, case)
+            assert str(case["refusal"]) in refused.value.message
+            assert tree_fingerprint(root) == before
+            return
+        made = plan(engine, case)
+        assert made.source.value == "ast" and made.files
+        engine.edits().apply(made.edit)
+    finally:
+        engine.close()
+    expected_dir = folder / "after"
+    for expected in expected_dir.rglob("*"):
+        if expected.is_file():
+            relative = expected.relative_to(expected_dir)
+            assert (root / relative).read_text(encoding="utf-8") == expected.read_text(encoding="utf-8"), relative
+    for original in (folder / "before").rglob("*"):
+        relative = original.relative_to(folder / "before")
+        if original.is_file() and not (expected_dir / relative).exists():
+            assert (root / relative).read_bytes() == original.read_bytes(), f"{relative} should not change"
