@@ -7,12 +7,13 @@ comes back; no front end holds logic of its own.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from enum import Enum
 
 from engine.edits.apply import Transactions
 from engine.edits.session import EditSession
-from engine.errors import GraftError, ServiceUnavailable
+from engine.errors import GraftError, ServiceUnavailable, SymbolNotFound, UsageError
 from engine.extract import FileSymbols, SymbolExtractor
 from engine.extract.reconcile import reconcile
 from engine.graph import GraphQueries, IndexStats, ProjectIndex
@@ -21,9 +22,9 @@ from engine.languages import language_of
 from engine.names import Address, PositionAddress, SymbolAddress, parse_address
 from engine.navigate import NavigationResult, Navigator
 from engine.ports import LanguageServices, Tools
-from engine.refactor import symbol_edits
+from engine.refactor import rename, symbol_edits
 from engine.refactor.plan import RefactorPlan
-from engine.positions import split_lines
+from engine.positions import Position, split_lines
 from engine.resolve import ambiguous, match_name_path, not_found, symbol_at
 from engine.settings import load_engine_settings
 from engine.symbols import Source, Symbol, SymbolKind
@@ -161,6 +162,34 @@ class Engine:
         plan = symbol_edits.plan_delete(symbol, source, outside)
         note = f"references checked by {found.source.value} ({found.confidence.value})"
         return replace(plan, warnings=[*plan.warnings, note, *found.notes])
+
+    def plan_rename(self, address: str, new_name: str, *, text: bool = False) -> RefactorPlan:
+        """Rename the symbol an address names (or, for FILE:LINE:COL, the name at that position)."""
+        parsed = parse_address(address)
+        if isinstance(parsed, PositionAddress) and parsed.column is not None:
+            file, position = parsed.file, Position(parsed.line - 1, parsed.column - 1)
+            line = split_lines(self.workspace.read(file).text)[position.line] if position.line >= 0 else ""
+            match = next((m for m in re.finditer(r"[\w$]+", line) if m.start() <= position.column < m.end()), None)
+            if match is None:
+                raise SymbolNotFound(f"no name at {address}")
+            old_name = match.group()
+            rename.check_name(new_name, language_of(file))
+        else:
+            symbol = self.resolve(parsed)
+            file, position, old_name = symbol.file, symbol.selection_range.start, symbol.name
+            rename.check_name(new_name, language_of(file))
+            rename.check_clash(symbol, self._siblings(symbol), new_name)
+        if old_name == new_name:
+            raise UsageError(f"{address} is already called {new_name}")
+        use_server = self.source in (SourcePreference.AUTO, SourcePreference.LSP)
+        if self.source is SourcePreference.LSP and self.services is None:
+            raise ServiceUnavailable("no language-server support is installed (the lsp_pool package is missing)")
+        return rename.plan_rename(self.workspace, self.services, use_server, file, position, old_name, new_name, text=text)
+
+    def _siblings(self, symbol: Symbol) -> list[Symbol]:
+        listing = self.outline(symbol.file)
+        parent_path = symbol.path[:-1]
+        return [s for top in listing.symbols for s in top.walk() if s.path[:-1] == parent_path]
 
     def _target(self, address: str) -> tuple[Symbol, SourceFile]:
         symbol = self.resolve(parse_address(address))

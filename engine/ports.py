@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from engine.extract import FileSymbols
-    from engine.navigation import Diagnostic, Location
+    from engine.navigation import Diagnostic, Location, ServerEdit
     from engine.positions import Position
     from engine.workspace import SourceFile, Workspace
 
@@ -64,6 +64,10 @@ class LanguageServices(Protocol):
         ...
 
     def definition(self, source: "SourceFile", position: "Position") -> "Answered[list[Location]]":
+        ...
+
+    def rename(self, source: "SourceFile", position: "Position", new_name: str) -> "Answered[ServerEdit]":
+        """The server's rename plan (after its prepareRename accepts the position)."""
         ...
 
     def diagnostics(self, source: "SourceFile") -> "Answered[list[Diagnostic]]":

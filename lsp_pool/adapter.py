@@ -9,7 +9,7 @@ from pathlib import Path
 from engine.errors import ServiceUnavailable
 from engine.extract import FileSymbols
 from engine.languages import language_of
-from engine.navigation import Diagnostic, Location
+from engine.navigation import Diagnostic, Location, ServerEdit
 from engine.ports import Answered, ServerStatus
 from engine.positions import Position
 from engine.symbols import Confidence, Source
@@ -17,6 +17,8 @@ from engine.workspace import SourceFile, Workspace
 from lsp_pool.config import PoolConfig, load_config
 from lsp_pool.pool import probe_version
 from lsp_pool.registry import SPECS, ServerSpec
+from lsp_pool.errors import ServerRequestFailed
+from lsp_pool.features import LanguageApi
 from lsp_pool.sync import SyncLanguageApi
 
 
@@ -53,6 +55,17 @@ class PoolServices:
     def definition(self, source: SourceFile, position: Position) -> Answered[list[Location]]:
         path = self.workspace.root / source.path
         return self.api.call(lambda api: api.definition(path, position))
+
+    def rename(self, source: SourceFile, position: Position, new_name: str) -> Answered[ServerEdit]:
+        path = self.workspace.root / source.path
+
+        async def plan(api: LanguageApi) -> Answered[ServerEdit]:
+            prepared = await api.prepare_rename(path, position)
+            if prepared.value is None:
+                raise ServerRequestFailed(prepared.server, "textDocument/prepareRename", None, "nothing to rename here")
+            return await api.rename(path, position, new_name)
+
+        return self.api.call(plan)
 
     def diagnostics(self, source: SourceFile) -> Answered[list[Diagnostic]]:
         path = self.workspace.root / source.path

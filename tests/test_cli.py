@@ -380,3 +380,14 @@ def test_symbol_edit_commands(capsys: pytest.CaptureFixture[str], tmp_path: Path
     assert code == 0 and data["applied"] and (tmp_path / "m.py").read_text().endswith("def gone_soon():\n    return 1\n")
     code, _, err = run(capsys, *root, "replace", "m.py:keep", "--body-file", str(tmp_path / "missing.py"))
     assert code == 2 and "cannot read" in err
+
+
+def test_rename_command(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "m.py").write_text('__all__ = ["old"]\n\n\ndef old():\n    return 1\n\n\nVALUE = old()  # old is called here\n')
+    code, data, err = run_json(capsys, "--root", str(tmp_path), "rename", "m.py:old", "new", "--apply")
+    assert code == 0 and data["applied"] and data["source"] == "ast"
+    assert (tmp_path / "m.py").read_text() == '__all__ = ["new"]\n\n\ndef new():\n    return 1\n\n\nVALUE = new()  # old is called here\n'
+    assert "1 other occurrence(s) of 'old' left as they are (strings, comments, other scopes): m.py:8" in data["warnings"]
+    code, data, _ = run_json(capsys, "--root", str(tmp_path), "rename", "m.py:new", "VALUE")
+    assert code == 1 and data["error"]["code"] == "name_clash"

@@ -437,3 +437,28 @@ def test_safe_delete_checks_references_with_the_server(project: Path) -> None:
         engine.close()
     assert "tests/test_shop.py:22 (in test_vat_and_rules)" in refused.value.message
     assert plan.warnings[-2:] == ["references checked by lsp (high)", "from basedpyright"]
+
+
+def test_rename_through_the_server_keeps_the_fixture_tests_green(project: Path, tmp_path: Path) -> None:
+    """A refactor is correct when the project's own tests still pass and no stale reference remains."""
+    require("basedpyright")
+    import shutil
+    import subprocess
+    import sys
+
+    copy = tmp_path / "sample"
+    shutil.copytree(project, copy, ignore=shutil.ignore_patterns(".graft"))
+    workspace = Workspace(copy)
+    engine = Engine(workspace, services=PoolServices(workspace, only("basedpyright")), source=SourcePreference.AUTO)
+    try:
+        plan = engine.plan_rename("shop/pricing.py:apply_discount", "discounted_total")
+        engine.edits().apply(plan.edit)
+    finally:
+        engine.close()
+    assert (plan.source.value, plan.confidence.value) == ("lsp", "high")
+    assert sorted(plan.files) == ["shop/__init__.py", "shop/pricing.py"]
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=copy,
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 0 and "5 passed" in run.stdout, run.stdout + run.stderr
+    stale = [p for p in copy.rglob("*.py") if "apply_discount" in p.read_text()]
+    assert stale == []

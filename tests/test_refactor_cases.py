@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.api import Engine, SourcePreference
-from engine.errors import Refused
+from engine.errors import GraftError
 from engine.refactor.plan import RefactorPlan
 from engine.workspace import Workspace
 from tests.conftest import REPO, tree_fingerprint
@@ -26,6 +26,8 @@ def plan(engine: Engine, case: dict[str, object]) -> RefactorPlan:
         return engine.plan_insert(address, str(case["text"]), before=operation == "insert-before")
     if operation == "delete":
         return engine.plan_delete(address)
+    if operation == "rename":
+        return engine.plan_rename(address, str(case["new_name"]), text=bool(case.get("text")))
     raise AssertionError(f"unknown operation {operation}")
 
 
@@ -39,13 +41,16 @@ def test_refactor_case(folder: Path, tmp_path: Path) -> None:
     engine = Engine(Workspace(root), source=SourcePreference.AST)
     try:
         if "refusal" in case:
-            with pytest.raises(Refused) as refused:
+            with pytest.raises(GraftError) as refused:
                 plan(engine, case)
             assert str(case["refusal"]) in refused.value.message
             assert tree_fingerprint(root) == before
             return
         made = plan(engine, case)
-        assert made.source.value == "ast" and made.files
+        expected_source = "regex" if case.get("text") is True else "ast"
+        assert made.source.value == expected_source and made.files
+        if "warning" in case:
+            assert any(str(case["warning"]) in warning for warning in made.warnings), made.warnings
         engine.edits().apply(made.edit)
     finally:
         engine.close()

@@ -19,7 +19,7 @@ from engine.positions import PositionEncoding
 Result = tuple[dict[str, object], str, str]
 
 #: Commands that may write files (and so consult git for uncommitted changes).
-WRITING_COMMANDS = frozenset({"apply", "undo", "replace", "insert-before", "insert-after", "delete"})
+WRITING_COMMANDS = frozenset({"apply", "undo", "replace", "insert-before", "insert-after", "delete", "rename"})
 
 
 def _apply_options() -> argparse.ArgumentParser:
@@ -50,6 +50,11 @@ def add_parsers(commands: argparse._SubParsersAction, common: argparse.ArgumentP
         insert.add_argument("--text-file", required=True, metavar="F")
     delete = commands.add_parser("delete", parents=[common, options], help="delete a symbol nothing else refers to")
     delete.add_argument("address", metavar="ADDRESS")
+    rename = commands.add_parser("rename", parents=[common, options], help="rename a symbol across the workspace")
+    rename.add_argument("address", metavar="ADDRESS", help="a name path, or FILE:LINE:COL for parameters and locals")
+    rename.add_argument("new_name", metavar="NEW_NAME")
+    rename.add_argument("--text", action="store_true",
+                        help="without a language server (outside Python), rename identifier-bounded occurrences (low confidence)")
     undo = commands.add_parser("undo", parents=[common], help="undo the last transaction (or TXN)")
     undo.add_argument("transaction", nargs="?", metavar="TXN")
     commands.add_parser("history", parents=[common], help="transactions applied in this workspace")
@@ -68,6 +73,8 @@ def run_apply(engine: Engine, args: argparse.Namespace) -> Result:
 def run_symbol_edit(engine: Engine, args: argparse.Namespace) -> Result:
     if args.command == "delete":
         plan = engine.plan_delete(args.address)
+    elif args.command == "rename":
+        plan = engine.plan_rename(args.address, args.new_name, text=args.text)
     elif args.command == "replace":
         plan = engine.plan_replace(args.address, _read_text(args.body_file), include_doc_comment=args.include_doc_comment)
     else:

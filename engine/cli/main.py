@@ -126,6 +126,7 @@ HANDLERS: dict[str, Handler] = {
     "history": edit_commands.run_history, "recover": edit_commands.run_recover,
     "replace": edit_commands.run_symbol_edit, "insert-before": edit_commands.run_symbol_edit,
     "insert-after": edit_commands.run_symbol_edit, "delete": edit_commands.run_symbol_edit,
+    "rename": edit_commands.run_symbol_edit,
 }
 
 
