@@ -212,3 +212,13 @@ def test_dirty_files_are_refused_unless_allowed(tmp_path: Path) -> None:
         transactions.apply(WorkspaceEdit((change,)))
     transactions.apply(WorkspaceEdit((change,)), ApplyOptions(allow_dirty=True))
     assert (tmp_path / "m.py").read_text() == "x = 3\n"
+
+
+def test_an_edit_through_a_symlink_inside_changes_its_target_and_keeps_the_link(tmp_path: Path) -> None:
+    (tmp_path / "real.py").write_text("x = 1\n")
+    os.symlink(tmp_path / "real.py", tmp_path / "alias.py")
+    data = (tmp_path / "real.py").read_bytes()
+    change = FileChange("alias.py", (TextEdit(Range(Position(0, 4), Position(0, 5)), "2"),), hashlib.sha256(data).hexdigest())
+    applied = Transactions(Workspace(tmp_path)).apply(WorkspaceEdit((change,)))
+    assert [f.path for f in applied.files] == ["real.py"]
+    assert (tmp_path / "alias.py").is_symlink() and (tmp_path / "real.py").read_text() == "x = 2\n"

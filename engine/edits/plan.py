@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Callable
 
-from engine.edits.model import CreateFile, DeleteFile, FileChange, RenameFile, WorkspaceEdit
+from engine.edits.model import CreateFile, DeleteFile, FileChange, Operation, RenameFile, WorkspaceEdit
 from engine.edits.text import apply_text_edits
 from engine.errors import Refused
 from engine.workspace import Workspace, decode_source
@@ -57,6 +58,12 @@ def materialize(edit: WorkspaceEdit, workspace: Workspace, *, check_hashes: bool
     before: dict[str, bytes | None] = {}
     modes: dict[str, int | None] = {}
 
+    def canonical(path: str) -> str:
+        """The real path, workspace-relative: an edit through a symlink inside the workspace
+        changes the file it points to, and the link stays a link."""
+        _relative, absolute = workspace.resolve(path)  # refuses anything outside, symlinks included
+        return Path(os.path.realpath(absolute)).relative_to(workspace.root).as_posix()
+
     def load(path: str) -> bytes | None:
         if path not in current:
             _relative, absolute = workspace.resolve(path)
@@ -69,6 +76,7 @@ def materialize(edit: WorkspaceEdit, workspace: Workspace, *, check_hashes: bool
         return current[path]
 
     for operation in edit.operations:
+        operation = _with_canonical_paths(operation, canonical)
         if isinstance(operation, FileChange):
             data = load(operation.path)
             if data is None:
@@ -107,6 +115,12 @@ def materialize(edit: WorkspaceEdit, workspace: Workspace, *, check_hashes: bool
         FileState(path, before[path], current[path], modes[path] if modes[path] is not None else default_mode)
         for path in current
     ]
+
+
+def _with_canonical_paths(operation: Operation, canonical: Callable[[str], str]) -> Operation:
+    if isinstance(operation, RenameFile):
+        return replace(operation, old=canonical(operation.old), new=canonical(operation.new))
+    return replace(operation, path=canonical(operation.path))
 
 
 def _umask() -> int:
