@@ -174,17 +174,41 @@ class Engine:
                 raise SymbolNotFound(f"no name at {address}")
             old_name = match.group()
             rename.check_name(new_name, language_of(file))
+            targets = [rename.RenameTarget(file, position)]
         else:
             symbol = self.resolve(parsed)
-            file, position, old_name = symbol.file, symbol.selection_range.start, symbol.name
-            rename.check_name(new_name, language_of(file))
+            old_name = symbol.name
+            rename.check_name(new_name, language_of(symbol.file))
             rename.check_clash(symbol, self._siblings(symbol), new_name)
+            targets = self._rename_targets(symbol)
         if old_name == new_name:
             raise UsageError(f"{address} is already called {new_name}")
         use_server = self.source in (SourcePreference.AUTO, SourcePreference.LSP)
         if self.source is SourcePreference.LSP and self.services is None:
             raise ServiceUnavailable("no language-server support is installed (the lsp_pool package is missing)")
-        return rename.plan_rename(self.workspace, self.services, use_server, file, position, old_name, new_name, text=text)
+        return rename.plan_rename(self.workspace, self.services, use_server, targets, old_name, new_name, text=text)
+
+    def _rename_targets(self, symbol: Symbol) -> list[rename.RenameTarget]:
+        """The symbol, the same method everywhere in its class hierarchy, and the stub twin of each."""
+        declarations = [symbol]
+        if symbol.kind in (SymbolKind.METHOD, SymbolKind.PROPERTY) and language_of(symbol.file) == "python":
+            family = self.graph().hierarchy_methods(f"{symbol.file}:{symbol.name_path}")
+            for ref in family:
+                try:
+                    found = self.resolve(parse_address(f"{ref.path}:{ref.name_path}"))
+                except GraftError:
+                    continue
+                if found.address != symbol.address:
+                    declarations.append(found)
+        targets = []
+        for declaration in declarations:
+            targets.append(rename.RenameTarget(declaration.file, declaration.selection_range.start))
+            stub = declaration.file[:-3] + ".pyi" if declaration.file.endswith(".py") else None
+            if stub is not None and (self.workspace.root / stub).is_file():
+                twins = [s for top in self._extractor.extract(self.workspace.read(stub)).symbols for s in top.walk()
+                         if s.name_path == declaration.name_path]
+                targets += [rename.RenameTarget(stub, twin.selection_range.start) for twin in twins]
+        return targets
 
     def _siblings(self, symbol: Symbol) -> list[Symbol]:
         listing = self.outline(symbol.file)

@@ -462,3 +462,28 @@ def test_rename_through_the_server_keeps_the_fixture_tests_green(project: Path, 
     assert run.returncode == 0 and "5 passed" in run.stdout, run.stdout + run.stderr
     stale = [p for p in copy.rglob("*.py") if "apply_discount" in p.read_text()]
     assert stale == []
+
+
+def test_server_rename_covers_stubs_re_exports_and_the_whole_hierarchy(tmp_path: Path) -> None:
+    """pyright alone renames only what resolves to the .py file: uses through the stub, and
+    overrides in subclasses, would be left behind (REFACTORING-HAZARDS.md)."""
+    require("basedpyright")
+    import shutil
+
+    from tests.conftest import REPO
+
+    case = REPO / "fixtures" / "refactor" / "python-rename-method-through-the-hierarchy-and-its-stub"
+    root = tmp_path / "project"
+    shutil.copytree(case / "before", root)
+    (root / "pyproject.toml").write_text("")
+    workspace = Workspace(root)
+    engine = Engine(workspace, services=PoolServices(workspace, only("basedpyright")), source=SourcePreference.AUTO)
+    try:
+        plan = engine.plan_rename("pkg/shapes.py:Shape/area", "surface")
+        engine.edits().apply(plan.edit)
+    finally:
+        engine.close()
+    assert plan.source.value == "lsp"
+    for expected in (case / "after").rglob("*.py*"):
+        relative = expected.relative_to(case / "after")
+        assert (root / relative).read_text() == expected.read_text(), relative

@@ -253,6 +253,27 @@ class GraphQueries:
                 found.append(self.ref(override))
         return found
 
+    def hierarchy_methods(self, address: str) -> list[NodeRef]:
+        """A method and every same-named method in the classes its class inherits from or passes
+        on to, transitively: what a rename must cover so that no override is left behind."""
+        node = self.node_for(address)
+        fact: SymbolFact = self.graph.nodes[node]["fact"]
+        path = self.graph.nodes[node]["path"]
+        if fact.parent is None:
+            return [self.ref(node)]
+        inherits = nx.DiGraph(nx.subgraph_view(self.graph, filter_edge=lambda u, v, k: k == "inherits"))
+        owner = symbol_node(path, fact.parent)
+        family = {owner}
+        if inherits.has_node(owner):
+            family |= nx.node_connected_component(inherits.to_undirected(), owner)
+        found = []
+        for cls in sorted(family):
+            data = self.graph.nodes[cls]
+            method = symbol_node(data["path"], f"{data['fact'].name_path}/{fact.name}")
+            if self.graph.has_node(method):
+                found.append(self.ref(method))
+        return found
+
     def cycles(self) -> list[Cycle]:
         """Import cycles between files: strongly connected components, with the edges inside them."""
         files = nx.DiGraph()

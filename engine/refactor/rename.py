@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import keyword
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from engine.edits.model import FileChange, WorkspaceEdit
@@ -66,31 +67,73 @@ def check_clash(target: Symbol, siblings: list[Symbol], new_name: str) -> None:
             )
 
 
+@dataclass(frozen=True)
+class RenameTarget:
+    """One declaration to rename: the symbol itself, its stub twin, an override in the hierarchy."""
+
+    file: str
+    position: Position
+
+
 def plan_rename(
-    workspace: Workspace, services: LanguageServices | None, use_server: bool, file: str, position: Position,
+    workspace: Workspace, services: LanguageServices | None, use_server: bool, targets: list[RenameTarget],
     old_name: str, new_name: str, *, text: bool = False,
 ) -> RefactorPlan:
-    language = language_of(file)
+    """One rename over every target, merged; warnings are computed once on the merged edit.
+
+    Several targets are needed because a server renames one declaration's references: a
+    ``.pyi`` stub beside a module has its own references (pyright then misses every use
+    that resolves to the stub), and overrides in subclasses are declarations of their own.
+    """
+    primary = targets[0].file
+    language = language_of(primary)
     notes: list[str] = []
     if use_server and services is not None:
         try:
-            answer = services.rename(workspace.read(file), position, new_name)
-            edit = with_all_entries(workspace, _from_server(workspace, answer.value), file, old_name, new_name)
-            confidence = Confidence.HIGH if answer.complete else Confidence.MEDIUM
-            return _finish(workspace, "rename", edit, Source.LSP, confidence, [f"from {answer.server}"], old_name, language)
+            edits, complete, server = [], True, ""
+            for target in targets:
+                answer = services.rename(workspace.read(target.file), target.position, new_name)
+                edits.append(_from_server(workspace, answer.value))
+                complete, server = complete and answer.complete, answer.server
+            edit = with_all_entries(workspace, merge(edits), primary, old_name, new_name)
+            confidence = Confidence.HIGH if complete else Confidence.MEDIUM
+            return _finish(workspace, "rename", edit, Source.LSP, confidence, [f"from {server}", *_covered(targets)], old_name, language)
         except ServiceUnavailable as error:
             notes.append(f"language server unavailable: {error.message}")
     if language == "python":
-        edit = with_all_entries(workspace, _jedi_rename(workspace, file, position, new_name), file, old_name, new_name)
-        return _finish(workspace, "rename", edit, Source.AST, Confidence.MEDIUM, [*notes, "scope-aware rename by jedi"], old_name, language)
+        edit = merge([_jedi_rename(workspace, t.file, t.position, new_name) for t in targets])
+        edit = with_all_entries(workspace, edit, primary, old_name, new_name)
+        notes += ["scope-aware rename by jedi", *_covered(targets)]
+        return _finish(workspace, "rename", edit, Source.AST, Confidence.MEDIUM, notes, old_name, language)
     if not text:
         raise RenameUnavailable(
-            f"no language server can rename in {language or file}"
+            f"no language server can rename in {language or primary}"
             + (f" ({notes[0]})" if notes else "")
             + "; pass --text to rename identifier-bounded occurrences in same-language files (low confidence)"
         )
     edit = _text_rename(workspace, language, old_name, new_name)
     return _finish(workspace, "rename", edit, Source.REGEX, Confidence.LOW, [*notes, "text rename: check every hunk"], old_name, language)
+
+
+def _covered(targets: list[RenameTarget]) -> list[str]:
+    if len(targets) < 2:
+        return []
+    return [f"also renamed with it: {', '.join(f'{t.file}:{t.position.line + 1}' for t in targets[1:])}"]
+
+
+def merge(edits: list[WorkspaceEdit]) -> WorkspaceEdit:
+    """Several renames as one edit: the same change twice is kept once; two different changes
+    of the same text are a conflict, refused when the merged edit is built."""
+    per_file: dict[str, list[TextEdit]] = {}
+    hashes: dict[str, str | None] = {}
+    for edit in edits:
+        for operation in edit.operations:
+            if not isinstance(operation, FileChange):
+                continue
+            known = per_file.setdefault(operation.path, [])
+            hashes.setdefault(operation.path, operation.expected_sha256)
+            known.extend(e for e in operation.edits if e not in known)
+    return WorkspaceEdit(tuple(FileChange(path, tuple(found), hashes[path]) for path, found in per_file.items()))
 
 
 _ALL = re.compile(r"^__all__\s*\+?=\s*[\[(]", re.MULTILINE)
