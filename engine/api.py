@@ -175,18 +175,29 @@ class Engine:
             old_name = match.group()
             rename.check_name(new_name, language_of(file))
             targets = [rename.RenameTarget(file, position)]
+            dotted = None
         else:
             symbol = self.resolve(parsed)
             old_name = symbol.name
             rename.check_name(new_name, language_of(symbol.file))
             rename.check_clash(symbol, self._siblings(symbol), new_name)
             targets = self._rename_targets(symbol)
+            dotted = self._dotted_path(symbol)
         if old_name == new_name:
             raise UsageError(f"{address} is already called {new_name}")
         use_server = self.source in (SourcePreference.AUTO, SourcePreference.LSP)
         if self.source is SourcePreference.LSP and self.services is None:
             raise ServiceUnavailable("no language-server support is installed (the lsp_pool package is missing)")
-        return rename.plan_rename(self.workspace, self.services, use_server, targets, old_name, new_name, text=text)
+        return rename.plan_rename(
+            self.workspace, self.services, use_server, targets, old_name, new_name, text=text, dotted=dotted
+        )
+
+    def _dotted_path(self, symbol: Symbol) -> str | None:
+        """``pkg.mod.Name`` (or ``pkg.mod.Class.method``) for a Python symbol, as strings name it."""
+        if language_of(symbol.file) != "python":
+            return None
+        module = self.graph().project.module_name(symbol.file)
+        return f"{module}.{'.'.join(s.name for s in symbol.path)}" if module else None
 
     def _rename_targets(self, symbol: Symbol) -> list[rename.RenameTarget]:
         """The symbol, the same method everywhere in its class hierarchy, and the stub twin of each."""

@@ -431,6 +431,10 @@ class ProjectGraph:
             if node != target and not self.graph.has_edge(node, target, key="references"):
                 self.graph.add_edge(node, target, key="references", source="lsp", confidence=confidence, line=line)
 
+    def module_name(self, path: str) -> str | None:
+        """The dotted module name of a Python file, by its package chain."""
+        return self._modules.module_of.get(path)
+
     def enclosing_name(self, path: str, line: int) -> str | None:
         """Name path of the innermost symbol of any kind around a line, for messages."""
         facts = self.facts.get(path)

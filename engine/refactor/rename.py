@@ -77,9 +77,10 @@ class RenameTarget:
 
 def plan_rename(
     workspace: Workspace, services: LanguageServices | None, use_server: bool, targets: list[RenameTarget],
-    old_name: str, new_name: str, *, text: bool = False,
+    old_name: str, new_name: str, *, text: bool = False, dotted: str | None = None,
 ) -> RefactorPlan:
     """One rename over every target, merged; warnings are computed once on the merged edit.
+    ``dotted`` is the symbol's dotted path (``pkg.mod.name``) when strings may name it.
 
     Several targets are needed because a server renames one declaration's references: a
     ``.pyi`` stub beside a module has its own references (pyright then misses every use
@@ -96,6 +97,7 @@ def plan_rename(
                 edits.append(_from_server(workspace, answer.value))
                 complete, server = complete and answer.complete, answer.server
             edit = with_all_entries(workspace, merge(edits), primary, old_name, new_name)
+            edit = with_dotted_strings(workspace, edit, dotted, old_name, new_name)
             confidence = Confidence.HIGH if complete else Confidence.MEDIUM
             return _finish(workspace, "rename", edit, Source.LSP, confidence, [f"from {server}", *_covered(targets)], old_name, language)
         except ServiceUnavailable as error:
@@ -103,6 +105,7 @@ def plan_rename(
     if language == "python":
         edit = merge([_jedi_rename(workspace, t.file, t.position, new_name) for t in targets])
         edit = with_all_entries(workspace, edit, primary, old_name, new_name)
+        edit = with_dotted_strings(workspace, edit, dotted, old_name, new_name)
         notes += ["scope-aware rename by jedi", *_covered(targets)]
         return _finish(workspace, "rename", edit, Source.AST, Confidence.MEDIUM, notes, old_name, language)
     if not text:
@@ -165,6 +168,29 @@ def with_all_entries(workspace: Workspace, edit: WorkspaceEdit, defining_file: s
             changes[path] = FileChange(path, tuple(existing + added), source.sha256)
     ordered = [changes.pop(op.path) if isinstance(op, FileChange) and op.path in changes else op for op in edit.operations]
     return WorkspaceEdit(tuple(ordered + list(changes.values())), edit.annotations)
+
+
+def with_dotted_strings(workspace: Workspace, edit: WorkspaceEdit, dotted: str | None, old: str, new: str) -> WorkspaceEdit:
+    """Update strings that name the symbol by its dotted path, such as ``mock.patch("pkg.mod.old")``
+    or ``monkeypatch.setattr("pkg.mod.old", ...)``: they are code references a server does not see."""
+    if not dotted:
+        return edit
+    pattern = re.compile(rf"([\"']){re.escape(dotted)}(?=(?:\.[\w.]*)?\1)")
+    additions = []
+    for path in workspace.scan().files:
+        if language_of(path) != "python":
+            continue
+        source = workspace.read(path)
+        if dotted not in source.text:
+            continue
+        spans = []
+        for number, line in enumerate(split_lines(source.text)):
+            for match in pattern.finditer(line):
+                start = match.end() - len(old)
+                spans.append(TextEdit(Range(Position(number, start), Position(number, match.end())), new))
+        if spans:
+            additions.append(WorkspaceEdit((FileChange(path, tuple(spans), source.sha256),)))
+    return merge([edit, *additions]) if additions else edit
 
 
 def _from_server(workspace: Workspace, server_edit: ServerEdit) -> WorkspaceEdit:
