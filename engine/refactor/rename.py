@@ -177,12 +177,8 @@ def with_dotted_strings(workspace: Workspace, edit: WorkspaceEdit, dotted: str |
         return edit
     pattern = re.compile(rf"([\"']){re.escape(dotted)}(?=(?:\.[\w.]*)?\1)")
     additions = []
-    for path in workspace.scan().files:
-        if language_of(path) != "python":
-            continue
+    for path in _files_mentioning(workspace, "python", dotted):
         source = workspace.read(path)
-        if dotted not in source.text:
-            continue
         spans = []
         for number, line in enumerate(split_lines(source.text)):
             for match in pattern.finditer(line):
@@ -272,9 +268,7 @@ def _finish(
     word = re.compile(rf"(?<![\w$]){re.escape(old_name)}(?![\w$])")
     dynamic = [(re.compile(p.format(name=re.escape(old_name))), why) for p, why in _DYNAMIC]
     leftovers: list[str] = []
-    for path in workspace.scan().files:
-        if language_of(path) != language:
-            continue
+    for path in _files_mentioning(workspace, language, old_name):
         try:
             text = after[path].decode("utf-8", errors="replace") if after.get(path) is not None else workspace.read(path).text
         except Refused:
@@ -290,3 +284,20 @@ def _finish(
         shown = ", ".join(leftovers[:10]) + (f" and {len(leftovers) - 10} more" if len(leftovers) > 10 else "")
         warnings.append(f"{len(leftovers)} other occurrence(s) of {old_name!r} left as they are (strings, comments, other scopes): {shown}")
     return RefactorPlan(operation, edit, source, confidence, warnings)
+
+
+def _files_mentioning(workspace: Workspace, language: str | None, needle: str) -> list[str]:
+    """Files of a language whose bytes contain ``needle``: a byte search first, so that a scan
+    of a large project decodes and hashes only the few files that matter."""
+    wanted = needle.encode("utf-8")
+    found = []
+    for path in workspace.scan().files:
+        if language_of(path) != language:
+            continue
+        try:
+            with open(workspace.root / path, "rb") as handle:
+                if wanted in handle.read():
+                    found.append(path)
+        except OSError:
+            continue
+    return found

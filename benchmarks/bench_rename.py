@@ -1,0 +1,140 @@
+"""Renaming a widely used symbol in Django: codegraft end to end against the raw server and peers.
+
+Run: ``.venv/bin/python benchmarks/bench_rename.py`` (rope is installed into the venv on first use)
+
+On a copy of the pinned Django sdist, renames ``django.utils.functional.cached_property``
+(used across the code base) and measures, in the same run:
+- the raw server's own rename plan (basedpyright, bare JSON-over-pipes client);
+- codegraft: plan (server rename of every declaration in the class hierarchy and
+  stub twins, merged, __all__ and dotted strings, leftover scan) + apply (locks,
+  hash checks, syntax check, journal, atomic writes), with a warm project graph;
+- rope's Rename and jedi's rename on the same position (plans only).
+Target: codegraft end to end <= 1.5x the raw server plan. Prints figures and ratios.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.corpus import DJANGO_VERSION, django_source  # noqa: E402
+from benchmarks.raw_lsp import RawClient  # noqa: E402
+from engine.api import Engine, SourcePreference  # noqa: E402
+from engine.workspace import Workspace  # noqa: E402
+from lsp_pool.adapter import PoolServices  # noqa: E402
+from lsp_pool.registry import SPECS_BY_ID, locate  # noqa: E402
+
+FILE = "django/utils/functional.py"
+NAME_PATH = "cached_property"
+NEW_NAME = "memoized_property"
+
+
+def position(root: Path) -> tuple[int, int]:
+    for number, line in enumerate((root / FILE).read_text().splitlines()):
+        if line.startswith("class cached_property"):
+            return number, line.index("cached_property")
+    raise SystemExit("cached_property not found")
+
+
+def raw_server_plan(root: Path, line: int, column: int) -> tuple[float, int]:
+    client = RawClient(list(locate(SPECS_BY_ID["basedpyright"]) or ()), str(root))
+    client.request("initialize", {"processId": None, "rootUri": root.as_uri(),
+                                  "workspaceFolders": [{"uri": root.as_uri(), "name": "django"}],
+                                  "capabilities": {"window": {"workDoneProgress": True}, "workspace": {"configuration": True}}})
+    client.notify("initialized", {})
+    client.wait_for_log("source file")
+    place = {"textDocument": {"uri": (root / FILE).as_uri()}, "position": {"line": line, "character": column}}
+    client.request("textDocument/prepareRename", place)
+    client.request("textDocument/rename", {**place, "newName": NEW_NAME})  # warm, as codegraft's timed call is
+    start = time.perf_counter()
+    edit = client.request("textDocument/rename", {**place, "newName": NEW_NAME})
+    elapsed = time.perf_counter() - start
+    client.close()
+    files = len((edit or {}).get("documentChanges") or (edit or {}).get("changes") or [])
+    return elapsed, files
+
+
+def codegraft(root: Path) -> tuple[float, float, int, float]:
+    workspace = Workspace(root)
+    engine = Engine(workspace, services=PoolServices(workspace), source=SourcePreference.AUTO)
+    try:
+        start = time.perf_counter()
+        engine.index()
+        index_seconds = time.perf_counter() - start
+        engine.plan_rename(f"{FILE}:{NAME_PATH}", NEW_NAME)  # the server is ready and the graph warm from here
+        start = time.perf_counter()
+        plan = engine.plan_rename(f"{FILE}:{NAME_PATH}", NEW_NAME)
+        planned = time.perf_counter() - start
+        start = time.perf_counter()
+        engine.transactions.apply(plan.edit)
+        applied = time.perf_counter() - start
+    finally:
+        engine.close()
+    return planned, applied, len(plan.files), index_seconds
+
+
+def rope_plan(root: Path, line: int, column: int) -> tuple[float, int]:
+    try:
+        import rope.base.project
+        from rope.refactor.rename import Rename
+    except ImportError:
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "rope"], check=True)
+        import rope.base.project
+        from rope.refactor.rename import Rename
+    project = rope.base.project.Project(str(root), ropefolder=None)
+    resource = project.get_resource(FILE)
+    source = (root / FILE).read_text()
+    offset = sum(len(l) + 1 for l in source.split("\n")[:line]) + column
+    start = time.perf_counter()
+    changes = Rename(project, resource, offset).get_changes(NEW_NAME)
+    elapsed = time.perf_counter() - start
+    project.close()
+    return elapsed, len(changes.get_changed_resources())
+
+
+def jedi_plan(root: Path, line: int, column: int) -> tuple[float, int]:
+    import jedi
+
+    script = jedi.Script(path=str(root / FILE), project=jedi.Project(str(root)))
+    start = time.perf_counter()
+    refactoring = script.rename(line + 1, column, new_name=NEW_NAME)
+    elapsed = time.perf_counter() - start
+    return elapsed, len(refactoring.get_changed_files())
+
+
+def fresh_copy(source: Path, base: Path, label: str) -> Path:
+    root = base / label
+    shutil.copytree(source, root / "django")
+    (root / "pyproject.toml").write_text("")
+    return root
+
+
+def main() -> int:
+    source = django_source()
+    base = Path(tempfile.mkdtemp(prefix="graft-rename-"))
+    try:
+        line, column = position(source.parent)
+        raw, raw_files = raw_server_plan(fresh_copy(source, base, "raw"), line, column)
+        planned, applied, files, index_seconds = codegraft(fresh_copy(source, base, "graft"))
+        rope_seconds, rope_files = rope_plan(fresh_copy(source, base, "rope"), line, column)
+        jedi_seconds, jedi_files = jedi_plan(fresh_copy(source, base, "jedi"), line, column)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    total = planned + applied
+    print(f"corpus: Django {DJANGO_VERSION}; rename {FILE}:{NAME_PATH} -> {NEW_NAME}")
+    print(f"raw basedpyright rename plan        : {raw * 1000:8.0f} ms, {raw_files} files")
+    print(f"codegraft plan                      : {planned * 1000:8.0f} ms, {files} files (graph indexed once first: {index_seconds:.1f} s)")
+    print(f"codegraft apply (journal + checks)  : {applied * 1000:8.0f} ms")
+    print(f"codegraft end to end / raw plan     : {total / raw:8.2f}x (target <= 1.5x)")
+    print(f"rope Rename.get_changes             : {rope_seconds * 1000:8.0f} ms, {rope_files} files")
+    print(f"jedi Script.rename                  : {jedi_seconds * 1000:8.0f} ms, {jedi_files} files")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
