@@ -223,9 +223,10 @@ class Transactions:
             language = language_of(state.path)
             if state.after is None or not self._parser.supports(language):
                 continue
-            before_ok = state.before is not None and not self._parser.parse(language, _strip_bom(state.before)).root_node.has_error  # type: ignore[arg-type]
-            after_ok = not self._parser.parse(language, _strip_bom(state.after)).root_node.has_error  # type: ignore[arg-type]
-            if (before_ok or state.before is None) and not after_ok:
+            if not self._parser.parse(language, _strip_bom(state.after)).root_node.has_error:  # type: ignore[arg-type]
+                continue  # parses after the edit: nothing to compare, and the common case stays one parse
+            before_ok = state.before is None or not self._parser.parse(language, _strip_bom(state.before)).root_node.has_error  # type: ignore[arg-type]
+            if before_ok:
                 broken.append(state.path)
         return broken
 
