@@ -49,7 +49,11 @@ def not_found(files: list[FileSymbols], wanted: str, name_path: NamePath, where:
 
 
 def ambiguous(wanted: str, matches: list[Symbol]) -> AmbiguousAddress:
-    candidates = [Candidate(s.address, s.kind.label, s.range.first_line) for s in matches]
+    return ambiguous_among(wanted, [Candidate(s.address, s.kind.label, s.range.first_line) for s in matches])
+
+
+def ambiguous_among(wanted: str, candidates: list[Candidate]) -> AmbiguousAddress:
+    """The refusal for an address that names several things, each listed ready to paste."""
     listing = "\n  ".join(f"{c.address}   ({c.kind}, line {c.line})" for c in candidates)
     return AmbiguousAddress(f"{wanted} is ambiguous: {len(candidates)} candidates\n  {listing}", candidates)
 

@@ -6,7 +6,6 @@ To accept a deliberate change, run with GRAFT_UPDATE_GOLDENS=1 and review the di
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 

@@ -52,8 +52,8 @@ class EditSession:
         return [s for s in self.transactions.preview(edit) if s.changed]
 
     def apply(self, edit: WorkspaceEdit, options: EditOptions = EditOptions()) -> ApplyOutcome:
-        touched = [s.path for s in self.preview(edit)]
-        before = self._errors([p for p in touched if (self.workspace.root / p).is_file()])
+        # The paths the edit names are enough here; the plan's bytes are computed once, under the locks.
+        before = self._errors([p for p in edit.touched if (self.workspace.root / p).is_file()])
         applied = self.transactions.apply(edit, ApplyOptions(options.allow_dirty, options.allow_syntax_errors))
         written = [f.path for f in applied.files]
         self._after_write(written)

@@ -15,11 +15,11 @@ from typing import Iterable, Iterator
 
 import networkx as nx
 
-from engine.errors import SymbolNotFound
+from engine.errors import Candidate, SymbolNotFound
 from engine.graph.build import ProjectGraph, file_node, symbol_node
 from engine.graph.facts import SymbolFact
 from engine.names import NamePath, PositionAddress, SymbolAddress, parse_address
-from engine.resolve import ambiguous
+from engine.resolve import ambiguous_among
 from engine.symbols import SymbolKind
 
 _USE_KINDS = ("imports", "calls", "inherits")
@@ -116,7 +116,7 @@ class GraphQueries:
             raise SymbolNotFound(f"nothing in the index is named {address}")
         if len(found) > 1:
             refs = [self.ref(n) for n in found]
-            raise ambiguous(address, [_as_symbol(r) for r in refs])  # type: ignore[arg-type]
+            raise ambiguous_among(address, [Candidate(r.address, r.kind, r.line or 1) for r in refs])
         return found[0]
 
     def _symbols_named(self, address: SymbolAddress) -> list[str]:
@@ -376,16 +376,3 @@ def _judged(symbol: SymbolFact) -> bool:
 
 def _contains_view(graph: nx.MultiDiGraph) -> nx.MultiDiGraph:
     return nx.subgraph_view(graph, filter_edge=lambda u, v, k: k == "contains")
-
-
-def _as_symbol(ref: NodeRef) -> object:
-    """Adapter so that :func:`engine.resolve.ambiguous` can list graph candidates."""
-
-    class _Candidate:
-        address = ref.address
-        kind = SymbolKind.from_label(ref.kind) if ref.kind != "file" else SymbolKind.FILE
-
-        class range:  # noqa: N801 - mimics Symbol.range
-            first_line = ref.line or 1
-
-    return _Candidate
