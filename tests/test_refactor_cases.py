@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -26,6 +28,8 @@ def plan(engine: Engine, case: dict[str, object]) -> RefactorPlan:
         return engine.plan_insert(address, str(case["text"]), before=operation == "insert-before")
     if operation == "delete":
         return engine.plan_delete(address)
+    if operation == "move":
+        return engine.plan_move(address, str(case["dest"]), create=bool(case.get("create")), shim=bool(case.get("shim")))
     if operation == "rename":
         return engine.plan_rename(address, str(case["new_name"]), text=bool(case.get("text")))
     raise AssertionError(f"unknown operation {operation}")
@@ -54,6 +58,10 @@ def test_refactor_case(folder: Path, tmp_path: Path) -> None:
         engine.edits().apply(made.edit)
     finally:
         engine.close()
+    if "check" in case:
+        # The moved or renamed code must still run: the case's own check, in the project.
+        ran = subprocess.run([sys.executable, "-c", str(case["check"])], cwd=root, capture_output=True, text=True, timeout=60)
+        assert ran.returncode == 0, ran.stderr
     expected_dir = folder / "after"
     for expected in expected_dir.rglob("*"):
         if expected.is_file():

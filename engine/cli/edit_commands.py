@@ -19,7 +19,7 @@ from engine.positions import PositionEncoding
 Result = tuple[dict[str, object], str, str]
 
 #: Commands that may write files (and so consult git for uncommitted changes).
-WRITING_COMMANDS = frozenset({"apply", "undo", "replace", "insert-before", "insert-after", "delete", "rename"})
+WRITING_COMMANDS = frozenset({"apply", "undo", "replace", "insert-before", "insert-after", "delete", "rename", "move"})
 
 
 def _apply_options() -> argparse.ArgumentParser:
@@ -55,6 +55,12 @@ def add_parsers(commands: argparse._SubParsersAction, common: argparse.ArgumentP
     rename.add_argument("new_name", metavar="NEW_NAME")
     rename.add_argument("--text", action="store_true",
                         help="without a language server (outside Python), rename identifier-bounded occurrences (low confidence)")
+    move = commands.add_parser("move", parents=[common, options], help="move a top-level Python symbol to another module")
+    move.add_argument("address", metavar="ADDRESS", help="a top-level function, class or constant")
+    move.add_argument("dest", metavar="DEST_FILE", help="the module to move it to (workspace path)")
+    move.add_argument("--create", action="store_true", help="create DEST_FILE if it does not exist")
+    move.add_argument("--shim", action="store_true",
+                      help="leave `from DEST import NAME` in the source for backward compatibility")
     undo = commands.add_parser("undo", parents=[common], help="undo the last transaction (or TXN)")
     undo.add_argument("transaction", nargs="?", metavar="TXN")
     commands.add_parser("history", parents=[common], help="transactions applied in this workspace")
@@ -73,6 +79,8 @@ def run_apply(engine: Engine, args: argparse.Namespace) -> Result:
 def run_symbol_edit(engine: Engine, args: argparse.Namespace) -> Result:
     if args.command == "delete":
         plan = engine.plan_delete(args.address)
+    elif args.command == "move":
+        plan = engine.plan_move(args.address, args.dest, create=args.create, shim=args.shim)
     elif args.command == "rename":
         plan = engine.plan_rename(args.address, args.new_name, text=args.text)
     elif args.command == "replace":

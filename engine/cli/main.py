@@ -127,6 +127,7 @@ HANDLERS: dict[str, Handler] = {
     "replace": edit_commands.run_symbol_edit, "insert-before": edit_commands.run_symbol_edit,
     "insert-after": edit_commands.run_symbol_edit, "delete": edit_commands.run_symbol_edit,
     "rename": edit_commands.run_symbol_edit,
+    "move": edit_commands.run_symbol_edit,
 }
 
 

@@ -435,6 +435,27 @@ class ProjectGraph:
         """The dotted module name of a Python file, by its package chain."""
         return self._modules.module_of.get(path)
 
+    def module_name_for(self, path: str) -> str | None:
+        """The dotted name a Python file has, or would have once it exists."""
+        if path in self._modules.module_of:
+            return self._modules.module_of[path]
+        return ModuleIndex([*self.facts, path]).module_of.get(path)
+
+    def module_level_imports(self, path: str) -> set[str]:
+        """The files a Python file imports when it is itself imported (not inside functions)."""
+        files: set[str] = set()
+        if path not in self.facts:
+            return files
+        for fact, targets in self._resolved(path):
+            if fact.scope is not None:
+                continue
+            module_path = self._modules.python_file(self._modules.absolute(path, fact))
+            if module_path is not None:
+                files.add(module_path)
+            files.update(target.path for _name, target in targets)
+        files.discard(path)
+        return files
+
     def enclosing_name(self, path: str, line: int) -> str | None:
         """Name path of the innermost symbol of any kind around a line, for messages."""
         facts = self.facts.get(path)

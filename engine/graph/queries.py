@@ -274,6 +274,27 @@ class GraphQueries:
                 found.append(self.ref(method))
         return found
 
+    def import_path(self, start: str, goal: str) -> list[str] | None:
+        """The shortest chain of module-level imports from one Python file to another
+        (``[start, …, goal]``), or None when importing ``start`` never imports ``goal``."""
+        previous: dict[str, str | None] = {start: None}
+        frontier = [start]
+        while frontier:
+            following = []
+            for path in frontier:
+                for imported in sorted(self.project.module_level_imports(path)):
+                    if imported in previous:
+                        continue
+                    previous[imported] = path
+                    if imported == goal:
+                        chain = [goal]
+                        while (before := previous[chain[-1]]) is not None:
+                            chain.append(before)
+                        return chain[::-1]
+                    following.append(imported)
+            frontier = following
+        return None
+
     def cycles(self) -> list[Cycle]:
         """Import cycles between files: strongly connected components, with the edges inside them."""
         files = nx.DiGraph()

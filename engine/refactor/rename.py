@@ -12,7 +12,6 @@ occurrences in strings and comments, and dynamic lookups, are reported as warnin
 
 from __future__ import annotations
 
-import difflib
 import keyword
 import re
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from engine.navigation import ServerEdit, TextEdit
 from engine.ports import LanguageServices
 from engine.positions import Position, Range, split_lines
 from engine.refactor.plan import RefactorPlan
+from engine.refactor.pysource import line_edits
 from engine.symbols import Confidence, Source, Symbol
 from engine.workspace import Workspace
 
@@ -215,7 +215,7 @@ def _jedi_rename(workspace: Workspace, file: str, position: Position, new_name: 
     for path, changed in sorted(refactoring.get_changed_files().items()):
         relative = Path(path).resolve().relative_to(workspace.root).as_posix()
         before = workspace.read(relative)
-        changes.append(FileChange(relative, _line_edits(before.text, changed.get_new_code()), before.sha256))
+        changes.append(FileChange(relative, line_edits(before.text, changed.get_new_code()), before.sha256))
     if refactoring.get_renames():
         raise RenameUnavailable("jedi's rename would also move files; use rename-file for that")
     if not changes:
@@ -237,16 +237,6 @@ def _text_rename(workspace: Workspace, language: str | None, old: str, new: str)
         if edits:
             changes.append(FileChange(path, tuple(edits), source.sha256))
     return WorkspaceEdit(tuple(changes))
-
-
-def _line_edits(before: str, after: str) -> tuple[TextEdit, ...]:
-    """Line-level edits turning ``before`` into ``after``, so a diff shows only what changed."""
-    old_lines, new_lines = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    edits = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False).get_opcodes():
-        if tag != "equal":
-            edits.append(TextEdit(Range(Position(i1, 0), Position(i2, 0)), "".join(new_lines[j1:j2])))
-    return tuple(edits)
 
 
 _DYNAMIC = (

@@ -1,0 +1,270 @@
+"""Move a top-level Python function, class or constant to another module.
+
+The plan, one WorkspaceEdit:
+- the destination gets the code (decorators, the comments right above it, its docstring)
+  and the imports the code needs, computed from the names it reads as the source binds
+  them; other globals of the source are imported from the source, unless that makes a
+  cycle, which is refused with the names;
+- every importer takes the name from the destination (see ``move_importers``);
+- the source loses the code, its ``__all__`` entry and the imports only the code used;
+  when it still uses the name (or ``shim`` asks) it imports it back, at module level, or
+  inside the functions that use it when a module-level import would be circular;
+- strings naming ``source.name`` (``mock.patch``) follow when the source no longer has it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import libcst as cst
+
+from engine.edits.model import CreateFile, FileChange, Operation, WorkspaceEdit
+from engine.errors import Refused, UsageError
+from engine.graph.queries import GraphQueries
+from engine.languages import language_of
+from engine.navigation import TextEdit
+from engine.positions import Position, Range, split_lines
+from engine.refactor.move_importers import MoveNames, rewrite_importer
+from engine.refactor.move_rewrite import rewrite_dest, rewrite_source, top_level_bindings
+from engine.refactor.move_source import CannotMove, CarriedImport, SourceAnalysis, analyse
+from engine.refactor.plan import RefactorPlan
+from engine.refactor.pysource import ModuleName, all_names, code_of, file_change, from_import, parse
+from engine.symbols import Confidence, Source, Symbol
+from engine.workspace import SourceFile, Workspace
+
+
+class MoveCycle(Refused):
+    code = "import_cycle"
+
+
+class MoveClash(Refused):
+    code = "name_clash"
+
+
+@dataclass(frozen=True)
+class MoveRequest:
+    symbol: Symbol
+    dest: str
+    create: bool = False
+    shim: bool = False
+
+
+def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest) -> RefactorPlan:
+    symbol, name = request.symbol, request.symbol.name
+    source = workspace.read(symbol.file)
+    dest_path, dest_source = _destination(workspace, request)
+    source_module = _module_name(queries, source.path)
+    dest_module = _module_name(queries, dest_path)
+    analysis = analyse(source, name, source_module, dest_module)
+    warnings: list[str] = []
+    if analysis.unresolved:
+        stars = " (the source has a star import: check that the destination has what it needs)" if _has_star(analysis.tree) else ""
+        warnings.append(f"names the moved code reads but nothing in {source.path} binds: {', '.join(analysis.unresolved)}{stars}")
+
+    dest_tree = parse(dest_source) if dest_source is not None else cst.parse_module("")
+    exported = _star_exported(analysis.tree, name)
+    names = MoveNames(name, source_module, dest_module, exported)
+    dest_tree = rewrite_importer(dest_tree, dest_module, names, is_dest=True)
+    bound = top_level_bindings(dest_tree, dest_module)
+    dest_bindings = bound.names
+    if name in dest_bindings:
+        raise MoveClash(f"{dest_path} already binds {name}; moving {symbol.address} there would replace it")
+
+    # Imports for the destination, checked against what it already binds.
+    imports: list[cst.SimpleStatementLine] = []
+    type_checking: list[cst.SimpleStatementLine] = []
+    for carried in analysis.imports:
+        plain = _plain(carried)
+        if plain and plain in bound.plain_imports:
+            continue
+        if carried.name in dest_bindings:
+            existing = dest_bindings[carried.name]
+            if existing == carried.absolute and not plain:
+                continue
+            if not (plain and existing == carried.name):  # `import a.c` there binds `a` as `import a.b` does
+                raise MoveClash(
+                    f"the moved code uses {carried.name} ({carried.absolute}), but {dest_path} binds {carried.name} "
+                    f"to {existing or 'its own definition'}"
+                )
+        (type_checking if carried.type_checking else imports).append(carried.statement)
+    if type_checking and "TYPE_CHECKING" not in dest_bindings:
+        imports.append(from_import("typing", "TYPE_CHECKING"))
+    needed_globals = [g for g in analysis.source_globals if dest_bindings.get(g) != f"{source_module.dotted}.{g}"]
+    for global_name in needed_globals:
+        if global_name in dest_bindings:
+            raise MoveClash(f"the moved code uses {global_name} from {source.path}, but {dest_path} binds that name already")
+
+    # Cycles: the destination importing the source back, while the source imports the destination.
+    source_needs_name = request.shim or bool(analysis.import_time_uses or analysis.runtime_uses)
+    source_reaches_dest = queries.import_path(source.path, dest_path) if dest_source is not None else None
+    if needed_globals:
+        if source_reaches_dest:
+            raise MoveCycle(
+                f"{name} uses {', '.join(needed_globals)} from {source_module.dotted}, and importing them into "
+                f"{dest_module.dotted} would be circular: {' -> '.join(source_reaches_dest + [source.path])}; "
+                "move them first, or choose another destination"
+            )
+        spec = dest_module.spec_for(source_module.dotted, relative=_prefers_relative(analysis.tree))
+        imports.append(cst.parse_statement(f"from {spec} import {', '.join(needed_globals)}\n"))  # type: ignore[arg-type]
+    dest_reaches_source = [dest_path, source.path] if needed_globals else (
+        queries.import_path(dest_path, source.path) if dest_source is not None else None
+    )
+    local = False
+    if source_needs_name and dest_reaches_source:
+        cycle = " -> ".join([source.path, *dest_reaches_source])
+        if request.shim:
+            raise MoveCycle(f"--shim needs {source.path} to import {name} from {dest_path} at module level, which is circular: {cycle}")
+        if analysis.import_time_uses:
+            lines = ", ".join(f"{source.path}:{line}" for line in analysis.import_time_uses)
+            raise MoveCycle(
+                f"{source.path} still uses {name} when it is imported ({lines}), and importing it from "
+                f"{dest_module.dotted} would be circular: {cycle}"
+            )
+        local = True
+        warnings.append(f"{source.path} imports {name} inside the functions that use it: a module-level import would be circular ({cycle})")
+
+    back = from_import(source_module.spec_for(dest_module.dotted, relative=_prefers_relative(analysis.tree)), name) if source_needs_name else None
+    source_all = all_names(analysis.tree)
+    export = name if source_all is not None and name in source_all else None
+    new_dest = rewrite_dest(dest_tree, analysis, imports, type_checking, export=export, create_all=dest_source is None)
+    new_source = rewrite_source(analysis, name, back, local=local)
+
+    operations: list[Operation] = []
+    if dest_source is None:
+        operations.append(CreateFile(dest_path, new_dest))
+    else:
+        change = file_change(dest_source, new_dest)
+        if change is not None:
+            operations.append(change)
+    source_change = file_change(source, new_source)
+    if source_change is not None:
+        operations.insert(0, source_change)
+    for path in _candidate_importers(workspace, queries, name, source_module, {source.path, dest_path}):
+        importer = workspace.read(path)
+        module = _module_name(queries, path)
+        rewritten = rewrite_importer(parse(importer), module, names, is_dest=False).code
+        change = file_change(importer, rewritten)
+        if change is not None:
+            operations.append(change)
+    edit = WorkspaceEdit(tuple(operations))
+    if not source_needs_name:
+        edit = _with_patch_targets(workspace, edit, f"{source_module.dotted}.{name}", f"{dest_module.dotted}.{name}")
+    warnings += _stub_warnings(workspace, source.path, name)
+    warnings += _stale(workspace, edit, source_module, name, source_needs_name)
+    return RefactorPlan("move", edit, Source.AST, Confidence.HIGH if not warnings else Confidence.MEDIUM, warnings)
+
+
+def _destination(workspace: Workspace, request: MoveRequest) -> tuple[str, SourceFile | None]:
+    relative, absolute = workspace.resolve(request.dest)
+    if language_of(relative) != "python" or not relative.endswith(".py"):
+        raise UsageError(f"the destination {relative} is not a Python module (.py)")
+    if relative == request.symbol.file:
+        raise UsageError(f"{request.symbol.address} is already in {relative}")
+    if absolute.exists():
+        return relative, workspace.read(relative)
+    if not request.create:
+        raise UsageError(f"{relative} does not exist; pass --create to make it")
+    if not absolute.parent.is_dir():
+        raise UsageError(f"the folder of {relative} does not exist; create the package first")
+    return relative, None
+
+
+def _module_name(queries: GraphQueries, path: str) -> ModuleName:
+    dotted = queries.project.module_name_for(path)
+    if dotted is None:
+        raise CannotMove(f"{path} cannot be imported as a Python module (its path is not made of identifiers)")
+    return ModuleName(dotted, path.endswith("__init__.py"))
+
+
+def _plain(carried: CarriedImport) -> str:
+    """The module of an unaliased ``import a.b`` (binding ``a``, as the destination may too), else ""."""
+    written = code_of(carried.statement)
+    return carried.absolute if written.startswith("import ") and " as " not in written else ""
+
+
+def _has_star(tree: cst.Module) -> bool:
+    return "import *" in tree.code
+
+
+def _star_exported(tree: cst.Module, name: str) -> bool:
+    exports = all_names(tree)
+    return name in exports if exports is not None else not name.startswith("_")
+
+
+def _prefers_relative(tree: cst.Module) -> bool:
+    """Whether a module writes its imports of the same package relatively."""
+    return bool(re.search(r"^\s*from \.", tree.code, re.MULTILINE))
+
+
+def _candidate_importers(
+    workspace: Workspace, queries: GraphQueries, name: str, source: ModuleName, exclude: set[str]
+) -> list[str]:
+    """Python files that mention both the name and the source module's last part (or import
+    relatively): only those can import the moved name; the rest are not parsed."""
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    last = source.dotted.rsplit(".", 1)[-1]
+    module_word = re.compile(rf"\b{re.escape(last)}\b|^\s*from \.+ import|import \*", re.MULTILINE)
+    found = []
+    for path in sorted(queries.project.facts):
+        if path in exclude or not path.endswith((".py", ".pyi")):
+            continue
+        text = workspace.read(path).text
+        if word.search(text) and module_word.search(text):
+            found.append(path)
+    return found
+
+
+def _with_patch_targets(workspace: Workspace, edit: WorkspaceEdit, old: str, new: str) -> WorkspaceEdit:
+    """``mock.patch("src.name")`` and ``monkeypatch.setattr("src.name", …)`` strings: the source
+    no longer has the name, so they must name the destination."""
+    pattern = re.compile(rf"([\"']){re.escape(old)}(?=(?:\.[\w.]*)?\1)")
+    changes: dict[str, FileChange] = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
+    operations = list(edit.operations)
+    for path in sorted(p for p in workspace.scan().files if language_of(p) == "python"):
+        source = workspace.read(path)
+        if old not in source.text:
+            continue
+        spans = []
+        for number, line in enumerate(split_lines(source.text)):
+            for match in pattern.finditer(line):
+                spans.append(TextEdit(Range(Position(number, match.start() + 1), Position(number, match.end())), new))
+        if not spans:
+            continue
+        existing = changes.get(path)
+        if existing is None:
+            operations.append(FileChange(path, tuple(spans), source.sha256))
+            continue
+        lines_edited = {line for e in existing.edits for line in range(e.range.start.line, max(e.range.end.line, e.range.start.line + 1))}
+        extra = tuple(s for s in spans if s.range.start.line not in lines_edited)
+        merged = FileChange(path, existing.edits + extra, existing.expected_sha256)
+        operations[operations.index(existing)] = merged
+    return WorkspaceEdit(tuple(operations), edit.annotations)
+
+
+def _stub_warnings(workspace: Workspace, source_path: str, name: str) -> list[str]:
+    stub = source_path[:-3] + ".pyi"
+    if (workspace.root / stub).is_file() and re.search(rf"\b{re.escape(name)}\b", workspace.read(stub).text):
+        return [f"{stub} declares {name}: move its stub by hand"]
+    return []
+
+
+def _stale(workspace: Workspace, edit: WorkspaceEdit, source: ModuleName, name: str, source_keeps: bool) -> list[str]:
+    """References to ``source.name`` the plan leaves when the source no longer has the name."""
+    if source_keeps:
+        return []
+    from engine.edits.plan import materialize
+
+    after = {state.path: state.after for state in materialize(edit, workspace)}
+    pattern = re.compile(rf"\bfrom\s+{re.escape(source.dotted)}\s+import\b[^\n]*\b{re.escape(name)}\b|\b{re.escape(source.dotted)}\.{re.escape(name)}\b")
+    stale = []
+    for path, data in after.items():
+        if data is None:
+            continue
+        for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines()):
+            if pattern.search(line):
+                stale.append(f"{path}:{number + 1}")
+    return [f"references to {source.dotted}.{name} remain (check them): {', '.join(stale)}"] if stale else []
+
+
+__all__ = ["MoveRequest", "plan_move", "SourceAnalysis"]

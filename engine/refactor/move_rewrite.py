@@ -1,0 +1,212 @@
+"""The two ends of a Python move as new module texts: the source without the moved code (and
+without the imports only it used), the destination with the code and the imports it needs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from engine.refactor.move_source import SourceAnalysis
+from engine.refactor.pysource import (
+    AllEditor,
+    ModuleName,
+    alias_as,
+    bound_name,
+    dotted,
+    import_module_of,
+    insert_top_level,
+    is_import_line,
+    is_docstring,
+    without_aliases,
+)
+
+
+def rewrite_source(
+    analysis: SourceAnalysis, name: str, back_import: cst.SimpleStatementLine | None, *, local: bool,
+) -> str:
+    """The source after the move. ``back_import`` (``from dest import name``) goes at module
+    level, or with ``local`` at the top of each function that still uses the name."""
+    editor = _SourceEditor(analysis, back_import if local else None)
+    tree = analysis.tree.visit(editor)
+    kept_comments = [line for line in editor.pending if line.comment is not None]
+    if kept_comments:
+        tree = tree.with_changes(footer=[*(editor.pending if editor.kept_any else kept_comments), *tree.footer])
+    tree = tree.visit(AllEditor(remove=name))
+    if back_import is not None and not local:
+        tree = insert_top_level(tree, [back_import])
+    if not tree.body and not tree.header and not tree.footer:
+        return ""  # LibCST writes a lone line break for an empty module
+    return tree.code
+
+
+class _SourceEditor(cst.CSTTransformer):
+    def __init__(self, analysis: SourceAnalysis, local_import: cst.SimpleStatementLine | None) -> None:
+        self.analysis = analysis
+        self.moved = {id(s) for s in analysis.moved}
+        self.top = {id(s) for s in analysis.tree.body}
+        self.local_import = local_import
+        self.pending: list[cst.EmptyLine] = []
+        self.kept_any = False
+        """Section comments above the moved code: they stay, above whatever follows it."""
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> object:
+        result = super().on_leave(original, updated)
+        if id(original) not in self.top:
+            return result
+        if id(original) in self.moved:
+            if original is self.analysis.moved[0]:
+                self.pending += _kept_lines(original, self.analysis.carried_comments)  # type: ignore[arg-type]
+            return cst.RemovalSentinel.REMOVE
+        if isinstance(result, cst.RemovalSentinel):
+            # An import line that went: its blank lines and comments stay for what follows.
+            self.pending += list(original.leading_lines)  # type: ignore[attr-defined]
+            return result
+        if isinstance(result, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            lines = list(result.leading_lines)
+            if self.pending:
+                only_blank = all(line.comment is None for line in self.pending)
+                if not (only_blank and lines and lines[0].comment is None):
+                    lines = [*self.pending, *lines]
+                self.pending = []
+            if not self.kept_any:
+                # Now first in the module: no blank lines above it.
+                while lines and lines[0].comment is None:
+                    lines.pop(0)
+            if lines != list(result.leading_lines):
+                result = result.with_changes(leading_lines=lines)
+            self.kept_any = True
+        return result
+
+    def leave_If(self, original: cst.If, updated: cst.If) -> cst.If | cst.RemovalSentinel:
+        return cst.RemovalSentinel.REMOVE if id(original) in self.analysis.emptied_blocks else updated
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        if self.local_import is None or id(original) not in self.analysis.runtime_uses:
+            return updated
+        body = updated.body
+        if not isinstance(body, cst.IndentedBlock):
+            body = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=list(body.body))])
+        statements = list(body.body)
+        index = 1 if statements and is_docstring(statements[0]) else 0
+        statements.insert(index, self.local_import)
+        return updated.with_changes(body=body.with_changes(body=statements))
+
+    def leave_SimpleStatementLine(
+        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
+        body: list[cst.BaseSmallStatement] = []
+        for before, after in zip(original.body, updated.body):
+            drop = self.analysis.unused_after.get(id(before))
+            if drop and isinstance(after, (cst.Import, cst.ImportFrom)):
+                kept = without_aliases(after, drop)
+                if isinstance(kept, cst.RemovalSentinel):
+                    continue
+                after = kept
+            body.append(after)
+        if not body:
+            return cst.RemovalSentinel.REMOVE
+        if len(body) == len(updated.body) and all(a is b for a, b in zip(body, updated.body)):
+            return updated
+        return updated.with_changes(body=[*body[:-1], body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+
+
+def _kept_lines(statement: cst.BaseStatement, carried: list[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    """The lines above the moved code that do not move with it: up to the last section comment."""
+    lines = list(statement.leading_lines)[: len(statement.leading_lines) - len(carried)]
+    while lines and lines[-1].comment is None:
+        lines.pop()
+    return lines
+
+
+def rewrite_dest(
+    tree: cst.Module, analysis: SourceAnalysis, imports: list[cst.SimpleStatementLine],
+    type_checking: list[cst.SimpleStatementLine], *, export: str | None, create_all: bool,
+) -> str:
+    """The destination with the moved code at its end and the imports it needs after its own."""
+    moved = list(analysis.moved)
+    gap = [cst.EmptyLine(), cst.EmptyLine()] if tree.body else []
+    moved[0] = moved[0].with_changes(leading_lines=[*gap, *analysis.carried_comments])
+    tree = tree.with_changes(body=[*tree.body, *moved])
+    if type_checking:
+        block = cst.If(
+            test=cst.Name("TYPE_CHECKING"),
+            body=cst.IndentedBlock(body=type_checking),
+            leading_lines=[cst.EmptyLine()],
+        )
+        imports = [*imports, block]  # type: ignore[list-item]
+    tree = insert_top_level(tree, imports)
+    if analysis.future_annotations and not _has_future_annotations(tree):
+        body = list(tree.body)
+        index = 1 if body and is_docstring(body[0]) else 0
+        future = cst.parse_statement("from __future__ import annotations\n")
+        if index < len(body) and not body[index].leading_lines:
+            body[index] = body[index].with_changes(leading_lines=[cst.EmptyLine()])
+        tree = tree.with_changes(body=[*body[:index], future, *body[index:]])
+    if export is not None:
+        editor = AllEditor(add=export)
+        tree = tree.visit(editor)
+        if not editor.changed and create_all:
+            listing = cst.parse_statement(f'__all__ = ["{export}"]\n', config=tree.config_for_parsing)
+            if tree.body and is_import_line(tree.body[0]):
+                listing = listing.with_changes(leading_lines=[cst.EmptyLine()])
+            tree = insert_top_level(tree, [listing])  # type: ignore[list-item]
+    return tree.code
+
+
+def _has_future_annotations(tree: cst.Module) -> bool:
+    return any(
+        isinstance(small, cst.ImportFrom) and dotted(small.module) == "__future__"
+        for statement in tree.body if isinstance(statement, cst.SimpleStatementLine) for small in statement.body
+    )
+
+
+@dataclass
+class Bindings:
+    names: dict[str, str | None] = field(default_factory=dict)
+    """Names a module binds at import time → the absolute name an import binds them to
+    (``pkg.mod.name``, ``pkg.mod``; ``a`` for ``import a.b``), or None for its own definitions."""
+    plain_imports: set[str] = field(default_factory=set)
+    """Modules imported without an alias (``import a.b`` → ``a.b``)."""
+
+
+def top_level_bindings(tree: cst.Module, module: ModuleName) -> Bindings:
+    found = Bindings()
+
+    def visit(statements: object) -> None:
+        for statement in statements:  # type: ignore[attr-defined]
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+                found.names[statement.name.value] = None
+            elif isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    _bind_small(small, module, found)
+            elif isinstance(statement, (cst.If, cst.Try, cst.With, cst.For, cst.While)):
+                for child in statement.children:
+                    if isinstance(child, cst.IndentedBlock):
+                        visit(child.body)
+                    elif isinstance(child, (cst.Else, cst.ExceptHandler, cst.Finally, cst.If)):
+                        visit([child] if isinstance(child, cst.If) else getattr(child.body, "body", []))
+
+    visit(tree.body)
+    return found
+
+
+def _bind_small(small: cst.BaseSmallStatement, module: ModuleName, found: Bindings) -> None:
+    names = found.names
+    if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+        level, written = import_module_of(small)
+        absolute = module.absolute(level, written)
+        for alias in small.names:
+            names[bound_name(alias)] = f"{absolute}.{dotted(alias.name)}"
+    elif isinstance(small, cst.Import):
+        for alias in small.names:
+            imported = dotted(alias.name) or ""
+            names[bound_name(alias)] = imported if alias_as(alias) else bound_name(alias)
+            if alias_as(alias) is None:
+                found.plain_imports.add(imported)
+    elif isinstance(small, cst.Assign):
+        for target in small.targets:
+            if isinstance(target.target, cst.Name):
+                names[target.target.value] = None
+    elif isinstance(small, (cst.AnnAssign, cst.AugAssign)) and isinstance(small.target, cst.Name):
+        names[small.target.value] = None

@@ -1,0 +1,299 @@
+"""LibCST helpers for Python refactorings that rewrite imports: module-name arithmetic,
+import statements, ``__all__`` lists, and the edit that turns one text into another.
+
+LibCST round-trips a file exactly, so a change made on its tree touches only the
+lines it must; the result becomes line-level text edits, which the diff shows as
+they are.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+import libcst as cst
+
+from engine.edits.model import FileChange
+from engine.errors import Refused
+from engine.navigation import TextEdit
+from engine.positions import Position, Range
+from engine.workspace import SourceFile
+
+
+class UnparsablePython(Refused):
+    code = "unparsable_python"
+
+
+_EMPTY = cst.Module(body=[])
+
+
+def parse(source: SourceFile) -> cst.Module:
+    try:
+        return cst.parse_module(source.text)
+    except cst.ParserSyntaxError as error:
+        raise UnparsablePython(
+            f"{source.path}:{error.raw_line}:{error.raw_column + 1}: not valid Python ({error.message}); "
+            "fix the syntax error first, nothing was changed"
+        ) from None
+
+
+def code_of(node: cst.CSTNode) -> str:
+    return _EMPTY.code_for_node(node)
+
+
+def dotted(node: cst.BaseExpression | cst.ImportFrom | None) -> str | None:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        head = dotted(node.value)
+        return f"{head}.{node.attr.value}" if head is not None else None
+    return None
+
+
+def bound_name(alias: cst.ImportAlias) -> str:
+    """The name an import alias binds: ``c`` for ``a.b as c``, ``a`` for ``import a.b``."""
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    return (dotted(alias.name) or "").split(".")[0]
+
+
+def alias_as(alias: cst.ImportAlias) -> str | None:
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    return None
+
+
+# -- module names ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModuleName:
+    """A module's dotted name and whether it is a package (``__init__``), for relative imports."""
+
+    dotted: str
+    is_package: bool
+
+    @property
+    def package(self) -> list[str]:
+        parts = self.dotted.split(".")
+        return parts if self.is_package else parts[:-1]
+
+    def absolute(self, level: int, module: str | None) -> str:
+        """The module a (possibly relative) ``from`` import in this module names."""
+        if level == 0:
+            return module or ""
+        package = self.package
+        base = package[: len(package) - (level - 1)] if level > 1 else package
+        return ".".join([*base, *([module] if module else [])])
+
+    def spec_for(self, target: str, *, relative: bool) -> str:
+        """How this module writes ``from <spec> import …`` for ``target`` (a module or a package):
+        relative when asked and both share a package, else absolute."""
+        if not relative:
+            return target
+        package, parts = self.package, target.split(".")
+        common = 0
+        while common < min(len(package), len(parts)) and package[common] == parts[common]:
+            common += 1
+        if common == 0:
+            return target
+        return "." * (len(package) - common + 1) + ".".join(parts[common:])
+
+
+def import_module_of(statement: cst.ImportFrom) -> tuple[int, str | None]:
+    level = len(statement.relative)
+    return level, dotted(statement.module) if statement.module is not None else None
+
+
+# -- statements -----------------------------------------------------------------
+
+
+def from_import(spec: str, name: str, alias: str | None = None) -> cst.SimpleStatementLine:
+    clause = f"{name} as {alias}" if alias and alias != name else name
+    return _statement(f"from {spec} import {clause}\n")
+
+
+def plain_import(module: str, alias: str | None = None) -> cst.SimpleStatementLine:
+    return _statement(f"import {module}{f' as {alias}' if alias else ''}\n")
+
+
+def _statement(code: str) -> cst.SimpleStatementLine:
+    statement = cst.parse_statement(code)
+    if not isinstance(statement, cst.SimpleStatementLine):
+        raise TypeError(code)
+    return statement
+
+
+def without_aliases(
+    statement: cst.Import | cst.ImportFrom, drop: set[str]
+) -> cst.Import | cst.ImportFrom | cst.RemovalSentinel:
+    """The import without the aliases that bind the names in ``drop``; removed when none is left."""
+    if isinstance(statement.names, cst.ImportStar):
+        return statement
+    kept = [alias for alias in statement.names if bound_name(alias) not in drop]
+    if len(kept) == len(statement.names):
+        return statement
+    if not kept:
+        return cst.RemovalSentinel.REMOVE
+    if statement.names[-1] not in kept:
+        # The last alias went: its successor at the end takes its (absent) trailing comma.
+        kept[-1] = kept[-1].with_changes(comma=statement.names[-1].comma)
+    if isinstance(statement, cst.ImportFrom):
+        return statement.with_changes(names=kept)
+    return statement.with_changes(names=kept)
+
+
+def is_import_line(statement: cst.CSTNode) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body
+    )
+
+
+def is_docstring(statement: cst.CSTNode) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def import_insertion_index(body: list[cst.BaseStatement] | tuple[cst.BaseStatement, ...]) -> int:
+    """Where new module-level imports go: after the imports at the top of the module (and any
+    ``if TYPE_CHECKING`` or ``try`` blocks among them), else after the docstring."""
+    index = 1 if body and is_docstring(body[0]) else 0
+    position = index
+    for number in range(index, len(body)):
+        statement = body[number]
+        if is_import_line(statement):
+            position = number + 1
+        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            break
+    return position
+
+
+def insert_top_level(module: cst.Module, statements: list[cst.SimpleStatementLine]) -> cst.Module:
+    if not statements:
+        return module
+    body = list(module.body)
+    index = import_insertion_index(body)
+    follower = body[index] if index < len(body) else None
+    if follower is not None and not is_import_line(follower) and not any(
+        line.comment is None for line in follower.leading_lines
+    ):
+        # Imports before code: keep the blank lines PEP 8 asks for between them.
+        body[index] = follower.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *follower.leading_lines])
+    if index > 0 and not is_import_line(body[index - 1]) and not statements[0].leading_lines:
+        statements = [statements[0].with_changes(leading_lines=[cst.EmptyLine()]), *statements[1:]]
+    return module.with_changes(body=[*body[:index], *statements, *body[index:]])
+
+
+# -- __all__ --------------------------------------------------------------------
+
+
+def all_names(module: cst.Module) -> list[str] | None:
+    """The strings of a module-level ``__all__ = [...]`` / ``(...)``, or None without one."""
+    for statement in module.body:
+        value = _all_value(statement)
+        if value is not None:
+            return [e.value.evaluated_value for e in value.elements if isinstance(e.value, cst.SimpleString)
+                    and isinstance(e.value.evaluated_value, str)]
+    return None
+
+
+def _all_value(statement: cst.CSTNode) -> cst.List | cst.Tuple | None:
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and dotted(small.targets[0].target) == "__all__":
+        value = small.value
+    elif isinstance(small, (cst.AnnAssign, cst.AugAssign)) and dotted(small.target) == "__all__":
+        value = small.value
+    else:
+        return None
+    return value if isinstance(value, (cst.List, cst.Tuple)) else None
+
+
+class AllEditor(cst.CSTTransformer):
+    """Removes ``remove`` from and appends ``add`` to every module-level ``__all__`` list."""
+
+    def __init__(self, remove: str | None = None, add: str | None = None) -> None:
+        self.remove, self.add = remove, add
+        self.changed = False
+        self._target: cst.CSTNode | None = None
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        for statement in node.body:
+            value = _all_value(statement)
+            if value is not None:
+                self._target = value
+        return True
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def leave_List(self, original: cst.List, updated: cst.List) -> cst.BaseExpression:
+        return self._edit(original, updated)
+
+    def leave_Tuple(self, original: cst.Tuple, updated: cst.Tuple) -> cst.BaseExpression:
+        return self._edit(original, updated)
+
+    def _edit(self, original: cst.List | cst.Tuple, updated: cst.List | cst.Tuple) -> cst.BaseExpression:
+        if original is not self._target:
+            return updated
+        elements = list(updated.elements)
+        if self.remove is not None:
+            kept = [e for e in elements if not (isinstance(e.value, cst.SimpleString) and e.value.evaluated_value == self.remove)]
+            if len(kept) != len(elements):
+                if kept and elements[-1] not in kept:
+                    kept[-1] = kept[-1].with_changes(comma=elements[-1].comma)
+                elements = kept
+        if self.add is not None and not any(
+            isinstance(e.value, cst.SimpleString) and e.value.evaluated_value == self.add for e in elements
+        ):
+            quote = elements[0].value.value[0] if elements and isinstance(elements[0].value, cst.SimpleString) else '"'
+            new = cst.Element(cst.SimpleString(f"{quote}{self.add}{quote}"))
+            if elements:
+                last = elements[-1]
+                separator = _separator_of(elements)
+                trailing = last.comma
+                elements[-1] = last.with_changes(comma=separator)
+                new = new.with_changes(comma=trailing)
+            elif isinstance(updated, cst.Tuple):
+                new = new.with_changes(comma=cst.Comma())
+            elements.append(new)
+        self.changed = self.changed or list(updated.elements) != elements
+        return updated.with_changes(elements=elements)
+
+
+
+def _separator_of(elements: list[cst.Element]) -> cst.Comma:
+    """The comma style between a list's elements (``", "`` or a comma and a new line)."""
+    for element in elements[:-1]:
+        if isinstance(element.comma, cst.Comma):
+            return element.comma
+    return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
+# -- text edits -----------------------------------------------------------------
+
+
+def file_change(source: SourceFile, new_text: str) -> FileChange | None:
+    """Line-level edits turning the file into ``new_text``, or None when nothing changed."""
+    if new_text == source.text:
+        return None
+    return FileChange(source.path, line_edits(source.text, new_text), source.sha256)
+
+
+def line_edits(before: str, after: str) -> tuple[TextEdit, ...]:
+    """Line-level edits turning ``before`` into ``after``, so a diff shows only what changed."""
+    old_lines, new_lines = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    edits = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False).get_opcodes():
+        if tag != "equal":
+            edits.append(TextEdit(Range(Position(i1, 0), Position(i2, 0)), "".join(new_lines[j1:j2])))
+    return tuple(edits)
