@@ -22,7 +22,7 @@ from engine.languages import language_of
 from engine.names import Address, PositionAddress, SymbolAddress, parse_address
 from engine.navigate import NavigationResult, Navigator
 from engine.ports import LanguageServices, Tools
-from engine.refactor import move, rename, symbol_edits
+from engine.refactor import move, rename, rename_file, symbol_edits
 from engine.refactor.plan import RefactorPlan
 from engine.positions import Position, split_lines
 from engine.resolve import ambiguous, match_name_path, not_found, symbol_at
@@ -203,6 +203,11 @@ class Engine:
         if len(symbol.path) != 1:
             raise UsageError(f"{symbol.address} is not top-level; only top-level functions, classes and constants can move")
         return move.plan_move(self.workspace, self.graph(), move.MoveRequest(symbol, dest, create=create, shim=shim))
+
+    def plan_rename_file(self, old: str, new: str) -> RefactorPlan:
+        """Move a file and update its importers (the server's willRenameFiles, else LibCST for Python)."""
+        use_server = self.source in (SourcePreference.AUTO, SourcePreference.LSP)
+        return rename_file.plan_rename_file(self.workspace, self.graph(), self.services, use_server, old, new)
 
     def _dotted_path(self, symbol: Symbol) -> str | None:
         """``pkg.mod.Name`` (or ``pkg.mod.Class.method``) for a Python symbol, as strings name it."""

@@ -70,6 +70,12 @@ class LanguageServices(Protocol):
         """The server's rename plan (after its prepareRename accepts the position)."""
         ...
 
+    def will_rename_file(self, source: "SourceFile", new_path: str) -> "Answered[ServerEdit]":
+        """The edits the server wants made before ``source`` moves to ``new_path`` (LSP
+        ``workspace/willRenameFiles``): import updates. Raises ServiceUnavailable when the
+        file's server does not offer it."""
+        ...
+
     def diagnostics(self, source: "SourceFile") -> "Answered[list[Diagnostic]]":
         """The server's diagnostics for a file as it is on disk now."""
         ...

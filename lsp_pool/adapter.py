@@ -67,6 +67,10 @@ class PoolServices:
 
         return self.api.call(plan)
 
+    def will_rename_file(self, source: SourceFile, new_path: str) -> Answered[ServerEdit]:
+        old, new = self.workspace.root / source.path, self.workspace.root / new_path
+        return self.api.call(lambda api: api.will_rename_files(old, new))
+
     def diagnostics(self, source: SourceFile) -> Answered[list[Diagnostic]]:
         path = self.workspace.root / source.path
         return self.api.call(lambda api: api.diagnostics(path))

@@ -62,9 +62,18 @@ class DocumentTracker:
             self._open(path, seen, path.read_bytes())
 
     def changed_by_us(self, path: Path) -> None:
-        """Our own apply layer rewrote ``path``: tell the server now rather than on next use."""
-        if path in self._seen:
+        """Our own apply layer rewrote, created or deleted ``path``: tell the server now rather
+        than on next use."""
+        if not path.exists():
+            seen = self._seen.pop(path, None)
+            if seen is not None and seen.version is not None:
+                self._notify(t.TEXT_DOCUMENT_DID_CLOSE, t.DidCloseTextDocumentParams(t.TextDocumentIdentifier(path.as_uri())))
+            self._watched(path, t.FileChangeType.Deleted)
+        elif path in self._seen:
             self.use(path, open_it=False)
+        else:
+            # A file the server has not been shown: created, or changed unseen; either way, re-read it.
+            self._watched(path, t.FileChangeType.Changed)
 
     def close_idle(self, idle_seconds: float) -> list[Path]:
         """didClose every document unused for ``idle_seconds``."""
@@ -101,10 +110,10 @@ class DocumentTracker:
                     content_changes=[t.TextDocumentContentChangeWholeDocument(text=_text(data))],
                 ),
             )
-        self._notify(
-            t.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-            t.DidChangeWatchedFilesParams([t.FileEvent(uri=path.as_uri(), type=t.FileChangeType.Changed)]),
-        )
+        self._watched(path, t.FileChangeType.Changed)
+
+    def _watched(self, path: Path, change: t.FileChangeType) -> None:
+        self._notify(t.WORKSPACE_DID_CHANGE_WATCHED_FILES, t.DidChangeWatchedFilesParams([t.FileEvent(uri=path.as_uri(), type=change)]))
 
 
 def _text(data: bytes) -> str:

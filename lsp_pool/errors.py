@@ -56,3 +56,9 @@ class ServerRequestFailed(ServiceUnavailable):
     def __init__(self, server_id: str, method: str, error_code: int | None, message: str) -> None:
         super().__init__(f"{server_id} answered {method} with error {error_code}: {message}")
         self.error_code = error_code
+
+
+class Unsupported(ServiceUnavailable):
+    """The server does not offer the feature asked for (no capability for it)."""
+
+    code = "unsupported"

@@ -22,7 +22,7 @@ from engine.navigation import CallEdge, CodeAction, Diagnostic, HierarchyItem, H
 from engine.positions import Position, Range
 from engine.symbols import Symbol
 from lsp_pool.convert import Converter
-from lsp_pool.errors import ServerNotFound
+from lsp_pool.errors import ServerNotFound, Unsupported
 from lsp_pool.pool import Pool
 from lsp_pool.server import ManagedServer
 
@@ -122,6 +122,17 @@ class LanguageApi:
         document, lsp_position = await self._positional(path, position)
         params = t.RenameParams(text_document=document, position=lsp_position, new_name=new_name)
         value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_RENAME, params)
+        return Answered(converter.workspace_edit(value), server.spec.id, complete)
+
+    async def will_rename_files(self, old: Path, new: Path) -> Answered[ServerEdit]:
+        """``workspace/willRenameFiles`` for one file, when the server registered for it."""
+        server = self.server_for(old)
+        await server.ensure_started()
+        operations = server.capabilities.workspace.file_operations if server.capabilities and server.capabilities.workspace else None
+        if operations is None or operations.will_rename is None:
+            raise Unsupported(f"{server.spec.id} does not offer workspace/willRenameFiles (import updates on file renames)")
+        params = t.RenameFilesParams(files=[t.FileRename(old_uri=old.as_uri(), new_uri=new.as_uri())])
+        value, complete, server, converter = await self._ask(old, t.WORKSPACE_WILL_RENAME_FILES, params)
         return Answered(converter.workspace_edit(value), server.spec.id, complete)
 
     async def code_actions(self, path: Path, engine_range: Range, only: Sequence[str] | None = None) -> Answered[list[CodeAction]]:

@@ -487,3 +487,21 @@ def test_server_rename_covers_stubs_re_exports_and_the_whole_hierarchy(tmp_path:
     for expected in (case / "after").rglob("*.py*"):
         relative = expected.relative_to(case / "after")
         assert (root / relative).read_text() == expected.read_text(), relative
+
+
+def test_typescript_rename_file_updates_importers_through_will_rename_files(project: Path, tmp_path: Path) -> None:
+    require("typescript-language-server")
+    copy = tmp_path / "sample"
+    shutil.copytree(project, copy, ignore=shutil.ignore_patterns(".graft"))
+    workspace = Workspace(copy)
+    engine = Engine(workspace, services=PoolServices(workspace, only("typescript-language-server")), source=SourcePreference.AUTO)
+    try:
+        plan = engine.plan_rename_file("web/format.ts", "web/money.ts")
+        engine.edits().apply(plan.edit)
+    finally:
+        engine.close()
+    assert (plan.source.value, plan.warnings) == ("lsp", ["from typescript-language-server"])
+    assert not (copy / "web" / "format.ts").exists() and (copy / "web" / "money.ts").is_file()
+    importers = [p for p in (copy / "web").glob("*.ts*") if "./money" in p.read_text()]
+    stale = [p for p in (copy / "web").glob("*.ts*") if "./format" in p.read_text()]
+    assert importers and stale == []

@@ -21,13 +21,15 @@ CASES = sorted(p for p in (REPO / "fixtures" / "refactor").iterdir() if (p / "ca
 
 
 def plan(engine: Engine, case: dict[str, object]) -> RefactorPlan:
-    operation, address = str(case["operation"]), str(case["address"])
+    operation, address = str(case["operation"]), str(case.get("address", ""))
     if operation == "replace":
         return engine.plan_replace(address, str(case["text"]), include_doc_comment=bool(case.get("include_doc_comment")))
     if operation in ("insert-before", "insert-after"):
         return engine.plan_insert(address, str(case["text"]), before=operation == "insert-before")
     if operation == "delete":
         return engine.plan_delete(address)
+    if operation == "rename-file":
+        return engine.plan_rename_file(str(case["old"]), str(case["new"]))
     if operation == "move":
         return engine.plan_move(address, str(case["dest"]), create=bool(case.get("create")), shim=bool(case.get("shim")))
     if operation == "rename":
@@ -69,5 +71,7 @@ def test_refactor_case(folder: Path, tmp_path: Path) -> None:
             assert (root / relative).read_text(encoding="utf-8") == expected.read_text(encoding="utf-8"), relative
     for original in (folder / "before").rglob("*"):
         relative = original.relative_to(folder / "before")
-        if original.is_file() and not (expected_dir / relative).exists():
+        if str(relative) in case.get("removed", []):
+            assert not (root / relative).exists(), f"{relative} should be gone"
+        elif original.is_file() and not (expected_dir / relative).exists():
             assert (root / relative).read_bytes() == original.read_bytes(), f"{relative} should not change"

@@ -19,7 +19,7 @@ from engine.positions import PositionEncoding
 Result = tuple[dict[str, object], str, str]
 
 #: Commands that may write files (and so consult git for uncommitted changes).
-WRITING_COMMANDS = frozenset({"apply", "undo", "replace", "insert-before", "insert-after", "delete", "rename", "move"})
+WRITING_COMMANDS = frozenset({"apply", "undo", "replace", "insert-before", "insert-after", "delete", "rename", "move", "rename-file"})
 
 
 def _apply_options() -> argparse.ArgumentParser:
@@ -61,6 +61,9 @@ def add_parsers(commands: argparse._SubParsersAction, common: argparse.ArgumentP
     move.add_argument("--create", action="store_true", help="create DEST_FILE if it does not exist")
     move.add_argument("--shim", action="store_true",
                       help="leave `from DEST import NAME` in the source for backward compatibility")
+    rename_file = commands.add_parser("rename-file", parents=[common, options], help="move a module file and update its importers")
+    rename_file.add_argument("old", metavar="OLD")
+    rename_file.add_argument("new", metavar="NEW")
     undo = commands.add_parser("undo", parents=[common], help="undo the last transaction (or TXN)")
     undo.add_argument("transaction", nargs="?", metavar="TXN")
     commands.add_parser("history", parents=[common], help="transactions applied in this workspace")
@@ -79,6 +82,8 @@ def run_apply(engine: Engine, args: argparse.Namespace) -> Result:
 def run_symbol_edit(engine: Engine, args: argparse.Namespace) -> Result:
     if args.command == "delete":
         plan = engine.plan_delete(args.address)
+    elif args.command == "rename-file":
+        plan = engine.plan_rename_file(args.old, args.new)
     elif args.command == "move":
         plan = engine.plan_move(args.address, args.dest, create=args.create, shim=args.shim)
     elif args.command == "rename":
@@ -89,7 +94,7 @@ def run_symbol_edit(engine: Engine, args: argparse.Namespace) -> Result:
         plan = engine.plan_insert(args.address, _read_text(args.text_file), before=args.command == "insert-before")
     payload, text, notes = _preview_or_apply(engine, args, plan.edit)
     header = (
-        f"{plan.operation} {args.address}: symbols from {plan.source.value} ({plan.confidence.value}), "
+        f"{plan.operation} {getattr(args, 'address', None) or f'{args.old} -> {args.new}'}: symbols from {plan.source.value} ({plan.confidence.value}), "
         f"{len(plan.files)} file(s), {plan.edit.edit_count} edit(s)"
     )
     payload = {"operation": plan.operation, "source": plan.source.value, "confidence": plan.confidence.value,

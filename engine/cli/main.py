@@ -128,6 +128,7 @@ HANDLERS: dict[str, Handler] = {
     "insert-after": edit_commands.run_symbol_edit, "delete": edit_commands.run_symbol_edit,
     "rename": edit_commands.run_symbol_edit,
     "move": edit_commands.run_symbol_edit,
+    "rename-file": edit_commands.run_symbol_edit,
 }
 
 

@@ -19,12 +19,11 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from engine.edits.model import CreateFile, FileChange, Operation, WorkspaceEdit
+from engine.edits.model import CreateFile, Operation, WorkspaceEdit
 from engine.errors import Refused, UsageError
 from engine.graph.queries import GraphQueries
 from engine.languages import language_of
-from engine.navigation import TextEdit
-from engine.positions import Position, Range, split_lines
+from engine.refactor.dotted_strings import retarget_dotted_strings
 from engine.refactor.move_importers import MoveNames, rewrite_importer
 from engine.refactor.move_rewrite import rewrite_dest, rewrite_source, top_level_bindings
 from engine.refactor.move_source import CannotMove, CarriedImport, SourceAnalysis, analyse
@@ -149,7 +148,7 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
             operations.append(change)
     edit = WorkspaceEdit(tuple(operations))
     if not source_needs_name:
-        edit = _with_patch_targets(workspace, edit, f"{source_module.dotted}.{name}", f"{dest_module.dotted}.{name}")
+        edit = retarget_dotted_strings(workspace, edit, f"{source_module.dotted}.{name}", f"{dest_module.dotted}.{name}")
     warnings += _stub_warnings(workspace, source.path, name)
     warnings += _stale(workspace, edit, source_module, name, source_needs_name)
     return RefactorPlan("move", edit, Source.AST, Confidence.HIGH if not warnings else Confidence.MEDIUM, warnings)
@@ -213,33 +212,6 @@ def _candidate_importers(
         if word.search(text) and module_word.search(text):
             found.append(path)
     return found
-
-
-def _with_patch_targets(workspace: Workspace, edit: WorkspaceEdit, old: str, new: str) -> WorkspaceEdit:
-    """``mock.patch("src.name")`` and ``monkeypatch.setattr("src.name", …)`` strings: the source
-    no longer has the name, so they must name the destination."""
-    pattern = re.compile(rf"([\"']){re.escape(old)}(?=(?:\.[\w.]*)?\1)")
-    changes: dict[str, FileChange] = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
-    operations = list(edit.operations)
-    for path in sorted(p for p in workspace.scan().files if language_of(p) == "python"):
-        source = workspace.read(path)
-        if old not in source.text:
-            continue
-        spans = []
-        for number, line in enumerate(split_lines(source.text)):
-            for match in pattern.finditer(line):
-                spans.append(TextEdit(Range(Position(number, match.start() + 1), Position(number, match.end())), new))
-        if not spans:
-            continue
-        existing = changes.get(path)
-        if existing is None:
-            operations.append(FileChange(path, tuple(spans), source.sha256))
-            continue
-        lines_edited = {line for e in existing.edits for line in range(e.range.start.line, max(e.range.end.line, e.range.start.line + 1))}
-        extra = tuple(s for s in spans if s.range.start.line not in lines_edited)
-        merged = FileChange(path, existing.edits + extra, existing.expected_sha256)
-        operations[operations.index(existing)] = merged
-    return WorkspaceEdit(tuple(operations), edit.annotations)
 
 
 def _stub_warnings(workspace: Workspace, source_path: str, name: str) -> list[str]:

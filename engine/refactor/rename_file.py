@@ -1,0 +1,145 @@
+"""Rename (move) a source file and update what imports it.
+
+Where the import updates come from:
+- Python: every import of the module rewritten on LibCST trees (see ``module_references``),
+  the file's own relative imports recomputed from its new place, its ``.pyi`` stub moved
+  along, and dotted strings (``mock.patch``) retargeted: source ast. (The server's answer
+  is not used for Python: basedpyright's misses relative imports, see below.)
+- Go, within one folder: nothing to update, a package is named by its folder;
+- other languages: the language server's ``workspace/willRenameFiles`` when it offers it
+  (typescript-language-server does): source lsp;
+- otherwise refused: moving the file would leave its importers broken.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from engine.edits.model import FileChange, Operation, RenameFile, WorkspaceEdit
+from engine.errors import Refused, ServiceUnavailable, UsageError
+from engine.graph.queries import GraphQueries
+from engine.languages import language_of
+from engine.ports import LanguageServices
+from engine.refactor.dotted_strings import retarget_dotted_strings
+from engine.refactor.module_references import rewrite_module_references
+from engine.refactor.plan import RefactorPlan
+from engine.refactor.pysource import ModuleName, file_change, parse
+from engine.symbols import Confidence, Source
+from engine.workspace import Workspace
+
+
+class RenameFileUnavailable(Refused):
+    code = "rename_unavailable"
+
+
+def plan_rename_file(
+    workspace: Workspace, queries: GraphQueries, services: LanguageServices | None, use_server: bool, old: str, new: str,
+) -> RefactorPlan:
+    old_path, new_path = _check_paths(workspace, old, new)
+    language = language_of(old_path)
+    notes: list[str] = []
+    if language == "python":
+        # Measured: basedpyright's willRenameFiles leaves relative imports (`from . import m`,
+        # `from .m import f`) and the moved file's own relative imports unchanged, without a
+        # word; the LibCST rewrite covers them, and stubs and patch strings as well.
+        return _python_rename(workspace, queries, old_path, new_path, notes)
+    if language == "go" and PurePosixPath(old_path).parent == PurePosixPath(new_path).parent:
+        # Go imports name directories: a file renamed inside its package changes no import.
+        edit = WorkspaceEdit((RenameFile(old_path, new_path),))
+        return RefactorPlan("rename-file", edit, Source.AST, Confidence.HIGH, ["same Go package: no import names the file"])
+    if use_server and services is not None:
+        try:
+            answer = services.will_rename_file(workspace.read(old_path), new_path)
+            operations: list[Operation] = []
+            for file_edits in answer.value.files:
+                if not file_edits.edits:
+                    continue
+                source = workspace.read(file_edits.file)
+                operations.append(FileChange(source.path, file_edits.edits, source.sha256))
+            operations.append(RenameFile(old_path, new_path))
+            confidence = Confidence.HIGH if answer.complete else Confidence.MEDIUM
+            return RefactorPlan("rename-file", WorkspaceEdit(tuple(operations)), Source.LSP, confidence, [f"from {answer.server}"])
+        except ServiceUnavailable as error:
+            notes.append(f"language server: {error.message}")
+    raise RenameFileUnavailable(
+        f"no language server can update the imports of {old_path}"
+        + (f" ({notes[0]})" if notes else "")
+        + "; nothing was moved"
+    )
+
+
+def _check_paths(workspace: Workspace, old: str, new: str) -> tuple[str, str]:
+    old_path, old_absolute = workspace.resolve(old)
+    new_path, new_absolute = workspace.resolve(new)
+    if not old_absolute.is_file():
+        raise UsageError(f"{old_path} is not a file in the workspace" + (" (rename-file moves one module file)" if old_absolute.is_dir() else ""))
+    if new_absolute.exists():
+        raise UsageError(f"{new_path} already exists")
+    if not new_absolute.parent.is_dir():
+        raise UsageError(f"the folder of {new_path} does not exist; create it first")
+    if language_of(old_path) != language_of(new_path) or old_path.endswith(".py") != new_path.endswith(".py"):
+        raise UsageError(f"{old_path} and {new_path} must have the same kind of extension")
+    return old_path, new_path
+
+
+def _python_rename(workspace: Workspace, queries: GraphQueries, old_path: str, new_path: str, notes: list[str]) -> RefactorPlan:
+    """The LibCST rename of a module: importers, the file's own relative imports, stub, strings."""
+    if old_path.endswith("__init__.py") or new_path.endswith("__init__.py"):
+        raise UsageError("rename-file moves a module file; to rename a package, rename its folder's modules one by one")
+    old_name = queries.project.module_name(old_path)
+    new_name = queries.project.module_name_for(new_path)
+    if old_name is None or new_name is None:
+        raise UsageError(f"{old_path if old_name is None else new_path} is not importable as a module (its path is not made of identifiers)")
+    old_module, new_module = ModuleName(old_name, False), ModuleName(new_name, False)
+    operations: list[Operation] = []
+    moved = [(old_path, new_path)]
+    stub = old_path[:-3] + ".pyi"
+    if old_path.endswith(".py") and (workspace.root / stub).is_file():
+        moved.append((stub, new_path[:-3] + ".pyi"))
+    for path in _importers(workspace, queries, old_name, {p for p, _ in moved}):
+        source = workspace.read(path)
+        here = ModuleName(queries.project.module_name_for(path) or "", path.endswith("__init__.py"))
+        change = file_change(source, rewrite_module_references(parse(source), here, old_name, new_name).code)
+        if change is not None:
+            operations.append(change)
+    for before, after in moved:
+        source = workspace.read(before)
+        rewritten = rewrite_module_references(parse(source), new_module, old_name, new_name, moved_from=old_module).code
+        change = file_change(source, rewritten)
+        if change is not None:
+            operations.append(change)
+        operations.append(RenameFile(before, after))
+    edit = retarget_dotted_strings(workspace, WorkspaceEdit(tuple(operations)), old_name, new_name)
+    warnings = [*notes, *_dynamic_imports(workspace, queries, old_name)]
+    if len(moved) > 1:
+        warnings.append(f"moved its stub along: {moved[1][0]} -> {moved[1][1]}")
+    return RefactorPlan("rename-file", edit, Source.AST, Confidence.HIGH if not notes else Confidence.MEDIUM, warnings)
+
+
+def _importers(workspace: Workspace, queries: GraphQueries, module: str, exclude: set[str]) -> list[str]:
+    """Python files that may import the module: they mention its last name (or import relatively)."""
+    last = re.compile(rf"\b{re.escape(module.rsplit('.', 1)[-1])}\b")
+    found = []
+    for path in sorted(queries.project.facts):
+        if path in exclude or not path.endswith((".py", ".pyi")):
+            continue
+        if last.search(workspace.read(path).text):
+            found.append(path)
+    return found
+
+
+def _dynamic_imports(workspace: Workspace, queries: GraphQueries, module: str) -> list[str]:
+    """Places that name the module in a way no import rewrite reaches (``__import__``, entry points)."""
+    found = []
+    pattern = re.compile(rf"(import_module|__import__)\(\s*[\"']{re.escape(module)}[\"']")
+    for path in sorted(queries.project.facts):
+        if not path.endswith(".py"):
+            continue
+        for number, line in enumerate(workspace.read(path).text.splitlines()):
+            if pattern.search(line):
+                found.append(f"{path}:{number + 1}: imports the module by name (updated in the string)")
+    pyproject = workspace.root / "pyproject.toml"
+    if pyproject.is_file() and re.search(rf"[\"']{re.escape(module)}[:\"']", pyproject.read_text(encoding="utf-8", errors="replace")):
+        found.append(f"pyproject.toml names {module} (an entry point?): update it by hand")
+    return found
