@@ -437,8 +437,8 @@ class ProjectGraph:
 
     def module_name_for(self, path: str) -> str | None:
         """The dotted name a Python file has, or would have once it exists."""
-        if path in self._modules.module_of:
-            return self._modules.module_of[path]
+        if path in self._modules.module_of or path in self.facts:
+            return self._modules.module_of.get(path)
         return ModuleIndex([*self.facts, path]).module_of.get(path)
 
     def module_level_imports(self, path: str) -> set[str]:

@@ -11,14 +11,18 @@ from engine.positions import Position, Range, split_lines
 from engine.workspace import Workspace
 
 
-def retarget_dotted_strings(workspace: Workspace, edit: WorkspaceEdit, old: str, new: str) -> WorkspaceEdit:
+def retarget_dotted_strings(
+    workspace: Workspace, edit: WorkspaceEdit, old: str, new: str, paths: list[str] | None = None
+) -> WorkspaceEdit:
     """Strings that name ``old`` by its dotted path (``mock.patch("pkg.mod.name")``,
     ``monkeypatch.setattr("pkg.mod.name", …)``, ``"pkg.mod"`` in ``importlib.import_module``)
-    name ``new`` instead: code references no server or import rewriter sees."""
+    name ``new`` instead: code references no server or import rewriter sees. ``paths`` limits
+    the search (the graph's files, rather than a fresh scan of the workspace)."""
     pattern = re.compile(rf"([\"']){re.escape(old)}(?=(?:\.[\w.]*)?\1)")
     changes: dict[str, FileChange] = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
     operations = list(edit.operations)
-    for path in sorted(p for p in workspace.scan().files if language_of(p) == "python"):
+    candidates = paths if paths is not None else workspace.scan().files
+    for path in sorted(p for p in candidates if language_of(p) == "python"):
         source = workspace.read(path)
         if old not in source.text:
             continue

@@ -20,13 +20,14 @@ from dataclasses import dataclass
 import libcst as cst
 
 from engine.edits.model import CreateFile, Operation, WorkspaceEdit
+from engine.edits.plan import materialize
 from engine.errors import Refused, UsageError
 from engine.graph.queries import GraphQueries
 from engine.languages import language_of
 from engine.refactor.dotted_strings import retarget_dotted_strings
 from engine.refactor.move_importers import MoveNames, rewrite_importer
 from engine.refactor.move_rewrite import rewrite_dest, rewrite_source, top_level_bindings
-from engine.refactor.move_source import CannotMove, CarriedImport, SourceAnalysis, analyse
+from engine.refactor.move_source import CannotMove, CarriedImport, analyse
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.pysource import ModuleName, all_names, code_of, file_change, from_import, parse
 from engine.symbols import Confidence, Source, Symbol
@@ -141,14 +142,17 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
         operations.insert(0, source_change)
     for path in _candidate_importers(workspace, queries, name, source_module, {source.path, dest_path}):
         importer = workspace.read(path)
-        module = _module_name(queries, path)
+        # A script outside any package still has absolute imports to rewrite.
+        module = ModuleName(queries.project.module_name_for(path) or "", path.endswith("__init__.py"))
         rewritten = rewrite_importer(parse(importer), module, names, is_dest=False).code
         change = file_change(importer, rewritten)
         if change is not None:
             operations.append(change)
     edit = WorkspaceEdit(tuple(operations))
     if not source_needs_name:
-        edit = retarget_dotted_strings(workspace, edit, f"{source_module.dotted}.{name}", f"{dest_module.dotted}.{name}")
+        edit = retarget_dotted_strings(
+            workspace, edit, f"{source_module.dotted}.{name}", f"{dest_module.dotted}.{name}", list(queries.project.facts)
+        )
     warnings += _stub_warnings(workspace, source.path, name)
     warnings += _stale(workspace, edit, source_module, name, source_needs_name)
     return RefactorPlan("move", edit, Source.AST, Confidence.HIGH if not warnings else Confidence.MEDIUM, warnings)
@@ -199,18 +203,24 @@ def _prefers_relative(tree: cst.Module) -> bool:
 def _candidate_importers(
     workspace: Workspace, queries: GraphQueries, name: str, source: ModuleName, exclude: set[str]
 ) -> list[str]:
-    """Python files that mention both the name and the source module's last part (or import
-    relatively): only those can import the moved name; the rest are not parsed."""
+    """Python files whose imports (as the graph's facts record them) name the source module,
+    or a star import, and whose text mentions the name: only those are parsed."""
     word = re.compile(rf"\b{re.escape(name)}\b")
-    last = source.dotted.rsplit(".", 1)[-1]
-    module_word = re.compile(rf"\b{re.escape(last)}\b|^\s*from \.+ import|import \*", re.MULTILINE)
     found = []
-    for path in sorted(queries.project.facts):
+    for path, facts in sorted(queries.project.facts.items()):
         if path in exclude or not path.endswith((".py", ".pyi")):
             continue
-        text = workspace.read(path).text
-        if word.search(text) and module_word.search(text):
-            found.append(path)
+        for fact in facts.imports:
+            if fact.level:
+                here = ModuleName(queries.project.module_name_for(path) or "", path.endswith("__init__.py"))
+                absolute = here.absolute(fact.level, fact.module)
+            else:
+                absolute = fact.module
+            named = {absolute, *(f"{absolute}.{n}" for n, _alias in fact.names)}
+            if source.dotted in named or fact.star or absolute.startswith(source.dotted + "."):
+                if word.search(workspace.read(path).text):
+                    found.append(path)
+                break
     return found
 
 
@@ -225,8 +235,6 @@ def _stale(workspace: Workspace, edit: WorkspaceEdit, source: ModuleName, name: 
     """References to ``source.name`` the plan leaves when the source no longer has the name."""
     if source_keeps:
         return []
-    from engine.edits.plan import materialize
-
     after = {state.path: state.after for state in materialize(edit, workspace)}
     pattern = re.compile(rf"\bfrom\s+{re.escape(source.dotted)}\s+import\b[^\n]*\b{re.escape(name)}\b|\b{re.escape(source.dotted)}\.{re.escape(name)}\b")
     stale = []
@@ -238,5 +246,3 @@ def _stale(workspace: Workspace, edit: WorkspaceEdit, source: ModuleName, name: 
                 stale.append(f"{path}:{number + 1}")
     return [f"references to {source.dotted}.{name} remain (check them): {', '.join(stale)}"] if stale else []
 
-
-__all__ = ["MoveRequest", "plan_move", "SourceAnalysis"]

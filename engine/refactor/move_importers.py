@@ -56,18 +56,25 @@ class ImporterPlan:
 def rewrite_importer(tree: cst.Module, module: ModuleName, names: MoveNames, *, is_dest: bool) -> cst.Module:
     """The file with every import of the moved name pointed at the new module (unchanged when
     it does not import it)."""
-    wrapper = cst.MetadataWrapper(tree, unsafe_skip_copy=True)
-    scopes = wrapper.resolve(ScopeProvider)
+    scope_cache: list[object] = []
+
+    def scopes() -> object:
+        """Scope analysis is the costly part: only files that need it (attribute uses, star
+        imports) pay for it. The wrapper keeps the tree's nodes, so ids stay valid."""
+        if not scope_cache:
+            scope_cache.append(cst.MetadataWrapper(tree, unsafe_skip_copy=True).resolve(ScopeProvider))
+        return scope_cache[0]
+
     plan = ImporterPlan()
     module_bindings: dict[str, tuple[cst.CSTNode, str, bool]] = {}
     """Expression naming the source module → (its import statement, bound name, written relatively)."""
     dest_expression: str | None = None
-    for node in _imports(wrapper.module):
+    for node in _imports(tree):
         if isinstance(node, cst.ImportFrom):
             level, written = import_module_of(node)
             absolute = module.absolute(level, written)
             if isinstance(node.names, cst.ImportStar):
-                if absolute == names.source.dotted and names.star_exported and not is_dest and _reads_unbound(scopes, names.name):
+                if absolute == names.source.dotted and names.star_exported and not is_dest and _reads_unbound(scopes(), names.name):
                     spec = module.spec_for(names.dest.dotted, relative=level > 0)
                     plan.after.setdefault(id(node), []).append(from_import(spec, names.name))
                 continue
@@ -97,10 +104,10 @@ def rewrite_importer(tree: cst.Module, module: ModuleName, names: MoveNames, *, 
                 elif imported == names.dest.dotted:
                     dest_expression = alias_as(alias) or imported
     if module_bindings:
-        _rewrite_attributes(wrapper.module, scopes, module, names, module_bindings, dest_expression, plan, is_dest)
+        _rewrite_attributes(tree, scopes(), module, names, module_bindings, dest_expression, plan, is_dest)
     if not (plan.drops or plan.after or plan.attributes):
         return tree
-    return wrapper.module.visit(_Apply(plan))
+    return tree.visit(_Apply(plan))
 
 
 def _imports(tree: cst.Module) -> list[cst.Import | cst.ImportFrom]:

@@ -110,7 +110,7 @@ def _python_rename(workspace: Workspace, queries: GraphQueries, old_path: str, n
         if change is not None:
             operations.append(change)
         operations.append(RenameFile(before, after))
-    edit = retarget_dotted_strings(workspace, WorkspaceEdit(tuple(operations)), old_name, new_name)
+    edit = retarget_dotted_strings(workspace, WorkspaceEdit(tuple(operations)), old_name, new_name, list(queries.project.facts))
     warnings = [*notes, *_dynamic_imports(workspace, queries, old_name)]
     if len(moved) > 1:
         warnings.append(f"moved its stub along: {moved[1][0]} -> {moved[1][1]}")
