@@ -22,7 +22,7 @@ from engine.languages import language_of
 from engine.names import Address, PositionAddress, SymbolAddress, parse_address
 from engine.navigate import NavigationResult, Navigator
 from engine.ports import LanguageServices, Tools
-from engine.refactor import move, rename, rename_file, symbol_edits
+from engine.refactor import move, move_other, rename, rename_file, symbol_edits
 from engine.refactor.plan import RefactorPlan
 from engine.positions import Position, split_lines
 from engine.resolve import ambiguous, match_name_path, not_found, symbol_at
@@ -195,13 +195,13 @@ class Engine:
     def plan_move(self, address: str, dest: str, *, create: bool = False, shim: bool = False) -> RefactorPlan:
         """Move a top-level Python function, class or constant to another module (see engine.refactor.move)."""
         symbol = self.resolve(parse_address(address))
-        if language_of(symbol.file) != "python":
-            raise ServiceUnavailable(
-                f"moving code in {language_of(symbol.file) or symbol.file} needs its language server's move code action; "
-                "only Python moves are built in"
-            )
         if len(symbol.path) != 1:
             raise UsageError(f"{symbol.address} is not top-level; only top-level functions, classes and constants can move")
+        if language_of(symbol.file) != "python":
+            if shim:
+                raise UsageError("--shim is for Python moves")
+            use_server = self.source in (SourcePreference.AUTO, SourcePreference.LSP)
+            return move_other.plan_other_move(self.workspace, self.services, use_server, symbol, dest, create=create)
         return move.plan_move(self.workspace, self.graph(), move.MoveRequest(symbol, dest, create=create, shim=shim))
 
     def plan_rename_file(self, old: str, new: str) -> RefactorPlan:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Generic, Protocol, TypeVar
 if TYPE_CHECKING:
     from engine.extract import FileSymbols
     from engine.navigation import Diagnostic, Location, ServerEdit
-    from engine.positions import Position
+    from engine.positions import Position, Range
     from engine.workspace import SourceFile, Workspace
 
 T = TypeVar("T")
@@ -74,6 +74,12 @@ class LanguageServices(Protocol):
         """The edits the server wants made before ``source`` moves to ``new_path`` (LSP
         ``workspace/willRenameFiles``): import updates. Raises ServiceUnavailable when the
         file's server does not offer it."""
+        ...
+
+    def move_to_file(self, source: "SourceFile", span: "Range", dest_path: str) -> "Answered[ServerEdit]":
+        """The server's "Move to file" refactoring of the declarations in ``span`` into
+        ``dest_path`` (importers updated by the server). Raises ServiceUnavailable when the
+        server offers no such code action."""
         ...
 
     def diagnostics(self, source: "SourceFile") -> "Answered[list[Diagnostic]]":

@@ -11,7 +11,7 @@ from engine.extract import FileSymbols
 from engine.languages import language_of
 from engine.navigation import Diagnostic, Location, ServerEdit
 from engine.ports import Answered, ServerStatus
-from engine.positions import Position
+from engine.positions import Position, Range
 from engine.symbols import Confidence, Source
 from engine.workspace import SourceFile, Workspace
 from lsp_pool.config import PoolConfig, load_config
@@ -70,6 +70,10 @@ class PoolServices:
     def will_rename_file(self, source: SourceFile, new_path: str) -> Answered[ServerEdit]:
         old, new = self.workspace.root / source.path, self.workspace.root / new_path
         return self.api.call(lambda api: api.will_rename_files(old, new))
+
+    def move_to_file(self, source: SourceFile, span: Range, dest_path: str) -> Answered[ServerEdit]:
+        path, dest = self.workspace.root / source.path, self.workspace.root / dest_path
+        return self.api.call(lambda api: api.move_to_file(path, span, dest))
 
     def diagnostics(self, source: SourceFile) -> Answered[list[Diagnostic]]:
         path = self.workspace.root / source.path

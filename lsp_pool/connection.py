@@ -64,6 +64,8 @@ class _ClientProtocol(JsonRPCProtocol):
             # rather than pygls's namedtuple conversion.
             self._result_types.pop(data["id"], None)
             return self._raw_result(data)
+        if is_result and self._result_types.get(data["id"]) is _CODE_ACTION_RESULT and isinstance(data.get("result"), list):
+            return self._code_actions(data)
         try:
             return super().structure_message(data)
         except JsonRpcException:
@@ -72,9 +74,24 @@ class _ClientProtocol(JsonRPCProtocol):
                 return self._raw_result(data)
             raise
 
+    def _code_actions(self, data: dict[str, Any]) -> JsonRPCResponseMessage:
+        """``(Command | CodeAction)[]``: cattrs takes a CodeAction that carries a command for a
+        Command (both have ``title`` and ``command``) and loses its kind. A Command's
+        ``command`` is a string, a CodeAction's an object: that decides."""
+        self._result_types.pop(data["id"], None)
+        converter = _shared_converter()
+        actions = [
+            converter.structure(item, types.Command if isinstance(item.get("command"), str) else types.CodeAction)
+            for item in data["result"]
+        ]
+        return JsonRPCResponseMessage(id=data["id"], jsonrpc=data["jsonrpc"], result=actions)
+
     @staticmethod
     def _raw_result(data: dict[str, Any]) -> JsonRPCResponseMessage:
         return JsonRPCResponseMessage(id=data["id"], jsonrpc=data["jsonrpc"], result=data.get("result"))
+
+
+_CODE_ACTION_RESULT = types.METHOD_TO_TYPES[types.TEXT_DOCUMENT_CODE_ACTION][1]
 
 
 @functools.cache

@@ -135,6 +135,41 @@ class LanguageApi:
         value, complete, server, converter = await self._ask(old, t.WORKSPACE_WILL_RENAME_FILES, params)
         return Answered(converter.workspace_edit(value), server.spec.id, complete)
 
+    async def move_to_file(self, path: Path, span: Range, dest: Path) -> Answered[ServerEdit]:
+        """Move the declarations in ``span`` to ``dest`` with the server's move refactoring.
+
+        typescript-language-server offers "Move to a new file" (``refactor.move.newFile``),
+        carried out by its ``_typescript.applyRefactoring`` command; tsserver's "Move to file"
+        is the same refactoring with the target passed as ``interactiveRefactorArguments``,
+        which the command hands through. Its edits arrive by workspace/applyEdit and are captured.
+        """
+        if not dest.is_file():
+            # tsserver moves only into a file of the same program; asked for a new one, the
+            # language server writes it to disk itself, which a plan must never do.
+            raise Unsupported(f"{dest.name} does not exist: the server moves code only into an existing file of the project")
+        self.server_for(dest).use_file(dest, open_it=True)
+        offered = await self.code_actions(path, span, only=["refactor.move"])
+        for action in offered.value:
+            handle = action.handle
+            command = handle.command if isinstance(handle, t.CodeAction) else None
+            if command is None or command.command != "_typescript.applyRefactoring" or not command.arguments:
+                continue
+            arguments = dict(command.arguments[0])
+            arguments.update(refactor="Move to file", action="Move to file", interactiveRefactorArguments={"targetFile": str(dest)})
+            language = language_of(path.name) or ""
+            answer = await self.execute_command(language, command.command, [arguments])
+            _reply, edits = answer.value
+            if not edits:
+                raise Unsupported(f"{answer.server} offered a move but sent no edit for it")
+            merged = ServerEdit(
+                files=tuple(f for edit in edits for f in edit.files),
+                created=tuple(c for edit in edits for c in edit.created),
+                renamed=tuple(r for edit in edits for r in edit.renamed),
+                deleted=tuple(d for edit in edits for d in edit.deleted),
+            )
+            return Answered(merged, answer.server, answer.complete)
+        raise Unsupported(f"{offered.server or 'the server'} offers no move-to-file refactoring here")
+
     async def code_actions(self, path: Path, engine_range: Range, only: Sequence[str] | None = None) -> Answered[list[CodeAction]]:
         server = self.server_for(path)
         await server.ensure_started()

@@ -505,3 +505,31 @@ def test_typescript_rename_file_updates_importers_through_will_rename_files(proj
     importers = [p for p in (copy / "web").glob("*.ts*") if "./money" in p.read_text()]
     stale = [p for p in (copy / "web").glob("*.ts*") if "./format" in p.read_text()]
     assert importers and stale == []
+
+
+def test_typescript_move_to_file_through_the_server(project: Path, tmp_path: Path) -> None:
+    """tsserver's "Move to file", reached through typescript-language-server's refactoring
+    command with the target passed along: the function moves and its importer follows."""
+    require("typescript-language-server")
+    copy = tmp_path / "sample"
+    shutil.copytree(project, copy, ignore=shutil.ignore_patterns(".graft"))
+    (copy / "web" / "tsconfig.json").write_text('{"compilerOptions": {"strict": true, "target": "es2020"}, "files": ["cart.ts", "format.ts", "money.ts"]}\n')
+    (copy / "web" / "money.ts").write_text("export const CURRENCY = \"EUR\";\n")
+    workspace = Workspace(copy)
+    engine = Engine(workspace, services=PoolServices(workspace, only("typescript-language-server")), source=SourcePreference.AUTO)
+    try:
+        plan = engine.plan_move("web/format.ts:formatPrice", "web/money.ts")
+        engine.edits().apply(plan.edit)
+    finally:
+        engine.close()
+    assert (plan.source.value, plan.warnings) == ("lsp", ["from typescript-language-server"])
+    assert "export function formatPrice" in (copy / "web" / "money.ts").read_text()
+    assert "formatPrice" not in (copy / "web" / "format.ts").read_text()
+    cart = (copy / "web" / "cart.ts").read_text()
+    assert 'from "./money"' in cart and 'from "./format"' not in cart
+    tsc = shutil.which("tsc")
+    if tsc is not None:  # installed with typescript by .ci/install-servers
+        import subprocess
+
+        checked = subprocess.run([tsc, "--noEmit", "-p", "web"], cwd=copy, capture_output=True, text=True)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
