@@ -22,7 +22,7 @@ from engine.languages import language_of
 from engine.names import Address, PositionAddress, SymbolAddress, parse_address
 from engine.navigate import NavigationResult, Navigator
 from engine.ports import LanguageServices, Tools
-from engine.refactor import move, move_other, rename, rename_file, symbol_edits
+from engine.refactor import keyword_arguments, move, move_other, rename, rename_file, symbol_edits
 from engine.refactor.plan import RefactorPlan
 from engine.positions import Position, split_lines
 from engine.resolve import ambiguous, match_name_path, not_found, symbol_at
@@ -166,6 +166,7 @@ class Engine:
     def plan_rename(self, address: str, new_name: str, *, text: bool = False) -> RefactorPlan:
         """Rename the symbol an address names (or, for FILE:LINE:COL, the name at that position)."""
         parsed = parse_address(address)
+        extend: rename.Extension | None = None
         if isinstance(parsed, PositionAddress) and parsed.column is not None:
             file, position = parsed.file, Position(parsed.line - 1, parsed.column - 1)
             line = split_lines(self.workspace.read(file).text)[position.line] if position.line >= 0 else ""
@@ -176,6 +177,10 @@ class Engine:
             rename.check_name(new_name, language_of(file))
             targets = [rename.RenameTarget(file, position)]
             dotted = None
+            parameter = keyword_arguments.parameter_at(self.workspace, file, position) if language_of(file) == "python" else None
+            if parameter is not None:
+                queries = self.graph()
+                extend = lambda edit: keyword_arguments.keyword_call_sites(self.workspace, queries, parameter, new_name, edit)  # noqa: E731
         else:
             symbol = self.resolve(parsed)
             old_name = symbol.name
@@ -189,7 +194,7 @@ class Engine:
         if self.source is SourcePreference.LSP and self.services is None:
             raise ServiceUnavailable("no language-server support is installed (the lsp_pool package is missing)")
         return rename.plan_rename(
-            self.workspace, self.services, use_server, targets, old_name, new_name, text=text, dotted=dotted
+            self.workspace, self.services, use_server, targets, old_name, new_name, text=text, dotted=dotted, extend=extend
         )
 
     def plan_move(self, address: str, dest: str, *, create: bool = False, shim: bool = False) -> RefactorPlan:

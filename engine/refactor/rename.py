@@ -15,6 +15,7 @@ from __future__ import annotations
 import keyword
 import re
 from dataclasses import dataclass
+from typing import Callable
 from pathlib import Path
 
 from engine.edits.model import FileChange, WorkspaceEdit
@@ -75,12 +76,16 @@ class RenameTarget:
     position: Position
 
 
+Extension = Callable[[WorkspaceEdit], tuple[WorkspaceEdit, list[str]]]
+
+
 def plan_rename(
     workspace: Workspace, services: LanguageServices | None, use_server: bool, targets: list[RenameTarget],
-    old_name: str, new_name: str, *, text: bool = False, dotted: str | None = None,
+    old_name: str, new_name: str, *, text: bool = False, dotted: str | None = None, extend: Extension | None = None,
 ) -> RefactorPlan:
     """One rename over every target, merged; warnings are computed once on the merged edit.
-    ``dotted`` is the symbol's dotted path (``pkg.mod.name``) when strings may name it.
+    ``dotted`` is the symbol's dotted path (``pkg.mod.name``) when strings may name it;
+    ``extend`` adds what the rename itself cannot see (keyword arguments of unresolved calls).
 
     Several targets are needed because a server renames one declaration's references: a
     ``.pyi`` stub beside a module has its own references (pyright then misses every use
@@ -98,15 +103,18 @@ def plan_rename(
                 complete, server = complete and answer.complete, answer.server
             edit = with_all_entries(workspace, merge(edits), primary, old_name, new_name)
             edit = with_dotted_strings(workspace, edit, dotted, old_name, new_name)
+            edit, extended = extend(edit) if extend is not None else (edit, [])
             confidence = Confidence.HIGH if complete else Confidence.MEDIUM
-            return _finish(workspace, "rename", edit, Source.LSP, confidence, [f"from {server}", *_covered(targets)], old_name, language)
+            notes = [f"from {server}", *_covered(targets), *extended]
+            return _finish(workspace, "rename", edit, Source.LSP, confidence, notes, old_name, language)
         except ServiceUnavailable as error:
             notes.append(f"language server unavailable: {error.message}")
     if language == "python":
         edit = merge([_jedi_rename(workspace, t.file, t.position, new_name) for t in targets])
         edit = with_all_entries(workspace, edit, primary, old_name, new_name)
         edit = with_dotted_strings(workspace, edit, dotted, old_name, new_name)
-        notes += ["scope-aware rename by jedi", *_covered(targets)]
+        edit, extended = extend(edit) if extend is not None else (edit, [])
+        notes += ["scope-aware rename by jedi", *_covered(targets), *extended]
         return _finish(workspace, "rename", edit, Source.AST, Confidence.MEDIUM, notes, old_name, language)
     if not text:
         raise RenameUnavailable(

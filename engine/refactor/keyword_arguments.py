@@ -1,0 +1,145 @@
+"""Keyword arguments at call sites when a Python parameter is renamed.
+
+A server or jedi renames the keyword where it can resolve the call; through an
+unannotated receiver (``tlist.token_next(idx, skip_ws=True)``) neither can. The calls are
+then found by name: every call of a function or method with the same name that passes
+the old keyword. That is safe only while no other function of that name takes a
+parameter of the old name; when one does, nothing is added and the calls are reported.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from engine.edits.model import FileChange, WorkspaceEdit
+from engine.graph.queries import GraphQueries
+from engine.navigation import TextEdit
+from engine.positions import Position, Range, split_lines
+from engine.refactor.pysource import parse
+from engine.symbols import SymbolKind
+from engine.workspace import Workspace
+
+_FUNCTION_KINDS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CONSTRUCTOR})
+
+
+@dataclass(frozen=True)
+class Parameter:
+    function: str
+    """The function's own name (``token_next``); ``__init__`` parameters are passed to the class."""
+    name: str
+    file: str
+    line: int
+    """1-based line of the function's ``def``."""
+
+
+def parameter_at(workspace: Workspace, file: str, position: Position) -> Parameter | None:
+    """The parameter whose name is at ``position`` (0-based line, code-point column), if any."""
+    tree = cst.MetadataWrapper(parse(workspace.read(file)), unsafe_skip_copy=True)
+    positions = tree.resolve(PositionProvider)
+    found: list[Parameter] = []
+
+    class Find(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            for param in [*node.params.params, *node.params.kwonly_params, *node.params.posonly_params]:
+                where = positions[param.name]
+                if where.start.line == position.line + 1 and where.start.column <= position.column < where.end.column:
+                    found.append(Parameter(node.name.value, param.name.value, file, positions[node].start.line))
+
+    tree.module.visit(Find())
+    return found[0] if found else None
+
+
+def keyword_call_sites(
+    workspace: Workspace, queries: GraphQueries, parameter: Parameter, new: str, already: WorkspaceEdit
+) -> tuple[WorkspaceEdit, list[str]]:
+    """``already`` plus the ``old=`` keywords of calls found by name, and warnings."""
+    called = _called_name(queries, parameter)
+    rivals = _rivals(workspace, queries, parameter)
+    pattern = re.compile(rf"\b{re.escape(called)}\s*\(")
+    keyword = re.compile(rf"\b{re.escape(parameter.name)}\s*=")
+    edited = {op.path: op for op in already.operations if isinstance(op, FileChange)}
+    sites: dict[str, list[TextEdit]] = {}
+    for path in sorted(queries.project.facts):
+        if not path.endswith(".py"):
+            continue
+        text = workspace.read(path).text
+        if not (pattern.search(text) and keyword.search(text)):
+            continue
+        for span in _keywords_in_calls(workspace, path, called, parameter.name):
+            known = edited.get(path)
+            if known is not None and any(_covers(e, span) for e in known.edits):
+                continue  # the rename already changed it
+            sites.setdefault(path, []).append(TextEdit(span, new))
+    if not sites:
+        return already, []
+    places = ", ".join(f"{path}:{edit.range.start.line + 1}" for path, edits in sites.items() for edit in edits)
+    if rivals:
+        return already, [
+            f"calls of {called}(…, {parameter.name}=…) the rename could not resolve were left as they are, because "
+            f"{', '.join(rivals)} also take {parameter.name}: {places}"
+        ]
+    operations = list(already.operations)
+    for path, edits in sites.items():
+        known = edited.get(path)
+        if known is None:
+            operations.append(FileChange(path, tuple(edits), workspace.read(path).sha256))
+        else:
+            operations[operations.index(known)] = FileChange(path, known.edits + tuple(edits), known.expected_sha256)
+    note = f"keyword {parameter.name}= renamed at calls of {called} found by name (no other {called} takes it): {places}"
+    return WorkspaceEdit(tuple(operations), already.annotations), [note]
+
+
+def _covers(edit: TextEdit, span: Range) -> bool:
+    start, end, at = edit.range.start, edit.range.end, span.start
+    return (start.line, start.column) <= (at.line, at.column) < (end.line, end.column) or start == at
+
+
+def _called_name(queries: GraphQueries, parameter: Parameter) -> str:
+    """What call sites write: the class for an ``__init__`` parameter, else the function."""
+    if parameter.function != "__init__":
+        return parameter.function
+    facts = queries.project.facts.get(parameter.file)
+    owner = next((s.parent for s in facts.symbols if s.kind in _FUNCTION_KINDS and s.name_line == parameter.line), None) if facts else None
+    return (owner or "__init__").split("/")[-1].split("[")[0]
+
+
+def _rivals(workspace: Workspace, queries: GraphQueries, parameter: Parameter) -> list[str]:
+    """Other functions with the same name that take a parameter of the same name."""
+    found = []
+    for path, facts in queries.project.facts.items():
+        for symbol in facts.symbols:
+            if symbol.name != parameter.function or symbol.kind not in _FUNCTION_KINDS:
+                continue
+            if path == parameter.file and symbol.name_line == parameter.line:
+                continue
+            lines = split_lines(workspace.read(path).text)
+            signature = " ".join(lines[symbol.name_line - 1: symbol.name_line + 15])
+            head = signature.split("):", 1)[0].split(") ->", 1)[0]
+            if re.search(rf"[(,*\s]{re.escape(parameter.name)}\s*[:=,)]", head + ")"):
+                found.append(f"{path}:{symbol.name_path}")
+    return found
+
+
+def _keywords_in_calls(workspace: Workspace, path: str, called: str, keyword: str) -> list[Range]:
+    wrapper = cst.MetadataWrapper(parse(workspace.read(path)), unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    found: list[Range] = []
+
+    class Find(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            function = node.func
+            name = function.attr.value if isinstance(function, cst.Attribute) else getattr(function, "value", None)
+            if name != called:
+                return
+            for argument in node.args:
+                if argument.keyword is not None and argument.keyword.value == keyword:
+                    where = positions[argument.keyword]
+                    found.append(Range(Position(where.start.line - 1, where.start.column),
+                                       Position(where.end.line - 1, where.end.column)))
+
+    wrapper.module.visit(Find())
+    return found
