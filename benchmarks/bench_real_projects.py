@@ -137,7 +137,7 @@ def _position(root: Path, case: dict[str, object]) -> tuple[str, int, int]:
     return symbol.file, start.line + 1, start.column
 
 
-def rope(root: Path, case: dict[str, object], file: str, line: int, column: int) -> None:
+def rope_tool(root: Path, case: dict[str, object], file: str, line: int, column: int) -> None:
     import rope.base.project
     from rope.refactor.move import create_move
     from rope.refactor.rename import Rename
@@ -235,7 +235,7 @@ def main() -> None:
                         if tool == "codegraft":
                             codegraft(root, case, args.server)
                         elif tool == "rope":
-                            rope(root, case, file, line, column)
+                            rope_tool(root, case, file, line, column)
                         else:
                             jedi_tool(root, case, file, line, column)
                         seconds = time.perf_counter() - started

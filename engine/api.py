@@ -13,6 +13,7 @@ from enum import Enum
 
 from engine.edits.apply import Transactions
 from engine.edits.session import EditSession
+from engine.edits.model import WorkspaceEdit
 from engine.errors import GraftError, ServiceUnavailable, SymbolNotFound, UsageError
 from engine.extract import FileSymbols, SymbolExtractor
 from engine.extract.reconcile import reconcile
@@ -22,7 +23,7 @@ from engine.languages import language_of
 from engine.names import Address, PositionAddress, SymbolAddress, parse_address
 from engine.navigate import NavigationResult, Navigator
 from engine.ports import LanguageServices, Tools
-from engine.refactor import keyword_arguments, move, move_other, rename, rename_file, symbol_edits
+from engine.refactor import attribute_strings, keyword_arguments, move, move_other, rename, rename_file, symbol_edits
 from engine.refactor.plan import RefactorPlan
 from engine.positions import Position, split_lines
 from engine.resolve import ambiguous, match_name_path, not_found, symbol_at
@@ -188,6 +189,13 @@ class Engine:
             rename.check_clash(symbol, self._siblings(symbol), new_name)
             targets = self._rename_targets(symbol)
             dotted = self._dotted_path(symbol)
+            if language_of(symbol.file) == "python":
+                queries = self.graph()
+                mirrors = attribute_strings.mirror_warnings(queries, symbol)
+
+                def extend(edit: WorkspaceEdit) -> tuple[WorkspaceEdit, list[str]]:
+                    extended, notes = attribute_strings.with_attribute_strings(self.workspace, queries, symbol, new_name, edit)
+                    return extended, [*notes, *mirrors]
         if old_name == new_name:
             raise UsageError(f"{address} is already called {new_name}")
         use_server = self.source in (SourcePreference.AUTO, SourcePreference.LSP)

@@ -1,0 +1,94 @@
+"""What a Python rename must also see beyond what a server or jedi resolves.
+
+- Attribute names passed as strings next to the object that owns them:
+  ``monkeypatch.setattr(module, "NAME", …)``, ``mock.patch.object(Class, "method")``,
+  ``getattr(module, "NAME")``. When the object resolves (through the graph's import
+  bindings) to the renamed symbol's module or class, the string is the symbol's name and
+  is renamed with it.
+- Mirror namespaces (a ``curried/`` package that re-binds the public functions of the main
+  one): another module that binds the old name and shares most public names with the
+  renamed symbol's module is reported, since conventions keep them in step.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engine.edits.model import FileChange, WorkspaceEdit
+from engine.graph.build import symbol_node
+from engine.graph.queries import GraphQueries
+from engine.navigation import TextEdit
+from engine.positions import Position, Range, split_lines
+from engine.symbols import Symbol
+from engine.workspace import Workspace
+
+_CALLS = r"(?:setattr|getattr|hasattr|delattr|patch\.object)\(\s*([\w.]+)\s*,\s*([\"']){name}\2"
+
+
+def with_attribute_strings(
+    workspace: Workspace, queries: GraphQueries, symbol: Symbol, new: str, edit: WorkspaceEdit
+) -> tuple[WorkspaceEdit, list[str]]:
+    target = symbol_node(symbol.file, symbol.name_path)
+    pattern = re.compile(_CALLS.format(name=re.escape(symbol.name)))
+    edited = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
+    operations = list(edit.operations)
+    renamed = []
+    for path in sorted(queries.project.facts):
+        if not path.endswith(".py"):
+            continue
+        source = workspace.read(path)
+        if symbol.name not in source.text:
+            continue
+        spans = []
+        for number, line in enumerate(split_lines(source.text)):
+            for match in pattern.finditer(line):
+                # `owner.name` resolves to the symbol exactly when the owner is its module or class.
+                if queries.project.resolve_expression(path, f"{match.group(1)}.{symbol.name}", number + 1) != target:
+                    continue
+                end = match.end() - 1  # before the closing quote
+                span = Range(Position(number, end - len(symbol.name)), Position(number, end))
+                known = edited.get(path)
+                if known is None or not any(e.range.start.line <= number < max(e.range.end.line, e.range.start.line + 1) for e in known.edits):
+                    spans.append(TextEdit(span, new))
+                    renamed.append(f"{path}:{number + 1}")
+        if not spans:
+            continue
+        known = edited.get(path)
+        if known is None:
+            operations.append(FileChange(path, tuple(spans), source.sha256))
+        else:
+            operations[operations.index(known)] = FileChange(path, known.edits + tuple(spans), known.expected_sha256)
+    notes = [f"attribute names in strings renamed with it (setattr/getattr/patch.object on its owner): {', '.join(renamed)}"] if renamed else []
+    return WorkspaceEdit(tuple(operations), edit.annotations), notes
+
+
+def mirror_warnings(queries: GraphQueries, symbol: Symbol) -> list[str]:
+    """Modules that bind the old name and mirror the defining module's public names."""
+    if len(symbol.path) != 1:
+        return []
+    facts = queries.project.facts
+    home = _public_names(queries, symbol.file)
+    if len(home) < 3:
+        return []
+    found = []
+    for path in sorted(facts):
+        if path == symbol.file or not path.endswith(".py"):
+            continue
+        names = _public_names(queries, path)
+        if symbol.name not in names:
+            continue
+        if queries.project.resolve_expression(path, symbol.name, 1) == symbol_node(symbol.file, symbol.name_path):
+            continue  # it imports the symbol itself, which the rename updates
+        shared = len(home & names)
+        if shared >= max(3, len(home) // 2):
+            found.append(f"{path} binds its own {symbol.name} and mirrors {shared} public names of {symbol.file}: rename it there too if they are kept in step")
+    return found
+
+
+def _public_names(queries: GraphQueries, path: str) -> set[str]:
+    facts = queries.project.facts[path]
+    names = {s.name for s in facts.symbols if s.parent is None and not s.name.startswith("_")}
+    for fact in facts.imports:
+        if fact.scope is None:
+            names |= {alias or name for name, alias in fact.names if not (alias or name).startswith("_")}
+    return names
