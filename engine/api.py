@@ -22,6 +22,7 @@ from engine.graph.index import Progress
 from engine.languages import language_of
 from engine.names import Address, PositionAddress, SymbolAddress, parse_address
 from engine.navigate import NavigationResult, Navigator
+from engine.navigation import Diagnostic
 from engine.ports import LanguageServices, Tools
 from engine.refactor import attribute_strings, keyword_arguments, move, move_other, rename, rename_file, symbol_edits
 from engine.refactor.plan import RefactorPlan
@@ -118,6 +119,12 @@ class Engine:
     def definition(self, address: str) -> NavigationResult:
         """Where the name at ``FILE:LINE:COL`` is defined: the server's answer, else the graph's."""
         return self._navigator().definition(address)
+
+    def diagnostics(self, path: str) -> list[Diagnostic]:
+        """The language server's diagnostics for a file as it is on disk."""
+        if self.services is None:
+            raise ServiceUnavailable("diagnostics need a language server, and no language-server support is installed")
+        return self.services.diagnostics(self.workspace.read(path)).value
 
     def _navigator(self) -> Navigator:
         use_server = self.source in (SourcePreference.AUTO, SourcePreference.LSP)

@@ -53,21 +53,21 @@ def run_index(engine: Engine, args: argparse.Namespace) -> Result:
 def run_graph(engine: Engine, args: argparse.Namespace) -> Result:
     queries = engine.graph()
     handler: Callable[[], Result] = {
-        "overview": lambda: _overview(queries.overview(args.path, args.depth)),
-        "lookup": lambda: _nodes("matches", queries.lookup(args.target)),
-        "deps": lambda: _edges(queries.dependencies(args.target), outgoing=True),
-        "impact": lambda: _reached(queries.impact(args.target, args.depth)),
-        "callers": lambda: _edges(queries.callers(args.target), outgoing=False),
-        "callees": lambda: _edges(queries.callees(args.target), outgoing=True),
-        "supertypes": lambda: _edges(queries.supertypes(args.target), outgoing=True),
-        "subtypes": lambda: _edges(queries.subtypes(args.target), outgoing=False),
-        "implementations": lambda: _nodes("implementations", queries.implementations(args.target)),
-        "refs": lambda: _navigation(engine.references(args.target)),
-        "definition": lambda: _navigation(engine.definition(args.target)),
-        "cycles": lambda: _cycles(queries.cycles()),
-        "entrypoints": lambda: _findings("entry_points", queries.entry_points(engine.pyproject_text())),
-        "dead-code": lambda: _findings("candidates", queries.dead_code(engine.pyproject_text())),
-        "affected-tests": lambda: _nodes("tests", queries.affected_tests(args.targets)),
+        "overview": lambda: overview_result(queries.overview(args.path, args.depth)),
+        "lookup": lambda: nodes_result("matches", queries.lookup(args.target)),
+        "deps": lambda: edges_result(queries.dependencies(args.target), outgoing=True),
+        "impact": lambda: reached_result(queries.impact(args.target, args.depth)),
+        "callers": lambda: edges_result(queries.callers(args.target), outgoing=False),
+        "callees": lambda: edges_result(queries.callees(args.target), outgoing=True),
+        "supertypes": lambda: edges_result(queries.supertypes(args.target), outgoing=True),
+        "subtypes": lambda: edges_result(queries.subtypes(args.target), outgoing=False),
+        "implementations": lambda: nodes_result("implementations", queries.implementations(args.target)),
+        "refs": lambda: navigation_result(engine.references(args.target)),
+        "definition": lambda: navigation_result(engine.definition(args.target)),
+        "cycles": lambda: cycles_result(queries.cycles()),
+        "entrypoints": lambda: findings_result("entry_points", queries.entry_points(engine.pyproject_text())),
+        "dead-code": lambda: findings_result("candidates", queries.dead_code(engine.pyproject_text())),
+        "affected-tests": lambda: nodes_result("tests", queries.affected_tests(args.targets)),
     }[args.query]
     return handler()
 
@@ -115,17 +115,17 @@ def _skipped(stats: IndexStats) -> str:
     return "\n".join(f"skipped {s.path}: {s.reason}" for s in stats.skipped)
 
 
-def _node_text(node: NodeRef) -> str:
+def node_text(node: NodeRef) -> str:
     where = f"  line {node.line}" if node.line else ""
     return f"{node.address}   {node.kind}{where}   [{node.source} · {node.confidence}]"
 
 
-def _nodes(key: str, nodes: list[NodeRef]) -> Result:
-    text = "\n".join(_node_text(n) for n in nodes) or "(none)"
+def nodes_result(key: str, nodes: list[NodeRef]) -> Result:
+    text = "\n".join(node_text(n) for n in nodes) or "(none)"
     return {key: [n.to_json() for n in nodes]}, text, ""
 
 
-def _edges(edges: list[EdgeRef], *, outgoing: bool) -> Result:
+def edges_result(edges: list[EdgeRef], *, outgoing: bool) -> Result:
     rows = [
         f"{e.kind:<9} {(e.target if outgoing else e.source).address}   line {e.line}   [{e.origin} · {e.confidence}]"
         for e in edges
@@ -133,18 +133,18 @@ def _edges(edges: list[EdgeRef], *, outgoing: bool) -> Result:
     return {"edges": [e.to_json() for e in edges]}, "\n".join(rows) or "(none)", ""
 
 
-def _reached(reached: list[Reached]) -> Result:
+def reached_result(reached: list[Reached]) -> Result:
     rows = [f"{'  ' * (r.distance - 1)}{r.node.address}   via {r.via}, {r.distance} step(s)" for r in reached]
     return {"dependants": [r.to_json() for r in reached]}, "\n".join(rows) or "(nothing depends on it)", ""
 
 
-def _findings(key: str, findings: list[Finding]) -> Result:
+def findings_result(key: str, findings: list[Finding]) -> Result:
     rows = [f"{f.node.address}   {f.node.kind}   {f.reason}" for f in findings]
     data = [{**f.node.to_json(), "reason": f.reason} for f in findings]
     return {key: data}, "\n".join(rows) or "(none)", ""
 
 
-def _cycles(cycles: list) -> Result:  # type: ignore[type-arg]
+def cycles_result(cycles: list) -> Result:  # type: ignore[type-arg]
     rows = []
     for cycle in cycles:
         rows.append(" → ".join(cycle.files))
@@ -153,7 +153,7 @@ def _cycles(cycles: list) -> Result:  # type: ignore[type-arg]
     return {"cycles": data}, "\n".join(rows) or "(no import cycles)", ""
 
 
-def _overview(entries: list) -> Result:  # type: ignore[type-arg]
+def overview_result(entries: list) -> Result:  # type: ignore[type-arg]
     """A directory tree with each file's symbol skeleton under it."""
     rows: list[str] = []
     shown: set[str] = set()
@@ -173,7 +173,7 @@ def _overview(entries: list) -> Result:  # type: ignore[type-arg]
     return {"files": data}, "\n".join(rows), ""
 
 
-def _navigation(result: NavigationResult) -> Result:
+def navigation_result(result: NavigationResult) -> Result:
     rows = [
         f"{loc.file}:{loc.range.start.line + 1}:{loc.range.start.column + 1}   [{result.source.value} · {result.confidence.value}]"
         for loc in result.locations

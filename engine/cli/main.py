@@ -8,6 +8,7 @@ on stdout; 2 usage error (bad arguments, malformed address).
 from __future__ import annotations
 
 import argparse
+from importlib.metadata import entry_points
 import json
 import sys
 from pathlib import Path
@@ -132,8 +133,25 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
+#: Front ends installed as entry points (``codegraft.frontends``): they own their arguments.
+FRONT_ENDS = ("mcp", "lsp")
+
+
+def run_front_end(name: str, argv: list[str]) -> int:
+    """``graft mcp …`` / ``graft lsp …``: hand over to the installed front end."""
+    for entry_point in entry_points(group="codegraft.frontends"):
+        if entry_point.name == name:
+            run: Callable[[list[str]], int] = entry_point.load()
+            return run(argv)
+    print(f"graft {name}: the {name} front end is not installed (reinstall codegraft)", file=sys.stderr)
+    return EXIT_USAGE
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given and given[0] in FRONT_ENDS:
+        return run_front_end(given[0], given[1:])
+    args = build_parser().parse_args(given)
     as_json: bool = args.json
     try:
         root = Path(args.root) if args.root else find_root(Path.cwd())

@@ -110,8 +110,8 @@ class _Walker:
         symbol.range = Range(self.index.position_of_byte(first.start_byte), symbol.range.end)
         symbol.doc_range = self._doc_range(group, first) or symbol.doc_range
         keyword = group.children[0] if group.children else None
-        if keyword is not None and not keyword.is_named and not symbol.signature.startswith(_node_text(keyword)):
-            symbol.signature = f"{_node_text(keyword)} {symbol.signature}"
+        if keyword is not None and not keyword.is_named and not symbol.signature.startswith(node_text(keyword)):
+            symbol.signature = f"{node_text(keyword)} {symbol.signature}"
 
     def _unwrap(self, outer: Node, context: _Context, out: list[Symbol]) -> None:
         """Find the definition inside wrappers (decorators, ``export``, ``template<>``) and define it."""
@@ -147,7 +147,7 @@ class _Walker:
         body = definition.body(node) if definition.body is not None else None
         signature = self._signature(node, body)
         for number, (scope, name_node) in enumerate(names):
-            name = _node_text(name_node)
+            name = node_text(name_node)
             if not name:
                 continue
             kind = definition.kind
@@ -194,7 +194,7 @@ class _Walker:
             and sibling.type in self.rules.doc_comment_types
             and row - 1 <= sibling.end_point.row <= row
             and self._starts_line(sibling)
-            and _node_text(sibling).startswith(self.rules.doc_comment_prefixes)
+            and node_text(sibling).startswith(self.rules.doc_comment_prefixes)
         ):
             comments.append(sibling)
             row = sibling.start_point.row
@@ -217,5 +217,5 @@ class _Walker:
         return Range(self.index.position_of_byte(start_byte), self.index.position_of_byte(end_byte))
 
 
-def _node_text(node: Node) -> str:
+def node_text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", errors="replace")

@@ -1,0 +1,393 @@
+"""``graft mcp``: the engine as an MCP server for coding agents (official ``mcp`` SDK, stdio or
+streamable HTTP on 127.0.0.1 behind a bearer token).
+
+Every tool parses its arguments, makes one facade call (:class:`engine.client.EngineClient`
+or the engine's queries) and renders the value: structured content with a schema, plus a
+short readable text. Edit tools are dry runs unless ``apply`` is true, and return the diff.
+Long results are cut in stages (list items first, then text) and say what was left out.
+Refusals come back as tool errors carrying the engine's code and message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Callable
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import CallToolResult, TextContent
+from pydantic import BaseModel, ConfigDict
+
+from engine.api import Engine, SourcePreference
+from engine.cli import graph_commands, render
+from engine.client import EditResult, EngineClient
+from engine.errors import GraftError
+from engine.files import EditRequest
+from engine.names import parse_address
+from engine.ports import load_language_services, load_tools
+from engine.refactor.plan import RefactorPlan
+from engine.workspace import Workspace, find_root
+
+#: Characters of structured content a result may carry before it is cut.
+RESULT_BUDGET = 60_000
+_LIST_CUT = 200
+
+
+class Output(BaseModel):
+    """Every result: open-ended objects whose documented fields are listed per tool."""
+
+    model_config = ConfigDict(extra="allow")
+    omitted: dict[str, int] | None = None
+    """What was cut to fit: list key → items left out, ``text``/``diff`` → characters left out."""
+
+
+class EditOutput(Output):
+    operation: str
+    applied: bool
+    diff: str
+    files: list[dict[str, Any]]
+    edits: int
+    source: str
+    confidence: str
+    warnings: list[str]
+    transaction: str | None = None
+    new_diagnostics: list[str] = []
+    new_syntax_errors: list[str] = []
+
+
+class NavigationOutput(Output):
+    source: str
+    confidence: str
+    locations: list[dict[str, Any]]
+    notes: list[str] = []
+
+
+class FileOutput(Output):
+    path: str
+    sha256: str
+    mtime: float
+    total_lines: int
+    first_line: int
+    lines: list[str]
+    outline: list[str] = []
+
+
+class Listing(Output):
+    items: list[Any]
+    total: int
+
+
+Result = Annotated[CallToolResult, Output]
+
+
+def _result(payload: dict[str, Any], text: str) -> CallToolResult:
+    payload, text = _fit(payload, text)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
+
+
+def _fit(payload: dict[str, Any], text: str) -> tuple[dict[str, Any], str]:
+    """Cut lists first, then the diff and the text, until the result fits the budget."""
+    omitted: dict[str, int] = {}
+    if len(json.dumps(payload, default=str)) > RESULT_BUDGET:
+        for key, value in list(payload.items()):
+            if isinstance(value, list) and len(value) > _LIST_CUT:
+                omitted[key] = len(value) - _LIST_CUT
+                payload[key] = value[:_LIST_CUT]
+    for key in ("diff", "content"):
+        value = payload.get(key)
+        if isinstance(value, str) and len(value) > RESULT_BUDGET // 2:
+            omitted[key] = len(value) - RESULT_BUDGET // 2
+            payload[key] = value[: RESULT_BUDGET // 2]
+    if len(text) > RESULT_BUDGET // 2:
+        omitted["text"] = len(text) - RESULT_BUDGET // 2
+        text = text[: RESULT_BUDGET // 2]
+    if omitted:
+        payload["omitted"] = omitted
+        text += "\n… cut to fit: " + ", ".join(f"{key}: {count} left out" for key, count in omitted.items())
+    return payload, text
+
+
+def _edit(result: EditResult) -> CallToolResult:
+    payload = {
+        "operation": result.operation, "applied": result.applied, "diff": result.diff,
+        "files": [vars(f) for f in result.files], "edits": result.edits, "source": result.source,
+        "confidence": result.confidence, "warnings": result.warnings, "transaction": result.transaction,
+        "new_diagnostics": result.new_diagnostics, "new_syntax_errors": result.new_syntax_errors,
+    }
+    text = result.summary() + ("" if result.applied else "\n" + result.diff + "\n(dry run: pass apply=true to write)")
+    return _result(payload, text)
+
+
+def _refused(error: GraftError) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=f"{error.code}: {error.message}")],
+        structured_content={"error": error.to_json()}, is_error=True,
+    )
+
+
+class GraftTools:
+    """The tools, bound to one engine; one :class:`EngineClient` per MCP session."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.clients: dict[str, EngineClient] = {}
+
+    def client(self, ctx: Context | None) -> EngineClient:
+        """The client of this connection: over HTTP each MCP session (its ``mcp-session-id``
+        header) is one; stdio serves a single connection per process."""
+        headers = ctx.headers if ctx is not None else None
+        key = (headers or {}).get("mcp-session-id", "") if headers is not None else ""
+        if key not in self.clients:
+            self.clients[key] = EngineClient(self.engine)
+        return self.clients[key]
+
+    def call(self, work: Callable[[], CallToolResult]) -> CallToolResult:
+        try:
+            return work()
+        except GraftError as error:
+            return _refused(error)
+
+
+def build_server(engine: Engine) -> MCPServer:
+    server: MCPServer = MCPServer(
+        name="codegraft",
+        instructions=(
+            "Semantic code tools. Address symbols by name path (pkg/models.py:Order/total, overloads as name[1]) "
+            "or FILE:LINE:COL. Edit tools are dry runs returning a diff until called with apply=true. Read a file "
+            "before writing it: writes over unseen or changed content are refused."
+        ),
+    )
+    tools = GraftTools(engine)
+
+    def plan_tool(plan: Callable[[], RefactorPlan], apply: bool, ctx: Context | None) -> CallToolResult:
+        return tools.call(lambda: _edit(tools.client(ctx).run(plan(), apply=apply)))
+
+    def triple(result: tuple[dict[str, Any], str, str]) -> CallToolResult:
+        payload, text, notes = result
+        return _result(dict(payload), "\n".join(filter(None, [text, notes])))
+
+    # -- reading code -------------------------------------------------------------------
+
+    @server.tool(description="The symbol tree of a file (name paths, kinds, lines), with where the symbols came from.")
+    def file_outline(path: str) -> Result:
+        return tools.call(lambda: (lambda listing: _result(render.file_symbols_json(listing), render.outline_text(listing)))(engine.outline(path)))
+
+    @server.tool(description="Symbols whose name path matches, across the workspace (e.g. 'Order/total', 'models.py:Order').")
+    def workspace_symbols(query: str) -> Result:
+        return tools.call(lambda: triple(graph_commands.nodes_result("symbols", engine.graph().lookup(query))))
+
+    @server.tool(description="A symbol's source, decorators to end, by name path.")
+    def read_symbol(address: str) -> Result:
+        return tools.call(lambda: (lambda found: _result(render.read_json(found), render.read_text(found)))(engine.read(parse_address(address))))
+
+    @server.tool(description="Every reference to a symbol: the language server's when it answers, else the graph's, labelled.")
+    def find_references(address: str) -> Annotated[CallToolResult, NavigationOutput]:
+        return tools.call(lambda: triple(graph_commands.navigation_result(engine.references(address))))
+
+    @server.tool(description="Where the name at FILE:LINE:COL (1-based) is defined.")
+    def get_definition(position: str) -> Annotated[CallToolResult, NavigationOutput]:
+        return tools.call(lambda: triple(graph_commands.navigation_result(engine.definition(position))))
+
+    @server.tool(description="What a symbol is: its source, what calls it, what it calls, its base and derived types.")
+    def explain_symbol(address: str) -> Result:
+        def work() -> CallToolResult:
+            found = engine.read(parse_address(address))
+            queries = engine.graph()
+            key = f"{found.symbol.file}:{found.symbol.name_path}"
+            parts = {"callers": queries.callers(key), "callees": queries.callees(key),
+                     "supertypes": queries.supertypes(key), "subtypes": queries.subtypes(key)}
+            payload = {**render.read_json(found), **{k: [e.to_json() for e in v] for k, v in parts.items()}}
+            lines = [render.read_text(found)] + [f"{k}: {', '.join(e.source.address if k in ('callers', 'subtypes') else e.target.address for e in v) or '(none)'}"
+                                                 for k, v in parts.items()]
+            return _result(payload, "\n".join(lines))
+        return tools.call(work)
+
+    @server.tool(description="Who calls a symbol and what it calls (graph edges, each with source and confidence).")
+    def call_hierarchy(address: str) -> Result:
+        def work() -> CallToolResult:
+            queries = engine.graph()
+            incoming, outgoing = queries.callers(address), queries.callees(address)
+            text = "callers:\n" + graph_commands.edges_result(incoming, outgoing=False)[1] + "\ncallees:\n" + graph_commands.edges_result(outgoing, outgoing=True)[1]
+            return _result({"callers": [e.to_json() for e in incoming], "callees": [e.to_json() for e in outgoing]}, text)
+        return tools.call(work)
+
+    @server.tool(description="A type's bases and subclasses.")
+    def type_hierarchy(address: str) -> Result:
+        def work() -> CallToolResult:
+            queries = engine.graph()
+            up, down = queries.supertypes(address), queries.subtypes(address)
+            text = "supertypes:\n" + graph_commands.edges_result(up, outgoing=True)[1] + "\nsubtypes:\n" + graph_commands.edges_result(down, outgoing=False)[1]
+            return _result({"supertypes": [e.to_json() for e in up], "subtypes": [e.to_json() for e in down]}, text)
+        return tools.call(work)
+
+    @server.tool(description="The language server's diagnostics for a file.")
+    def diagnostics(path: str) -> Result:
+        def work() -> CallToolResult:
+            found = engine.diagnostics(path)
+            rows = [f"{d.file}:{d.range.start.line + 1}:{d.range.start.column + 1}: {d.severity}: {d.message}" for d in found]
+            data = [{"file": d.file, "line": d.range.start.line + 1, "column": d.range.start.column + 1,
+                     "severity": d.severity, "message": d.message, "code": d.code, "source": d.source} for d in found]
+            return _result({"diagnostics": data}, "\n".join(rows) or "(no diagnostics)")
+        return tools.call(work)
+
+    # -- semantic edits -----------------------------------------------------------------
+
+    @server.tool(description="Rename a symbol (name path, or FILE:LINE:COL for parameters and locals) across the workspace.")
+    def rename_symbol(address: str, new_name: str, apply: bool = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+        return plan_tool(lambda: engine.plan_rename(address, new_name), apply, ctx)
+
+    @server.tool(description="Replace a symbol's whole declaration (decorators included); the text is re-indented to fit.")
+    def replace_symbol_body(address: str, text: str, apply: bool = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+        return plan_tool(lambda: engine.plan_replace(address, text), apply, ctx)
+
+    @server.tool(description="Insert code before a symbol (above its doc comment), with the language's blank lines.")
+    def insert_before_symbol(address: str, text: str, apply: bool = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+        return plan_tool(lambda: engine.plan_insert(address, text, before=True), apply, ctx)
+
+    @server.tool(description="Insert code after a symbol, with the language's blank lines.")
+    def insert_after_symbol(address: str, text: str, apply: bool = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+        return plan_tool(lambda: engine.plan_insert(address, text, before=False), apply, ctx)
+
+    @server.tool(description="Delete a symbol; refused, with every reference listed, while anything else refers to it.")
+    def safe_delete_symbol(address: str, apply: bool = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+        return plan_tool(lambda: engine.plan_delete(address), apply, ctx)
+
+    @server.tool(description="Move a top-level function, class or constant to another module; importers are rewritten.")
+    def move_symbol(address: str, dest: str, create: bool = False, shim: bool = False, apply: bool = False,
+                    ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+        return plan_tool(lambda: engine.plan_move(address, dest, create=create, shim=shim), apply, ctx)
+
+    # -- files --------------------------------------------------------------------------
+
+    @server.tool(description="A file with a sha256/mtime header and a line gutter; optionally its symbol outline.")
+    def read_file(path: str, start_line: int = 1, end_line: int | None = None, outline: bool = False,
+                  ctx: Context | None = None) -> Annotated[CallToolResult, FileOutput]:
+        def work() -> CallToolResult:
+            view = tools.client(ctx).read_file(path, start=start_line, end=end_line, outline=outline)
+            return _result(vars(view) | {}, view.render())
+        return tools.call(work)
+
+    @server.tool(description="Several files at once, each as read_file returns it.")
+    def read_multiple_files(paths: list[str], ctx: Context | None = None) -> Result:
+        def work() -> CallToolResult:
+            views, errors = [], {}
+            for path in paths:
+                try:
+                    views.append(tools.client(ctx).read_file(path))
+                except GraftError as error:
+                    errors[path] = error.message
+            text = "\n\n".join([v.render() for v in views] + [f"{p}: {m}" for p, m in errors.items()])
+            return _result({"files": [vars(v) for v in views], "errors": errors}, text)
+        return tools.call(work)
+
+    @server.tool(description="Create or overwrite a file. Refused if this client has not read it, or it changed since.")
+    def write_file(path: str, content: str, overwrite_changed: bool = False, apply: bool = False,
+                   ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+        return tools.call(lambda: _edit(tools.client(ctx).write_file(path, content, overwrite_changed=overwrite_changed, apply=apply)))
+
+    @server.tool(description=(
+        "Edit a file: old_string (must match exactly once; CRLF and a pasted line gutter tolerated) → new_string; "
+        "or start_anchor/end_anchor lines; or start_line/end_line. Refused over unseen or changed content."
+    ))
+    def edit_file(path: str, new_string: str, old_string: str | None = None, start_anchor: str | None = None,
+                  end_anchor: str | None = None, start_line: int | None = None, end_line: int | None = None,
+                  overwrite_changed: bool = False, apply: bool = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+        request = EditRequest(path, new_string, old_string, start_anchor, end_anchor, start_line, end_line, overwrite_changed)
+        return tools.call(lambda: _edit(tools.client(ctx).edit_file(request, apply=apply)))
+
+    @server.tool(description="Apply an LSP WorkspaceEdit (JSON object) atomically: all files or none.")
+    def transaction_apply(edit: dict[str, Any], apply: bool = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+        from engine.edits.lsp_json import from_lsp
+
+        return tools.call(lambda: _edit(tools.client(ctx).run_edit("transaction_apply", from_lsp(edit, engine.workspace), apply=apply)))
+
+    @server.tool(description="Undo the last transaction (or the one named).")
+    def undo_edit(transaction: str | None = None, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+        return tools.call(lambda: _edit(tools.client(ctx).undo(transaction)))
+
+    @server.tool(description="Workspace files matching a glob (on the path or the file name), ignored files left out.")
+    def find_files(pattern: str, ctx: Context | None = None) -> Annotated[CallToolResult, Listing]:
+        return tools.call(lambda: (lambda found: _result({"items": found, "total": len(found)}, "\n".join(found) or "(none)"))(tools.client(ctx).find_files(pattern)))
+
+    @server.tool(description="Text or regex search; every hit says which symbol encloses it.")
+    def search_in_files(query: str, regex: bool = False, glob: str = "*", ctx: Context | None = None) -> Annotated[CallToolResult, Listing]:
+        def work() -> CallToolResult:
+            hits, total = tools.client(ctx).search(query, regex=regex, glob=glob)
+            rows = [f"{h.path}:{h.line}:{h.column}  [{h.symbol or 'module'}]  {h.text}" for h in hits]
+            payload = {"items": [vars(h) for h in hits], "total": total}
+            if total > len(hits):
+                payload["omitted"] = {"items": total - len(hits)}
+            return _result(payload, "\n".join(rows) or "(no hits)")
+        return tools.call(work)
+
+    @server.tool(description="Replace text (or a regex, with \\1 groups) in every matching file; dry run by default.")
+    def find_replace(query: str, replacement: str, regex: bool = False, glob: str = "*", apply: bool = False,
+                     ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+        return tools.call(lambda: _edit(tools.client(ctx).find_replace(query, replacement, regex=regex, glob=glob, apply=apply)))
+
+    # -- project ------------------------------------------------------------------------
+
+    @server.tool(description="The project's folders and files with each file's top-level symbols.")
+    def project_overview(under: str = ".", depth: int = 1) -> Result:
+        return tools.call(lambda: triple(graph_commands.overview_result(engine.graph().overview(under, depth))))
+
+    @server.tool(description="What depends on a symbol or file, transitively (callers, importers, subclasses).")
+    def impact(address: str, depth: int = 3) -> Result:
+        return tools.call(lambda: triple(graph_commands.reached_result(engine.graph().impact(address, depth))))
+
+    @server.tool(description="The tests that reach any of these symbols or files.")
+    def affected_tests(addresses: list[str]) -> Result:
+        return tools.call(lambda: triple(graph_commands.nodes_result("tests", engine.graph().affected_tests(addresses))))
+
+    @server.tool(description="The language servers: state, pid, memory, and why one is not ready.")
+    def server_status() -> Result:
+        def work() -> CallToolResult:
+            statuses = engine.services.status() if engine.services is not None else []
+            return _result(render.servers_json(statuses), render.servers_text(statuses) or "(no language-server support installed)")
+        return tools.call(work)
+
+    return server
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="graft mcp", description="Serve the engine to MCP clients (stdio by default).")
+    parser.add_argument("--root", help="the workspace (default: found from the current folder)")
+    parser.add_argument("--source", choices=[s.value for s in SourcePreference], default="auto")
+    parser.add_argument("--http", action="store_true", help="streamable HTTP on 127.0.0.1 with a bearer token printed at start")
+    parser.add_argument("--port", type=int, default=8765)
+    args = parser.parse_args(argv)
+    root = Path(args.root).resolve() if args.root else find_root(Path.cwd())
+    workspace = Workspace(root)
+    source = SourcePreference(args.source)
+    services = load_language_services(workspace) if source in (SourcePreference.AUTO, SourcePreference.LSP) else None
+    engine = Engine(workspace, services=services, tools=load_tools(workspace), source=source)
+    try:
+        server = build_server(engine)
+        if not args.http:
+            server.run("stdio")
+            return 0
+        return _serve_http(server, args.port)
+    finally:
+        engine.close()
+
+
+def _serve_http(server: MCPServer, port: int) -> int:
+    import uvicorn
+    from starlette.middleware.base import BaseHTTPMiddleware
+    from starlette.responses import JSONResponse
+
+    token = secrets.token_urlsafe(32)
+    app = server.streamable_http_app()
+
+    async def require_token(request: Any, call_next: Any) -> Any:
+        if request.headers.get("authorization") != f"Bearer {token}":
+            return JSONResponse({"error": "missing or wrong bearer token"}, status_code=401)
+        return await call_next(request)
+
+    app.add_middleware(BaseHTTPMiddleware, dispatch=require_token)
+    print(f"codegraft MCP on http://127.0.0.1:{port}/mcp  (Authorization: Bearer {token})", file=sys.stderr, flush=True)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+    return 0

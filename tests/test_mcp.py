@@ -1,0 +1,203 @@
+"""The MCP front end: tools over the official SDK's client, in process and over stdio / HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters
+
+from engine.api import Engine, SourcePreference
+from engine.workspace import Workspace
+from frontends.mcp_server import _fit, build_server
+from tests.conftest import SAMPLE
+
+EXPECTED_TOOLS = {
+    "file_outline", "workspace_symbols", "read_symbol", "find_references", "get_definition", "explain_symbol",
+    "call_hierarchy", "type_hierarchy", "diagnostics", "rename_symbol", "replace_symbol_body", "insert_before_symbol",
+    "insert_after_symbol", "safe_delete_symbol", "move_symbol", "read_file", "read_multiple_files", "write_file",
+    "edit_file", "transaction_apply", "undo_edit", "find_files", "search_in_files", "find_replace",
+    "project_overview", "impact", "affected_tests", "server_status",
+}
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "sample"
+    shutil.copytree(SAMPLE, root)
+    return root
+
+
+def session(project: Path, steps: Any) -> Any:
+    """Run ``steps(client)`` against an in-process server on an AST-only engine."""
+    engine = Engine(Workspace(project), source=SourcePreference.AST)
+
+    async def run() -> Any:
+        async with Client(build_server(engine)) as client:
+            return await steps(client)
+
+    try:
+        return asyncio.run(run())
+    finally:
+        engine.close()
+
+
+def test_every_tool_is_listed_with_an_output_schema(project: Path) -> None:
+    async def steps(client: Client) -> Any:
+        return (await client.list_tools()).tools
+
+    tools = session(project, steps)
+    assert {t.name for t in tools} == EXPECTED_TOOLS
+    assert all(t.output_schema and t.output_schema.get("type") == "object" for t in tools)
+    edit_schema = next(t for t in tools if t.name == "rename_symbol").output_schema
+    assert {"diff", "applied", "files", "source", "confidence"} <= set(edit_schema["properties"])
+
+
+def test_rename_is_a_dry_run_until_applied_and_undo_restores(project: Path) -> None:
+    before = (project / "shop" / "pricing.py").read_text()
+
+    async def steps(client: Client) -> Any:
+        dry = await client.call_tool("rename_symbol", {"address": "shop/pricing.py:apply_discount", "new_name": "discounted"})
+        unchanged = (project / "shop" / "pricing.py").read_text()
+        done = await client.call_tool("rename_symbol", {"address": "shop/pricing.py:apply_discount", "new_name": "discounted", "apply": True})
+        changed = (project / "shop" / "pricing.py").read_text()
+        undone = await client.call_tool("undo_edit", {})
+        return dry, unchanged, done, changed, undone
+
+    dry, unchanged, done, changed, undone = session(project, steps)
+    assert dry.structured_content["applied"] is False and "+def discounted" in dry.structured_content["diff"]
+    assert unchanged == before
+    assert done.structured_content["applied"] is True and done.structured_content["transaction"]
+    assert "def discounted" in changed
+    assert not undone.is_error and (project / "shop" / "pricing.py").read_text() == before
+    assert "dry run" in dry.content[0].text
+
+
+def test_writes_need_a_fresh_read(project: Path) -> None:
+    target = project / "shop" / "pricing.py"
+
+    async def steps(client: Client) -> Any:
+        blind = await client.call_tool("edit_file", {"path": "shop/pricing.py", "old_string": "def ", "new_string": "def "})
+        read = await client.call_tool("read_file", {"path": "shop/pricing.py", "outline": True})
+        target.write_text(target.read_text() + "\n# changed behind the client's back\n")
+        stale = await client.call_tool("write_file", {"path": "shop/pricing.py", "content": "x = 1\n"})
+        await client.call_tool("read_file", {"path": "shop/pricing.py"})
+        # A block pasted from read_file's output, gutter and all, still matches.
+        gutter_line = next(line for line in read.content[0].text.splitlines() if "def apply_discount" in line)
+        pasted = await client.call_tool("edit_file", {
+            "path": "shop/pricing.py", "old_string": gutter_line, "new_string": gutter_line.replace("apply_discount", "apply_discount_v2"),
+            "apply": True,
+        })
+        return blind, read, stale, pasted
+
+    blind, read, stale, pasted = session(project, steps)
+    assert blind.is_error and blind.structured_content["error"]["code"] == "not_read"
+    assert read.structured_content["sha256"] and read.structured_content["outline"]
+    assert "│ " in read.content[0].text
+    assert stale.is_error and stale.structured_content["error"]["code"] == "changed_since_read"
+    assert not pasted.is_error, pasted.content[0].text
+    assert "def apply_discount_v2" in target.read_text()
+
+
+def test_edit_file_refuses_an_ambiguous_old_string_and_changes_nothing(project: Path) -> None:
+    before = (project / "shop" / "pricing.py").read_bytes()
+
+    async def steps(client: Client) -> Any:
+        await client.call_tool("read_file", {"path": "shop/pricing.py"})
+        return await client.call_tool("edit_file", {"path": "shop/pricing.py", "old_string": "return", "new_string": "yield", "apply": True})
+
+    result = session(project, steps)
+    assert result.is_error and result.structured_content["error"]["code"] == "no_unique_match"
+    assert (project / "shop" / "pricing.py").read_bytes() == before
+
+
+def test_search_hits_name_their_enclosing_symbol(project: Path) -> None:
+    async def steps(client: Client) -> Any:
+        return await client.call_tool("search_in_files", {"query": "apply_discount", "glob": "*.py"})
+
+    result = session(project, steps)
+    hits = result.structured_content["items"]
+    assert any(h["path"] == "shop/pricing.py" and h["symbol"] for h in hits)
+    assert all(h["line"] >= 1 for h in hits)
+
+
+def test_paths_outside_the_workspace_are_refused(project: Path) -> None:
+    async def steps(client: Client) -> Any:
+        return await client.call_tool("read_file", {"path": "../outside.txt"})
+
+    result = session(project, steps)
+    assert result.is_error and result.structured_content["error"]["code"] == "unsafe_path"
+
+
+def test_long_results_are_cut_in_stages_and_say_so() -> None:
+    payload = {"items": [{"n": i, "pad": "x" * 400} for i in range(1000)], "diff": "d" * 100_000}
+    fitted, text = _fit(dict(payload), "t" * 100_000)
+    assert len(fitted["items"]) == 200 and fitted["omitted"]["items"] == 800
+    assert fitted["omitted"]["diff"] == 100_000 - len(fitted["diff"])
+    assert "cut to fit" in text and fitted["omitted"]["text"] > 0
+
+
+def test_stdio_server_from_the_command_line(project: Path) -> None:
+    graft = shutil.which("graft", path=str(Path(sys.executable).parent))
+    assert graft is not None
+    params = StdioServerParameters(command=graft, args=["mcp", "--root", str(project), "--source", "ast"])
+
+    async def run() -> Any:
+        async with Client(params) as client:
+            tools = (await client.list_tools()).tools
+            outline = await client.call_tool("file_outline", {"path": "shop/pricing.py"})
+            return tools, outline
+
+    tools, outline = asyncio.run(run())
+    assert {t.name for t in tools} == EXPECTED_TOOLS
+    assert "apply_discount" in json.dumps(outline.structured_content)
+
+
+def test_http_needs_the_bearer_token(project: Path) -> None:
+    graft = shutil.which("graft", path=str(Path(sys.executable).parent))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([graft, "mcp", "--root", str(project), "--source", "ast", "--http", "--port", str(port)],
+                              stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        banner = server.stderr.readline()  # type: ignore[union-attr]
+        assert f"127.0.0.1:{port}" in banner and "Bearer " in banner
+        token = banner.rsplit("Bearer ", 1)[1].strip(" )\n")
+        request = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}).encode()
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/mcp", request, headers), timeout=5)
+                status = 200
+            except urllib.error.HTTPError as error:
+                status = error.code
+            except urllib.error.URLError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+                continue
+            break
+        assert status == 401
+        authorised = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", request, {**headers, "Authorization": f"Bearer {token}"})
+        try:
+            status = urllib.request.urlopen(authorised, timeout=10).status
+        except urllib.error.HTTPError as error:
+            status = error.code
+        assert status != 401
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
