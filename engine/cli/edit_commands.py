@@ -19,10 +19,11 @@ from engine.positions import PositionEncoding
 Result = tuple[dict[str, object], str, str]
 
 #: Commands that may write files (and so consult git for uncommitted changes).
-WRITING_COMMANDS = frozenset({"apply", "undo", "replace", "insert-before", "insert-after", "delete", "rename", "move", "rename-file"})
+WRITING_COMMANDS = frozenset({"apply", "undo", "replace", "insert-before", "insert-after", "delete", "rename", "move", "rename-file",
+                              "batch", "write-file", "edit-file", "find-replace"})
 
 
-def _apply_options() -> argparse.ArgumentParser:
+def apply_options() -> argparse.ArgumentParser:
     """The flags every editing command shares: dry run by default, --apply and its guards."""
     options = argparse.ArgumentParser(add_help=False)
     options.add_argument("--apply", dest="write", action="store_true", help="write the files (default: dry run, print the diff)")
@@ -35,7 +36,7 @@ def _apply_options() -> argparse.ArgumentParser:
 
 
 def add_parsers(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
-    options = _apply_options()
+    options = apply_options()
     apply = commands.add_parser("apply", parents=[common, options], help="preview or apply an LSP WorkspaceEdit (JSON file)")
     apply.add_argument("edit_file", metavar="EDIT.json", help="an LSP WorkspaceEdit; file:// URIs or workspace-relative paths")
     apply.add_argument("--encoding", choices=[e.value for e in PositionEncoding], default="utf-16",

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from engine.api import Engine, SourcePreference
-from engine.cli import edit_commands, graph_commands, render
+from engine.cli import edit_commands, file_commands, graph_commands, render
 from engine.errors import GraftError, ServiceUnavailable, UsageError
 from engine.names import parse_address
 from engine.ports import load_language_services, load_tools
@@ -72,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     graph_commands.add_parsers(commands, common)
     edit_commands.add_parsers(commands, common)
+    file_commands.add_parsers(commands, common, edit_commands.apply_options())
 
     servers = commands.add_parser("servers", parents=[common], help="configured and found language servers")
     servers.add_argument("--start", action="store_true",
@@ -130,6 +131,9 @@ HANDLERS: dict[str, Handler] = {
     "rename": edit_commands.run_symbol_edit,
     "move": edit_commands.run_symbol_edit,
     "rename-file": edit_commands.run_symbol_edit,
+    "batch": file_commands.run_batch_command,
+    "read-file": file_commands.run_read_file, "write-file": file_commands.run_write, "edit-file": file_commands.run_write,
+    "search": file_commands.run_search, "find-files": file_commands.run_find_files, "find-replace": file_commands.run_find_replace,
 }
 
 

@@ -53,6 +53,8 @@ class VerifyFailed(Refused):
 class ApplyOptions:
     allow_dirty: bool = False
     allow_syntax_errors: bool = False
+    own_changes: frozenset[str] = frozenset()
+    """Paths whose uncommitted changes are this caller's own (earlier steps of a batch)."""
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,7 @@ class Transactions:
             states = [s for s in materialize(edit, self.workspace) if s.changed]
             self.hook("verified")
             if not options.allow_dirty and self.dirty_check is not None:
-                dirty = sorted(self.dirty_check([s.path for s in states if s.before is not None]))
+                dirty = sorted(self.dirty_check([s.path for s in states if s.before is not None]) - options.own_changes)
                 if dirty:
                     raise DirtyFiles(
                         f"uncommitted changes in {', '.join(dirty)}; commit or stash them, or pass --allow-dirty"

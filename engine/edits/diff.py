@@ -65,3 +65,8 @@ def _paint(line: str) -> str:
     if line.startswith("-"):
         return f"{_RED}{line}{_RESET}"
     return line
+
+
+def paint(diff: str) -> str:
+    """A unified diff's lines coloured for a terminal."""
+    return "\n".join(_paint(line) for line in diff.split("\n"))

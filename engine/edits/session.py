@@ -26,6 +26,8 @@ class EditOptions:
     allow_syntax_errors: bool = False
     fail_on_new_errors: bool = False
     verify: str | None = None
+    own_changes: frozenset[str] = frozenset()
+    """Files whose uncommitted changes the caller made itself (a batch's earlier steps)."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ class EditSession:
     def apply(self, edit: WorkspaceEdit, options: EditOptions = EditOptions()) -> ApplyOutcome:
         # The paths the edit names are enough here; the plan's bytes are computed once, under the locks.
         before = self._errors([p for p in edit.touched if (self.workspace.root / p).is_file()])
-        applied = self.transactions.apply(edit, ApplyOptions(options.allow_dirty, options.allow_syntax_errors))
+        applied = self.transactions.apply(edit, ApplyOptions(options.allow_dirty, options.allow_syntax_errors, options.own_changes))
         written = [f.path for f in applied.files]
         self._after_write(written)
         after = self._errors([f.path for f in applied.files if f.status != "deleted"])

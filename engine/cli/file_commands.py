@@ -1,0 +1,165 @@
+"""``graft batch`` and the file tools on the command line (the same facade the MCP tools use).
+
+A command line has no connection to remember reads by, so the read-before-write rule
+takes the file's hash instead: ``write-file`` and ``edit-file`` need ``--expect-sha256``
+(printed by ``read-file``) or ``--overwrite-changed``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from engine.api import Engine
+from engine.batch import BatchOutcome, load_plan, run_batch
+from engine.client import EditResult, EngineClient
+from engine.edits.diff import paint
+from engine.edits.session import EditOptions
+from engine.errors import UsageError
+from engine.files import EditRequest
+from engine.ports import load_language_services
+
+Result = tuple[dict[str, object], str, str]
+
+
+def add_parsers(commands: argparse._SubParsersAction, common: argparse.ArgumentParser, options: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+    batch = commands.add_parser("batch", parents=[common, options], help="run a JSON/YAML/TOML list of refactorings as one transaction")
+    batch.add_argument("plan", metavar="PLAN")
+    batch.add_argument("--each", action="store_true", help="commit each step separately (steps before a refusal stay)")
+
+    read = commands.add_parser("read-file", parents=[common], help="a file with a sha256 header and line numbers")
+    read.add_argument("path", metavar="PATH")
+    read.add_argument("--start", type=int, default=1)
+    read.add_argument("--end", type=int)
+    read.add_argument("--outline", action="store_true", help="also print the file's symbol outline")
+
+    for name, helptext in (("write-file", "create or overwrite a file"), ("edit-file", "replace text in a file")):
+        sub = commands.add_parser(name, parents=[common, options], help=helptext)
+        sub.add_argument("path", metavar="PATH")
+        sub.add_argument("--expect-sha256", metavar="HASH", help="the hash read-file printed: refused if the file changed since")
+        sub.add_argument("--overwrite-changed", action="store_true", help="write whatever the file holds now")
+        if name == "write-file":
+            sub.add_argument("--content-file", required=True, metavar="F", help="the new content ('-' for stdin)")
+        else:
+            sub.add_argument("--old-file", metavar="F", help="text that must occur exactly once ('-' for stdin)")
+            sub.add_argument("--new-file", required=True, metavar="F", help="its replacement")
+            sub.add_argument("--start-anchor")
+            sub.add_argument("--end-anchor")
+            sub.add_argument("--start-line", type=int)
+            sub.add_argument("--end-line", type=int)
+
+    search = commands.add_parser("search", parents=[common], help="text or regex search; hits name their enclosing symbol")
+    search.add_argument("query", metavar="QUERY")
+    search.add_argument("--regex", action="store_true")
+    search.add_argument("--glob", default="*")
+    search.add_argument("--limit", type=int, default=200)
+
+    find_files = commands.add_parser("find-files", parents=[common], help="workspace files matching a glob")
+    find_files.add_argument("pattern", metavar="GLOB")
+
+    replace = commands.add_parser("find-replace", parents=[common, options], help="replace text or a regex across files")
+    replace.add_argument("query", metavar="QUERY")
+    replace.add_argument("replacement", metavar="REPLACEMENT")
+    replace.add_argument("--regex", action="store_true")
+    replace.add_argument("--glob", default="*")
+
+
+def _options(engine: Engine, args: argparse.Namespace) -> EditOptions:
+    return EditOptions(
+        allow_dirty=args.allow_dirty or engine.settings.allow_dirty, allow_syntax_errors=args.allow_syntax_errors,
+        fail_on_new_errors=args.fail_on_new_errors, verify=args.verify,
+    )
+
+
+def run_batch_command(engine: Engine, args: argparse.Namespace) -> Result:
+    steps = load_plan(Path(args.plan))
+    progress = _progress if sys.stderr.isatty() else None
+
+    def scratch(root: Path) -> Engine:
+        from engine.workspace import Workspace
+
+        workspace = Workspace(root)
+        services = load_language_services(workspace) if engine.services is not None else None
+        return Engine(workspace, services=services, source=engine.source)
+
+    outcome = run_batch(engine, steps, apply=args.write, each=args.each, options=_options(engine, args),
+                        scratch_engine=scratch, progress=progress)
+    return _batch_result(outcome, colour=sys.stdout.isatty() and not args.json)
+
+
+def _progress(index: int, total: int, target: str) -> None:
+    print(f"\r[{index}/{total}] {target[:70]:<70}", end="" if index < total else "\n", file=sys.stderr, flush=True)
+
+
+def _batch_result(outcome: BatchOutcome, *, colour: bool) -> Result:
+    steps = [
+        {"step": s.index, "op": s.op, "target": s.target, "source": s.source, "confidence": s.confidence,
+         "files": s.files, "warnings": s.warnings, "transaction": s.transaction}
+        for s in outcome.steps
+    ]
+    files = [{"path": f.path, "status": f.status, "added": f.added, "removed": f.removed} for f in outcome.files]
+    payload = {"applied": outcome.applied, "steps": steps, "files": files, "diff": outcome.diff}
+    rows = [f"step {s.index}: {s.op} {s.target}  [{s.source} · {s.confidence}]  {len(s.files)} file(s)"
+            + (f"  transaction {s.transaction}" if s.transaction else "") for s in outcome.steps]
+    tail = "dry run: nothing written (pass --apply to write)" if not outcome.applied else f"{len(outcome.steps)} step(s) applied"
+    notes = "\n".join(f"note: step {s.index}: {w}" for s in outcome.steps for w in s.warnings)
+    return payload, "\n".join(filter(None, [*rows, paint(outcome.diff) if colour else outcome.diff, tail])), notes
+
+
+def run_read_file(engine: Engine, args: argparse.Namespace) -> Result:
+    view = EngineClient(engine).read_file(args.path, start=args.start, end=args.end, outline=args.outline)
+    return dict(vars(view)), view.render(), ""
+
+
+def run_write(engine: Engine, args: argparse.Namespace) -> Result:
+    client = EngineClient(engine)
+    if args.expect_sha256:
+        relative, _absolute = engine.workspace.resolve(args.path)
+        client.ledger.record(relative, args.expect_sha256)
+    elif not args.overwrite_changed and (engine.workspace.root / args.path).exists():
+        raise UsageError(f"{args.path} exists: pass --expect-sha256 (from read-file) or --overwrite-changed")
+    apply = args.write
+    if args.command == "write-file":
+        result = client.write_file(args.path, _text(args.content_file), overwrite_changed=args.overwrite_changed, apply=apply)
+    else:
+        request = EditRequest(args.path, _text(args.new_file), _text(args.old_file) if args.old_file else None,
+                              args.start_anchor, args.end_anchor, args.start_line, args.end_line, args.overwrite_changed)
+        result = client.edit_file(request, apply=apply)
+    return edit_result(result)
+
+
+def run_find_replace(engine: Engine, args: argparse.Namespace) -> Result:
+    return edit_result(EngineClient(engine).find_replace(args.query, args.replacement, regex=args.regex, glob=args.glob, apply=args.write))
+
+
+def run_search(engine: Engine, args: argparse.Namespace) -> Result:
+    hits, total = EngineClient(engine).search(args.query, regex=args.regex, glob=args.glob, limit=args.limit)
+    rows = [f"{h.path}:{h.line}:{h.column}  [{h.symbol or 'module'}]  {h.text}" for h in hits]
+    more = f"… {total - len(hits)} more (raise --limit)" if total > len(hits) else ""
+    return {"hits": [vars(h) for h in hits], "total": total}, "\n".join(filter(None, [*rows, more])) or "(no hits)", ""
+
+
+def run_find_files(engine: Engine, args: argparse.Namespace) -> Result:
+    found = EngineClient(engine).find_files(args.pattern)
+    return {"files": found}, "\n".join(found) or "(none)", ""
+
+
+def edit_result(result: EditResult) -> Result:
+    payload = {
+        "operation": result.operation, "applied": result.applied, "diff": result.diff, "edits": result.edits,
+        "files": [vars(f) for f in result.files], "source": result.source, "confidence": result.confidence,
+        "warnings": result.warnings, "transaction": result.transaction, "new_diagnostics": result.new_diagnostics,
+    }
+    text = "\n".join(filter(None, [result.diff if not result.applied else "", result.summary()]))
+    return payload, text, ""
+
+
+def _text(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"cannot read {path}: {error}") from None
+
