@@ -65,6 +65,8 @@ class BatchOutcome:
     steps: list[StepOutcome] = field(default_factory=list)
     diff: str = ""
     files: list[FileSummary] = field(default_factory=list)
+    verify_output: str = ""
+    """The tail of what ``--verify`` printed, when it ran."""
 
 
 def load_plan(path: Path) -> list[dict[str, Any]]:
@@ -122,9 +124,9 @@ def run_batch(
     if not apply:
         return BatchOutcome(False, trial.steps, unified_diff(states), summarize(states))
     # The whole batch as one transaction: one journal entry, one undo, all files or none.
-    applied = engine.edits().apply(_edit_from(engine, states), chosen).applied
-    steps_out = [replace(s, transaction=applied.transaction) for s in trial.steps]
-    return BatchOutcome(True, steps_out, unified_diff(states), list(applied.files))
+    written = engine.edits().apply(_edit_from(engine, states), chosen)
+    steps_out = [replace(s, transaction=written.applied.transaction) for s in trial.steps]
+    return BatchOutcome(True, steps_out, unified_diff(states), list(written.applied.files), written.verify_output)
 
 
 def _step_by_step(

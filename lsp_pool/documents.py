@@ -38,8 +38,9 @@ class DocumentTracker:
     def open_documents(self) -> list[Path]:
         return [path for path, seen in self._seen.items() if seen.version is not None]
 
-    def use(self, path: Path, *, open_it: bool) -> None:
-        """Bring the server up to date with ``path`` before a request about it."""
+    def use(self, path: Path, *, open_it: bool) -> bool:
+        """Bring the server up to date with ``path`` before a request about it; True when
+        that sent the server the document (didOpen or didChange)."""
         stat = path.stat()
         seen = self._seen.get(path)
         now = time.monotonic()
@@ -49,17 +50,21 @@ class DocumentTracker:
             self._seen[path] = seen
             if open_it:
                 self._open(path, seen, data)
-            return
+            return open_it
         seen.last_used = now
+        sent = False
         if (stat.st_size, stat.st_mtime_ns) != (seen.size, seen.mtime_ns):
             data = path.read_bytes()
             digest = hashlib.sha256(data).hexdigest()
             seen.size, seen.mtime_ns = stat.st_size, stat.st_mtime_ns
             if digest != seen.sha256:
                 seen.sha256 = digest
+                sent = seen.version is not None
                 self._changed(path, seen, data)
         if open_it and seen.version is None:
             self._open(path, seen, path.read_bytes())
+            sent = True
+        return sent
 
     def changed_by_us(self, path: Path) -> None:
         """Our own apply layer rewrote, created or deleted ``path``: tell the server now rather
@@ -72,8 +77,9 @@ class DocumentTracker:
         elif path in self._seen:
             self.use(path, open_it=False)
         else:
-            # A file the server has not been shown: created, or changed unseen; either way, re-read it.
-            self._watched(path, t.FileChangeType.Changed)
+            # A file the server has not been shown, most often one the edit created: servers
+            # treat Created as "add it to the program, or re-read it".
+            self._watched(path, t.FileChangeType.Created)
 
     def close_idle(self, idle_seconds: float) -> list[Path]:
         """didClose every document unused for ``idle_seconds``."""

@@ -255,12 +255,15 @@ class LanguageApi:
             items = getattr(value, "items", None) or []
             return Answered(converter.diagnostics(uri, items), server.spec.id, complete)
         arrived = server.expect_diagnostics(uri)
-        server.use_file(path, open_it=True)
+        sent = server.use_file(path, open_it=True)
         tracker_state = await server.tracker.wait() if server.tracker is not None else None
-        try:
-            await asyncio.wait_for(arrived.wait(), wait)
-            complete = tracker_state is not None and tracker_state.value == "ready"
-        except TimeoutError:
-            complete = False
+        complete = tracker_state is not None and tracker_state.value == "ready"
+        if sent or uri not in server.diagnostics or uri in server.stale_diagnostics:
+            # The server was just shown the document: its diagnostics for this version follow.
+            try:
+                await asyncio.wait_for(arrived.wait(), wait)
+            except TimeoutError:
+                complete = False
+        # Otherwise the document is open and unchanged since the server last published for it.
         converter = Converter(self.root, server.encoding)
         return Answered(converter.diagnostics(uri, server.diagnostics.get(uri, [])), server.spec.id, complete)

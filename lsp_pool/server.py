@@ -48,6 +48,8 @@ class ManagedServer:
         self.capabilities: t.ServerCapabilities | None = None
         self.server_version: str | None = None
         self.diagnostics: dict[str, list[t.Diagnostic]] = {}
+        self.stale_diagnostics: set[str] = set()
+        """URIs shown to the server (didOpen/didChange) since it last published diagnostics for them."""
         self.log: list[str] = []
         self.documents = DocumentTracker(self._notify, lambda path: language_of(path.name))
         self.restarts = 0
@@ -217,15 +219,19 @@ class ManagedServer:
         self.touch()
         return Reply(value, complete)
 
-    def use_file(self, path: Path, *, open_it: bool) -> None:
+    def use_file(self, path: Path, *, open_it: bool) -> bool:
+        """Bring the server up to date with ``path``; True when that sent it something
+        (didOpen or didChange), after which fresh diagnostics will follow."""
         # Documents opened earlier and unused since are closed first: an open document
         # costs the server memory and, for type checkers, re-checking on every change.
         self.documents.close_idle(self.config.document_idle_timeout)
-        self.documents.use(path, open_it=open_it)
+        return self.documents.use(path, open_it=open_it)
 
     # -- events --------------------------------------------------------------
 
     def _notify(self, method: str, params: object) -> None:
+        if method in (t.TEXT_DOCUMENT_DID_OPEN, t.TEXT_DOCUMENT_DID_CHANGE):
+            self.stale_diagnostics.add(params.text_document.uri)  # type: ignore[attr-defined]
         if self.connection is not None and self.connection.alive:
             self.connection.notify(method, params)
 
@@ -236,6 +242,7 @@ class ManagedServer:
 
     def _on_diagnostics(self, tracker: ReadinessTracker, params: t.PublishDiagnosticsParams) -> None:
         self.diagnostics[params.uri] = list(params.diagnostics)
+        self.stale_diagnostics.discard(params.uri)
         tracker.diagnostics_published()
         waiter = self._diagnostic_waiters.pop(params.uri, None)
         if waiter is not None:

@@ -22,7 +22,7 @@ REFUSED = {"op": "rename", "address": "shop/pricing.py:with_vat", "new_name": "c
 @pytest.fixture()
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "sample"
-    shutil.copytree(SAMPLE, root)
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".graft"))
     return root
 
 

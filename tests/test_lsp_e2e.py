@@ -41,7 +41,7 @@ def only(server_id: str) -> PoolConfig:
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A private copy of the fixture project: servers may write caches, and some tests edit files."""
     target = tmp_path_factory.mktemp("e2e") / "sample"
-    shutil.copytree(SAMPLE, target)
+    shutil.copytree(SAMPLE, target, ignore=shutil.ignore_patterns(".graft"))
     return target
 
 

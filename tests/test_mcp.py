@@ -36,7 +36,7 @@ EXPECTED_TOOLS = {
 @pytest.fixture()
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "sample"
-    shutil.copytree(SAMPLE, root)
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".graft"))
     return root
 
 

@@ -135,6 +135,9 @@ def _preview_or_apply(engine: Engine, args: argparse.Namespace, edit: WorkspaceE
     }
     notes = [f"warning: {path} no longer parses (--allow-syntax-errors)" for path in applied.new_syntax_errors]
     notes += [f"new error: {d.file}:{d.range.start.line + 1}: {d.message}" for d in outcome.new_diagnostics]
+    if outcome.verify_output.strip():
+        notes.append(f"verify passed: {outcome.verify_output.strip().splitlines()[-1]}")
+        payload["verify_output"] = outcome.verify_output
     text = f"applied transaction {applied.transaction}\n{_summary_text(applied.files, dry_run=False)}"
     return payload, text, "\n".join(notes)
 

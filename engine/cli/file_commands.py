@@ -104,6 +104,9 @@ def _batch_result(outcome: BatchOutcome, *, colour: bool) -> Result:
             + (f"  transaction {s.transaction}" if s.transaction else "") for s in outcome.steps]
     tail = "dry run: nothing written (pass --apply to write)" if not outcome.applied else f"{len(outcome.steps)} step(s) applied"
     notes = "\n".join(f"note: step {s.index}: {w}" for s in outcome.steps for w in s.warnings)
+    if outcome.verify_output.strip():
+        notes += f"\nverify passed: {outcome.verify_output.strip().splitlines()[-1]}"
+        payload["verify_output"] = outcome.verify_output
     return payload, "\n".join(filter(None, [*rows, paint(outcome.diff) if colour else outcome.diff, tail])), notes
 
 
