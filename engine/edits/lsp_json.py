@@ -65,8 +65,14 @@ def to_lsp(edit: WorkspaceEdit, workspace: Workspace, encoding: PositionEncoding
                 ],
             })
         elif isinstance(operation, CreateFile):
-            changes.append({"kind": "create", "uri": _uri(workspace, operation.path),
+            uri = _uri(workspace, operation.path)
+            changes.append({"kind": "create", "uri": uri,
                             "options": {"overwrite": operation.overwrite, "ignoreIfExists": operation.ignore_if_exists}})
+            if operation.content:
+                # LSP creates files empty: the content follows as an insertion into the new file.
+                origin = {"line": 0, "character": 0}
+                changes.append({"textDocument": {"uri": uri, "version": None},
+                                "edits": [{"range": {"start": origin, "end": origin}, "newText": operation.content}]})
         elif isinstance(operation, RenameFile):
             changes.append({"kind": "rename", "oldUri": _uri(workspace, operation.old), "newUri": _uri(workspace, operation.new),
                             "options": {"overwrite": operation.overwrite, "ignoreIfExists": operation.ignore_if_exists}})

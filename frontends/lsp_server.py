@@ -1,0 +1,292 @@
+"""``graft lsp``: the engine as a language server for editor plugins (pygls).
+
+- ``textDocument/documentSymbol`` serves the engine's outline; ``prepareRename`` and
+  ``rename`` its rename (the editor asks for the new name and applies the edit itself).
+- Code actions on the symbol under the cursor: "Rename across workspace (graft)",
+  "Move to module…", "Safe delete", "Replace body…", each a command.
+- Commands ``graft.rename``, ``graft.move``, ``graft.safeDelete``,
+  ``graft.replaceSymbolBody``, ``graft.insertBefore``, ``graft.insertAfter`` plan the
+  change and send it through ``workspace/applyEdit``, so the editor's buffers and undo
+  stay in step; the edit carries a change annotation with the engine's source and
+  confidence. ``graft.outline`` and ``graft.impact`` return data. Long work reports
+  ``$/progress``. A command missing an argument it needs (a destination) asks with
+  ``window/showMessageRequest`` where a choice can be offered.
+- Plans are made from the files on disk: a command on a document with unsaved changes
+  is refused with a message, rather than computed from stale text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types as t
+from lsprotocol.converters import get_converter
+from pygls.lsp.server import LanguageServer
+
+from engine.api import Engine, SourcePreference
+from engine.edits.lsp_json import to_lsp
+from engine.edits.model import ChangeAnnotation, WorkspaceEdit
+from engine.errors import GraftError, UsageError
+from engine.names import PositionAddress, parse_address
+from engine.positions import LineIndex, Position, PositionEncoding
+from engine.ports import load_language_services
+from engine.refactor.plan import RefactorPlan
+from engine.symbols import Symbol
+from engine.workspace import Workspace
+
+_CONVERTER = get_converter()
+COMMANDS = (
+    "graft.rename", "graft.move", "graft.safeDelete", "graft.replaceSymbolBody",
+    "graft.insertBefore", "graft.insertAfter", "graft.outline", "graft.impact",
+)
+
+
+class GraftLanguageServer(LanguageServer):
+    def __init__(self, source: SourcePreference) -> None:
+        super().__init__("codegraft", "0.1.0")
+        self.source = source
+        self.engine: Engine | None = None
+
+    def require_engine(self) -> Engine:
+        if self.engine is None:
+            raise UsageError("the server has no workspace yet (initialize with a rootUri or workspace folder)")
+        return self.engine
+
+    # -- positions --------------------------------------------------------------------
+
+    def path_of(self, uri: str) -> str:
+        engine = self.require_engine()
+        return engine.workspace.resolve(unquote(urlparse(uri).path))[0]
+
+    def index_of(self, path: str) -> LineIndex:
+        return LineIndex((self.require_engine().workspace.root / path).read_bytes())
+
+    def to_engine(self, path: str, position: t.Position) -> Position:
+        return self.index_of(path).from_protocol(position.line, position.character, PositionEncoding.UTF16)
+
+    def to_lsp_range(self, index: LineIndex, start: Position, end: Position) -> t.Range:
+        (line, column), (end_line, end_column) = index.to_protocol(start, PositionEncoding.UTF16), index.to_protocol(end, PositionEncoding.UTF16)
+        return t.Range(t.Position(line, column), t.Position(end_line, end_column))
+
+    def check_saved(self, uri: str) -> None:
+        """Plans are computed from disk; an editor buffer with unsaved changes would be clobbered."""
+        document = self.workspace.get_text_document(uri)
+        path = self.path_of(uri)
+        on_disk = (self.require_engine().workspace.root / path).read_text(encoding="utf-8-sig", errors="replace")
+        if document.source is not None and document.version is not None and document.source.replace("\r\n", "\n") != on_disk.replace("\r\n", "\n"):
+            raise UsageError(f"{path} has unsaved changes; save it first (graft plans from the files on disk)")
+
+    def symbol_at(self, uri: str, position: t.Position) -> Symbol:
+        path = self.path_of(uri)
+        engine_position = self.to_engine(path, position)
+        address = PositionAddress(path, engine_position.line + 1, engine_position.column + 1)
+        return self.require_engine().find(address).matches[0]
+
+    # -- edits ------------------------------------------------------------------------
+
+    def as_lsp_edit(self, plan: RefactorPlan) -> t.WorkspaceEdit:
+        label = f"graft {plan.operation} ({plan.source.value} · {plan.confidence.value})"
+        annotated = WorkspaceEdit(plan.edit.operations, {"graft": ChangeAnnotation(label, False, "; ".join(plan.warnings))})
+        data = to_lsp(annotated, self.require_engine().workspace)
+        data.pop("graft:sha256", None)
+        for change in data["documentChanges"]:
+            if "edits" in change:
+                change["edits"] = [{**edit, "annotationId": "graft"} for edit in change["edits"]]
+            else:
+                change["annotationId"] = "graft"
+        return _CONVERTER.structure(data, t.WorkspaceEdit)
+
+    async def send(self, plan: RefactorPlan) -> dict[str, Any]:
+        label = f"graft {plan.operation} ({plan.source.value} · {plan.confidence.value})"
+        reply = await self.workspace_apply_edit_async(t.ApplyWorkspaceEditParams(edit=self.as_lsp_edit(plan), label=label))
+        for warning in plan.warnings:
+            self.window_log_message(t.LogMessageParams(t.MessageType.Info, f"{plan.operation}: {warning}"))
+        return {"applied": bool(reply.applied), "files": plan.files, "source": plan.source.value,
+                "confidence": plan.confidence.value, "warnings": plan.warnings,
+                **({"failure": reply.failure_reason} if reply.failure_reason else {})}
+
+
+def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLanguageServer:
+    server = GraftLanguageServer(source)
+
+    @server.feature(t.INITIALIZED)
+    def initialized(ls: GraftLanguageServer, params: t.InitializedParams) -> None:
+        folders = list(ls.workspace.folders.values())
+        root = ls.workspace.root_path or (unquote(urlparse(folders[0].uri).path) if folders else None)
+        if not root:
+            ls.window_show_message(t.ShowMessageParams(t.MessageType.Error, "graft: no workspace root given; open a folder"))
+            return
+        workspace = Workspace(Path(root).resolve())
+        services = load_language_services(workspace) if ls.source in (SourcePreference.AUTO, SourcePreference.LSP) else None
+        ls.engine = Engine(workspace, services=services, source=ls.source)
+
+    @server.feature(t.SHUTDOWN)
+    def shutdown(ls: GraftLanguageServer, params: None) -> None:
+        if ls.engine is not None:
+            ls.engine.close()
+            ls.engine = None
+
+    @server.feature(t.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def document_symbol(ls: GraftLanguageServer, params: t.DocumentSymbolParams) -> list[t.DocumentSymbol]:
+        path = ls.path_of(params.text_document.uri)
+        listing = ls.require_engine().outline(path)
+        index = ls.index_of(path)
+
+        def convert(symbol: Symbol) -> t.DocumentSymbol:
+            return t.DocumentSymbol(
+                name=symbol.name, kind=t.SymbolKind(int(symbol.kind)), detail=f"{symbol.source.value} · {symbol.confidence.value}",
+                range=ls.to_lsp_range(index, symbol.range.start, symbol.range.end),
+                selection_range=ls.to_lsp_range(index, symbol.selection_range.start, symbol.selection_range.end),
+                children=[convert(child) for child in symbol.children],
+            )
+
+        return [convert(symbol) for symbol in listing.symbols]
+
+    @server.feature(t.TEXT_DOCUMENT_PREPARE_RENAME)
+    def prepare_rename(ls: GraftLanguageServer, params: t.PrepareRenameParams) -> t.Range | None:
+        path = ls.path_of(params.text_document.uri)
+        position = ls.to_engine(path, params.position)
+        line = ls.index_of(path).line_text(position.line)
+        start = position.column
+        while start > 0 and (line[start - 1].isalnum() or line[start - 1] == "_"):
+            start -= 1
+        end = position.column
+        while end < len(line) and (line[end].isalnum() or line[end] == "_"):
+            end += 1
+        if start == end:
+            return None
+        return ls.to_lsp_range(ls.index_of(path), Position(position.line, start), Position(position.line, end))
+
+    @server.feature(t.TEXT_DOCUMENT_RENAME)
+    def rename(ls: GraftLanguageServer, params: t.RenameParams) -> t.WorkspaceEdit:
+        ls.check_saved(params.text_document.uri)
+        plan = ls.require_engine().plan_rename(_address_at(ls, params.text_document.uri, params.position), params.new_name)
+        return ls.as_lsp_edit(plan)
+
+    @server.feature(t.TEXT_DOCUMENT_CODE_ACTION, t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.Refactor]))
+    def code_action(ls: GraftLanguageServer, params: t.CodeActionParams) -> list[t.CodeAction]:
+        try:
+            symbol = ls.symbol_at(params.text_document.uri, params.range.start)
+        except GraftError:
+            return []
+        address = symbol.address
+        actions = [
+            ("Rename across workspace (graft)", "graft.rename", t.CodeActionKind.Refactor),
+            ("Move to module…", "graft.move", t.CodeActionKind.RefactorMove),
+            ("Safe delete", "graft.safeDelete", t.CodeActionKind.Refactor),
+            ("Replace body…", "graft.replaceSymbolBody", t.CodeActionKind.RefactorRewrite),
+        ]
+        if len(symbol.path) != 1:
+            actions = [a for a in actions if a[1] != "graft.move"]
+        return [t.CodeAction(title=f"{title}: {symbol.name_path}", kind=kind, command=t.Command(title=title, command=command, arguments=[address]))
+                for title, command, kind in actions]
+
+    @server.command("graft.outline")
+    def outline(ls: GraftLanguageServer, *arguments: Any) -> list[dict[str, Any]]:
+        path = _argument(list(arguments), 0, "a file path or URI")
+        listing = ls.require_engine().outline(ls.path_of(path) if path.startswith("file:") else path)
+        return [{"name_path": s.name_path, "kind": s.kind.label, "line": s.range.first_line, "source": s.source.value}
+                for top in listing.symbols for s in top.walk()]
+
+    @server.command("graft.impact")
+    def impact(ls: GraftLanguageServer, *arguments: Any) -> list[dict[str, Any]]:
+        return [r.to_json() for r in ls.require_engine().graph().impact(_argument(list(arguments), 0, "an address"))]
+
+    def refactor_command(name: str, make: Any) -> None:
+        @server.command(name)
+        async def run(ls: GraftLanguageServer, *arguments: Any) -> dict[str, Any]:
+            token = str(id(arguments))
+            await ls.work_done_progress.create_async(token)
+            ls.work_done_progress.begin(token, t.WorkDoneProgressBegin(title=name, message="planning"))
+            try:
+                plan = await make(ls, list(arguments))
+                if plan is None:
+                    return {"applied": False, "cancelled": True}
+                ls.work_done_progress.report(token, t.WorkDoneProgressReport(message="applying in the editor"))
+                return await ls.send(plan)
+            except GraftError as error:
+                ls.window_show_message(t.ShowMessageParams(t.MessageType.Error, f"graft: {error.message}"))
+                return {"applied": False, "error": error.to_json()}
+            finally:
+                ls.work_done_progress.end(token, t.WorkDoneProgressEnd(message="done"))
+
+    async def plan_rename(ls: GraftLanguageServer, arguments: list[Any]) -> RefactorPlan:
+        new_name = _argument(arguments, 1, "the new name (editors ask for it; textDocument/rename does too)")
+        return ls.require_engine().plan_rename(_argument(arguments, 0, "an address"), new_name)
+
+    async def plan_move(ls: GraftLanguageServer, arguments: list[Any]) -> RefactorPlan | None:
+        address = _argument(arguments, 0, "an address")
+        engine = ls.require_engine()
+        dest = arguments[1] if len(arguments) > 1 else await _choose_module(ls, engine.resolve(parse_address(address)))
+        if dest is None:
+            return None
+        return engine.plan_move(address, dest, create=bool(arguments[2]) if len(arguments) > 2 else False)
+
+    async def plan_delete(ls: GraftLanguageServer, arguments: list[Any]) -> RefactorPlan:
+        return ls.require_engine().plan_delete(_argument(arguments, 0, "an address"))
+
+    async def plan_replace(ls: GraftLanguageServer, arguments: list[Any]) -> RefactorPlan:
+        return ls.require_engine().plan_replace(_argument(arguments, 0, "an address"), _argument(arguments, 1, "the new declaration"))
+
+    async def plan_before(ls: GraftLanguageServer, arguments: list[Any]) -> RefactorPlan:
+        return ls.require_engine().plan_insert(_argument(arguments, 0, "an address"), _argument(arguments, 1, "the text"), before=True)
+
+    async def plan_after(ls: GraftLanguageServer, arguments: list[Any]) -> RefactorPlan:
+        return ls.require_engine().plan_insert(_argument(arguments, 0, "an address"), _argument(arguments, 1, "the text"), before=False)
+
+    for name, make in (("graft.rename", plan_rename), ("graft.move", plan_move), ("graft.safeDelete", plan_delete),
+                       ("graft.replaceSymbolBody", plan_replace), ("graft.insertBefore", plan_before),
+                       ("graft.insertAfter", plan_after)):
+        refactor_command(name, make)
+
+    return server
+
+
+def _argument(arguments: list[Any], index: int, what: str) -> str:
+    if len(arguments) <= index or not isinstance(arguments[index], str) or not arguments[index]:
+        raise UsageError(f"argument {index + 1} must be {what}")
+    return arguments[index]
+
+
+def _address_at(ls: GraftLanguageServer, uri: str, position: t.Position) -> str:
+    """A name path when the cursor is on a declaration's name (so the whole hierarchy and stubs
+    follow), else ``FILE:LINE:COL`` (parameters, locals, uses)."""
+    path = ls.path_of(uri)
+    engine_position = ls.to_engine(path, position)
+    try:
+        symbol = ls.symbol_at(uri, position)
+        if symbol.selection_range.start <= engine_position <= symbol.selection_range.end:
+            return symbol.address
+    except GraftError:
+        pass
+    return f"{path}:{engine_position.line + 1}:{engine_position.column + 1}"
+
+
+async def _choose_module(ls: GraftLanguageServer, symbol: Symbol) -> str | None:
+    """Offer the modules beside the symbol's own as choices."""
+    folder = (ls.require_engine().workspace.root / symbol.file).parent
+    root = ls.require_engine().workspace.root
+    choices = sorted(p.relative_to(root).as_posix() for p in folder.glob("*.py") if p.name != Path(symbol.file).name)[:12]
+    if not choices:
+        raise UsageError(f"no other module beside {symbol.file}; pass the destination as the command's second argument")
+    answer = await ls.window_show_message_request_async(t.ShowMessageRequestParams(
+        t.MessageType.Info, f"Move {symbol.name_path} to which module?", [t.MessageActionItem(c) for c in choices]))
+    return answer.title if answer is not None else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="graft lsp", description="Serve the engine to editors over stdio (LSP).")
+    parser.add_argument("--source", choices=[s.value for s in SourcePreference], default="auto")
+    args = parser.parse_args(argv)
+    server = build_server(SourcePreference(args.source))
+    server.start_io()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+

@@ -1,0 +1,131 @@
+"""``graft lsp`` end to end: a pygls client, and a real editor (headless Neovim) renaming through it."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types as t
+from pygls.lsp.client import LanguageClient
+
+from tests.conftest import SAMPLE
+
+GRAFT = shutil.which("graft", path=str(Path(sys.executable).parent))
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "sample"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".graft"))
+    return root
+
+
+async def session(project: Path, steps: Any) -> tuple[Any, list[t.ApplyWorkspaceEditParams], list[Any]]:
+    client = LanguageClient("graft-test", "1")
+    edits: list[t.ApplyWorkspaceEditParams] = []
+    progress: list[Any] = []
+
+    @client.feature(t.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: t.ApplyWorkspaceEditParams) -> t.ApplyWorkspaceEditResult:
+        edits.append(params)
+        return t.ApplyWorkspaceEditResult(applied=True)
+
+    @client.feature(t.WINDOW_WORK_DONE_PROGRESS_CREATE)
+    def create_progress(params: t.WorkDoneProgressCreateParams) -> None:
+        return None
+
+    @client.feature(t.PROGRESS)
+    def on_progress(params: t.ProgressParams) -> None:
+        progress.append(params.value)
+
+    await client.start_io(GRAFT, "lsp", "--source", "ast")
+    await client.initialize_async(t.InitializeParams(
+        capabilities=t.ClientCapabilities(
+            workspace=t.WorkspaceClientCapabilities(apply_edit=True, workspace_edit=t.WorkspaceEditClientCapabilities(document_changes=True)),
+            window=t.WindowClientCapabilities(work_done_progress=True),
+        ),
+        root_uri=project.as_uri(),
+    ))
+    client.initialized(t.InitializedParams())
+    try:
+        result = await steps(client)
+    finally:
+        await client.shutdown_async(None)
+        client.exit(None)
+        await client.stop()
+    return result, edits, progress
+
+
+def uri(project: Path, path: str) -> str:
+    return (project / path).as_uri()
+
+
+def test_code_actions_and_a_rename_command_reach_the_editor_through_apply_edit(project: Path) -> None:
+    pricing = uri(project, "shop/pricing.py")
+    line = next(n for n, text in enumerate((project / "shop/pricing.py").read_text().splitlines()) if text.startswith("def apply_discount"))
+
+    async def steps(client: LanguageClient) -> Any:
+        text = (project / "shop/pricing.py").read_text()
+        client.text_document_did_open(t.DidOpenTextDocumentParams(t.TextDocumentItem(pricing, "python", 1, text)))
+        actions = await client.text_document_code_action_async(t.CodeActionParams(
+            t.TextDocumentIdentifier(pricing), t.Range(t.Position(line, 6), t.Position(line, 6)), t.CodeActionContext(diagnostics=[])))
+        outcome = await client.workspace_execute_command_async(t.ExecuteCommandParams(
+            "graft.rename", ["shop/pricing.py:apply_discount", "discounted_total"]))
+        symbols = await client.text_document_document_symbol_async(t.DocumentSymbolParams(t.TextDocumentIdentifier(pricing)))
+        return actions, outcome, symbols
+
+    (actions, outcome, symbols), edits, progress = asyncio.run(session(project, steps))
+    titles = [a.title for a in actions]
+    assert any(title.startswith("Rename across workspace (graft)") for title in titles)
+    assert any(title.startswith("Move to module…") for title in titles)
+    assert any(title.startswith("Safe delete") for title in titles) and any(title.startswith("Replace body…") for title in titles)
+    assert outcome["applied"] is True and outcome["source"] == "ast"
+    assert len(edits) == 1 and edits[0].label.startswith("graft rename (ast")
+    changed = {change.text_document.uri for change in edits[0].edit.document_changes}
+    assert changed == {pricing, uri(project, "shop/__init__.py")}
+    assert "graft" in edits[0].edit.change_annotations
+    assert [p["kind"] if isinstance(p, dict) else getattr(p, "kind", None) for p in progress] == ["begin", "report", "end"]
+    assert any(s.name == "apply_discount" for s in symbols)
+    # The server never writes: the editor applies the edit (here the test client only recorded it).
+    assert "def apply_discount" in (project / "shop/pricing.py").read_text()
+
+
+def test_a_refused_command_says_why_and_sends_no_edit(project: Path) -> None:
+    async def steps(client: LanguageClient) -> Any:
+        return await client.workspace_execute_command_async(t.ExecuteCommandParams("graft.safeDelete", ["shop/pricing.py:with_vat"]))
+
+    outcome, edits, _ = asyncio.run(session(project, steps))
+    assert outcome["applied"] is False and outcome["error"]["code"] == "references_remain"
+    assert edits == []
+
+
+@pytest.mark.skipif(shutil.which("nvim") is None, reason="Neovim is not installed here (.ci/install-servers installs Debian's neovim)")
+def test_headless_neovim_renames_through_the_server(project: Path, tmp_path: Path) -> None:
+    """A real editor client: Neovim starts `graft lsp`, renames at the cursor, writes the buffers."""
+    script = tmp_path / "rename.lua"
+    script.write_text(f"""
+local root = {str(project)!r}
+local id = vim.lsp.start_client({{ name = "graft", cmd = {{ {GRAFT!r}, "lsp", "--source", "ast" }}, root_dir = root }})
+vim.cmd("edit " .. root .. "/shop/pricing.py")
+vim.lsp.buf_attach_client(0, id)
+vim.wait(20000, function() local c = vim.lsp.get_client_by_id(id); return c ~= nil and c.initialized end, 50)
+vim.fn.search("def apply_discount")
+vim.cmd("normal! w")
+vim.lsp.buf.rename("discounted_total")
+vim.wait(20000, function() return vim.fn.getline(vim.fn.search("def discounted_total", "nw")) ~= "" and vim.fn.search("def discounted_total", "nw") > 0 end, 50)
+vim.wait(500)
+vim.cmd("silent! wall")
+vim.cmd("qall!")
+""")
+    ran = subprocess.run(["nvim", "--headless", "--clean", "-u", "NONE", "-c", f"luafile {script}"],
+                         cwd=project, capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    assert "def discounted_total" in (project / "shop/pricing.py").read_text(), ran.stderr + ran.stdout
+    assert "discounted_total as discount" in (project / "shop/__init__.py").read_text()
+    tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=project, capture_output=True, text=True)
+    assert tests.returncode == 0, tests.stdout
