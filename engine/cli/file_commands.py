@@ -28,8 +28,8 @@ def add_parsers(commands: argparse._SubParsersAction, common: argparse.ArgumentP
     batch.add_argument("plan", metavar="PLAN")
     batch.add_argument("--each", action="store_true", help="commit each step separately (steps before a refusal stay)")
 
-    read = commands.add_parser("read-file", parents=[common], help="a file with a sha256 header and line numbers")
-    read.add_argument("path", metavar="PATH")
+    read = commands.add_parser("read-file", parents=[common], help="files with a sha256 header and line numbers")
+    read.add_argument("paths", metavar="PATH", nargs="+")
     read.add_argument("--start", type=int, default=1)
     read.add_argument("--end", type=int)
     read.add_argument("--outline", action="store_true", help="also print the file's symbol outline")
@@ -111,8 +111,11 @@ def _batch_result(outcome: BatchOutcome, *, colour: bool) -> Result:
 
 
 def run_read_file(engine: Engine, args: argparse.Namespace) -> Result:
-    view = EngineClient(engine).read_file(args.path, start=args.start, end=args.end, outline=args.outline)
-    return dict(vars(view)), view.render(), ""
+    client = EngineClient(engine)
+    views = [client.read_file(path, start=args.start, end=args.end, outline=args.outline) for path in args.paths]
+    if len(views) == 1:
+        return dict(vars(views[0])), views[0].render(), ""
+    return {"files": [vars(v) for v in views]}, "\n\n".join(v.render() for v in views), ""
 
 
 def run_write(engine: Engine, args: argparse.Namespace) -> Result:

@@ -74,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     edit_commands.add_parsers(commands, common)
     file_commands.add_parsers(commands, common, edit_commands.apply_options())
 
+    diagnostics = commands.add_parser("diagnostics", parents=[common], help="the language server's diagnostics for files")
+    diagnostics.add_argument("paths", metavar="PATH", nargs="+")
+
     servers = commands.add_parser("servers", parents=[common], help="configured and found language servers")
     servers.add_argument("--start", action="store_true",
                          help="start the server of every language in the workspace and report its state")
@@ -121,8 +124,16 @@ def _servers(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object
     return render.servers_json(statuses), render.servers_text(statuses), ""
 
 
+def _diagnostics(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object], str, str]:
+    found = [d for path in args.paths for d in engine.diagnostics(path)]
+    rows = [f"{d.file}:{d.range.start.line + 1}:{d.range.start.column + 1}: {d.severity}: {d.message}" for d in found]
+    data = [{"file": d.file, "line": d.range.start.line + 1, "column": d.range.start.column + 1,
+             "severity": d.severity, "message": d.message, "code": d.code, "source": d.source} for d in found]
+    return {"diagnostics": data}, "\n".join(rows) or "(no diagnostics)", ""
+
+
 HANDLERS: dict[str, Handler] = {
-    "outline": _outline, "find": _find, "read": _read, "symbols": _symbols, "servers": _servers,
+    "outline": _outline, "find": _find, "read": _read, "symbols": _symbols, "servers": _servers, "diagnostics": _diagnostics,
     "index": graph_commands.run_index, "graph": graph_commands.run_graph,
     "apply": edit_commands.run_apply, "undo": edit_commands.run_undo,
     "history": edit_commands.run_history, "recover": edit_commands.run_recover,
@@ -163,7 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UsageError(f"--root {root} is not a folder")
         workspace = Workspace(root, WorkspaceConfig(max_file_bytes=args.max_file_bytes))
         source = SourcePreference(args.source)
-        wants_server = source in (SourcePreference.AUTO, SourcePreference.LSP) or args.command == "servers"
+        wants_server = source in (SourcePreference.AUTO, SourcePreference.LSP) or args.command in ("servers", "diagnostics")
         services = load_language_services(workspace) if wants_server else None
         tools = load_tools(workspace) if args.command in edit_commands.WRITING_COMMANDS else None
         engine = Engine(workspace, services=services, tools=tools, source=source)
