@@ -25,10 +25,15 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-async def session(project: Path, steps: Any) -> tuple[Any, list[t.ApplyWorkspaceEditParams], list[Any]]:
+async def session(project: Path, steps: Any, choose: str | None = None) -> tuple[Any, list[t.ApplyWorkspaceEditParams], list[Any]]:
     client = LanguageClient("graft-test", "1")
     edits: list[t.ApplyWorkspaceEditParams] = []
     progress: list[Any] = []
+
+    @client.feature(t.WINDOW_SHOW_MESSAGE_REQUEST)
+    def pick(params: t.ShowMessageRequestParams) -> t.MessageActionItem | None:
+        progress.append({"kind": "asked", "choices": [a.title for a in params.actions or []]})
+        return t.MessageActionItem(choose) if choose else None
 
     @client.feature(t.WORKSPACE_APPLY_EDIT)
     def apply_edit(params: t.ApplyWorkspaceEditParams) -> t.ApplyWorkspaceEditResult:
@@ -129,3 +134,15 @@ vim.cmd("qall!")
     assert "discounted_total as discount" in (project / "shop/__init__.py").read_text()
     tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=project, capture_output=True, text=True)
     assert tests.returncode == 0, tests.stdout
+
+
+def test_move_without_a_destination_asks_which_module(project: Path) -> None:
+    async def steps(client: LanguageClient) -> Any:
+        return await client.workspace_execute_command_async(t.ExecuteCommandParams("graft.move", ["shop/pricing.py:PriceRule"]))
+
+    outcome, edits, events = asyncio.run(session(project, steps, choose="shop/util.py"))
+    asked = next(e for e in events if isinstance(e, dict) and e.get("kind") == "asked")
+    assert asked["choices"] == ["shop/__init__.py", "shop/models.py", "shop/util.py"]
+    assert outcome["applied"] is True and "shop/util.py" in outcome["files"]
+    moved = {change.text_document.uri for change in edits[0].edit.document_changes if hasattr(change, "text_document")}
+    assert uri(project, "shop/util.py") in moved and uri(project, "shop/pricing.py") in moved
