@@ -1,5 +1,6 @@
 """What a Python rename must also see beyond what a server or jedi resolves.
 
+- String annotations that name the symbol (``-> "Order"``), resolved like code.
 - Attribute names passed as strings next to the object that owns them:
   ``monkeypatch.setattr(module, "NAME", …)``, ``mock.patch.object(Class, "method")``,
   ``getattr(module, "NAME")``. When the object resolves (through the graph's import
@@ -23,6 +24,8 @@ from engine.symbols import Symbol
 from engine.workspace import Workspace
 
 _CALLS = r"(?:setattr|getattr|hasattr|delattr|patch\.object)\(\s*([\w.]+)\s*,\s*([\"']){name}\2"
+#: A string annotation naming the symbol: ``-> "Order"``, ``order: "Order"`` (parameters, variables).
+_ANNOTATION = r"(?:->|^\s*\w+\s*:|[(,]\s*\w+\s*:)\s*([\"'])((?:[\w]+\.)*{name})\1"
 
 
 def with_attribute_strings(
@@ -30,17 +33,33 @@ def with_attribute_strings(
 ) -> tuple[WorkspaceEdit, list[str]]:
     target = symbol_node(symbol.file, symbol.name_path)
     pattern = re.compile(_CALLS.format(name=re.escape(symbol.name)))
+    annotation = re.compile(_ANNOTATION.format(name=re.escape(symbol.name)))
     edited = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
     operations = list(edit.operations)
     renamed = []
+    wanted = symbol.name.encode("utf-8")
     for path in sorted(queries.project.facts):
         if not path.endswith(".py"):
             continue
-        source = workspace.read(path)
-        if symbol.name not in source.text:
+        try:
+            # Bytes first: only the few files that mention the name are decoded.
+            if wanted not in (workspace.root / path).read_bytes():
+                continue
+        except OSError:
             continue
+        source = workspace.read(path)
         spans = []
         for number, line in enumerate(split_lines(source.text)):
+            for match in annotation.finditer(line):
+                # The annotation's text is an expression; it names the symbol when it resolves to it.
+                if queries.project.resolve_expression(path, match.group(2), number + 1) != target:
+                    continue
+                end = match.end(2)
+                span = Range(Position(number, end - len(symbol.name)), Position(number, end))
+                known = edited.get(path)
+                if known is None or not any(_covers(e, span) for e in known.edits):
+                    spans.append(TextEdit(span, new))
+                    renamed.append(f"{path}:{number + 1}")
             for match in pattern.finditer(line):
                 # `owner.name` resolves to the symbol exactly when the owner is its module or class.
                 if queries.project.resolve_expression(path, f"{match.group(1)}.{symbol.name}", number + 1) != target:
@@ -58,8 +77,13 @@ def with_attribute_strings(
             operations.append(FileChange(path, tuple(spans), source.sha256))
         else:
             operations[operations.index(known)] = FileChange(path, known.edits + tuple(spans), known.expected_sha256)
-    notes = [f"attribute names in strings renamed with it (setattr/getattr/patch.object on its owner): {', '.join(renamed)}"] if renamed else []
+    notes = [f"names in strings renamed with it (annotations; setattr/getattr/patch.object on its owner): {', '.join(renamed)}"] if renamed else []
     return WorkspaceEdit(tuple(operations), edit.annotations), notes
+
+
+def _covers(edit: TextEdit, span: Range) -> bool:
+    start, end = edit.range.start, edit.range.end
+    return (start.line, start.column) <= (span.start.line, span.start.column) < (end.line, end.column) or start == span.start
 
 
 def mirror_warnings(queries: GraphQueries, symbol: Symbol) -> list[str]:

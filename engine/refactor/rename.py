@@ -94,6 +94,7 @@ def plan_rename(
     primary = targets[0].file
     language = language_of(primary)
     notes: list[str] = []
+    files = workspace.scan().files  # searched several times below: scanned once
     if use_server and services is not None:
         try:
             edits, complete, server = [], True, ""
@@ -102,28 +103,28 @@ def plan_rename(
                 edits.append(_from_server(workspace, answer.value))
                 complete, server = complete and answer.complete, answer.server
             edit = with_all_entries(workspace, merge(edits), primary, old_name, new_name)
-            edit = with_dotted_strings(workspace, edit, dotted, old_name, new_name)
+            edit = with_dotted_strings(workspace, edit, dotted, old_name, new_name, files)
             edit, extended = extend(edit) if extend is not None else (edit, [])
             confidence = Confidence.HIGH if complete else Confidence.MEDIUM
             notes = [f"from {server}", *_covered(targets), *extended]
-            return _finish(workspace, "rename", edit, Source.LSP, confidence, notes, old_name, language)
+            return _finish(workspace, "rename", edit, Source.LSP, confidence, notes, old_name, language, files)
         except ServiceUnavailable as error:
             notes.append(f"language server unavailable: {error.message}")
     if language == "python":
         edit = merge([_jedi_rename(workspace, t.file, t.position, new_name) for t in targets])
         edit = with_all_entries(workspace, edit, primary, old_name, new_name)
-        edit = with_dotted_strings(workspace, edit, dotted, old_name, new_name)
+        edit = with_dotted_strings(workspace, edit, dotted, old_name, new_name, files)
         edit, extended = extend(edit) if extend is not None else (edit, [])
         notes += ["scope-aware rename by jedi", *_covered(targets), *extended]
-        return _finish(workspace, "rename", edit, Source.AST, Confidence.MEDIUM, notes, old_name, language)
+        return _finish(workspace, "rename", edit, Source.AST, Confidence.MEDIUM, notes, old_name, language, files)
     if not text:
         raise RenameUnavailable(
             f"no language server can rename in {language or primary}"
             + (f" ({notes[0]})" if notes else "")
             + "; pass --text to rename identifier-bounded occurrences in same-language files (low confidence)"
         )
-    edit = _text_rename(workspace, language, old_name, new_name)
-    return _finish(workspace, "rename", edit, Source.REGEX, Confidence.LOW, [*notes, "text rename: check every hunk"], old_name, language)
+    edit = _text_rename(workspace, files, language, old_name, new_name)
+    return _finish(workspace, "rename", edit, Source.REGEX, Confidence.LOW, [*notes, "text rename: check every hunk"], old_name, language, files)
 
 
 def _covered(targets: list[RenameTarget]) -> list[str]:
@@ -178,14 +179,16 @@ def with_all_entries(workspace: Workspace, edit: WorkspaceEdit, defining_file: s
     return WorkspaceEdit(tuple(ordered + list(changes.values())), edit.annotations)
 
 
-def with_dotted_strings(workspace: Workspace, edit: WorkspaceEdit, dotted: str | None, old: str, new: str) -> WorkspaceEdit:
+def with_dotted_strings(
+    workspace: Workspace, edit: WorkspaceEdit, dotted: str | None, old: str, new: str, files: list[str] | None = None
+) -> WorkspaceEdit:
     """Update strings that name the symbol by its dotted path, such as ``mock.patch("pkg.mod.old")``
     or ``monkeypatch.setattr("pkg.mod.old", ...)``: they are code references a server does not see."""
     if not dotted:
         return edit
     pattern = re.compile(rf"([\"']){re.escape(dotted)}(?=(?:\.[\w.]*)?\1)")
     additions = []
-    for path in _files_mentioning(workspace, "python", dotted):
+    for path in _files_mentioning(files if files is not None else workspace.scan().files, workspace, "python", dotted):
         source = workspace.read(path)
         spans = []
         for number, line in enumerate(split_lines(source.text)):
@@ -231,10 +234,10 @@ def _jedi_rename(workspace: Workspace, file: str, position: Position, new_name: 
     return WorkspaceEdit(tuple(changes))
 
 
-def _text_rename(workspace: Workspace, language: str | None, old: str, new: str) -> WorkspaceEdit:
+def _text_rename(workspace: Workspace, files: list[str], language: str | None, old: str, new: str) -> WorkspaceEdit:
     pattern = re.compile(rf"(?<![\w$]){re.escape(old)}(?![\w$])")
     changes = []
-    for path in workspace.scan().files:
+    for path in files:
         if language_of(path) != language:
             continue
         source = workspace.read(path)
@@ -258,7 +261,7 @@ _DYNAMIC = (
 
 def _finish(
     workspace: Workspace, operation: str, edit: WorkspaceEdit, source: Source, confidence: Confidence,
-    warnings: list[str], old_name: str, language: str | None,
+    warnings: list[str], old_name: str, language: str | None, files: list[str],
 ) -> RefactorPlan:
     """Report occurrences of the old name the edit leaves (strings, comments, dynamic lookups),
     read from the files as they will be after the edit."""
@@ -266,7 +269,7 @@ def _finish(
     word = re.compile(rf"(?<![\w$]){re.escape(old_name)}(?![\w$])")
     dynamic = [(re.compile(p.format(name=re.escape(old_name))), why) for p, why in _DYNAMIC]
     leftovers: list[str] = []
-    for path in _files_mentioning(workspace, language, old_name):
+    for path in _files_mentioning(files, workspace, language, old_name):
         try:
             text = after[path].decode("utf-8", errors="replace") if after.get(path) is not None else workspace.read(path).text
         except Refused:
@@ -281,15 +284,39 @@ def _finish(
     if leftovers:
         shown = ", ".join(leftovers[:10]) + (f" and {len(leftovers) - 10} more" if len(leftovers) > 10 else "")
         warnings.append(f"{len(leftovers)} other occurrence(s) of {old_name!r} left as they are (strings, comments, other scopes): {shown}")
+    warnings += _built_names(files, workspace, language, old_name)
     return RefactorPlan(operation, edit, source, confidence, warnings)
 
 
-def _files_mentioning(workspace: Workspace, language: str | None, needle: str) -> list[str]:
+_F_STRING_PREFIX = re.compile(r"""f["'][^"']*?([A-Za-z_]\w*)\{""")
+
+
+def _built_names(files: list[str], workspace: Workspace, language: str | None, old_name: str) -> list[str]:
+    """f-strings that build a name starting like the old one (``f"handle_{action}"`` for
+    ``handle_save``): a lookup by such a name breaks silently after the rename."""
+    head = old_name.split("_")[0]
+    if language != "python" or "_" not in old_name.strip("_") or len(head) < 3:
+        return []
+    found = []
+    for path in _files_mentioning(files, workspace, language, head + "_{"):
+        try:
+            text = workspace.read(path).text
+        except Refused:
+            continue
+        for number, line in enumerate(split_lines(text)):
+            for match in _F_STRING_PREFIX.finditer(line):
+                prefix = match.group(1)
+                if len(prefix) >= 3 and old_name.startswith(prefix) and prefix != old_name:
+                    found.append(f"{path}:{number + 1}: a name built in an f-string may have meant {old_name}: {line.strip()[:80]}")
+    return found
+
+
+def _files_mentioning(files: list[str], workspace: Workspace, language: str | None, needle: str) -> list[str]:
     """Files of a language whose bytes contain ``needle``: a byte search first, so that a scan
     of a large project decodes and hashes only the few files that matter."""
     wanted = needle.encode("utf-8")
     found = []
-    for path in workspace.scan().files:
+    for path in files:
         if language_of(path) != language:
             continue
         try:
