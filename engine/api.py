@@ -19,6 +19,7 @@ from engine.extract import FileSymbols, SymbolExtractor
 from engine.extract.reconcile import reconcile
 from engine.graph import GraphQueries, IndexStats, ProjectIndex
 from engine.graph.index import Progress
+from engine.graph.queries import EdgeRef
 from engine.languages import language_of
 from engine.names import Address, PositionAddress, SymbolAddress, parse_address
 from engine.navigate import NavigationResult, Navigator
@@ -47,6 +48,17 @@ class SymbolText:
     first_line: int
     """1-based number of the first line in ``lines``."""
     lines: list[str]
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """What a symbol is: its source, and its neighbours in the project graph."""
+
+    text: SymbolText
+    callers: list[EdgeRef]
+    callees: list[EdgeRef]
+    supertypes: list[EdgeRef]
+    subtypes: list[EdgeRef]
 
 
 @dataclass(frozen=True)
@@ -345,6 +357,13 @@ class Engine:
         if len(result.matches) > 1:
             raise ambiguous(str(address), result.matches)
         return result.matches[0]
+
+    def explain(self, address: Address) -> Explanation:
+        """A symbol's source with what calls it, what it calls, its bases and subclasses."""
+        found = self.read(address)
+        queries = self.graph()
+        key = f"{found.symbol.file}:{found.symbol.name_path}"
+        return Explanation(found, queries.callers(key), queries.callees(key), queries.supertypes(key), queries.subtypes(key))
 
     def read(self, address: Address, kind: SymbolKind | None = None) -> SymbolText:
         """A symbol's source text, from the first decorator to the end of its body."""

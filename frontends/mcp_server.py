@@ -193,17 +193,7 @@ def build_server(engine: Engine) -> MCPServer:
 
     @server.tool(description="What a symbol is: its source, what calls it, what it calls, its base and derived types.")
     def explain_symbol(address: str) -> Result:
-        def work() -> CallToolResult:
-            found = engine.read(parse_address(address))
-            queries = engine.graph()
-            key = f"{found.symbol.file}:{found.symbol.name_path}"
-            parts = {"callers": queries.callers(key), "callees": queries.callees(key),
-                     "supertypes": queries.supertypes(key), "subtypes": queries.subtypes(key)}
-            payload = {**render.read_json(found), **{k: [e.to_json() for e in v] for k, v in parts.items()}}
-            lines = [render.read_text(found)] + [f"{k}: {', '.join(e.source.address if k in ('callers', 'subtypes') else e.target.address for e in v) or '(none)'}"
-                                                 for k, v in parts.items()]
-            return _result(payload, "\n".join(lines))
-        return tools.call(work)
+        return tools.call(lambda: (lambda found: _result(render.explain_json(found), render.explain_text(found)))(engine.explain(parse_address(address))))
 
     @server.tool(description="Who calls a symbol and what it calls (graph edges, each with source and confidence).")
     def call_hierarchy(address: str) -> Result:

@@ -67,6 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     read.add_argument("address", metavar="ADDRESS")
     read.add_argument("--kind", type=_kind)
 
+    explain = commands.add_parser("explain", parents=[common], help="a symbol's source with its callers, callees and types")
+    explain.add_argument("address", metavar="ADDRESS")
+
     symbols = commands.add_parser("symbols", parents=[common], help="every symbol under a folder")
     symbols.add_argument("path", metavar="PATH", nargs="?", default=".")
 
@@ -109,6 +112,11 @@ def _read(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object], 
     return render.read_json(result), render.read_text(result), ""
 
 
+def _explain(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object], str, str]:
+    found = engine.explain(parse_address(args.address))
+    return render.explain_json(found), render.explain_text(found), ""
+
+
 def _symbols(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object], str, str]:
     listing = engine.symbols(args.path)
     return render.symbols_json(listing), render.symbols_text(listing), render.skipped_text(listing.skipped)
@@ -134,6 +142,7 @@ def _diagnostics(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, ob
 
 HANDLERS: dict[str, Handler] = {
     "outline": _outline, "find": _find, "read": _read, "symbols": _symbols, "servers": _servers, "diagnostics": _diagnostics,
+    "explain": _explain,
     "index": graph_commands.run_index, "graph": graph_commands.run_graph,
     "apply": edit_commands.run_apply, "undo": edit_commands.run_undo,
     "history": edit_commands.run_history, "recover": edit_commands.run_recover,

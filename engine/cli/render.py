@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from engine.api import FindResult, SymbolsListing, SymbolText
+from engine.api import Explanation, FindResult, SymbolsListing, SymbolText
 from engine.extract import FileSymbols
 from engine.ports import ServerStatus
 from engine.symbols import Symbol
@@ -142,3 +142,19 @@ def servers_text(statuses: list[ServerStatus]) -> str:
             + (f"\n{'':<28} {s.detail}" if s.detail else "")
         )
     return "\n".join(rows)
+
+
+def explain_json(found: Explanation) -> dict[str, object]:
+    return {**read_json(found.text), "callers": [e.to_json() for e in found.callers], "callees": [e.to_json() for e in found.callees],
+            "supertypes": [e.to_json() for e in found.supertypes], "subtypes": [e.to_json() for e in found.subtypes]}
+
+
+def explain_text(found: Explanation) -> str:
+    def names(edges: list, incoming: bool) -> str:  # type: ignore[type-arg]
+        return ", ".join(e.source.address if incoming else e.target.address for e in edges) or "(none)"
+
+    return "\n".join([
+        read_text(found.text),
+        f"callers: {names(found.callers, True)}", f"callees: {names(found.callees, False)}",
+        f"supertypes: {names(found.supertypes, False)}", f"subtypes: {names(found.subtypes, True)}",
+    ])
