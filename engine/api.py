@@ -26,6 +26,7 @@ from engine.navigate import NavigationResult, Navigator
 from engine.navigation import Diagnostic
 from engine.ports import LanguageServices, Tools
 from engine.refactor import attribute_strings, keyword_arguments, move, move_other, rename, rename_file, symbol_edits
+from engine.refactor.corpus import Corpus
 from engine.refactor.plan import RefactorPlan
 from engine.positions import Position, split_lines
 from engine.resolve import ambiguous, match_name_path, not_found, symbol_at
@@ -94,6 +95,9 @@ class Engine:
         self._extractor = extractor or SymbolExtractor()
         self._index: ProjectIndex | None = None
         self._index_stats: IndexStats | None = None
+        self._served_outlines: dict[str, tuple[str, FileSymbols]] = {}
+        """path → (sha256, the server's outline of that content): a refactoring asks for the same
+        file's outline several times, and a server round trip each time costs more than the rest."""
         self.transactions = Transactions(workspace, dirty_check=tools.dirty_files if tools is not None else None)
         # A transaction interrupted by a crash is rolled back before anything else reads the files.
         self.recovered = self.transactions.recover() if self.transactions.journal.pending() else []
@@ -200,7 +204,7 @@ class Engine:
             parameter = keyword_arguments.parameter_at(self.workspace, file, position) if language_of(file) == "python" else None
             if parameter is not None:
                 queries = self.graph()
-                extend = lambda edit: keyword_arguments.keyword_call_sites(self.workspace, queries, parameter, new_name, edit)  # noqa: E731
+                extend = lambda edit, corpus: keyword_arguments.keyword_call_sites(self.workspace, queries, parameter, new_name, edit)  # noqa: E731
         else:
             symbol = self.resolve(parsed)
             old_name = symbol.name
@@ -212,8 +216,8 @@ class Engine:
                 queries = self.graph()
                 mirrors = attribute_strings.mirror_warnings(queries, symbol)
 
-                def extend(edit: WorkspaceEdit) -> tuple[WorkspaceEdit, list[str]]:
-                    extended, notes = attribute_strings.with_attribute_strings(self.workspace, queries, symbol, new_name, edit)
+                def extend(edit: WorkspaceEdit, corpus: Corpus) -> tuple[WorkspaceEdit, list[str]]:
+                    extended, notes = attribute_strings.with_attribute_strings(self.workspace, queries, symbol, new_name, edit, corpus)
                     return extended, [*notes, *mirrors]
         if old_name == new_name:
             raise UsageError(f"{address} is already called {new_name}")
@@ -221,7 +225,8 @@ class Engine:
         if self.source is SourcePreference.LSP and self.services is None:
             raise ServiceUnavailable("no language-server support is installed (the lsp_pool package is missing)")
         return rename.plan_rename(
-            self.workspace, self.services, use_server, targets, old_name, new_name, text=text, dotted=dotted, extend=extend
+            self.workspace, self.services, use_server, targets, old_name, new_name, text=text, dotted=dotted, extend=extend,
+            files=list(self.graph().project.facts),
         )
 
     def plan_move(self, address: str, dest: str, *, create: bool = False, shim: bool = False) -> RefactorPlan:
@@ -292,9 +297,15 @@ class Engine:
             return self._extractor.extract_with_regex(source)
         if self.source is SourcePreference.AST:
             return self._extractor.extract(source)
+        known = self._served_outlines.get(source.path)
+        if known is not None and known[0] == source.sha256:
+            return known[1]
         notes: list[str] = []
         served = self._serve(source, notes)
         if served is not None:
+            if len(self._served_outlines) >= 256:
+                self._served_outlines.clear()
+            self._served_outlines[source.path] = (source.sha256, served)
             return served
         fallback = self._extractor.extract(source)
         return replace(fallback, notes=notes + fallback.notes)

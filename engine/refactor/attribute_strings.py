@@ -20,6 +20,7 @@ from engine.graph.build import symbol_node
 from engine.graph.queries import GraphQueries
 from engine.navigation import TextEdit
 from engine.positions import Position, Range, split_lines
+from engine.refactor.corpus import Corpus
 from engine.symbols import Symbol
 from engine.workspace import Workspace
 
@@ -29,7 +30,7 @@ _ANNOTATION = r"(?:->|^\s*\w+\s*:|[(,]\s*\w+\s*:)\s*([\"'])((?:[\w]+\.)*{name})\
 
 
 def with_attribute_strings(
-    workspace: Workspace, queries: GraphQueries, symbol: Symbol, new: str, edit: WorkspaceEdit
+    workspace: Workspace, queries: GraphQueries, symbol: Symbol, new: str, edit: WorkspaceEdit, corpus: Corpus | None = None
 ) -> tuple[WorkspaceEdit, list[str]]:
     target = symbol_node(symbol.file, symbol.name_path)
     pattern = re.compile(_CALLS.format(name=re.escape(symbol.name)))
@@ -37,15 +38,8 @@ def with_attribute_strings(
     edited = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
     operations = list(edit.operations)
     renamed = []
-    wanted = symbol.name.encode("utf-8")
-    for path in sorted(queries.project.facts):
+    for path in sorted((corpus or Corpus(workspace, list(queries.project.facts))).mentioning(symbol.name, "python")):
         if not path.endswith(".py"):
-            continue
-        try:
-            # Bytes first: only the few files that mention the name are decoded.
-            if wanted not in (workspace.root / path).read_bytes():
-                continue
-        except OSError:
             continue
         source = workspace.read(path)
         spans = []

@@ -25,6 +25,7 @@ from engine.languages import language_of
 from engine.navigation import ServerEdit, TextEdit
 from engine.ports import LanguageServices
 from engine.positions import Position, Range, split_lines
+from engine.refactor.corpus import Corpus
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.pysource import line_edits
 from engine.symbols import Confidence, Source, Symbol
@@ -76,12 +77,13 @@ class RenameTarget:
     position: Position
 
 
-Extension = Callable[[WorkspaceEdit], tuple[WorkspaceEdit, list[str]]]
+Extension = Callable[[WorkspaceEdit, Corpus], tuple[WorkspaceEdit, list[str]]]
 
 
 def plan_rename(
     workspace: Workspace, services: LanguageServices | None, use_server: bool, targets: list[RenameTarget],
     old_name: str, new_name: str, *, text: bool = False, dotted: str | None = None, extend: Extension | None = None,
+    files: list[str] | None = None,
 ) -> RefactorPlan:
     """One rename over every target, merged; warnings are computed once on the merged edit.
     ``dotted`` is the symbol's dotted path (``pkg.mod.name``) when strings may name it;
@@ -94,7 +96,7 @@ def plan_rename(
     primary = targets[0].file
     language = language_of(primary)
     notes: list[str] = []
-    files = workspace.scan().files  # searched several times below: scanned once
+    corpus = Corpus(workspace, files)
     if use_server and services is not None:
         try:
             edits, complete, server = [], True, ""
@@ -103,28 +105,28 @@ def plan_rename(
                 edits.append(_from_server(workspace, answer.value))
                 complete, server = complete and answer.complete, answer.server
             edit = with_all_entries(workspace, merge(edits), primary, old_name, new_name)
-            edit = with_dotted_strings(workspace, edit, dotted, old_name, new_name, files)
-            edit, extended = extend(edit) if extend is not None else (edit, [])
+            edit = with_dotted_strings(workspace, edit, dotted, old_name, new_name, corpus)
+            edit, extended = extend(edit, corpus) if extend is not None else (edit, [])
             confidence = Confidence.HIGH if complete else Confidence.MEDIUM
             notes = [f"from {server}", *_covered(targets), *extended]
-            return _finish(workspace, "rename", edit, Source.LSP, confidence, notes, old_name, language, files)
+            return _finish(workspace, "rename", edit, Source.LSP, confidence, notes, old_name, language, corpus)
         except ServiceUnavailable as error:
             notes.append(f"language server unavailable: {error.message}")
     if language == "python":
         edit = merge([_jedi_rename(workspace, t.file, t.position, new_name) for t in targets])
         edit = with_all_entries(workspace, edit, primary, old_name, new_name)
-        edit = with_dotted_strings(workspace, edit, dotted, old_name, new_name, files)
-        edit, extended = extend(edit) if extend is not None else (edit, [])
+        edit = with_dotted_strings(workspace, edit, dotted, old_name, new_name, corpus)
+        edit, extended = extend(edit, corpus) if extend is not None else (edit, [])
         notes += ["scope-aware rename by jedi", *_covered(targets), *extended]
-        return _finish(workspace, "rename", edit, Source.AST, Confidence.MEDIUM, notes, old_name, language, files)
+        return _finish(workspace, "rename", edit, Source.AST, Confidence.MEDIUM, notes, old_name, language, corpus)
     if not text:
         raise RenameUnavailable(
             f"no language server can rename in {language or primary}"
             + (f" ({notes[0]})" if notes else "")
             + "; pass --text to rename identifier-bounded occurrences in same-language files (low confidence)"
         )
-    edit = _text_rename(workspace, files, language, old_name, new_name)
-    return _finish(workspace, "rename", edit, Source.REGEX, Confidence.LOW, [*notes, "text rename: check every hunk"], old_name, language, files)
+    edit = _text_rename(workspace, corpus, language, old_name, new_name)
+    return _finish(workspace, "rename", edit, Source.REGEX, Confidence.LOW, [*notes, "text rename: check every hunk"], old_name, language, corpus)
 
 
 def _covered(targets: list[RenameTarget]) -> list[str]:
@@ -180,7 +182,7 @@ def with_all_entries(workspace: Workspace, edit: WorkspaceEdit, defining_file: s
 
 
 def with_dotted_strings(
-    workspace: Workspace, edit: WorkspaceEdit, dotted: str | None, old: str, new: str, files: list[str] | None = None
+    workspace: Workspace, edit: WorkspaceEdit, dotted: str | None, old: str, new: str, corpus: Corpus | None = None
 ) -> WorkspaceEdit:
     """Update strings that name the symbol by its dotted path, such as ``mock.patch("pkg.mod.old")``
     or ``monkeypatch.setattr("pkg.mod.old", ...)``: they are code references a server does not see."""
@@ -188,7 +190,7 @@ def with_dotted_strings(
         return edit
     pattern = re.compile(rf"([\"']){re.escape(dotted)}(?=(?:\.[\w.]*)?\1)")
     additions = []
-    for path in _files_mentioning(files if files is not None else workspace.scan().files, workspace, "python", dotted):
+    for path in (corpus or Corpus(workspace)).mentioning(dotted, "python"):
         source = workspace.read(path)
         spans = []
         for number, line in enumerate(split_lines(source.text)):
@@ -234,10 +236,10 @@ def _jedi_rename(workspace: Workspace, file: str, position: Position, new_name: 
     return WorkspaceEdit(tuple(changes))
 
 
-def _text_rename(workspace: Workspace, files: list[str], language: str | None, old: str, new: str) -> WorkspaceEdit:
+def _text_rename(workspace: Workspace, corpus: Corpus, language: str | None, old: str, new: str) -> WorkspaceEdit:
     pattern = re.compile(rf"(?<![\w$]){re.escape(old)}(?![\w$])")
     changes = []
-    for path in files:
+    for path in corpus.mentioning(old, language):
         if language_of(path) != language:
             continue
         source = workspace.read(path)
@@ -261,7 +263,7 @@ _DYNAMIC = (
 
 def _finish(
     workspace: Workspace, operation: str, edit: WorkspaceEdit, source: Source, confidence: Confidence,
-    warnings: list[str], old_name: str, language: str | None, files: list[str],
+    warnings: list[str], old_name: str, language: str | None, corpus: Corpus,
 ) -> RefactorPlan:
     """Report occurrences of the old name the edit leaves (strings, comments, dynamic lookups),
     read from the files as they will be after the edit."""
@@ -269,7 +271,7 @@ def _finish(
     word = re.compile(rf"(?<![\w$]){re.escape(old_name)}(?![\w$])")
     dynamic = [(re.compile(p.format(name=re.escape(old_name))), why) for p, why in _DYNAMIC]
     leftovers: list[str] = []
-    for path in _files_mentioning(files, workspace, language, old_name):
+    for path in corpus.mentioning(old_name, language):
         try:
             text = after[path].decode("utf-8", errors="replace") if after.get(path) is not None else workspace.read(path).text
         except Refused:
@@ -284,23 +286,23 @@ def _finish(
     if leftovers:
         shown = ", ".join(leftovers[:10]) + (f" and {len(leftovers) - 10} more" if len(leftovers) > 10 else "")
         warnings.append(f"{len(leftovers)} other occurrence(s) of {old_name!r} left as they are (strings, comments, other scopes): {shown}")
-    warnings += _built_names(files, workspace, language, old_name)
+    warnings += _built_names(corpus, language, old_name)
     return RefactorPlan(operation, edit, source, confidence, warnings)
 
 
 _F_STRING_PREFIX = re.compile(r"""f["'][^"']*?([A-Za-z_]\w*)\{""")
 
 
-def _built_names(files: list[str], workspace: Workspace, language: str | None, old_name: str) -> list[str]:
+def _built_names(corpus: Corpus, language: str | None, old_name: str) -> list[str]:
     """f-strings that build a name starting like the old one (``f"handle_{action}"`` for
     ``handle_save``): a lookup by such a name breaks silently after the rename."""
     head = old_name.split("_")[0]
     if language != "python" or "_" not in old_name.strip("_") or len(head) < 3:
         return []
     found = []
-    for path in _files_mentioning(files, workspace, language, head + "_{"):
+    for path in corpus.mentioning(head + "_{", language):
         try:
-            text = workspace.read(path).text
+            text = corpus.workspace.read(path).text
         except Refused:
             continue
         for number, line in enumerate(split_lines(text)):
@@ -311,18 +313,3 @@ def _built_names(files: list[str], workspace: Workspace, language: str | None, o
     return found
 
 
-def _files_mentioning(files: list[str], workspace: Workspace, language: str | None, needle: str) -> list[str]:
-    """Files of a language whose bytes contain ``needle``: a byte search first, so that a scan
-    of a large project decodes and hashes only the few files that matter."""
-    wanted = needle.encode("utf-8")
-    found = []
-    for path in files:
-        if language_of(path) != language:
-            continue
-        try:
-            with open(workspace.root / path, "rb") as handle:
-                if wanted in handle.read():
-                    found.append(path)
-        except OSError:
-            continue
-    return found
