@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -199,20 +200,24 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
     def refactor_command(name: str, make: Any) -> None:
         @server.command(name)
         async def run(ls: GraftLanguageServer, *arguments: Any) -> dict[str, Any]:
-            token = str(id(arguments))
-            await ls.work_done_progress.create_async(token)
-            ls.work_done_progress.begin(token, t.WorkDoneProgressBegin(title=name, message="planning"))
+            window = ls.client_capabilities.window
+            token = uuid.uuid4().hex if window is not None and window.work_done_progress else None
+            if token is not None:
+                await ls.work_done_progress.create_async(token)
+                ls.work_done_progress.begin(token, t.WorkDoneProgressBegin(title=name, message="planning"))
             try:
                 plan = await make(ls, list(arguments))
                 if plan is None:
                     return {"applied": False, "cancelled": True}
-                ls.work_done_progress.report(token, t.WorkDoneProgressReport(message="applying in the editor"))
+                if token is not None:
+                    ls.work_done_progress.report(token, t.WorkDoneProgressReport(message="applying in the editor"))
                 return await ls.send(plan)
             except GraftError as error:
                 ls.window_show_message(t.ShowMessageParams(t.MessageType.Error, f"graft: {error.message}"))
                 return {"applied": False, "error": error.to_json()}
             finally:
-                ls.work_done_progress.end(token, t.WorkDoneProgressEnd(message="done"))
+                if token is not None:
+                    ls.work_done_progress.end(token, t.WorkDoneProgressEnd(message="done"))
 
     async def plan_rename(ls: GraftLanguageServer, arguments: list[Any]) -> RefactorPlan:
         new_name = _argument(arguments, 1, "the new name (editors ask for it; textDocument/rename does too)")
