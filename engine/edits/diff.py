@@ -27,14 +27,27 @@ def summarize(states: list[FileState]) -> list[FileSummary]:
             "unchanged" if not state.changed else "created" if state.before is None
             else "deleted" if state.after is None else "modified"
         )
-        added = removed = 0
-        for line in difflib.unified_diff(before, after, lineterm="", n=0):
-            if line.startswith("+") and not line.startswith("+++"):
-                added += 1
-            elif line.startswith("-") and not line.startswith("---"):
-                removed += 1
+        added, removed = _counts(before, after)
         found.append(FileSummary(state.path, status, added, removed))
     return found
+
+
+def _counts(before: list[str], after: list[str]) -> tuple[int, int]:
+    """Lines added and removed, as the unified diff counts them; the common head and tail are
+    trimmed first, since an edit usually touches a few lines of a long file."""
+    start = 0
+    while start < len(before) and start < len(after) and before[start] == after[start]:
+        start += 1
+    end_before, end_after = len(before), len(after)
+    while end_before > start and end_after > start and before[end_before - 1] == after[end_after - 1]:
+        end_before, end_after = end_before - 1, end_after - 1
+    added = removed = 0
+    matcher = difflib.SequenceMatcher(None, before[start:end_before], after[start:end_after])
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            removed += i2 - i1
+            added += j2 - j1
+    return added, removed
 
 
 def unified_diff(states: list[FileState], *, colour: bool = False) -> str:
