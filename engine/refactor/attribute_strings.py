@@ -1,5 +1,8 @@
 """What a Python rename must also see beyond what a server or jedi resolves.
 
+- Code references the server or jedi left behind (a server that does not know a ``src/``
+  layout misses ``pkg.Name`` in the tests), found by name and kept only where the project
+  graph resolves the expression to the symbol.
 - String annotations that name the symbol (``-> "Order"``), resolved like code.
 - Attribute names passed as strings next to the object that owns them:
   ``monkeypatch.setattr(module, "NAME", …)``, ``mock.patch.object(Class, "method")``,
@@ -13,7 +16,10 @@
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
+from typing import Callable
 
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.graph.build import symbol_node
@@ -37,7 +43,8 @@ def with_attribute_strings(
     annotation = re.compile(_ANNOTATION.format(name=re.escape(symbol.name)))
     edited = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
     operations = list(edit.operations)
-    renamed = []
+    renamed: list[str] = []
+    found_in_code: list[str] = []
     for path in sorted((corpus or Corpus(workspace, list(queries.project.facts))).mentioning(symbol.name, "python")):
         if not path.endswith(".py"):
             continue
@@ -64,6 +71,11 @@ def with_attribute_strings(
                 if known is None or not any(e.range.start.line <= number < max(e.range.end.line, e.range.start.line + 1) for e in known.edits):
                     spans.append(TextEdit(span, new))
                     renamed.append(f"{path}:{number + 1}")
+        for span in _code_references(source.text, symbol.name, lambda expr, line: queries.project.resolve_expression(path, expr, line) == target):
+            known = edited.get(path)
+            if (known is None or not any(_covers(e, span) for e in known.edits)) and span not in [s.range for s in spans]:
+                spans.append(TextEdit(span, new))
+                found_in_code.append(f"{path}:{span.start.line + 1}")
         if not spans:
             continue
         known = edited.get(path)
@@ -72,7 +84,37 @@ def with_attribute_strings(
         else:
             operations[operations.index(known)] = FileChange(path, known.edits + tuple(spans), known.expected_sha256)
     notes = [f"names in strings renamed with it (annotations; setattr/getattr/patch.object on its owner): {', '.join(renamed)}"] if renamed else []
+    if found_in_code:
+        notes.append(f"code references the rename had left, resolved to {symbol.address} by the project graph and renamed: {', '.join(found_in_code)}")
     return WorkspaceEdit(tuple(operations), edit.annotations), notes
+
+
+def _code_references(text: str, name: str, resolves: Callable[[str, int], bool]) -> list[Range]:
+    """Where ``name`` is read in code (``name``, ``module.name``, ``pkg.mod.name``) and the
+    project graph resolves the expression to the symbol. Definitions, rebindings and keyword
+    arguments (a name followed by ``=``) are not references."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return []
+    found = []
+    for index, token in enumerate(tokens):
+        if token.type != tokenize.NAME or token.string != name:
+            continue
+        following = tokens[index + 1] if index + 1 < len(tokens) else None
+        if following is not None and following.type == tokenize.OP and following.string == "=":
+            continue
+        chain, cursor = [name], index
+        while cursor >= 2 and tokens[cursor - 1].string == "." and tokens[cursor - 2].type == tokenize.NAME:
+            chain.insert(0, tokens[cursor - 2].string)
+            cursor -= 2
+        before = tokens[cursor - 1].string if cursor >= 1 else ""
+        if before in ("def", "class", "global", "nonlocal"):
+            continue
+        line, column = token.start
+        if resolves(".".join(chain), line):
+            found.append(Range(Position(line - 1, column), Position(line - 1, column + len(name))))
+    return found
 
 
 def _covers(edit: TextEdit, span: Range) -> bool:
