@@ -533,3 +533,26 @@ def test_typescript_move_to_file_through_the_server(project: Path, tmp_path: Pat
 
         checked = subprocess.run([tsc, "--noEmit", "-p", "web"], cwd=copy, capture_output=True, text=True)
         assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_server_rename_misses_are_caught_by_the_graph_in_a_src_layout(tmp_path: Path) -> None:
+    """basedpyright does not know `src/` is an import root, so `mypkg.Thing` in the tests stays
+    unresolved for it; the graph resolves it, and the rename covers it."""
+    require("basedpyright")
+    root = tmp_path / "project"
+    (root / "src" / "mypkg").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "pyproject.toml").write_text("")
+    (root / "src" / "mypkg" / "__init__.py").write_text("from .core import Thing\n\n__all__ = [\"Thing\"]\n")
+    (root / "src" / "mypkg" / "core.py").write_text("class Thing:\n    pass\n")
+    (root / "tests" / "test_thing.py").write_text("import mypkg\n\n\ndef test_thing():\n    assert mypkg.Thing()\n")
+    workspace = Workspace(root)
+    engine = Engine(workspace, services=PoolServices(workspace, only("basedpyright")), source=SourcePreference.AUTO)
+    try:
+        plan = engine.plan_rename("src/mypkg/core.py:Thing", "Widget")
+        engine.edits().apply(plan.edit)
+    finally:
+        engine.close()
+    assert plan.source.value == "lsp"
+    assert "mypkg.Widget()" in (root / "tests" / "test_thing.py").read_text()
+    assert any("resolved to src/mypkg/core.py:Thing by the project graph" in w for w in plan.warnings), plan.warnings
