@@ -80,6 +80,10 @@ def build_parser() -> argparse.ArgumentParser:
     diagnostics = commands.add_parser("diagnostics", parents=[common], help="the language server's diagnostics for files")
     diagnostics.add_argument("paths", metavar="PATH", nargs="+")
 
+    # Listed for `graft --help`; `main` hands these over to their front ends before parsing.
+    commands.add_parser("mcp", help="serve the engine to MCP clients (graft mcp --help)", add_help=False)
+    commands.add_parser("lsp", help="serve the engine to editors over LSP (graft lsp --help)", add_help=False)
+
     servers = commands.add_parser("servers", parents=[common], help="configured and found language servers")
     servers.add_argument("--start", action="store_true",
                          help="start the server of every language in the workspace and report its state")
