@@ -146,3 +146,20 @@ def test_move_without_a_destination_asks_which_module(project: Path) -> None:
     assert outcome["applied"] is True and "shop/util.py" in outcome["files"]
     moved = {change.text_document.uri for change in edits[0].edit.document_changes if hasattr(change, "text_document")}
     assert uri(project, "shop/util.py") in moved and uri(project, "shop/pricing.py") in moved
+
+
+def test_a_buffer_with_unsaved_changes_is_not_renamed_from_stale_disk(project: Path) -> None:
+    pricing = uri(project, "shop/pricing.py")
+    text = (project / "shop/pricing.py").read_text()
+    line = next(n for n, row in enumerate(text.splitlines()) if row.startswith("def apply_discount"))
+
+    async def steps(client: LanguageClient) -> Any:
+        client.text_document_did_open(t.DidOpenTextDocumentParams(t.TextDocumentItem(pricing, "python", 1, text + "\n# typing…\n")))
+        try:
+            await client.text_document_rename_async(t.RenameParams(t.TextDocumentIdentifier(pricing), t.Position(line, 6), "discounted"))
+        except Exception as error:  # noqa: BLE001 - the server's refusal arrives as a JSON-RPC error
+            return str(error)
+        return "renamed"
+
+    outcome, edits, _ = asyncio.run(session(project, steps))
+    assert "unsaved changes" in outcome and edits == []
