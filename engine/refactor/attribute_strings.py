@@ -71,9 +71,11 @@ def with_attribute_strings(
                 if known is None or not any(e.range.start.line <= number < max(e.range.end.line, e.range.start.line + 1) for e in known.edits):
                     spans.append(TextEdit(span, new))
                     renamed.append(f"{path}:{number + 1}")
-        for span in _code_references(source.text, symbol.name, lambda expr, line: queries.project.resolve_expression(path, expr, line) == target):
-            known = edited.get(path)
-            if (known is None or not any(_covers(e, span) for e in known.edits)) and span not in [s.range for s in spans]:
+        known = edited.get(path)
+        covered = (lambda span: any(_covers(e, span) for e in known.edits)) if known is not None else (lambda span: False)
+        for span in _code_references(source.text, symbol.name, covered,
+                                     lambda expr, line: queries.project.resolve_expression(path, expr, line) == target):
+            if span not in [s.range for s in spans]:
                 spans.append(TextEdit(span, new))
                 found_in_code.append(f"{path}:{span.start.line + 1}")
         if not spans:
@@ -89,32 +91,32 @@ def with_attribute_strings(
     return WorkspaceEdit(tuple(operations), edit.annotations), notes
 
 
-def _code_references(text: str, name: str, resolves: Callable[[str, int], bool]) -> list[Range]:
-    """Where ``name`` is read in code (``name``, ``module.name``, ``pkg.mod.name``) and the
-    project graph resolves the expression to the symbol. Definitions, rebindings and keyword
-    arguments (a name followed by ``=``) are not references."""
+def _code_references(
+    text: str, name: str, covered: Callable[[Range], bool], resolves: Callable[[str, int], bool]
+) -> list[Range]:
+    """Where ``name`` is read in code (``name``, ``module.name``, ``pkg.mod.name``), not yet
+    covered by the edit, and the project graph resolves the expression to the symbol.
+    Definitions, rebindings and keyword arguments (a name followed by ``=``) are not
+    references; neither are strings and comments (checked with the tokenizer, and only
+    for files that have a candidate left, since tokenizing is the costly part)."""
+    pattern = re.compile(rf"(?<![\w.])((?:[A-Za-z_]\w*\.)*){re.escape(name)}\b(?!\s*=[^=])")
+    candidates = []
+    for number, line in enumerate(split_lines(text)):
+        for match in pattern.finditer(line):
+            start = match.start() + len(match.group(1))
+            span = Range(Position(number, start), Position(number, start + len(name)))
+            if covered(span) or re.search(r"\b(def|class|global|nonlocal)\s+$", line[: match.start()]):
+                continue
+            if resolves(match.group(1) + name, number + 1):
+                candidates.append(span)
+    if not candidates:
+        return []
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+        code = {(t.start[0] - 1, t.start[1]) for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                if t.type == tokenize.NAME and t.string == name}
     except (tokenize.TokenError, SyntaxError, IndentationError):
         return []
-    found = []
-    for index, token in enumerate(tokens):
-        if token.type != tokenize.NAME or token.string != name:
-            continue
-        following = tokens[index + 1] if index + 1 < len(tokens) else None
-        if following is not None and following.type == tokenize.OP and following.string == "=":
-            continue
-        chain, cursor = [name], index
-        while cursor >= 2 and tokens[cursor - 1].string == "." and tokens[cursor - 2].type == tokenize.NAME:
-            chain.insert(0, tokens[cursor - 2].string)
-            cursor -= 2
-        before = tokens[cursor - 1].string if cursor >= 1 else ""
-        if before in ("def", "class", "global", "nonlocal"):
-            continue
-        line, column = token.start
-        if resolves(".".join(chain), line):
-            found.append(Range(Position(line - 1, column), Position(line - 1, column + len(name))))
-    return found
+    return [span for span in candidates if (span.start.line, span.start.column) in code]
 
 
 def _covers(edit: TextEdit, span: Range) -> bool:
