@@ -8,6 +8,7 @@ language's conventions (two around top-level Python definitions, one elsewhere).
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 from engine.edits.model import FileChange, WorkspaceEdit
@@ -15,8 +16,11 @@ from engine.errors import Refused, UsageError
 from engine.navigation import TextEdit
 from engine.positions import Position, Range, split_lines
 from engine.refactor.plan import RefactorPlan
-from engine.symbols import Symbol
+from engine.symbols import Symbol, SymbolKind
 from engine.workspace import SourceFile
+
+
+_DEFINITION_KINDS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CLASS, SymbolKind.CONSTRUCTOR, SymbolKind.PROPERTY})
 
 
 class ReferencesRemain(Refused):
@@ -42,7 +46,7 @@ def plan_insert(symbol: Symbol, source: SourceFile, text: str, *, before: bool) 
     block = _indented(text, indent)
     if not block.strip():
         raise UsageError("the text to insert is empty")
-    gap = "\n" * (1 + _blank_lines(source, indent))
+    gap = "\n" * (1 + _blank_lines(source, indent, symbol, block))
     if before:
         # Above the doc comment, so that the comment stays with the symbol it describes.
         first = symbol.range.start.line
@@ -100,5 +104,15 @@ def _indented(text: str, indent: str) -> str:
     return "\n".join(indent + line if line.strip() else "" for line in body.split("\n"))
 
 
-def _blank_lines(source: SourceFile, indent: str) -> int:
-    return 2 if source.language == "python" and indent == "" else 1
+_PYTHON_DEFINITION = re.compile(r"^\s*(@|def |async def |class )")
+
+
+def _blank_lines(source: SourceFile, indent: str, target: Symbol, text: str) -> int:
+    """PEP 8 around top-level Python definitions (two lines), one elsewhere; a constant next
+    to a constant gets none, as assignments sit together."""
+    if source.language != "python":
+        return 1
+    definitions = target.kind in _DEFINITION_KINDS or bool(_PYTHON_DEFINITION.match(text))
+    if not definitions:
+        return 0
+    return 2 if indent == "" else 1
