@@ -27,6 +27,7 @@ from engine.navigation import Diagnostic
 from engine.ports import LanguageServices, Tools
 from engine.refactor import attribute_strings, keyword_arguments, move, move_other, rename, rename_file, symbol_edits
 from engine.refactor.corpus import Corpus
+from engine.refactor.name_uses import name_uses
 from engine.refactor.plan import RefactorPlan
 from engine.positions import Position, split_lines
 from engine.resolve import ambiguous, match_name_path, not_found, symbol_at
@@ -180,6 +181,16 @@ class Engine:
                 f"cannot check the references to {symbol.address} without a language server for "
                 f"{language_of(symbol.file) or 'this file'}; nothing was deleted"
             )
+        if found.source is Source.AST:
+            # The graph knows calls, imports and bases, not every read of a name (decorators,
+            # default arguments, names passed along): any code use by name blocks the delete too.
+            own = range(symbol.range.start.line, symbol.range.last_line)
+            listed = {entry.split(" ")[0] for entry in outside}
+            for path, line in name_uses(Corpus(self.workspace, list(queries.project.facts)), symbol.name, symbol.file, own):
+                if f"{path}:{line}" not in listed:
+                    listed.add(f"{path}:{line}")
+                    enclosing = queries.project.enclosing_name(path, line)
+                    outside.append(f"{path}:{line}" + (f" (in {enclosing})" if enclosing else "") + " [by name]")
         exports = queries.project.facts[symbol.file].exports if symbol.file in queries.project.facts else None
         if exports and len(symbol.path) == 1 and symbol.name in exports:
             outside.append(f"{symbol.file} (listed in __all__)")

@@ -70,6 +70,10 @@ def plan_delete(symbol: Symbol, source: SourceFile, outside_references: list[str
     first = symbol.range.start.line
     if symbol.doc_range is not None and symbol.doc_range.start.line < first:
         first = symbol.doc_range.start.line
+    if source.language == "python":
+        # Comment lines right above a definition describe it: they go with it.
+        while first > 0 and lines[first - 1].lstrip().startswith("#"):
+            first -= 1
     after = symbol.range.last_line  # the first line after the symbol
     if first > 0 and not lines[first - 1].strip():
         # The blank lines above go with it; those below keep separating what follows.
