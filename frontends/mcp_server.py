@@ -150,6 +150,10 @@ class GraftTools:
         except GraftError as error:
             return _refused(error)
 
+    def show(self, fetch: Callable[[], Any], present: Callable[[Any], CallToolResult]) -> CallToolResult:
+        """One facade call, then its rendering; a refusal becomes a tool error."""
+        return self.call(lambda: present(fetch()))
+
 
 def build_server(engine: Engine) -> MCPServer:
     server: MCPServer = MCPServer(
@@ -173,7 +177,7 @@ def build_server(engine: Engine) -> MCPServer:
 
     @server.tool(description="The symbol tree of a file (name paths, kinds, lines), with where the symbols came from.")
     def file_outline(path: str) -> Result:
-        return tools.call(lambda: (lambda listing: _result(render.file_symbols_json(listing), render.outline_text(listing)))(engine.outline(path)))
+        return tools.show(lambda: engine.outline(path), lambda listing: _result(render.file_symbols_json(listing), render.outline_text(listing)))
 
     @server.tool(description="Symbols whose name path matches, across the workspace (e.g. 'Order/total', 'models.py:Order').")
     def workspace_symbols(query: str) -> Result:
@@ -181,7 +185,7 @@ def build_server(engine: Engine) -> MCPServer:
 
     @server.tool(description="A symbol's source, decorators to end, by name path.")
     def read_symbol(address: str) -> Result:
-        return tools.call(lambda: (lambda found: _result(render.read_json(found), render.read_text(found)))(engine.read(parse_address(address))))
+        return tools.show(lambda: engine.read(parse_address(address)), lambda found: _result(render.read_json(found), render.read_text(found)))
 
     @server.tool(description="Every reference to a symbol: the language server's when it answers, else the graph's, labelled.")
     def find_references(address: str) -> Annotated[CallToolResult, NavigationOutput]:
@@ -193,7 +197,7 @@ def build_server(engine: Engine) -> MCPServer:
 
     @server.tool(description="What a symbol is: its source, what calls it, what it calls, its base and derived types.")
     def explain_symbol(address: str) -> Result:
-        return tools.call(lambda: (lambda found: _result(render.explain_json(found), render.explain_text(found)))(engine.explain(parse_address(address))))
+        return tools.show(lambda: engine.explain(parse_address(address)), lambda found: _result(render.explain_json(found), render.explain_text(found)))
 
     @server.tool(description="Who calls a symbol and what it calls (graph edges, each with source and confidence).")
     def call_hierarchy(address: str) -> Result:
@@ -300,7 +304,8 @@ def build_server(engine: Engine) -> MCPServer:
 
     @server.tool(description="Workspace files matching a glob (on the path or the file name), ignored files left out.")
     def find_files(pattern: str, ctx: Context | None = None) -> Annotated[CallToolResult, Listing]:
-        return tools.call(lambda: (lambda found: _result({"items": found, "total": len(found)}, "\n".join(found) or "(none)"))(tools.client(ctx).find_files(pattern)))
+        return tools.show(lambda: tools.client(ctx).find_files(pattern),
+                          lambda found: _result({"items": found, "total": len(found)}, "\n".join(found) or "(none)"))
 
     @server.tool(description="Text or regex search; every hit says which symbol encloses it.")
     def search_in_files(query: str, regex: bool = False, glob: str = "*", ctx: Context | None = None) -> Annotated[CallToolResult, Listing]:
