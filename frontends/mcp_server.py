@@ -14,6 +14,7 @@ import argparse
 import json
 import secrets
 import sys
+import threading
 from pathlib import Path
 from typing import Annotated, Any, Callable
 
@@ -134,6 +135,9 @@ class GraftTools:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.clients: dict[str, EngineClient] = {}
+        # The SDK may run tool calls in worker threads at the same time; the engine (its graph,
+        # its caches) is used by one call at a time.
+        self.lock = threading.Lock()
 
     def client(self, ctx: Context | None) -> EngineClient:
         """The client of this connection: over HTTP each MCP session (its ``mcp-session-id``
@@ -145,10 +149,11 @@ class GraftTools:
         return self.clients[key]
 
     def call(self, work: Callable[[], CallToolResult]) -> CallToolResult:
-        try:
-            return work()
-        except GraftError as error:
-            return _refused(error)
+        with self.lock:
+            try:
+                return work()
+            except GraftError as error:
+                return _refused(error)
 
     def show(self, fetch: Callable[[], Any], present: Callable[[Any], CallToolResult]) -> CallToolResult:
         """One facade call, then its rendering; a refusal becomes a tool error."""
