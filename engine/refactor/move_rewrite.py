@@ -47,8 +47,10 @@ class _SourceEditor(cst.CSTTransformer):
         self.top = {id(s) for s in analysis.tree.body}
         self.local_import = local_import
         self.pending: list[cst.EmptyLine] = []
+        """Section comments above the moved code (and lines above removed imports): they stay,
+        above whatever follows."""
         self.kept_any = False
-        """Section comments above the moved code: they stay, above whatever follows it."""
+        """Whether a top-level statement is kept before this point (else the next one loses its blank lines)."""
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> object:
         result = super().on_leave(original, updated)
