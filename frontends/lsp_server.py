@@ -81,6 +81,14 @@ class GraftLanguageServer(LanguageServer):
         if document.source is not None and document.version is not None and document.source.replace("\r\n", "\n") != on_disk.replace("\r\n", "\n"):
             raise UsageError(f"{path} has unsaved changes; save it first (graft plans from the files on disk)")
 
+    def check_plan_saved(self, plan: RefactorPlan) -> None:
+        """Every file the plan edits that the editor has open must match the disk."""
+        root = self.require_engine().workspace.root
+        for path in plan.files:
+            uri = (root / path).as_uri()
+            if uri in self.workspace.text_documents:
+                self.check_saved(uri)
+
     def symbol_at(self, uri: str, position: t.Position) -> Symbol:
         path = self.path_of(uri)
         engine_position = self.to_engine(path, position)
@@ -102,6 +110,7 @@ class GraftLanguageServer(LanguageServer):
         return _CONVERTER.structure(data, t.WorkspaceEdit)
 
     async def send(self, plan: RefactorPlan) -> dict[str, Any]:
+        self.check_plan_saved(plan)
         label = f"graft {plan.operation} ({plan.source.value} · {plan.confidence.value})"
         reply = await self.workspace_apply_edit_async(t.ApplyWorkspaceEditParams(edit=self.as_lsp_edit(plan), label=label))
         for warning in plan.warnings:
@@ -166,6 +175,7 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
     def rename(ls: GraftLanguageServer, params: t.RenameParams) -> t.WorkspaceEdit:
         ls.check_saved(params.text_document.uri)
         plan = ls.require_engine().plan_rename(_address_at(ls, params.text_document.uri, params.position), params.new_name)
+        ls.check_plan_saved(plan)
         return ls.as_lsp_edit(plan)
 
     @server.feature(t.TEXT_DOCUMENT_CODE_ACTION, t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.Refactor]))
