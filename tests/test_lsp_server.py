@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 import subprocess
 import sys
@@ -163,3 +164,24 @@ def test_a_buffer_with_unsaved_changes_is_not_renamed_from_stale_disk(project: P
 
     outcome, edits, _ = asyncio.run(session(project, steps))
     assert "unsaved changes" in outcome and edits == []
+
+
+def test_the_other_commands_outline_impact_insert_and_replace(project: Path) -> None:
+    async def steps(client: LanguageClient) -> Any:
+        run = client.workspace_execute_command_async
+        outline = await run(t.ExecuteCommandParams("graft.outline", ["shop/pricing.py"]))
+        impact = await run(t.ExecuteCommandParams("graft.impact", ["shop/pricing.py:with_vat"]))
+        inserted = await run(t.ExecuteCommandParams("graft.insertAfter", ["shop/pricing.py:with_vat", "def net(x):\n    return x\n"]))
+        before = await run(t.ExecuteCommandParams("graft.insertBefore", ["shop/pricing.py:with_vat", "TAX_NOTE = 'vat'\n"]))
+        replaced = await run(t.ExecuteCommandParams("graft.replaceSymbolBody", ["shop/util.py:money", "def money(x):\n    return x\n"]))
+        return outline, impact, inserted, before, replaced
+
+    (outline, impact, inserted, before, replaced), edits, _ = asyncio.run(session(project, steps))
+    assert any(entry["name_path"] == "with_vat" for entry in outline)
+    assert any("tests/test_shop.py" in json.dumps(entry) for entry in impact)
+    assert inserted["applied"] and before["applied"] and replaced["applied"]
+    labels = [e.label for e in edits]
+    assert labels[0].startswith("graft insert-after (") and labels[1].startswith("graft insert-before (")
+    assert labels[2].startswith("graft replace (")
+    new_texts = [edit.new_text for e in edits for change in e.edit.document_changes for edit in change.edits]
+    assert any("def net(x):" in text for text in new_texts) and any("def money(x):" in text for text in new_texts)
