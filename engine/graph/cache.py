@@ -1,7 +1,7 @@
 """The on-disk cache under ``<root>/.graft/cache``: per-file facts, file stats, and a graph snapshot.
 
-Per-file facts are keyed by (schema version, extractor id, path, content
-sha256), so a changed file misses and a bumped schema misses everywhere. The
+Per-file facts are keyed by schema version, extractor id, path and content
+sha256 (joined into one string key), so a changed file misses and a bumped schema misses everywhere. The
 stat table lets a warm start hash only files whose size or mtime moved. The
 snapshot (the whole graph, with the fingerprint of every file it was built
 from) makes a warm start with nothing changed a single read. diskcache keeps
@@ -21,6 +21,14 @@ from engine.graph.build import GRAPH_FORMAT
 from engine.graph.facts import EXTRACTOR_ID, SCHEMA_VERSION, FileFacts
 
 Fingerprint = tuple[tuple[str, str], ...]
+
+#: Keys are strings: diskcache stores them as they are, where tuple keys are pickled and
+#: pickle-optimised on every lookup (a measurable share of a cold index).
+_SEPARATOR = "\x1f"
+
+
+def _key(*parts: object) -> str:
+    return _SEPARATOR.join(str(part) for part in parts)
 """Sorted (path, sha256) of every indexed file."""
 
 
@@ -45,7 +53,7 @@ class FactsCache:
 
     def facts(self, path: str, sha256: str, symbols_from: str = "ast") -> FileFacts | None:
         """Cached facts of one file version; ``symbols_from="lsp"`` asks only for server-sourced ones."""
-        found = self._cache.get(("facts", SCHEMA_VERSION, EXTRACTOR_ID, path, sha256, symbols_from))
+        found = self._cache.get(_key("facts", SCHEMA_VERSION, EXTRACTOR_ID, path, sha256, symbols_from))
         if found is None:
             self.misses += 1
         else:
@@ -54,7 +62,7 @@ class FactsCache:
 
     def store_facts(self, facts: FileFacts) -> None:
         symbols_from = "lsp" if facts.source == "lsp" else "ast"
-        self._cache.set(("facts", SCHEMA_VERSION, EXTRACTOR_ID, facts.path, facts.sha256, symbols_from), facts)
+        self._cache.set(_key("facts", SCHEMA_VERSION, EXTRACTOR_ID, facts.path, facts.sha256, symbols_from), facts)
 
     def store_many(self, many: list[FileFacts]) -> None:
         """One transaction for many entries: a commit per entry would cost more than the pickling."""
@@ -62,32 +70,40 @@ class FactsCache:
             for facts in many:
                 self.store_facts(facts)
 
+    def transaction(self) -> Any:
+        """Group writes into one SQLite transaction (``with cache.transaction(): ...``)."""
+        return self._cache.transact()
+
     def stats(self) -> dict[str, FileStat]:
-        return self._cache.get(("stats", SCHEMA_VERSION), {})  # type: ignore[no-any-return]
+        return self._cache.get(_key("stats", SCHEMA_VERSION), {})  # type: ignore[no-any-return]
 
     def store_stats(self, stats: dict[str, FileStat]) -> None:
-        self._cache.set(("stats", SCHEMA_VERSION), stats)
+        self._cache.set(_key("stats", SCHEMA_VERSION), stats)
 
     def snapshot(self, symbols_from: str = "ast") -> tuple[Fingerprint, Any] | None:
         """The last graph written, or None (also when it cannot be read back: it is then rebuilt).
         A graph built with server symbols and one built from the tree alone are kept apart."""
         try:
-            return self._cache.get(("snapshot", SCHEMA_VERSION, EXTRACTOR_ID, GRAPH_FORMAT, symbols_from))  # type: ignore[no-any-return]
+            return self._cache.get(_key("snapshot", SCHEMA_VERSION, EXTRACTOR_ID, GRAPH_FORMAT, symbols_from))  # type: ignore[no-any-return]
         except (AttributeError, ImportError, EOFError, pickle.UnpicklingError):
             return None
 
     def store_snapshot(self, fingerprint: Fingerprint, graph: Any, symbols_from: str = "ast") -> None:
-        self._cache.set(("snapshot", SCHEMA_VERSION, EXTRACTOR_ID, GRAPH_FORMAT, symbols_from), (fingerprint, graph))
+        self._cache.set(_key("snapshot", SCHEMA_VERSION, EXTRACTOR_ID, GRAPH_FORMAT, symbols_from), (fingerprint, graph))
 
     def cull(self, keep: Fingerprint) -> int:
         """Delete facts of file versions no longer on disk, and everything of other schema versions."""
         wanted = set(keep)
         removed = 0
         for key in list(self._cache.iterkeys()):
-            if not isinstance(key, tuple) or not key:
+            if not isinstance(key, str):
+                self._cache.delete(key)  # an older cache's tuple key
+                removed += 1
                 continue
-            stale_version = key[1] != SCHEMA_VERSION or (key[0] == "snapshot" and key[3] != GRAPH_FORMAT)
-            stale_facts = key[0] == "facts" and (key[2] != EXTRACTOR_ID or (key[3], key[4]) not in wanted)
+            parts = key.split(_SEPARATOR)
+            kind, version = parts[0], parts[1] if len(parts) > 1 else ""
+            stale_version = version != str(SCHEMA_VERSION) or (kind == "snapshot" and parts[3] != str(GRAPH_FORMAT))
+            stale_facts = kind == "facts" and (parts[2] != EXTRACTOR_ID or (parts[3], parts[4]) not in wanted)
             if stale_version or stale_facts:
                 self._cache.delete(key)
                 removed += 1
