@@ -46,6 +46,15 @@ class EditResult:
     new_diagnostics: list[str] = field(default_factory=list)
     """``file:line: message`` of errors the servers report that were not there before."""
 
+    def to_json(self) -> dict[str, object]:
+        """The shape the CLI's ``--json`` and the MCP tools return."""
+        return {
+            "operation": self.operation, "applied": self.applied, "diff": self.diff,
+            "files": [vars(f) for f in self.files], "edits": self.edits, "source": self.source,
+            "confidence": self.confidence, "warnings": self.warnings, "transaction": self.transaction,
+            "new_diagnostics": self.new_diagnostics, "new_syntax_errors": self.new_syntax_errors,
+        }
+
     def summary(self) -> str:
         head = f"{self.operation}: {'applied as ' + str(self.transaction) if self.applied else 'dry run'}; " \
                f"{len(self.files)} file(s), {self.edits} edit(s) from {self.source} ({self.confidence})"

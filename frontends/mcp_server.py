@@ -112,12 +112,7 @@ def _fit(payload: dict[str, Any], text: str) -> tuple[dict[str, Any], str]:
 
 
 def _edit(result: EditResult) -> CallToolResult:
-    payload = {
-        "operation": result.operation, "applied": result.applied, "diff": result.diff,
-        "files": [vars(f) for f in result.files], "edits": result.edits, "source": result.source,
-        "confidence": result.confidence, "warnings": result.warnings, "transaction": result.transaction,
-        "new_diagnostics": result.new_diagnostics, "new_syntax_errors": result.new_syntax_errors,
-    }
+    payload = result.to_json()
     text = result.summary() + ("" if result.applied else "\n" + result.diff + "\n(dry run: pass apply=true to write)")
     return _result(payload, text)
 
@@ -224,13 +219,8 @@ def build_server(engine: Engine) -> MCPServer:
 
     @server.tool(description="The language server's diagnostics for a file.")
     def diagnostics(path: str) -> Result:
-        def work() -> CallToolResult:
-            found = engine.diagnostics(path)
-            rows = [f"{d.file}:{d.range.start.line + 1}:{d.range.start.column + 1}: {d.severity}: {d.message}" for d in found]
-            data = [{"file": d.file, "line": d.range.start.line + 1, "column": d.range.start.column + 1,
-                     "severity": d.severity, "message": d.message, "code": d.code, "source": d.source} for d in found]
-            return _result({"diagnostics": data}, "\n".join(rows) or "(no diagnostics)")
-        return tools.call(work)
+        return tools.show(lambda: engine.diagnostics(path),
+                          lambda found: _result(render.diagnostics_json(found), render.diagnostics_text(found)))
 
     # -- semantic edits -----------------------------------------------------------------
 

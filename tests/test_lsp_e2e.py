@@ -8,6 +8,7 @@ Python dependencies); typescript-language-server, gopls and clangd are installed
 from __future__ import annotations
 
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
@@ -51,6 +52,17 @@ def pyright(project: Path) -> Iterator[SyncLanguageApi]:
     api = SyncLanguageApi(project, only("basedpyright"))
     yield api
     api.close()
+
+
+@contextmanager
+def served_engine(root: Path, server_id: str) -> Iterator[Engine]:
+    """An engine on ``root`` whose only server for the language is ``server_id``, closed after."""
+    workspace = Workspace(root)
+    engine = Engine(workspace, services=PoolServices(workspace, only(server_id)), source=SourcePreference.AUTO)
+    try:
+        yield engine
+    finally:
+        engine.close()
 
 
 def position_of(path: Path, needle: str, line_hint: int | None = None, occurrence: int = 0) -> Position:
@@ -367,14 +379,10 @@ def test_command_edits_are_captured_not_applied(project: Path) -> None:
 
 def test_references_come_from_the_server_and_are_recorded_in_the_graph(project: Path) -> None:
     require("basedpyright")
-    workspace = Workspace(project)
-    engine = Engine(workspace, services=PoolServices(workspace, only("basedpyright")), source=SourcePreference.AUTO)
-    try:
+    with served_engine(project, "basedpyright") as engine:
         refs = engine.references("shop/models.py:LineItem")
         graph = engine.graph()
         recorded = {(u, k) for u, _v, k in graph.graph.in_edges("s:shop/models.py:LineItem", keys=True) if k == "references"}
-    finally:
-        engine.close()
     assert (refs.source.value, refs.notes) == ("lsp", ["from basedpyright"])
     assert {loc.file for loc in refs.locations} == {"shop/__init__.py", "shop/models.py", "tests/test_shop.py"}
     assert ("s:tests/test_shop.py:make_order", "references") in recorded
@@ -411,15 +419,11 @@ def test_new_errors_from_the_server_roll_an_edit_back(tmp_path: Path) -> None:
     rename_definition_only = FileChange(
         "m.py", (TextEdit(Range(Position(0, 4), Position(0, 10)), "assist"),), hashlib.sha256(data).hexdigest()
     )
-    workspace = Workspace(tmp_path)
-    engine = Engine(workspace, services=PoolServices(workspace, only("basedpyright")), source=SourcePreference.AUTO)
-    try:
+    with served_engine(tmp_path, "basedpyright") as engine:
         with pytest.raises(NewErrors, match='"helper" is not defined'):
             engine.edits().apply(WorkspaceEdit((rename_definition_only,)), EditOptions(fail_on_new_errors=True))
         assert module.read_bytes() == data
         outcome = engine.edits().apply(WorkspaceEdit((rename_definition_only,)))
-    finally:
-        engine.close()
     assert outcome.diagnostics_checked and [d.message for d in outcome.new_diagnostics] == ['"helper" is not defined']
 
 
@@ -427,14 +431,10 @@ def test_safe_delete_checks_references_with_the_server(project: Path) -> None:
     require("basedpyright")
     from engine.refactor.symbol_edits import ReferencesRemain
 
-    workspace = Workspace(project)
-    engine = Engine(workspace, services=PoolServices(workspace, only("basedpyright")), source=SourcePreference.AUTO)
-    try:
+    with served_engine(project, "basedpyright") as engine:
         with pytest.raises(ReferencesRemain) as refused:
             engine.plan_delete("shop/pricing.py:with_vat")
         plan = engine.plan_delete("shop/models.py:Order/Status")
-    finally:
-        engine.close()
     assert "tests/test_shop.py:22 (in test_vat_and_rules)" in refused.value.message
     assert plan.warnings[-2:] == ["references checked by lsp (high)", "from basedpyright"]
 
@@ -448,13 +448,9 @@ def test_rename_through_the_server_keeps_the_fixture_tests_green(project: Path, 
 
     copy = tmp_path / "sample"
     shutil.copytree(project, copy, ignore=shutil.ignore_patterns(".graft"))
-    workspace = Workspace(copy)
-    engine = Engine(workspace, services=PoolServices(workspace, only("basedpyright")), source=SourcePreference.AUTO)
-    try:
+    with served_engine(copy, "basedpyright") as engine:
         plan = engine.plan_rename("shop/pricing.py:apply_discount", "discounted_total")
         engine.edits().apply(plan.edit)
-    finally:
-        engine.close()
     assert (plan.source.value, plan.confidence.value) == ("lsp", "high")
     assert sorted(plan.files) == ["shop/__init__.py", "shop/pricing.py"]
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=copy,
@@ -476,13 +472,9 @@ def test_server_rename_covers_stubs_re_exports_and_the_whole_hierarchy(tmp_path:
     root = tmp_path / "project"
     shutil.copytree(case / "before", root)
     (root / "pyproject.toml").write_text("")
-    workspace = Workspace(root)
-    engine = Engine(workspace, services=PoolServices(workspace, only("basedpyright")), source=SourcePreference.AUTO)
-    try:
+    with served_engine(root, "basedpyright") as engine:
         plan = engine.plan_rename("pkg/shapes.py:Shape/area", "surface")
         engine.edits().apply(plan.edit)
-    finally:
-        engine.close()
     assert plan.source.value == "lsp"
     for expected in (case / "after").rglob("*.py*"):
         relative = expected.relative_to(case / "after")
@@ -493,13 +485,9 @@ def test_typescript_rename_file_updates_importers_through_will_rename_files(proj
     require("typescript-language-server")
     copy = tmp_path / "sample"
     shutil.copytree(project, copy, ignore=shutil.ignore_patterns(".graft"))
-    workspace = Workspace(copy)
-    engine = Engine(workspace, services=PoolServices(workspace, only("typescript-language-server")), source=SourcePreference.AUTO)
-    try:
+    with served_engine(copy, "typescript-language-server") as engine:
         plan = engine.plan_rename_file("web/format.ts", "web/money.ts")
         engine.edits().apply(plan.edit)
-    finally:
-        engine.close()
     assert (plan.source.value, plan.warnings) == ("lsp", ["from typescript-language-server"])
     assert not (copy / "web" / "format.ts").exists() and (copy / "web" / "money.ts").is_file()
     importers = [p for p in (copy / "web").glob("*.ts*") if "./money" in p.read_text()]
@@ -515,13 +503,9 @@ def test_typescript_move_to_file_through_the_server(project: Path, tmp_path: Pat
     shutil.copytree(project, copy, ignore=shutil.ignore_patterns(".graft"))
     (copy / "web" / "tsconfig.json").write_text('{"compilerOptions": {"strict": true, "target": "es2020"}, "files": ["cart.ts", "format.ts", "money.ts"]}\n')
     (copy / "web" / "money.ts").write_text("export const CURRENCY = \"EUR\";\n")
-    workspace = Workspace(copy)
-    engine = Engine(workspace, services=PoolServices(workspace, only("typescript-language-server")), source=SourcePreference.AUTO)
-    try:
+    with served_engine(copy, "typescript-language-server") as engine:
         plan = engine.plan_move("web/format.ts:formatPrice", "web/money.ts")
         engine.edits().apply(plan.edit)
-    finally:
-        engine.close()
     assert (plan.source.value, plan.warnings) == ("lsp", ["from typescript-language-server"])
     assert "export function formatPrice" in (copy / "web" / "money.ts").read_text()
     assert "formatPrice" not in (copy / "web" / "format.ts").read_text()
@@ -546,13 +530,9 @@ def test_server_rename_misses_are_caught_by_the_graph_in_a_src_layout(tmp_path: 
     (root / "src" / "mypkg" / "__init__.py").write_text("from .core import Thing\n\n__all__ = [\"Thing\"]\n")
     (root / "src" / "mypkg" / "core.py").write_text("class Thing:\n    pass\n")
     (root / "tests" / "test_thing.py").write_text("import mypkg\n\n\ndef test_thing():\n    assert mypkg.Thing()\n")
-    workspace = Workspace(root)
-    engine = Engine(workspace, services=PoolServices(workspace, only("basedpyright")), source=SourcePreference.AUTO)
-    try:
+    with served_engine(root, "basedpyright") as engine:
         plan = engine.plan_rename("src/mypkg/core.py:Thing", "Widget")
         engine.edits().apply(plan.edit)
-    finally:
-        engine.close()
     assert plan.source.value == "lsp"
     assert "mypkg.Widget()" in (root / "tests" / "test_thing.py").read_text()
     assert any("resolved to src/mypkg/core.py:Thing by the project graph" in w for w in plan.warnings), plan.warnings

@@ -152,11 +152,7 @@ def run_find_files(engine: Engine, args: argparse.Namespace) -> Result:
 
 
 def edit_result(result: EditResult) -> Result:
-    payload = {
-        "operation": result.operation, "applied": result.applied, "diff": result.diff, "edits": result.edits,
-        "files": [vars(f) for f in result.files], "source": result.source, "confidence": result.confidence,
-        "warnings": result.warnings, "transaction": result.transaction, "new_diagnostics": result.new_diagnostics,
-    }
+    payload = result.to_json()
     text = "\n".join(filter(None, [result.diff if not result.applied else "", result.summary()]))
     return payload, text, ""
 

@@ -138,10 +138,7 @@ def _servers(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object
 
 def _diagnostics(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object], str, str]:
     found = [d for path in args.paths for d in engine.diagnostics(path)]
-    rows = [f"{d.file}:{d.range.start.line + 1}:{d.range.start.column + 1}: {d.severity}: {d.message}" for d in found]
-    data = [{"file": d.file, "line": d.range.start.line + 1, "column": d.range.start.column + 1,
-             "severity": d.severity, "message": d.message, "code": d.code, "source": d.source} for d in found]
-    return {"diagnostics": data}, "\n".join(rows) or "(no diagnostics)", ""
+    return render.diagnostics_json(found), render.diagnostics_text(found), ""
 
 
 HANDLERS: dict[str, Handler] = {

@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 
 from engine.api import Explanation, FindResult, SymbolsListing, SymbolText
 from engine.extract import FileSymbols
+from engine.navigation import Diagnostic
 from engine.ports import ServerStatus
 from engine.symbols import Symbol
 from engine.workspace import Skipped
@@ -158,3 +159,16 @@ def explain_text(found: Explanation) -> str:
         f"callers: {names(found.callers, True)}", f"callees: {names(found.callees, False)}",
         f"supertypes: {names(found.supertypes, False)}", f"subtypes: {names(found.subtypes, True)}",
     ])
+
+
+def diagnostics_json(found: list[Diagnostic]) -> dict[str, object]:
+    return {"diagnostics": [
+        {"file": d.file, "line": d.range.start.line + 1, "column": d.range.start.column + 1,
+         "severity": d.severity, "message": d.message, "code": d.code, "source": d.source}
+        for d in found
+    ]}
+
+
+def diagnostics_text(found: list[Diagnostic]) -> str:
+    rows = [f"{d.file}:{d.range.start.line + 1}:{d.range.start.column + 1}: {d.severity}: {d.message}" for d in found]
+    return "\n".join(rows) or "(no diagnostics)"

@@ -42,3 +42,10 @@ def apply_text_edits(text: str, edits: tuple[TextEdit, ...], newline: str) -> st
         cursor = end
     pieces.append(text[cursor:])
     return "".join(pieces)
+
+
+def covers(edit: TextEdit, position: Position) -> bool:
+    """Whether an edit already changes the text at ``position`` (its range holds it, or an
+    insertion sits exactly there)."""
+    start, end = edit.range.start, edit.range.end
+    return (start.line, start.column) <= (position.line, position.column) < (end.line, end.column) or start == position

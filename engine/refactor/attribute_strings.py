@@ -24,6 +24,7 @@ from typing import Callable
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.graph.build import symbol_node
 from engine.graph.queries import GraphQueries
+from engine.edits.text import covers
 from engine.navigation import TextEdit
 from engine.positions import Position, Range, split_lines
 from engine.refactor.corpus import Corpus
@@ -58,7 +59,7 @@ def with_attribute_strings(
                 end = match.end(2)
                 span = Range(Position(number, end - len(symbol.name)), Position(number, end))
                 known = edited.get(path)
-                if known is None or not any(_covers(e, span) for e in known.edits):
+                if known is None or not any(covers(e, span.start) for e in known.edits):
                     spans.append(TextEdit(span, new))
                     renamed.append(f"{path}:{number + 1}")
             for match in pattern.finditer(line):
@@ -72,7 +73,7 @@ def with_attribute_strings(
                     spans.append(TextEdit(span, new))
                     renamed.append(f"{path}:{number + 1}")
         known = edited.get(path)
-        covered = (lambda span: any(_covers(e, span) for e in known.edits)) if known is not None else (lambda span: False)
+        covered = (lambda span: any(covers(e, span.start) for e in known.edits)) if known is not None else (lambda span: False)
         for span in _code_references(source.text, symbol.name, covered,
                                      lambda expr, line: queries.project.resolve_expression(path, expr, line) == target):
             if span not in [s.range for s in spans]:
@@ -117,11 +118,6 @@ def _code_references(
     except (tokenize.TokenError, SyntaxError, IndentationError):
         return []
     return [span for span in candidates if (span.start.line, span.start.column) in code]
-
-
-def _covers(edit: TextEdit, span: Range) -> bool:
-    start, end = edit.range.start, edit.range.end
-    return (start.line, start.column) <= (span.start.line, span.start.column) < (end.line, end.column) or start == span.start
 
 
 def mirror_warnings(queries: GraphQueries, symbol: Symbol) -> list[str]:

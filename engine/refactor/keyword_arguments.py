@@ -17,6 +17,7 @@ from libcst.metadata import PositionProvider
 
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.graph.queries import GraphQueries
+from engine.edits.text import covers
 from engine.navigation import TextEdit
 from engine.positions import Position, Range, split_lines
 from engine.refactor.pysource import parse
@@ -71,7 +72,7 @@ def keyword_call_sites(
             continue
         for span in _keywords_in_calls(workspace, path, called, parameter.name):
             known = edited.get(path)
-            if known is not None and any(_covers(e, span) for e in known.edits):
+            if known is not None and any(covers(e, span.start) for e in known.edits):
                 continue  # the rename already changed it
             sites.setdefault(path, []).append(TextEdit(span, new))
     if not sites:
@@ -91,11 +92,6 @@ def keyword_call_sites(
             operations[operations.index(known)] = FileChange(path, known.edits + tuple(edits), known.expected_sha256)
     note = f"keyword {parameter.name}= renamed at calls of {called} found by name (no other {called} takes it): {places}"
     return WorkspaceEdit(tuple(operations), already.annotations), [note]
-
-
-def _covers(edit: TextEdit, span: Range) -> bool:
-    start, end, at = edit.range.start, edit.range.end, span.start
-    return (start.line, start.column) <= (at.line, at.column) < (end.line, end.column) or start == at
 
 
 def _called_name(queries: GraphQueries, parameter: Parameter) -> str:
