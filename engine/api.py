@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from enum import Enum
+from typing import Callable
 
 from engine.edits.apply import Transactions
 from engine.edits.session import EditSession
@@ -215,7 +216,10 @@ class Engine:
             parameter = keyword_arguments.parameter_at(self.workspace, file, position) if language_of(file) == "python" else None
             if parameter is not None:
                 queries = self.graph()
-                extend = lambda edit, corpus: keyword_arguments.keyword_call_sites(self.workspace, queries, parameter, new_name, edit)  # noqa: E731
+                def keywords(corpus: Corpus) -> Callable[[WorkspaceEdit], tuple[WorkspaceEdit, list[str]]]:
+                    return lambda edit: keyword_arguments.keyword_call_sites(self.workspace, queries, parameter, new_name, edit)
+
+                extend = keywords
         else:
             symbol = self.resolve(parsed)
             old_name = symbol.name
@@ -225,11 +229,18 @@ class Engine:
             dotted = self._dotted_path(symbol)
             if language_of(symbol.file) == "python":
                 queries = self.graph()
-                mirrors = attribute_strings.mirror_warnings(queries, symbol)
 
-                def extend(edit: WorkspaceEdit, corpus: Corpus) -> tuple[WorkspaceEdit, list[str]]:
-                    extended, notes = attribute_strings.with_attribute_strings(self.workspace, queries, symbol, new_name, edit, corpus)
-                    return extended, [*notes, *mirrors]
+                def name_uses(corpus: Corpus) -> Callable[[WorkspaceEdit], tuple[WorkspaceEdit, list[str]]]:
+                    uses = attribute_strings.find_name_uses(queries, symbol, corpus)
+                    mirrors = attribute_strings.mirror_warnings(queries, symbol, corpus)
+
+                    def add(edit: WorkspaceEdit) -> tuple[WorkspaceEdit, list[str]]:
+                        extended, notes = attribute_strings.add_name_uses(edit, uses, new_name, corpus, symbol)
+                        return extended, [*notes, *mirrors]
+
+                    return add
+
+                extend = name_uses
         if old_name == new_name:
             raise UsageError(f"{address} is already called {new_name}")
         use_server = self.source in (SourcePreference.AUTO, SourcePreference.LSP)

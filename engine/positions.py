@@ -70,6 +70,8 @@ class Range:
 
 def split_lines(text: str) -> list[str]:
     """Lines without their terminators, split exactly where LSP splits them."""
+    if "\r" not in text:
+        return text.split("\n")  # the common case, several times faster than the pattern
     return _LINE_BREAK_TEXT.split(text)
 
 
@@ -122,7 +124,7 @@ class LineIndex:
     def __init__(self, data: bytes) -> None:
         self._data = data
         # bytes.splitlines breaks exactly at \n, \r\n and a lone \r (unlike str.splitlines).
-        self._starts = [0, *accumulate(len(line) for line in data.splitlines(keepends=True))]
+        self._starts = [0, *accumulate(map(len, data.splitlines(keepends=True)))]
         if len(self._starts) > 1 and not data.endswith((b"\n", b"\r")):
             self._starts.pop()  # the last line has no terminator, so no line starts after it
         self._lines: list[str] | None = None

@@ -102,6 +102,10 @@ class Workspace:
         Relative paths are relative to the workspace root, like the FILE part
         of an address. Raises :class:`UnsafePath` for anything outside it.
         """
+        relative, lexical, _real = self._checked(user_path)
+        return relative, lexical
+
+    def _checked(self, user_path: str) -> tuple[str, Path, Path]:
         if not user_path or "\x00" in user_path:
             raise UnsafePath(f"{user_path!r} is not a usable path")
         given = Path(user_path)
@@ -114,7 +118,14 @@ class Workspace:
                 f"{user_path} is a symlink (or lies under one) that points to {real}, outside the workspace {self.root}"
             )
         relative = lexical.relative_to(self.root).as_posix()
-        return ("." if relative == "" else relative), lexical
+        return ("." if relative == "" else relative), lexical, real
+
+    def canonical(self, user_path: str) -> str:
+        """The workspace-relative real path (symlinks inside the workspace followed) of a path a
+        user gave; refused like :meth:`resolve` when it is, or points, outside."""
+        _relative, _lexical, real = self._checked(user_path)
+        relative = real.relative_to(self.root).as_posix()
+        return "." if relative == "" else relative
 
     def relative(self, absolute: Path) -> str:
         return absolute.relative_to(self.root).as_posix()
@@ -232,7 +243,9 @@ def _dominant_newline(data: bytes) -> str:
 
 
 def _is_within(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
+    """Lexical containment of two normalised absolute paths (strings: Path.parents is slow)."""
+    inner, outer = str(path), str(root)
+    return inner == outer or inner.startswith(outer.rstrip(os.sep) + os.sep)
 
 
 def _megabytes(size: int) -> str:

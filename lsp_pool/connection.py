@@ -66,6 +66,12 @@ class _ClientProtocol(JsonRPCProtocol):
             return self._raw_result(data)
         if is_result and self._result_types.get(data["id"]) is _CODE_ACTION_RESULT and isinstance(data.get("result"), list):
             return self._code_actions(data)
+        if is_result and self._result_types.get(data["id"]) in _WORKSPACE_EDIT_RESULTS:
+            # A rename's WorkspaceEdit holds thousands of positions: lsprotocol's validated
+            # objects for them cost about as much as the server took to compute the rename.
+            # Kept as JSON, which the Converter reads directly.
+            self._result_types.pop(data["id"], None)
+            return self._raw_result(data)
         try:
             return super().structure_message(data)
         except JsonRpcException:
@@ -92,6 +98,10 @@ class _ClientProtocol(JsonRPCProtocol):
 
 
 _CODE_ACTION_RESULT = types.METHOD_TO_TYPES[types.TEXT_DOCUMENT_CODE_ACTION][1]
+_WORKSPACE_EDIT_RESULTS = (
+    types.METHOD_TO_TYPES[types.TEXT_DOCUMENT_RENAME][1],
+    types.METHOD_TO_TYPES[types.WORKSPACE_WILL_RENAME_FILES][1],
+)
 
 
 @functools.cache

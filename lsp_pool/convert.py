@@ -9,6 +9,7 @@ symbol on the same line moves nothing.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -39,6 +40,7 @@ def uri_to_path(uri: str) -> Path:
 class Converter:
     def __init__(self, root: Path, encoding: PositionEncoding) -> None:
         self.root = root.resolve()
+        self._root_prefix = str(self.root).rstrip(os.sep) + os.sep
         self.encoding = encoding
         self._indexes: dict[Path, LineIndex] = {}
 
@@ -163,9 +165,12 @@ class Converter:
 
     # -- edits ---------------------------------------------------------------
 
-    def workspace_edit(self, edit: t.WorkspaceEdit | None) -> ServerEdit:
+    def workspace_edit(self, edit: t.WorkspaceEdit | dict[str, Any] | None) -> ServerEdit:
+        """A server's WorkspaceEdit, as lsprotocol objects or (rename answers) as the JSON itself."""
         if edit is None:
             return ServerEdit()
+        if isinstance(edit, dict):
+            return self._workspace_edit_json(edit)
         per_file: dict[str, list[TextEdit]] = {}
         created: list[str] = []
         renamed: list[tuple[str, str]] = []
@@ -188,6 +193,48 @@ class Converter:
             elif isinstance(change, t.DeleteFile):
                 deleted.append(self.relative(uri_to_path(change.uri))[0])
         for uri, edits in (edit.changes or {}).items():
+            add(uri, edits)
+        return ServerEdit(
+            files=tuple(FileEdits(file, tuple(edits)) for file, edits in sorted(per_file.items())),
+            created=tuple(created),
+            renamed=tuple(renamed),
+            deleted=tuple(deleted),
+        )
+
+    def _workspace_edit_json(self, edit: dict[str, Any]) -> ServerEdit:
+        per_file: dict[str, list[TextEdit]] = {}
+        created: list[str] = []
+        renamed: list[tuple[str, str]] = []
+        deleted: list[str] = []
+        encoding = self.encoding
+
+        def add(uri: str, edits: list[dict[str, Any]]) -> None:
+            path = uri_to_path(uri)
+            # Lexically relative: the engine reads every file of an edit through its workspace,
+            # which refuses symlinks out of it, so resolving each path here too would only cost.
+            lexical = os.path.normpath(path)
+            file = lexical[len(self._root_prefix):] if lexical.startswith(self._root_prefix) else lexical
+            index = self.index(path)
+            converted = per_file.setdefault(file, [])
+            for text_edit in edits:
+                start, end = text_edit["range"]["start"], text_edit["range"]["end"]
+                converted.append(TextEdit(
+                    Range(index.from_protocol(start["line"], start["character"], encoding),
+                          index.from_protocol(end["line"], end["character"], encoding)),
+                    text_edit["newText"] if "newText" in text_edit else text_edit["snippet"]["value"],
+                ))
+
+        for change in edit.get("documentChanges") or []:
+            kind = change.get("kind")
+            if kind is None:
+                add(change["textDocument"]["uri"], change.get("edits") or [])
+            elif kind == "create":
+                created.append(self.relative(uri_to_path(change["uri"]))[0])
+            elif kind == "rename":
+                renamed.append((self.relative(uri_to_path(change["oldUri"]))[0], self.relative(uri_to_path(change["newUri"]))[0]))
+            elif kind == "delete":
+                deleted.append(self.relative(uri_to_path(change["uri"]))[0])
+        for uri, edits in (edit.get("changes") or {}).items():
             add(uri, edits)
         return ServerEdit(
             files=tuple(FileEdits(file, tuple(edits)) for file, edits in sorted(per_file.items())),

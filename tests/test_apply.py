@@ -222,3 +222,31 @@ def test_an_edit_through_a_symlink_inside_changes_its_target_and_keeps_the_link(
     applied = Transactions(Workspace(tmp_path)).apply(WorkspaceEdit((change,)))
     assert [f.path for f in applied.files] == ["real.py"]
     assert (tmp_path / "alias.py").is_symlink() and (tmp_path / "real.py").read_text() == "x = 2\n"
+
+
+def test_history_in_the_layout_before_the_pack_is_still_undone(tmp_path: Path) -> None:
+    """Transactions written by earlier versions keep one file per before-image."""
+    (tmp_path / "a.txt").write_text("new\n")
+    history = tmp_path / ".graft" / "history" / "20250101T000000.000000-legacy"
+    (history / "before").mkdir(parents=True)
+    (history / "before" / "0").write_text("old\n")
+    (history / "COMMITTED").write_text("")
+    manifest = {"id": "20250101T000000.000000-legacy", "created": 1.0, "kind": "apply", "entries": [
+        {"path": "a.txt", "before_sha256": hashlib.sha256(b"old\n").hexdigest(),
+         "after_sha256": hashlib.sha256(b"new\n").hexdigest(), "mode": 0o644}
+    ]}
+    (history / "manifest.json").write_text(json.dumps(manifest))
+    Transactions(Workspace(tmp_path)).undo()
+    assert (tmp_path / "a.txt").read_text() == "old\n"
+
+
+def test_a_damaged_before_image_pack_is_refused_not_written(project: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "tests.apply_worker", str(project), "3", "exit-at", "replaced:1"],
+                            cwd=REPO, capture_output=True, text=True, check=False)
+    assert result.returncode == 9, result.stderr
+    [pending] = Transactions(Workspace(project)).journal.pending()
+    (pending / "before.pack").write_bytes(b"truncated")
+    half_written = snapshot(project)
+    with pytest.raises(Exception, match="is damaged"):
+        Transactions(Workspace(project)).recover()
+    assert snapshot(project) == half_written  # nothing written from a pack that cannot be trusted

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types as t
+from pygls.protocol import default_converter
 
 from engine.extract import finalize
 from engine.positions import Position, PositionEncoding, Range
@@ -57,18 +58,22 @@ def test_locations_and_links_inside_and_outside_the_workspace(source: Path, tmp_
 def test_workspace_edit_in_both_shapes(source: Path, tmp_path: Path) -> None:
     converter = Converter(tmp_path, PositionEncoding.UTF16)
     edit = t.TextEdit(range=t.Range(t.Position(0, 13), t.Position(0, 19)), new_text="goal")  # "target", UTF-16
-    via_changes = converter.workspace_edit(t.WorkspaceEdit(changes={source.as_uri(): [edit]}))
-    via_document_changes = converter.workspace_edit(
-        t.WorkspaceEdit(
-            document_changes=[
-                t.TextDocumentEdit(
-                    text_document=t.OptionalVersionedTextDocumentIdentifier(uri=source.as_uri(), version=1), edits=[edit]
-                ),
-                t.RenameFile(old_uri=source.as_uri(), new_uri=(tmp_path / "n.py").as_uri()),
-            ]
-        )
+    as_changes = t.WorkspaceEdit(changes={source.as_uri(): [edit]})
+    as_document_changes = t.WorkspaceEdit(
+        document_changes=[
+            t.TextDocumentEdit(
+                text_document=t.OptionalVersionedTextDocumentIdentifier(uri=source.as_uri(), version=1), edits=[edit]
+            ),
+            t.RenameFile(old_uri=source.as_uri(), new_uri=(tmp_path / "n.py").as_uri()),
+        ]
     )
+    via_changes = converter.workspace_edit(as_changes)
+    via_document_changes = converter.workspace_edit(as_document_changes)
     assert via_changes.files == via_document_changes.files
+    # Rename answers arrive as plain JSON (see lsp_pool.connection): read the same way.
+    json_form = default_converter()
+    assert converter.workspace_edit(json_form.unstructure(as_changes)) == via_changes
+    assert converter.workspace_edit(json_form.unstructure(as_document_changes)) == via_document_changes
     [file_edits] = via_changes.files
     assert file_edits.edits[0].range == Range(Position(0, 12), Position(0, 18)) and file_edits.edits[0].new_text == "goal"
     assert via_document_changes.renamed == (("m.py", "n.py"),)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+from itertools import compress
+from operator import ne
 from dataclasses import dataclass
 
 from engine.edits.plan import FileState
@@ -22,28 +24,44 @@ class FileSummary:
 def summarize(states: list[FileState]) -> list[FileSummary]:
     found = []
     for state in states:
-        before, after = _lines(state.before), _lines(state.after)
         status = (
             "unchanged" if not state.changed else "created" if state.before is None
             else "deleted" if state.after is None else "modified"
         )
-        added, removed = _counts(before, after)
+        # Counted on bytes: no decoding, and equal lines compare the same either way.
+        added, removed = _counts((state.before or b"").splitlines(), (state.after or b"").splitlines())
         found.append(FileSummary(state.path, status, added, removed))
     return found
 
 
-def _counts(before: list[str], after: list[str]) -> tuple[int, int]:
-    """Lines added and removed, as the unified diff counts them; the common head and tail are
-    trimmed first, since an edit usually touches a few lines of a long file."""
+def _counts(before: list[bytes], after: list[bytes]) -> tuple[int, int]:
+    """Lines added and removed by a line diff. The common head and tail are trimmed first,
+    since an edit usually touches a few lines of a long file; when what is left has as many
+    lines on both sides (a rename), the lines that differ in place are diffed run by run,
+    which keeps a hundred-file rename from running the matcher over whole files."""
     start = 0
     while start < len(before) and start < len(after) and before[start] == after[start]:
         start += 1
     end_before, end_after = len(before), len(after)
     while end_before > start and end_after > start and before[end_before - 1] == after[end_after - 1]:
         end_before, end_after = end_before - 1, end_after - 1
+    old, new = before[start:end_before], after[start:end_after]
+    if len(old) != len(new):
+        return _matched(old, new)
     added = removed = 0
-    matcher = difflib.SequenceMatcher(None, before[start:end_before], after[start:end_after])
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    differing = list(compress(range(len(old)), map(ne, old, new)))  # found in C, not line by line
+    run_start = 0
+    for position in range(1, len(differing) + 1):
+        if position == len(differing) or differing[position] != differing[position - 1] + 1:
+            first, last = differing[run_start], differing[position - 1] + 1
+            run_added, run_removed = _matched(old[first:last], new[first:last])
+            added, removed, run_start = added + run_added, removed + run_removed, position
+    return added, removed
+
+
+def _matched(before: list[bytes], after: list[bytes]) -> tuple[int, int]:
+    added = removed = 0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after).get_opcodes():
         if tag != "equal":
             removed += i2 - i1
             added += j2 - j1

@@ -2,26 +2,30 @@
 
 Layout under ``<root>/.graft``::
 
-    journal/<txn>/manifest.json   paths, before/after hashes, modes
-    journal/<txn>/before/<n>      before-image of entry n (absent when the file did not exist)
+    journal/<txn>/manifest.json   paths, before/after hashes, modes, where each before-image lies
+    journal/<txn>/before.pack     every before-image, one after another (one fsync however many files)
     journal/<txn>/lock            held (flock) by the process applying the transaction
     journal/<txn>/COMMITTED       written once every target is in place
     history/<txn>/...             the same, moved here after commit; undo reads it
 
 A directory under journal/ without COMMITTED whose lock is free is an interrupted
-transaction: recovery rolls it back.
+transaction: recovery rolls it back. Transactions written before the pack existed keep
+one file per before-image (``before/<n>``); they are still read, for recovery and undo.
 """
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
+import functools
 import json
 import os
+import sys
 import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, IO
+from typing import Any, Callable, IO
 
 from engine.edits.plan import FileState
 from engine.workspace import graft_directory
@@ -33,6 +37,42 @@ def fsync_directory(path: Path) -> None:
         os.fsync(descriptor)
     finally:
         os.close(descriptor)
+
+
+def sync_filesystems(*paths: Path) -> None:
+    """Make everything written so far on the file systems holding ``paths`` durable: Linux's
+    syncfs(2), one call per file system however many files (as dpkg does when it unpacks);
+    elsewhere sync(2). Raises OSError when the kernel reports a write-back error, so a failed
+    write is never committed."""
+    syncfs = _libc_syncfs()
+    if syncfs is None:
+        os.sync()
+        return
+    done: set[int] = set()
+    for path in paths:
+        descriptor = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            device = os.fstat(descriptor).st_dev
+            if device in done:
+                continue
+            done.add(device)
+            if syncfs(descriptor) != 0:
+                error = ctypes.get_errno()
+                raise OSError(error, f"syncfs failed: {os.strerror(error)}", str(path))
+        finally:
+            os.close(descriptor)
+
+
+@functools.lru_cache(maxsize=1)
+def _libc_syncfs() -> Callable[[int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return None
+    function.argtypes, function.restype = [ctypes.c_int], ctypes.c_int
+    return function  # type: ignore[no-any-return]
 
 
 def write_durably(path: Path, data: bytes) -> None:
@@ -48,6 +88,8 @@ class Entry:
     before_sha256: str | None
     after_sha256: str | None
     mode: int | None
+    image: tuple[int, int] | None = None
+    """(offset, length) of the before-image in before.pack; None for a new file or a legacy record."""
 
 
 @dataclass
@@ -68,7 +110,17 @@ class JournalRecord:
         return (self.directory / "UNDONE").exists()
 
     def before_image(self, number: int) -> bytes | None:
-        blob = self.directory / "before" / str(number)
+        image = self.entries[number].image
+        if image is not None:
+            offset, length = image
+            try:
+                with open(self.directory / "before.pack", "rb") as pack:
+                    pack.seek(offset)
+                    data = pack.read(length)
+            except OSError:
+                return None  # a missing pack is a damaged journal; the caller says so
+            return data if len(data) == length else None
+        blob = self.directory / "before" / str(number)  # the layout before the pack
         return blob.read_bytes() if blob.exists() else None
 
 
@@ -79,30 +131,36 @@ class Journal:
         self.journal = self.base / "journal"
         self.history = self.base / "history"
 
-    def begin(self, states: list[FileState], kind: str) -> tuple[JournalRecord, IO[bytes]]:
-        """Write the before-images and manifest durably; returns the record and its held lock."""
+    def begin(self, states: list[FileState], kind: str, *, durable: bool = True) -> tuple[JournalRecord, IO[bytes]]:
+        """Write the before-images and manifest; returns the record and its held lock. Durably,
+        unless the caller syncs the file system itself before it replaces any target."""
         graft_directory(self.root)
         now = time.time()
         # Sortable ids: transactions in one second must still list (and undo) in order.
         transaction = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now)) + f".{int(now * 1e6) % 1_000_000:06d}-" + uuid.uuid4().hex[:6]
         directory = self.journal / transaction
-        (directory / "before").mkdir(parents=True)
+        directory.mkdir(parents=True)
         lock = open(directory / "lock", "wb")  # noqa: SIM115 - held for the whole transaction
         fcntl.flock(lock, fcntl.LOCK_EX)
-        entries = []
-        for number, state in enumerate(states):
+        entries, images, offset = [], [], 0
+        for state in states:
+            image = None
             if state.before is not None:
-                write_durably(directory / "before" / str(number), state.before)
-            entries.append(Entry(state.path, state.before_sha256, state.after_sha256, state.mode))
+                image = (offset, len(state.before))
+                images.append(state.before)
+                offset += len(state.before)
+            entries.append(Entry(state.path, state.before_sha256, state.after_sha256, state.mode, image))
         record = JournalRecord(transaction, now, kind, entries, directory)
         manifest = {
             "id": transaction, "created": record.created, "kind": kind,
-            "entries": [e.__dict__ for e in entries],
+            "entries": [{**e.__dict__, "image": list(e.image) if e.image else None} for e in entries],
         }
-        write_durably(directory / "manifest.json", json.dumps(manifest, indent=1).encode())
-        fsync_directory(directory / "before")
-        fsync_directory(directory)
-        fsync_directory(self.journal)
+        write = write_durably if durable else Path.write_bytes
+        write(directory / "before.pack", b"".join(images))
+        write(directory / "manifest.json", json.dumps(manifest, indent=1).encode())
+        if durable:
+            fsync_directory(directory)
+            fsync_directory(self.journal)
         return record, lock
 
     def commit(self, record: JournalRecord) -> None:
@@ -114,8 +172,8 @@ class Journal:
         self.history.mkdir(parents=True, exist_ok=True)
         target = self.history / record.id
         os.replace(record.directory, target)
-        fsync_directory(self.history)
-        fsync_directory(self.journal)
+        # Not synced: if a crash loses this rename, recovery finds the transaction committed
+        # under journal/ and archives it again.
         record.directory = target
 
     def pending(self) -> list[Path]:
@@ -136,7 +194,10 @@ def load(directory: Path) -> JournalRecord | None:
         manifest: dict[str, Any] = json.loads((directory / "manifest.json").read_text())
     except (OSError, ValueError):
         return None
-    entries = [Entry(e["path"], e["before_sha256"], e["after_sha256"], e["mode"]) for e in manifest.get("entries", [])]
+    entries = [
+        Entry(e["path"], e["before_sha256"], e["after_sha256"], e["mode"], tuple(e["image"]) if e.get("image") else None)
+        for e in manifest.get("entries", [])
+    ]
     return JournalRecord(str(manifest.get("id", directory.name)), float(manifest.get("created", 0)),
                          str(manifest.get("kind", "apply")), entries, directory)
 

@@ -72,7 +72,7 @@ class WorkspaceEdit:
         """Every path the edit reads or writes, in order of first appearance."""
         paths: list[str] = []
         for operation in self.operations:
-            for path in _paths_of(operation):
+            for path in paths_of(operation):
                 if path not in paths:
                     paths.append(path)
         return paths
@@ -82,7 +82,7 @@ class WorkspaceEdit:
         return sum(len(op.edits) for op in self.operations if isinstance(op, FileChange))
 
 
-def _paths_of(operation: Operation) -> tuple[str, ...]:
+def paths_of(operation: Operation) -> tuple[str, ...]:
     if isinstance(operation, RenameFile):
         return (operation.old, operation.new)
     return (operation.path,)

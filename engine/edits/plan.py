@@ -48,42 +48,52 @@ class FileState:
         return self.before != self.after
 
 
-def materialize(edit: WorkspaceEdit, workspace: Workspace, *, check_hashes: bool = True) -> list[FileState]:
+def materialize(
+    edit: WorkspaceEdit, workspace: Workspace, *, check_hashes: bool = True, canonical_paths: dict[str, str] | None = None
+) -> list[FileState]:
     """The before and after bytes of every touched path, operations applied in order.
 
     Refuses (changing nothing) when a file no longer has the hash the plan was made from,
-    or a file operation's precondition does not hold.
+    or a file operation's precondition does not hold. ``canonical_paths`` are the real paths
+    of the edit's paths when the caller has them already.
     """
     current: dict[str, bytes | None] = {}
     before: dict[str, bytes | None] = {}
     modes: dict[str, int | None] = {}
 
+    known = dict(canonical_paths or {})
+
     def canonical(path: str) -> str:
         """The real path, workspace-relative: an edit through a symlink inside the workspace
         changes the file it points to, and the link stays a link."""
-        _relative, absolute = workspace.resolve(path)  # refuses anything outside, symlinks included
-        return Path(os.path.realpath(absolute)).relative_to(workspace.root).as_posix()
+        if path not in known:
+            known[path] = workspace.canonical(path)  # refuses anything outside, symlinks included
+        return known[path]
 
     def load(path: str) -> bytes | None:
         if path not in current:
-            _relative, absolute = workspace.resolve(path)
-            data = absolute.read_bytes() if absolute.is_file() else None
-            if absolute.exists() and not absolute.is_file():
+            absolute = workspace.root / path  # a canonical path: checked inside, no symlink left in it
+            try:
+                status = absolute.stat()
+            except FileNotFoundError:
+                status = None
+            if status is not None and not stat.S_ISREG(status.st_mode):
                 raise FileOperationRefused(f"{path} is not a regular file")
+            data = absolute.read_bytes() if status is not None else None
             current[path] = data
             before[path] = data
-            modes[path] = stat.S_IMODE(absolute.stat().st_mode) if data is not None else None
+            modes[path] = stat.S_IMODE(status.st_mode) if status is not None else None
         return current[path]
 
     for operation in edit.operations:
-        operation = _with_canonical_paths(operation, canonical)
+        operation = with_canonical_paths(operation, canonical)
         if isinstance(operation, FileChange):
             data = load(operation.path)
             if data is None:
                 raise StalePlan(f"{operation.path} does not exist; the plan expected to edit it (re-run)")
-            if check_hashes and operation.expected_sha256 and hashlib.sha256(data).hexdigest() != operation.expected_sha256:
-                raise StalePlan(f"{operation.path} changed since the plan was made; re-run")
             source = decode_source(operation.path, data, 0.0)
+            if check_hashes and operation.expected_sha256 and source.sha256 != operation.expected_sha256:
+                raise StalePlan(f"{operation.path} changed since the plan was made; re-run")
             text = apply_text_edits(source.text, operation.edits, source.newline)
             current[operation.path] = (_UTF8_BOM if source.has_bom else b"") + text.encode("utf-8")
         elif isinstance(operation, CreateFile):
@@ -117,7 +127,7 @@ def materialize(edit: WorkspaceEdit, workspace: Workspace, *, check_hashes: bool
     ]
 
 
-def _with_canonical_paths(operation: Operation, canonical: Callable[[str], str]) -> Operation:
+def with_canonical_paths(operation: Operation, canonical: Callable[[str], str]) -> Operation:
     if isinstance(operation, RenameFile):
         return replace(operation, old=canonical(operation.old), new=canonical(operation.new))
     return replace(operation, path=canonical(operation.path))

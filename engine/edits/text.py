@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from itertools import accumulate
 
 from engine.navigation import TextEdit
 from engine.positions import Position
@@ -12,7 +13,25 @@ _LINE_BREAKS = re.compile(r"\r\n|\r|\n")
 
 def line_starts(text: str) -> list[int]:
     """Code-point offsets where each line starts (LSP line breaks: \\n, \\r\\n, \\r)."""
-    return [0] + [m.end() for m in _LINE_BREAKS.finditer(text)]
+    if "\r" in text:
+        return [0] + [m.end() for m in _LINE_BREAKS.finditer(text)]
+    # Only \n: running sums of the line lengths, all in C (this runs on every touched file).
+    return list(accumulate(map((1).__add__, map(len, text.split("\n")[:-1])), initial=0))
+
+
+def word_offsets(text: str, word: str, word_characters: str = "_$") -> list[int]:
+    """Offsets where ``word`` stands alone (no letter, digit or ``word_characters`` on either side).
+    The pattern starts with the word itself, so the regex engine can jump between candidates
+    instead of testing a look-behind at every offset of a long file."""
+    extra = re.escape(word_characters.replace("_", ""))
+    pattern = re.compile(re.escape(word) + rf"(?![\w{extra}])")
+    found = []
+    for match in pattern.finditer(text):
+        start = match.start()
+        if start > 0 and (text[start - 1].isalnum() or text[start - 1] in word_characters):
+            continue
+        found.append(start)
+    return found
 
 
 def offset_of(text: str, starts: list[int], position: Position) -> int:

@@ -87,6 +87,10 @@ class ProjectIndex:
         try:
             stats = self._load()
         finally:
+            # The graph lives as long as the index; frozen, its hundreds of thousands of objects
+            # are no longer walked by every full collection, which otherwise lands in the
+            # middle of later requests (a server reply being decoded) for tens of ms each.
+            gc.freeze()
             if gc_was_enabled:
                 gc.enable()
         stats.seconds = time.perf_counter() - started

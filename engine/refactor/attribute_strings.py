@@ -16,74 +16,116 @@
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
-from typing import Callable
+from bisect import bisect_right
+from dataclasses import dataclass
 
 from engine.edits.model import FileChange, WorkspaceEdit
+from engine.edits.text import covers, line_starts, word_offsets
 from engine.graph.build import symbol_node
 from engine.graph.queries import GraphQueries
-from engine.edits.text import covers
 from engine.navigation import TextEdit
-from engine.positions import Position, Range, split_lines
+from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
+from engine.refactor.pytext import CodeMap
 from engine.symbols import Symbol
-from engine.workspace import Workspace
 
 _CALLS = r"(?:setattr|getattr|hasattr|delattr|patch\.object)\(\s*([\w.]+)\s*,\s*([\"']){name}\2"
 #: A string annotation naming the symbol: ``-> "Order"``, ``order: "Order"`` (parameters, variables).
 _ANNOTATION = r"(?:->|^\s*\w+\s*:|[(,]\s*\w+\s*:)\s*([\"'])((?:[\w]+\.)*{name})\1"
 
 
-def with_attribute_strings(
-    workspace: Workspace, queries: GraphQueries, symbol: Symbol, new: str, edit: WorkspaceEdit, corpus: Corpus | None = None
-) -> tuple[WorkspaceEdit, list[str]]:
+@dataclass(frozen=True)
+class NameUse:
+    """A place that names the symbol which a server's rename may not cover."""
+
+    path: str
+    span: Range
+    kind: str
+    """annotation | attribute-string | code"""
+    offset: int
+    """Where the name starts in the file's text."""
+
+
+def find_name_uses(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> list[NameUse]:
+    """Every string annotation, attribute string and code use of the symbol's name that the
+    project graph resolves to the symbol. Independent of any edit, so a rename runs it while
+    the server computes its own; :func:`add_name_uses` then keeps what the server left."""
     target = symbol_node(symbol.file, symbol.name_path)
-    pattern = re.compile(_CALLS.format(name=re.escape(symbol.name)))
-    annotation = re.compile(_ANNOTATION.format(name=re.escape(symbol.name)))
-    edited = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
-    operations = list(edit.operations)
-    renamed: list[str] = []
-    found_in_code: list[str] = []
-    for path in sorted((corpus or Corpus(workspace, list(queries.project.facts))).mentioning(symbol.name, "python")):
+    name = symbol.name
+    calls = re.compile(_CALLS.format(name=re.escape(name)))
+    annotation = re.compile(_ANNOTATION.format(name=re.escape(name)))
+    code_use = re.compile(rf"(?<![\w.])((?:[A-Za-z_]\w*\.)*){re.escape(name)}\b(?!\s*=[^=])(?![\"'])")
+    resolve = queries.project.resolve_expression
+    uses: list[NameUse] = []
+    for path in corpus.mentioning(name, "python"):
         if not path.endswith(".py"):
             continue
-        source = workspace.read(path)
-        spans = []
-        for number, line in enumerate(split_lines(source.text)):
+        text = corpus.source(path).text
+        starts = line_starts(text)
+        for number in sorted({bisect_right(starts, offset) - 1 for offset in word_offsets(text, name, "_")}):
+            line_start = starts[number]
+            line = text[line_start:starts[number + 1] if number + 1 < len(starts) else len(text)].rstrip("\r\n")
             for match in annotation.finditer(line):
                 # The annotation's text is an expression; it names the symbol when it resolves to it.
-                if queries.project.resolve_expression(path, match.group(2), number + 1) != target:
-                    continue
-                end = match.end(2)
-                span = Range(Position(number, end - len(symbol.name)), Position(number, end))
-                known = edited.get(path)
-                if known is None or not any(covers(e, span.start) for e in known.edits):
-                    spans.append(TextEdit(span, new))
-                    renamed.append(f"{path}:{number + 1}")
-            for match in pattern.finditer(line):
+                if resolve(path, match.group(2), number + 1) == target:
+                    uses.append(NameUse(path, _span(number, match.end(2), name), "annotation", line_start + match.end(2) - len(name)))
+            for match in calls.finditer(line):
                 # `owner.name` resolves to the symbol exactly when the owner is its module or class.
-                if queries.project.resolve_expression(path, f"{match.group(1)}.{symbol.name}", number + 1) != target:
+                if resolve(path, f"{match.group(1)}.{name}", number + 1) == target:
+                    uses.append(NameUse(path, _span(number, match.end() - 1, name), "attribute-string", line_start + match.end() - 1 - len(name)))
+            for match in code_use.finditer(line):
+                # Definitions, rebindings and keyword arguments (a name followed by ``=``) are not
+                # references; neither are strings and comments (checked when one is left uncovered).
+                column = match.start() + len(match.group(1))
+                if _DEFINES.search(line[: match.start()]):
                     continue
-                end = match.end() - 1  # before the closing quote
-                span = Range(Position(number, end - len(symbol.name)), Position(number, end))
-                known = edited.get(path)
-                if known is None or not any(e.range.start.line <= number < max(e.range.end.line, e.range.start.line + 1) for e in known.edits):
-                    spans.append(TextEdit(span, new))
-                    renamed.append(f"{path}:{number + 1}")
-        known = edited.get(path)
-        covered = (lambda span: any(covers(e, span.start) for e in known.edits)) if known is not None else (lambda span: False)
-        for span in _code_references(source.text, symbol.name, covered,
-                                     lambda expr, line: queries.project.resolve_expression(path, expr, line) == target):
-            if span not in [s.range for s in spans]:
-                spans.append(TextEdit(span, new))
-                found_in_code.append(f"{path}:{span.start.line + 1}")
+                if resolve(path, match.group(1) + name, number + 1) == target:
+                    uses.append(NameUse(path, _span(number, column + len(name), name), "code", line_start + column))
+    return uses
+
+
+def _span(line: int, end: int, name: str) -> Range:
+    return Range(Position(line, end - len(name)), Position(line, end))
+
+
+_DEFINES = re.compile(r"\b(def|class|global|nonlocal)\s+$")
+
+
+def add_name_uses(edit: WorkspaceEdit, uses: list[NameUse], new: str, corpus: Corpus, symbol: Symbol) -> tuple[WorkspaceEdit, list[str]]:
+    """The edit plus the uses it does not cover already, with a note of each kind added."""
+    edited = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
+    added: dict[str, list[TextEdit]] = {}
+    renamed: list[str] = []
+    found_in_code: list[str] = []
+    code_maps: dict[str, CodeMap] = {}
+    for use in uses:
+        known = edited.get(use.path)
+        if use.kind == "attribute-string":
+            # A server that touched the line may have renamed the string itself.
+            line = use.span.start.line
+            if known is not None and any(e.range.start.line <= line < max(e.range.end.line, e.range.start.line + 1) for e in known.edits):
+                continue
+        elif known is not None and any(covers(e, use.span.start) for e in known.edits):
+            continue
+        if use.kind == "code":
+            # Only the few uses left uncovered pay for finding the file's strings and comments.
+            if use.path not in code_maps:
+                code_maps[use.path] = CodeMap(corpus.source(use.path).text)
+            if not code_maps[use.path].is_code(use.offset):
+                continue
+        spans = added.setdefault(use.path, [])
+        if any(e.range == use.span for e in spans):
+            continue
+        spans.append(TextEdit(use.span, new))
+        (found_in_code if use.kind == "code" else renamed).append(f"{use.path}:{use.span.start.line + 1}")
+    operations = list(edit.operations)
+    for path, spans in added.items():
         if not spans:
             continue
         known = edited.get(path)
         if known is None:
-            operations.append(FileChange(path, tuple(spans), source.sha256))
+            operations.append(FileChange(path, tuple(spans), corpus.source(path).sha256))
         else:
             operations[operations.index(known)] = FileChange(path, known.edits + tuple(spans), known.expected_sha256)
     notes = [f"names in strings renamed with it (annotations; setattr/getattr/patch.object on its owner): {', '.join(renamed)}"] if renamed else []
@@ -92,36 +134,9 @@ def with_attribute_strings(
     return WorkspaceEdit(tuple(operations), edit.annotations), notes
 
 
-def _code_references(
-    text: str, name: str, covered: Callable[[Range], bool], resolves: Callable[[str, int], bool]
-) -> list[Range]:
-    """Where ``name`` is read in code (``name``, ``module.name``, ``pkg.mod.name``), not yet
-    covered by the edit, and the project graph resolves the expression to the symbol.
-    Definitions, rebindings and keyword arguments (a name followed by ``=``) are not
-    references; neither are strings and comments (checked with the tokenizer, and only
-    for files that have a candidate left, since tokenizing is the costly part)."""
-    pattern = re.compile(rf"(?<![\w.])((?:[A-Za-z_]\w*\.)*){re.escape(name)}\b(?!\s*=[^=])")
-    candidates = []
-    for number, line in enumerate(split_lines(text)):
-        for match in pattern.finditer(line):
-            start = match.start() + len(match.group(1))
-            span = Range(Position(number, start), Position(number, start + len(name)))
-            if covered(span) or re.search(r"\b(def|class|global|nonlocal)\s+$", line[: match.start()]):
-                continue
-            if resolves(match.group(1) + name, number + 1):
-                candidates.append(span)
-    if not candidates:
-        return []
-    try:
-        code = {(t.start[0] - 1, t.start[1]) for t in tokenize.generate_tokens(io.StringIO(text).readline)
-                if t.type == tokenize.NAME and t.string == name}
-    except (tokenize.TokenError, SyntaxError, IndentationError):
-        return []
-    return [span for span in candidates if (span.start.line, span.start.column) in code]
-
-
-def mirror_warnings(queries: GraphQueries, symbol: Symbol) -> list[str]:
-    """Modules that bind the old name and mirror the defining module's public names."""
+def mirror_warnings(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> list[str]:
+    """Modules that bind the old name and mirror the defining module's public names
+    (a module that binds the name mentions it: only those are looked at)."""
     if len(symbol.path) != 1:
         return []
     facts = queries.project.facts
@@ -129,8 +144,8 @@ def mirror_warnings(queries: GraphQueries, symbol: Symbol) -> list[str]:
     if len(home) < 3:
         return []
     found = []
-    for path in sorted(facts):
-        if path == symbol.file or not path.endswith(".py"):
+    for path in sorted(corpus.mentioning(symbol.name, "python")):
+        if path == symbol.file or not path.endswith(".py") or path not in facts:
             continue
         names = _public_names(queries, path)
         if symbol.name not in names:

@@ -12,33 +12,28 @@ occurrences in strings and comments, and dynamic lookups, are reported as warnin
 
 from __future__ import annotations
 
-import keyword
 import re
+from bisect import bisect_right
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable
 from pathlib import Path
+from typing import Callable
 
 from engine.edits.model import FileChange, WorkspaceEdit
-from engine.edits.plan import materialize
+from engine.edits.text import line_starts
 from engine.errors import Refused, ServiceUnavailable, UsageError
-from engine.languages import language_of
+from engine.languages import KEYWORDS, language_of
 from engine.navigation import ServerEdit, TextEdit
 from engine.ports import LanguageServices
 from engine.positions import Position, Range, split_lines
 from engine.refactor.corpus import Corpus
+from engine.refactor.leftovers import Leftovers
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.pysource import line_edits
 from engine.symbols import Confidence, Source, Symbol
 from engine.workspace import Workspace
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
-_KEYWORDS: dict[str, frozenset[str]] = {
-    "python": frozenset(keyword.kwlist),  # soft keywords (match, case, type) are valid names
-    "typescript": frozenset("break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with let static yield await implements interface package private protected public".split()),
-    "go": frozenset("break case chan const continue default defer else fallthrough for func go goto if import interface map package range return select struct switch type var".split()),
-    "rust": frozenset("as break const continue crate else enum extern false fn for if impl in let loop match mod move mut pub ref return self Self static struct super trait true type unsafe use where while async await dyn".split()),
-}
-_KEYWORDS["typescriptreact"] = _KEYWORDS["javascript"] = _KEYWORDS["javascriptreact"] = _KEYWORDS["typescript"]
 
 
 class NameClash(Refused):
@@ -56,7 +51,7 @@ def check_name(new_name: str, language: str | None) -> None:
         valid = _IDENTIFIER.fullmatch(new_name) is not None
     if not valid:
         raise UsageError(f"{new_name!r} is not a valid identifier in {language or 'this language'}")
-    if new_name in _KEYWORDS.get(language or "", frozenset()):
+    if new_name in KEYWORDS.get(language or "", frozenset()):
         raise UsageError(f"{new_name!r} is a keyword in {language}")
 
 
@@ -77,7 +72,9 @@ class RenameTarget:
     position: Position
 
 
-Extension = Callable[[WorkspaceEdit, Corpus], tuple[WorkspaceEdit, list[str]]]
+Extension = Callable[[Corpus], Callable[[WorkspaceEdit], tuple[WorkspaceEdit, list[str]]]]
+"""Adds what the rename itself cannot see. Called with the corpus while the server computes its
+rename (scan files then); returns what to do with the server's edit once it is known."""
 
 
 def plan_rename(
@@ -99,34 +96,54 @@ def plan_rename(
     corpus = Corpus(workspace, files)
     if use_server and services is not None:
         try:
-            edits, complete, server = [], True, ""
-            for target in targets:
-                answer = services.rename(workspace.read(target.file), target.position, new_name)
-                edits.append(_from_server(workspace, answer.value))
-                complete, server = complete and answer.complete, answer.server
-            edit = with_all_entries(workspace, merge(edits), primary, old_name, new_name)
-            edit = with_dotted_strings(workspace, edit, dotted, old_name, new_name, corpus)
-            edit, extended = extend(edit, corpus) if extend is not None else (edit, [])
+            sources = [corpus.source(target.file) for target in targets]
+            with ThreadPoolExecutor(1, thread_name_prefix="graft-rename") as waiting:
+                # The server renames in its own process; the passes that only read files run meanwhile.
+                asked = waiting.submit(lambda: [services.rename(s, t.position, new_name) for s, t in zip(sources, targets)])
+                passes = _Passes(workspace, corpus, dotted, old_name, new_name, language, extend)
+                answers = asked.result()
+            edit = merge([_from_server(corpus, answer.value) for answer in answers])
+            edit, extended = passes.add(edit, primary)
+            complete = all(answer.complete for answer in answers)
             confidence = Confidence.HIGH if complete else Confidence.MEDIUM
-            notes = [f"from {server}", *_covered(targets), *extended]
-            return _finish(workspace, "rename", edit, Source.LSP, confidence, notes, old_name, language, corpus)
+            notes = [f"from {answers[-1].server}", *_covered(targets), *extended]
+            return _finish("rename", edit, Source.LSP, confidence, notes, passes.leftovers)
         except ServiceUnavailable as error:
             notes.append(f"language server unavailable: {error.message}")
     if language == "python":
+        passes = _Passes(workspace, corpus, dotted, old_name, new_name, language, extend)
         edit = merge([_jedi_rename(workspace, t.file, t.position, new_name) for t in targets])
-        edit = with_all_entries(workspace, edit, primary, old_name, new_name)
-        edit = with_dotted_strings(workspace, edit, dotted, old_name, new_name, corpus)
-        edit, extended = extend(edit, corpus) if extend is not None else (edit, [])
+        edit, extended = passes.add(edit, primary)
         notes += ["scope-aware rename by jedi", *_covered(targets), *extended]
-        return _finish(workspace, "rename", edit, Source.AST, Confidence.MEDIUM, notes, old_name, language, corpus)
+        return _finish("rename", edit, Source.AST, Confidence.MEDIUM, notes, passes.leftovers)
     if not text:
         raise RenameUnavailable(
             f"no language server can rename in {language or primary}"
             + (f" ({notes[0]})" if notes else "")
             + "; pass --text to rename identifier-bounded occurrences in same-language files (low confidence)"
         )
-    edit = _text_rename(workspace, corpus, language, old_name, new_name)
-    return _finish(workspace, "rename", edit, Source.REGEX, Confidence.LOW, [*notes, "text rename: check every hunk"], old_name, language, corpus)
+    edit = _text_rename(corpus, language, old_name, new_name)
+    leftovers = Leftovers(corpus, old_name, language)
+    return _finish("rename", edit, Source.REGEX, Confidence.LOW, [*notes, "text rename: check every hunk"], leftovers)
+
+
+class _Passes:
+    """What completes a rename beyond the server's (or jedi's) edit. Everything that only reads
+    files is done on construction, before that edit is known; :meth:`add` merges it in."""
+
+    def __init__(
+        self, workspace: Workspace, corpus: Corpus, dotted: str | None, old: str, new: str, language: str | None,
+        extend: Extension | None,
+    ) -> None:
+        self.workspace, self.corpus, self.old, self.new = workspace, corpus, old, new
+        self.dotted_strings = dotted_strings(corpus, dotted, old, new)
+        self.extension = extend(corpus) if extend is not None else None
+        self.leftovers = Leftovers(corpus, old, language)
+
+    def add(self, edit: WorkspaceEdit, defining_file: str) -> tuple[WorkspaceEdit, list[str]]:
+        edit = with_all_entries(self.corpus, edit, defining_file, self.old, self.new)
+        edit = merge([edit, *self.dotted_strings]) if self.dotted_strings else edit
+        return self.extension(edit) if self.extension is not None else (edit, [])
 
 
 def _covered(targets: list[RenameTarget]) -> list[str]:
@@ -153,7 +170,7 @@ def merge(edits: list[WorkspaceEdit]) -> WorkspaceEdit:
 _ALL = re.compile(r"^__all__\s*\+?=\s*[\[(]", re.MULTILINE)
 
 
-def with_all_entries(workspace: Workspace, edit: WorkspaceEdit, defining_file: str, old: str, new: str) -> WorkspaceEdit:
+def with_all_entries(corpus: Corpus, edit: WorkspaceEdit, defining_file: str, old: str, new: str) -> WorkspaceEdit:
     """Add the ``__all__`` strings naming the old name, in the defining module and in every module
     the rename already touches (re-exporters), unless the plan already edits them."""
     files = [defining_file] + [op.path for op in edit.operations if isinstance(op, FileChange) and op.path != defining_file]
@@ -162,8 +179,10 @@ def with_all_entries(workspace: Workspace, edit: WorkspaceEdit, defining_file: s
     for path in files:
         if language_of(path) != "python":
             continue
-        source = workspace.read(path)
-        starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", source.text)]
+        source = corpus.source(path)
+        if "__all__" not in source.text:
+            continue
+        starts = line_starts(source.text)
         existing = list(by_file[path].edits) if path in by_file else []
         added = []
         for match in _ALL.finditer(source.text):
@@ -171,7 +190,7 @@ def with_all_entries(workspace: Workspace, edit: WorkspaceEdit, defining_file: s
             region = source.text[match.end():closing if closing != -1 else len(source.text)]
             for entry in re.finditer(rf"([\"']){re.escape(old)}\1", region):
                 offset = match.end() + entry.start() + 1
-                line = max(i for i, start in enumerate(starts) if start <= offset)
+                line = bisect_right(starts, offset) - 1
                 span = Range(Position(line, offset - starts[line]), Position(line, offset - starts[line] + len(old)))
                 if not any(e.range.start <= span.start < e.range.end or e.range.start == span.start for e in existing):
                     added.append(TextEdit(span, new))
@@ -181,17 +200,15 @@ def with_all_entries(workspace: Workspace, edit: WorkspaceEdit, defining_file: s
     return WorkspaceEdit(tuple(ordered + list(changes.values())), edit.annotations)
 
 
-def with_dotted_strings(
-    workspace: Workspace, edit: WorkspaceEdit, dotted: str | None, old: str, new: str, corpus: Corpus | None = None
-) -> WorkspaceEdit:
-    """Update strings that name the symbol by its dotted path, such as ``mock.patch("pkg.mod.old")``
+def dotted_strings(corpus: Corpus, dotted: str | None, old: str, new: str) -> list[WorkspaceEdit]:
+    """Edits of strings that name the symbol by its dotted path, such as ``mock.patch("pkg.mod.old")``
     or ``monkeypatch.setattr("pkg.mod.old", ...)``: they are code references a server does not see."""
     if not dotted:
-        return edit
+        return []
     pattern = re.compile(rf"([\"']){re.escape(dotted)}(?=(?:\.[\w.]*)?\1)")
     additions = []
-    for path in (corpus or Corpus(workspace)).mentioning(dotted, "python"):
-        source = workspace.read(path)
+    for path in corpus.mentioning(dotted, "python"):
+        source = corpus.source(path)
         spans = []
         for number, line in enumerate(split_lines(source.text)):
             for match in pattern.finditer(line):
@@ -199,15 +216,15 @@ def with_dotted_strings(
                 spans.append(TextEdit(Range(Position(number, start), Position(number, match.end())), new))
         if spans:
             additions.append(WorkspaceEdit((FileChange(path, tuple(spans), source.sha256),)))
-    return merge([edit, *additions]) if additions else edit
+    return additions
 
 
-def _from_server(workspace: Workspace, server_edit: ServerEdit) -> WorkspaceEdit:
+def _from_server(corpus: Corpus, server_edit: ServerEdit) -> WorkspaceEdit:
     if server_edit.created or server_edit.renamed or server_edit.deleted:
         raise RenameUnavailable("the server's rename also creates, moves or deletes files; use rename-file for that")
     changes = []
     for file_edits in server_edit.files:
-        source = workspace.read(file_edits.file)  # refuses files outside the workspace
+        source = corpus.source(file_edits.file)  # refuses files outside the workspace
         changes.append(FileChange(source.path, file_edits.edits, source.sha256))
     if not changes:
         raise RenameUnavailable("the server found nothing to rename at that position")
@@ -236,13 +253,13 @@ def _jedi_rename(workspace: Workspace, file: str, position: Position, new_name: 
     return WorkspaceEdit(tuple(changes))
 
 
-def _text_rename(workspace: Workspace, corpus: Corpus, language: str | None, old: str, new: str) -> WorkspaceEdit:
+def _text_rename(corpus: Corpus, language: str | None, old: str, new: str) -> WorkspaceEdit:
     pattern = re.compile(rf"(?<![\w$]){re.escape(old)}(?![\w$])")
     changes = []
     for path in corpus.mentioning(old, language):
         if language_of(path) != language:
             continue
-        source = workspace.read(path)
+        source = corpus.source(path)
         edits = [
             TextEdit(Range(Position(n, m.start()), Position(n, m.end())), new)
             for n, line in enumerate(split_lines(source.text)) for m in pattern.finditer(line)
@@ -252,64 +269,7 @@ def _text_rename(workspace: Workspace, corpus: Corpus, language: str | None, old
     return WorkspaceEdit(tuple(changes))
 
 
-_DYNAMIC = (
-    (r"getattr\([^)]*[\"']{name}[\"']", "getattr with the old name"),
-    (r"setattr\([^)]*[\"']{name}[\"']", "setattr with the old name"),
-    (r"hasattr\([^)]*[\"']{name}[\"']", "hasattr with the old name"),
-    (r"globals\(\)\s*\[\s*[\"']{name}[\"']", "globals() lookup"),
-    (r"f[\"'][^\"'{{]*\b{name}\b", "a name built in an f-string"),
-)
-
-
 def _finish(
-    workspace: Workspace, operation: str, edit: WorkspaceEdit, source: Source, confidence: Confidence,
-    warnings: list[str], old_name: str, language: str | None, corpus: Corpus,
+    operation: str, edit: WorkspaceEdit, source: Source, confidence: Confidence, notes: list[str], leftovers: Leftovers
 ) -> RefactorPlan:
-    """Report occurrences of the old name the edit leaves (strings, comments, dynamic lookups),
-    read from the files as they will be after the edit."""
-    after = {state.path: state.after for state in materialize(edit, workspace)}
-    word = re.compile(rf"(?<![\w$]){re.escape(old_name)}(?![\w$])")
-    dynamic = [(re.compile(p.format(name=re.escape(old_name))), why) for p, why in _DYNAMIC]
-    leftovers: list[str] = []
-    for path in corpus.mentioning(old_name, language):
-        try:
-            text = after[path].decode("utf-8", errors="replace") if after.get(path) is not None else workspace.read(path).text
-        except Refused:
-            continue
-        for number, line in enumerate(split_lines(text)):
-            if not word.search(line):
-                continue
-            for pattern, why in dynamic:
-                if pattern.search(line):
-                    warnings.append(f"{path}:{number + 1}: {why} may break: {line.strip()[:80]}")
-            leftovers.append(f"{path}:{number + 1}")
-    if leftovers:
-        shown = ", ".join(leftovers[:10]) + (f" and {len(leftovers) - 10} more" if len(leftovers) > 10 else "")
-        warnings.append(f"{len(leftovers)} other occurrence(s) of {old_name!r} left as they are (strings, comments, other scopes): {shown}")
-    warnings += _built_names(corpus, language, old_name)
-    return RefactorPlan(operation, edit, source, confidence, warnings)
-
-
-_F_STRING_PREFIX = re.compile(r"""f["'][^"']*?([A-Za-z_]\w*)\{""")
-
-
-def _built_names(corpus: Corpus, language: str | None, old_name: str) -> list[str]:
-    """f-strings that build a name starting like the old one (``f"handle_{action}"`` for
-    ``handle_save``): a lookup by such a name breaks silently after the rename."""
-    head = old_name.split("_")[0]
-    if language != "python" or "_" not in old_name.strip("_") or len(head) < 3:
-        return []
-    found = []
-    for path in corpus.mentioning(head + "_{", language):
-        try:
-            text = corpus.workspace.read(path).text
-        except Refused:
-            continue
-        for number, line in enumerate(split_lines(text)):
-            for match in _F_STRING_PREFIX.finditer(line):
-                prefix = match.group(1)
-                if len(prefix) >= 3 and old_name.startswith(prefix) and prefix != old_name:
-                    found.append(f"{path}:{number + 1}: a name built in an f-string may have meant {old_name}: {line.strip()[:80]}")
-    return found
-
-
+    return RefactorPlan(operation, edit, source, confidence, [*notes, *leftovers.warnings(edit)])

@@ -1,0 +1,95 @@
+"""The syntax check before a write: touched files that parse now must still parse afterwards.
+
+Parsing every touched file is the costly part of applying a large rename (a widely used
+name touches a hundred files), so a file is not parsed when every edit to it swaps one
+whole identifier for another: that cannot change whether the file parses. "Whole" and
+"identifier" are checked strictly, and anything else is parsed:
+
+- the old text and the new text are plain ASCII identifiers, neither a keyword nor a
+  contextual keyword of the language (``type``, ``match``, ``async``: swapping one of those
+  in or out can change how a line parses);
+- the characters on either side are not identifier characters (the old text is a whole
+  token, not part of a longer name or a number such as ``0x1f``) and not quotes (a string
+  prefix ``rb"…"``, a character literal ``'a'``);
+- the old text is not an exponent or suffix after a number's dot (``1.e5``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from engine.edits.model import FileChange, Operation, paths_of
+from engine.edits.plan import FileState
+from engine.edits.text import line_starts, offset_of
+from engine.extract.treesitter import TreeSitterExtractor
+from engine.languages import CONTEXTUAL_KEYWORDS, KEYWORDS, language_of
+from engine.navigation import TextEdit
+
+_NAME = {
+    "python": re.compile(r"[A-Za-z_][A-Za-z0-9_]*"),
+    "go": re.compile(r"[A-Za-z_][A-Za-z0-9_]*"),
+    "rust": re.compile(r"[A-Za-z_][A-Za-z0-9_]*"),
+}
+_SCRIPT_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+_QUOTES = "\"'`"
+
+
+def newly_broken(states: list[FileState], operations: Iterable[Operation], parser: TreeSitterExtractor) -> list[str]:
+    """Paths of states that parse before and not after; ``operations`` (canonical paths) tell
+    which files only had identifiers swapped, and those are not parsed."""
+    edits_by_path: dict[str, tuple[TextEdit, ...]] = {}
+    other_operations: set[str] = set()  # a second change of a file is relative to the first's result: parse it
+    for operation in operations:
+        if isinstance(operation, FileChange) and operation.path not in edits_by_path:
+            edits_by_path[operation.path] = operation.edits
+        else:
+            other_operations.update(paths_of(operation))
+    broken = []
+    for state in states:
+        language = language_of(state.path)
+        if state.after is None or not parser.supports(language):
+            continue
+        edits = edits_by_path.get(state.path)
+        if state.before is not None and edits and state.path not in other_operations and language is not None:
+            if swaps_identifiers_only(_decode(state.before), edits, language):
+                continue
+        if not parser.parse(language, _strip_bom(state.after)).root_node.has_error:  # type: ignore[arg-type]
+            continue  # parses after the edit: nothing to compare, and the common case stays one parse
+        before_ok = state.before is None or not parser.parse(language, _strip_bom(state.before)).root_node.has_error  # type: ignore[arg-type]
+        if before_ok:
+            broken.append(state.path)
+    return broken
+
+
+def swaps_identifiers_only(text: str, edits: tuple[TextEdit, ...], language: str) -> bool:
+    """Whether every edit replaces a whole identifier token by another (see the module's rules)."""
+    name = _NAME.get(language, _SCRIPT_NAME if language in KEYWORDS else None)
+    if name is None:
+        return False
+    reserved = KEYWORDS[language] | CONTEXTUAL_KEYWORDS.get(language, frozenset())
+    word_characters = "$" if name is _SCRIPT_NAME else ""
+    starts = line_starts(text)
+    for edit in edits:
+        if edit.range.start.line != edit.range.end.line:
+            return False
+        start, end = offset_of(text, starts, edit.range.start), offset_of(text, starts, edit.range.end)
+        old = text[start:end]
+        if not name.fullmatch(old) or not name.fullmatch(edit.new_text) or old in reserved or edit.new_text in reserved:
+            return False
+        before = text[start - 1] if start > 0 else ""
+        after = text[end] if end < len(text) else ""
+        for neighbour in (before, after):
+            if neighbour and (neighbour.isalnum() or neighbour == "_" or neighbour in word_characters or neighbour in _QUOTES):
+                return False
+        if before == "." and start > 1 and text[start - 2].isdigit():
+            return False
+    return True
+
+
+def _decode(data: bytes) -> str:
+    return _strip_bom(data).decode("utf-8", errors="replace")
+
+
+def _strip_bom(data: bytes) -> bytes:
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data

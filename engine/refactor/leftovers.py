@@ -1,0 +1,109 @@
+"""What a rename leaves of the old name: reported, never edited.
+
+Occurrences of the old name in the files as they will be after the edit (strings, comments,
+other scopes), dynamic lookups by that name that may break, and f-strings that build names
+starting like it. The scan of the files the edit does not touch happens before the edit is
+known (a rename runs it while the server computes), so only the edited files are read again,
+as they will be.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+from engine.edits.model import FileChange, WorkspaceEdit
+from engine.edits.plan import materialize
+from engine.edits.text import apply_text_edits, line_starts, word_offsets
+from engine.errors import Refused
+from engine.positions import split_lines
+from engine.refactor.corpus import Corpus
+
+_DYNAMIC = (
+    (r"getattr\([^)]*[\"']{name}[\"']", "getattr with the old name"),
+    (r"setattr\([^)]*[\"']{name}[\"']", "setattr with the old name"),
+    (r"hasattr\([^)]*[\"']{name}[\"']", "hasattr with the old name"),
+    (r"globals\(\)\s*\[\s*[\"']{name}[\"']", "globals() lookup"),
+    (r"f[\"'][^\"'{{]*\b{name}\b", "a name built in an f-string"),
+)
+_F_STRING_PREFIX = re.compile(r"""f["'][^"']*?([A-Za-z_]\w*)\{""")
+
+
+class Leftovers:
+    def __init__(self, corpus: Corpus, old_name: str, language: str | None) -> None:
+        """Scan every file that mentions the old name, as it is now."""
+        self.corpus = corpus
+        self.old_name = old_name
+        self.language = language
+        self._dynamic = [(re.compile(p.format(name=re.escape(old_name))), why) for p, why in _DYNAMIC]
+        self._paths = corpus.mentioning(old_name, language)
+        self._lines_now = {path: self._lines(corpus.bytes_of(path) or b"") for path in self._paths}
+        self._built_names = _built_names(corpus, language, old_name)
+
+    def warnings(self, edit: WorkspaceEdit) -> list[str]:
+        """Warnings for the old name left in the files as they will be after ``edit``."""
+        after = self._after(edit)
+        warnings: list[str] = []
+        leftovers: list[str] = []
+        for path in self._paths:
+            lines = self._lines(after[path]) if after.get(path) is not None else self._lines_now[path]
+            for number, line in lines:
+                for pattern, why in self._dynamic:
+                    if pattern.search(line):
+                        warnings.append(f"{path}:{number + 1}: {why} may break: {line.strip()[:80]}")
+                leftovers.append(f"{path}:{number + 1}")
+        if leftovers:
+            shown = ", ".join(leftovers[:10]) + (f" and {len(leftovers) - 10} more" if len(leftovers) > 10 else "")
+            warnings.append(
+                f"{len(leftovers)} other occurrence(s) of {self.old_name!r} left as they are (strings, comments, other scopes): {shown}"
+            )
+        return warnings + self._built_names
+
+    def _after(self, edit: WorkspaceEdit) -> dict[str, bytes | None]:
+        """The edited files' bytes after the edit. A rename only changes text, once per file:
+        applied here to the text already read; anything else goes through materialize."""
+        changes = [op for op in edit.operations if isinstance(op, FileChange)]
+        if len(changes) != len(edit.operations) or len({c.path for c in changes}) != len(changes):
+            return {state.path: state.after for state in materialize(edit, self.corpus.workspace)}
+        after: dict[str, bytes | None] = {}
+        for change in changes:
+            if change.path not in self._lines_now:
+                continue  # does not mention the old name: nothing to report there
+            source = self.corpus.source(change.path)
+            after[change.path] = apply_text_edits(source.text, change.edits, source.newline).encode("utf-8")
+        return after
+
+    def _lines(self, data: bytes) -> list[tuple[int, str]]:
+        """(0-based number, text) of each line holding the old name as a word."""
+        text = data.decode("utf-8", errors="replace")
+        offsets = word_offsets(text, self.old_name)
+        if not offsets:
+            return []
+        starts = line_starts(text)
+        found: dict[int, str] = {}
+        for offset in offsets:
+            number = bisect_right(starts, offset) - 1
+            if number not in found:
+                end = starts[number + 1] if number + 1 < len(starts) else len(text)
+                found[number] = text[starts[number]:end].rstrip("\r\n")
+        return list(found.items())
+
+
+def _built_names(corpus: Corpus, language: str | None, old_name: str) -> list[str]:
+    """f-strings that build a name starting like the old one (``f"handle_{action}"`` for
+    ``handle_save``): a lookup by such a name breaks silently after the rename."""
+    head = old_name.split("_")[0]
+    if language != "python" or "_" not in old_name.strip("_") or len(head) < 3:
+        return []
+    found = []
+    for path in corpus.mentioning(head + "_{", language):
+        try:
+            text = corpus.source(path).text
+        except Refused:
+            continue
+        for number, line in enumerate(split_lines(text)):
+            for match in _F_STRING_PREFIX.finditer(line):
+                prefix = match.group(1)
+                if len(prefix) >= 3 and old_name.startswith(prefix) and prefix != old_name:
+                    found.append(f"{path}:{number + 1}: a name built in an f-string may have meant {old_name}: {line.strip()[:80]}")
+    return found

@@ -1,0 +1,133 @@
+"""The shortcuts that keep a hundred-file rename fast, each held to the slow, obvious answer.
+
+- the syntax check skips files whose edits only swap whole identifiers, and nothing else;
+- strings and comments found by one regular expression agree with Python's tokenizer;
+- word search, line starts and line splitting agree with their plain definitions;
+- the diff summary's counts agree with difflib's on whole files;
+- language_of agrees with pathlib's idea of a suffix.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from pathlib import Path, PurePosixPath
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.edits.diff import _counts
+from engine.edits.syntax import swaps_identifiers_only
+from engine.edits.text import line_starts, word_offsets
+from engine.languages import _BY_EXTENSION, _BY_FILENAME, language_of
+from engine.navigation import TextEdit
+from engine.positions import Position, Range, split_lines
+from engine.refactor.pytext import CodeMap
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def swap(line: int, start: int, end: int, new: str) -> TextEdit:
+    return TextEdit(Range(Position(line, start), Position(line, end)), new)
+
+
+@pytest.mark.parametrize(
+    ("text", "edit", "language"),
+    [
+        ("x = total(1)\n", swap(0, 4, 9, "amount"), "python"),
+        ("from m import total\n", swap(0, 14, 19, "amount"), "python"),
+        ("obj.total\n", swap(0, 4, 9, "amount"), "python"),
+        ('__all__ = ["total"]\n', swap(0, 0, 7, "names"), "python"),
+        ("const a = $total;\n", swap(0, 10, 16, "sum"), "typescript"),
+    ],
+)
+def test_whole_identifier_swaps_skip_the_parse(text: str, edit: TextEdit, language: str) -> None:
+    assert swaps_identifiers_only(text, (edit,), language)
+
+
+@pytest.mark.parametrize(
+    ("text", "edit", "language", "why"),
+    [
+        ("x = total\n", swap(0, 4, 9, "class"), "python", "a keyword comes in"),
+        ("type X = int\n", swap(0, 0, 4, "alias"), "python", "a soft keyword goes out"),
+        ("x = total\n", swap(0, 4, 9, "match"), "python", "a soft keyword comes in"),
+        ('x = rb"data"\n', swap(0, 4, 6, "zz"), "python", "a string prefix, next to its quote"),
+        ("x = 0x1f\n", swap(0, 7, 8, "g"), "python", "part of a number"),
+        ("x = 1.e5\n", swap(0, 6, 8, "y"), "python", "an exponent after a number's dot"),
+        ("x = totals\n", swap(0, 4, 9, "amount"), "python", "part of a longer name"),
+        ("const a = $total;\n", swap(0, 11, 16, "sum"), "typescript", "part of a name with a dollar"),
+        ("x = total\n", swap(0, 4, 9, "a b"), "python", "not an identifier"),
+        ("x = total\ny = 1\n", TextEdit(Range(Position(0, 4), Position(1, 1)), "z"), "python", "spans lines"),
+        ("let c = 'a';\n", swap(0, 9, 10, "bc"), "rust", "a character literal"),
+        ("a = total\n", swap(0, 4, 9, "amount"), "ruby", "a language without a keyword list"),
+    ],
+)
+def test_anything_else_is_parsed(text: str, edit: TextEdit, language: str, why: str) -> None:
+    assert not swaps_identifiers_only(text, (edit,), language), why
+
+
+def _python_sources() -> list[Path]:
+    return sorted((REPO / "engine").rglob("*.py")) + sorted((REPO / "fixtures").rglob("*.py"))[:200]
+
+
+def test_strings_and_comments_agree_with_the_tokenizer() -> None:
+    checked = 0
+    for path in _python_sources():
+        text = path.read_text(encoding="utf-8")
+        try:
+            tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+        except (tokenize.TokenError, SyntaxError):
+            continue
+        starts = line_starts(text)
+        code = CodeMap(text)
+        for token in tokens:
+            if token.start[0] > len(starts):
+                continue  # the end marker
+            offset = starts[token.start[0] - 1] + token.start[1]
+            if token.type == tokenize.NAME:
+                assert code.is_code(offset), f"{path}:{token.start}: {token.string} is code"
+            elif token.type in (tokenize.STRING, tokenize.COMMENT) and len(token.string) > 2:
+                inside = offset + 1 + min(token.string.find(c) for c in "#'\"" if c in token.string)  # past a prefix
+                assert not code.is_code(inside), f"{path}:{token.start}: inside {token.string[:20]!r}"
+            checked += 1
+    assert checked > 10_000
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab_$ .\n\r1", max_size=40))
+def test_word_offsets_and_lines_match_their_definitions(text: str) -> None:
+    expected = [m.start() for m in re.finditer(r"(?<![\w$])ab(?![\w$])", text)]
+    assert word_offsets(text, "ab") == expected
+    assert line_starts(text) == [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+    assert split_lines(text) == re.split(r"\r\n|\r|\n", text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b"a", b"b", b"c", b"d"]), max_size=14), st.data())
+def test_summary_counts_match_a_line_diff(before: list[bytes], data: st.DataObject) -> None:
+    after = list(before)
+    for _ in range(data.draw(st.integers(0, 3))):
+        if after:
+            after[data.draw(st.integers(0, len(after) - 1))] = data.draw(st.sampled_from([b"a", b"x", b"y"]))
+    if data.draw(st.booleans()):
+        after.insert(data.draw(st.integers(0, len(after))), b"new")
+    added, removed = _counts(before, after)
+    # A valid line diff turns `before` into `after`: the lengths balance ...
+    assert len(before) - removed + added == len(after)
+    if len(before) == len(after):
+        # ... and, lines changed in place, it removes no more than the lines that differ.
+        assert added == removed <= sum(a != b for a, b in zip(before, after))
+    elif after == [*before[: after.index(b"new")], b"new", *before[after.index(b"new"):]]:
+        assert (added, removed) == (1, 0)  # only a line inserted
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["a.py", "pkg/m.PYI", "x/.bashrc", "README", "dir.py/file", "a.tar.gz", "Rakefile", "x/Gemfile", "trailing.", "src/a.tsx"],
+)
+def test_language_of_agrees_with_pathlib(path: str) -> None:
+    pure = PurePosixPath(path)
+    expected = _BY_FILENAME.get(pure.name) or _BY_EXTENSION.get(pure.suffix.lower())
+    assert language_of(path) == expected
