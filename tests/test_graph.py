@@ -183,6 +183,27 @@ def test_refresh_after_an_edit_updates_edges(sample_copy: Path) -> None:
     assert "shop/pricing.py" in recomputed
 
 
+def test_a_refresh_is_persisted_on_close_and_safe_without_it(sample_copy: Path) -> None:
+    """The snapshot and stat table are written back on close, not per refresh; a process
+    that never closes (a crash) leaves them stale, which the next load notices."""
+    pricing = sample_copy / "shop/pricing.py"
+    index = index_of(sample_copy)
+    index.load()
+    pricing.write_text(pricing.read_text().replace("util.round_cents(amount * (1 + VAT_RATE))", "amount"))
+    index.refresh(["shop/pricing.py"])
+    index.cache.close()  # gone without close(): nothing written back
+    after_crash = index_of(sample_copy)
+    stats = after_crash.load()
+    callers = [e.source.address for e in GraphQueries(after_crash.graph).callers("shop/util.py:round_cents")]
+    assert stats.mode == "incremental" and "shop/pricing.py:with_vat" not in callers
+    pricing.write_text(pricing.read_text() + "\n")
+    after_crash.refresh(["shop/pricing.py"])
+    after_crash.close()
+    reopened = index_of(sample_copy)
+    assert reopened.load().mode == "warm"
+    reopened.close()
+
+
 def _index_in_process(root: str) -> int:
     index = ProjectIndex(Workspace(Path(root)), jobs=1)
     try:

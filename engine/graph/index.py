@@ -65,10 +65,15 @@ class ProjectIndex:
         self.extractor = SymbolExtractor()
         self.graph = ProjectGraph()
         self._snapshot_stale = False
+        self._stats: dict[str, FileStat] | None = None
+        """The stat table as of the last load or refresh; written back on close when refreshed."""
 
     def close(self) -> None:
         if self._snapshot_stale:
-            self.cache.store_snapshot(self._fingerprint(), self.graph, self._symbols_from)
+            with self.cache.transaction():
+                self.cache.store_snapshot(self._fingerprint(), self.graph, self._symbols_from)
+                if self._stats is not None:
+                    self.cache.store_stats(self._stats)
             self._snapshot_stale = False
         self.cache.close()
 
@@ -137,6 +142,7 @@ class ProjectIndex:
             self.cache.store_snapshot(self._fingerprint(), self.graph, self._symbols_from)
             stats.culled = self.cache.cull(self._fingerprint())
         self.cache.store_stats(current)
+        self._stats = current
         stats.cache_hits = self.cache.hits
         self._count(stats)
         return stats
@@ -154,7 +160,9 @@ class ProjectIndex:
     def _refresh(self, paths: Iterable[str]) -> set[str]:
         changed: list[FileFacts] = []
         removed: list[str] = []
-        known = self.cache.stats()
+        if self._stats is None:
+            self._stats = self.cache.stats()
+        known = self._stats
         for path in paths:
             if not (self.workspace.root / path).exists():
                 removed.append(path)
@@ -169,9 +177,10 @@ class ProjectIndex:
             self.cache.store_facts(facts)
             changed.append(facts)
         recomputed = self.graph.update(changed, removed)
-        self.cache.store_stats(known)
-        # The snapshot is rewritten on close, not per edit: pickling a large graph costs more
-        # than the update itself, and a stale snapshot is only ever used incrementally.
+        # The snapshot and the stat table are rewritten on close, not per edit: pickling them
+        # costs more than the update itself. Stale, they are still safe: a later load sees the
+        # changed files' size or mtime differ from the table, hashes them, and updates the
+        # snapshot incrementally.
         self._snapshot_stale = True
         return recomputed
 
