@@ -94,13 +94,14 @@ def plan_rename(
     language = language_of(primary)
     notes: list[str] = []
     corpus = Corpus(workspace, files)
+    passes: _Passes | None = None
     if use_server and services is not None:
         try:
             sources = [corpus.source(target.file) for target in targets]
             with ThreadPoolExecutor(1, thread_name_prefix="graft-rename") as waiting:
                 # The server renames in its own process; the passes that only read files run meanwhile.
                 asked = waiting.submit(lambda: [services.rename(s, t.position, new_name) for s, t in zip(sources, targets)])
-                passes = _Passes(workspace, corpus, dotted, old_name, new_name, language, extend)
+                passes = _Passes(corpus, dotted, old_name, new_name, language, extend)
                 answers = asked.result()
             edit = merge([_from_server(corpus, answer.value) for answer in answers])
             edit, extended = passes.add(edit, primary)
@@ -111,7 +112,7 @@ def plan_rename(
         except ServiceUnavailable as error:
             notes.append(f"language server unavailable: {error.message}")
     if language == "python":
-        passes = _Passes(workspace, corpus, dotted, old_name, new_name, language, extend)
+        passes = passes or _Passes(corpus, dotted, old_name, new_name, language, extend)
         edit = merge([_jedi_rename(workspace, t.file, t.position, new_name) for t in targets])
         edit, extended = passes.add(edit, primary)
         notes += ["scope-aware rename by jedi", *_covered(targets), *extended]
@@ -132,10 +133,9 @@ class _Passes:
     files is done on construction, before that edit is known; :meth:`add` merges it in."""
 
     def __init__(
-        self, workspace: Workspace, corpus: Corpus, dotted: str | None, old: str, new: str, language: str | None,
-        extend: Extension | None,
+        self, corpus: Corpus, dotted: str | None, old: str, new: str, language: str | None, extend: Extension | None
     ) -> None:
-        self.workspace, self.corpus, self.old, self.new = workspace, corpus, old, new
+        self.corpus, self.old, self.new = corpus, old, new
         self.dotted_strings = dotted_strings(corpus, dotted, old, new)
         self.extension = extend(corpus) if extend is not None else None
         self.leftovers = Leftovers(corpus, old, language)
