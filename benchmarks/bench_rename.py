@@ -35,7 +35,7 @@ from lsp_pool.registry import SPECS_BY_ID, locate  # noqa: E402
 FILE = "django/utils/functional.py"
 NAME_PATH = "cached_property"
 NEW_NAME = "memoized_property"
-RUNS = 5
+RUNS = 9
 
 
 def position(root: Path) -> tuple[int, int]:

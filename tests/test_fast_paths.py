@@ -131,3 +131,40 @@ def test_language_of_agrees_with_pathlib(path: str) -> None:
     pure = PurePosixPath(path)
     expected = _BY_FILENAME.get(pure.name) or _BY_EXTENSION.get(pure.suffix.lower())
     assert language_of(path) == expected
+
+
+def test_coverage_by_bisection_matches_checking_every_edit() -> None:
+    import random
+
+    from engine.edits.text import Coverage, covers
+
+    chooser = random.Random(3)
+    for _ in range(500):
+        edits, column = [], 0
+        for _ in range(chooser.randint(0, 6)):
+            column += chooser.randint(1, 3)
+            length = chooser.choice([0, 1, 2])
+            edits.append(TextEdit(Range(Position(0, column), Position(0, column + length)), "x"))
+            column += length
+        chooser.shuffle(edits)
+        coverage = Coverage(edits)
+        for offset in range(column + 2):
+            assert coverage.covers(Position(0, offset)) == any(covers(e, Position(0, offset)) for e in edits)
+
+
+def test_leftovers_of_an_in_line_edit_match_those_of_the_whole_file(tmp_path: Path) -> None:
+    from engine.edits.model import FileChange, WorkspaceEdit
+    from engine.edits.text import apply_text_edits
+    from engine.refactor.corpus import Corpus
+    from engine.refactor.leftovers import Leftovers
+    from engine.workspace import Workspace
+
+    text = '\ufeffold = 1  # old\nx = old + old\ny = "old"\nz = old_er\ngetattr(m, "old")\n'
+    (tmp_path / "m.py").write_text(text, encoding="utf-8")
+    workspace = Workspace(tmp_path)
+    source = workspace.read("m.py")
+    renames = (swap(0, 0, 3, "new"), swap(1, 4, 7, "new"), swap(3, 4, 7, "new"))
+    leftovers = Leftovers(Corpus(workspace, ["m.py"]), "old", "python")
+    fast = leftovers._lines_after(WorkspaceEdit((FileChange("m.py", renames, source.sha256),)))["m.py"]
+    whole = leftovers._lines(apply_text_edits(source.text, renames, "\n").encode())
+    assert fast == whole == [(0, "new = 1  # old"), (1, "x = new + old"), (2, 'y = "old"'), (4, 'getattr(m, "old")')]

@@ -18,6 +18,7 @@ from engine.positions import PositionEncoding
 from engine.workspace import Workspace
 from lsp_pool.adapter import PoolServices
 from lsp_pool.config import PoolConfig
+from lsp_pool.documents import MAX_OPEN_DOCUMENTS
 from lsp_pool.errors import NotReady, ProtocolError, RequestTimeout, ServerDied, ServerRequestFailed, ServiceUnavailable
 from lsp_pool.features import LanguageApi
 from lsp_pool.pool import Pool
@@ -253,6 +254,21 @@ def test_documents_are_opened_on_demand_changed_from_disk_and_closed_when_idle(r
         assert await open_documents() == {other.as_uri(): [1, JOB]}
 
     run_with_pool(fake_spec("normal", needs_open=True), root, body, document_idle_timeout=0.5)
+
+
+def test_a_sweep_over_many_files_keeps_only_the_most_recent_open(root: Path) -> None:
+    files = [root / f"m{number:02}.py" for number in range(MAX_OPEN_DOCUMENTS + 4)]
+    for path in files:
+        path.write_text(JOB)
+
+    async def body(api: LanguageApi, pool: Pool) -> None:
+        for path in files:
+            await api.document_symbols(path)
+        server = pool.running()[0]
+        still_open = (await server.request("fake/open-documents", None, wait_ready=False)).value
+        assert sorted(still_open) == sorted(path.as_uri() for path in files[-MAX_OPEN_DOCUMENTS:])
+
+    run_with_pool(fake_spec("normal", needs_open=True), root, body)
 
 
 def test_a_request_codegraft_cannot_encode_is_our_error_not_the_servers(root: Path) -> None:

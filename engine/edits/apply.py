@@ -1,6 +1,6 @@
 """The only code that writes the user's files: journaled, locked, all or nothing, even across a crash.
 
-apply:  canonical paths → locks (sorted) → hashes checked → dirty-git guard → syntax
+apply:  canonical paths → the workspace's apply lock → hashes checked → dirty-git guard → syntax
         check → journal (before-images) and every file staged beside its target → one
         file-system sync → per file: replace → one sync → commit marker → archive to
         history → unlock
@@ -212,12 +212,16 @@ class Transactions:
         return self.workspace.resolve(path)[1]
 
     def _locked(self, paths: list[str]) -> ExitStack:
-        """Cross-process locks on every path, taken in sorted order so that two applies never deadlock."""
+        """One cross-process lock for the workspace's applies, held from the hash checks to the
+        commit: two applies touching the same file can then never interleave. (A lock per path
+        would let disjoint applies run at once, at the price of a lock file opened per touched
+        file; applies take milliseconds, so they simply queue.) ``paths`` is what is touched:
+        nothing to lock when it is empty."""
         stack = ExitStack()
-        folder = graft_directory(self.root) / "locks"
-        folder.mkdir(exist_ok=True)
-        for path in sorted(set(paths)):
-            handle: IO[bytes] = stack.enter_context(open(folder / (hashlib.sha1(path.encode()).hexdigest() + ".lock"), "ab"))
+        if paths:
+            folder = graft_directory(self.root) / "locks"
+            folder.mkdir(exist_ok=True)
+            handle: IO[bytes] = stack.enter_context(open(folder / "apply.lock", "ab"))
             fcntl.flock(handle, fcntl.LOCK_EX)
         return stack
 

@@ -24,6 +24,11 @@ class FileChange:
     expected_sha256: str | None = None
     """Hash of the file the plan was made from; None only for hand-written plans (checked at apply)."""
 
+    def __post_init__(self) -> None:
+        # Checked once, when the change is built: a refactoring assembles its WorkspaceEdit
+        # several times over from the same changes, which need no second check.
+        check_no_overlap(self.path, self.edits)
+
 
 @dataclass(frozen=True)
 class CreateFile:
@@ -61,11 +66,6 @@ class ChangeAnnotation:
 class WorkspaceEdit:
     operations: tuple[Operation, ...]
     annotations: dict[str, ChangeAnnotation] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        for operation in self.operations:
-            if isinstance(operation, FileChange):
-                check_no_overlap(operation.path, operation.edits)
 
     @property
     def touched(self) -> list[str]:

@@ -21,7 +21,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from engine.edits.model import FileChange, WorkspaceEdit
-from engine.edits.text import covers, line_starts, word_offsets
+from engine.edits.text import Coverage, line_starts, word_offsets
 from engine.graph.build import symbol_node
 from engine.graph.queries import GraphQueries
 from engine.navigation import TextEdit
@@ -95,6 +95,7 @@ _DEFINES = re.compile(r"\b(def|class|global|nonlocal)\s+$")
 def add_name_uses(edit: WorkspaceEdit, uses: list[NameUse], new: str, corpus: Corpus, symbol: Symbol) -> tuple[WorkspaceEdit, list[str]]:
     """The edit plus the uses it does not cover already, with a note of each kind added."""
     edited = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
+    coverage = {path: Coverage(change.edits) for path, change in edited.items()}
     added: dict[str, list[TextEdit]] = {}
     renamed: list[str] = []
     found_in_code: list[str] = []
@@ -106,7 +107,7 @@ def add_name_uses(edit: WorkspaceEdit, uses: list[NameUse], new: str, corpus: Co
             line = use.span.start.line
             if known is not None and any(e.range.start.line <= line < max(e.range.end.line, e.range.start.line + 1) for e in known.edits):
                 continue
-        elif known is not None and any(covers(e, use.span.start) for e in known.edits):
+        elif known is not None and coverage[use.path].covers(use.span.start):
             continue
         if use.kind == "code":
             # Only the few uses left uncovered pay for finding the file's strings and comments.

@@ -16,7 +16,8 @@ from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.plan import materialize
 from engine.edits.text import apply_text_edits, line_starts, word_offsets
 from engine.errors import Refused
-from engine.positions import split_lines
+from engine.navigation import TextEdit
+from engine.positions import Position, Range, split_lines
 from engine.refactor.corpus import Corpus
 
 _DYNAMIC = (
@@ -42,12 +43,11 @@ class Leftovers:
 
     def warnings(self, edit: WorkspaceEdit) -> list[str]:
         """Warnings for the old name left in the files as they will be after ``edit``."""
-        after = self._after(edit)
+        lines_after = self._lines_after(edit)
         warnings: list[str] = []
         leftovers: list[str] = []
         for path in self._paths:
-            lines = self._lines(after[path]) if after.get(path) is not None else self._lines_now[path]
-            for number, line in lines:
+            for number, line in lines_after.get(path, self._lines_now[path]):
                 for pattern, why in self._dynamic:
                     if pattern.search(line):
                         warnings.append(f"{path}:{number + 1}: {why} may break: {line.strip()[:80]}")
@@ -59,23 +59,44 @@ class Leftovers:
             )
         return warnings + self._built_names
 
-    def _after(self, edit: WorkspaceEdit) -> dict[str, bytes | None]:
-        """The edited files' bytes after the edit. A rename only changes text, once per file:
-        applied here to the text already read; anything else goes through materialize."""
+    def _lines_after(self, edit: WorkspaceEdit) -> dict[str, list[tuple[int, str]]]:
+        """For each edited file that mentions the old name: its lines holding the name after the edit."""
         changes = [op for op in edit.operations if isinstance(op, FileChange)]
         if len(changes) != len(edit.operations) or len({c.path for c in changes}) != len(changes):
-            return {state.path: state.after for state in materialize(edit, self.corpus.workspace)}
-        after: dict[str, bytes | None] = {}
+            # File operations, or a file changed twice: the general way.
+            after = {state.path: state.after for state in materialize(edit, self.corpus.workspace)}
+            return {path: self._lines(data) for path, data in after.items() if path in self._lines_now and data is not None}
+        found: dict[str, list[tuple[int, str]]] = {}
         for change in changes:
             if change.path not in self._lines_now:
                 continue  # does not mention the old name: nothing to report there
-            source = self.corpus.source(change.path)
-            after[change.path] = apply_text_edits(source.text, change.edits, source.newline).encode("utf-8")
-        return after
+            if all(e.range.start.line == e.range.end.line and not _BREAKS.search(e.new_text) and self.old_name not in e.new_text
+                   for e in change.edits):
+                # Edits within lines that bring no old name in (a rename's): line numbers stay, so
+                # only the lines that held the name before can hold it after; each is edited alone.
+                found[change.path] = self._edited_lines(change)
+            else:
+                source = self.corpus.source(change.path)
+                found[change.path] = self._lines(apply_text_edits(source.text, change.edits, source.newline).encode("utf-8"))
+        return found
+
+    def _edited_lines(self, change: FileChange) -> list[tuple[int, str]]:
+        by_line: dict[int, list[TextEdit]] = {}
+        for text_edit in change.edits:
+            by_line.setdefault(text_edit.range.start.line, []).append(text_edit)
+        lines = []
+        for number, line in self._lines_now[change.path]:
+            edits = by_line.get(number)
+            if edits:
+                line = apply_text_edits(line, tuple(_on_first_line(e) for e in edits), "\n")
+            if word_offsets(line, self.old_name):
+                lines.append((number, line))
+        return lines
 
     def _lines(self, data: bytes) -> list[tuple[int, str]]:
-        """(0-based number, text) of each line holding the old name as a word."""
-        text = data.decode("utf-8", errors="replace")
+        """(0-based number, text) of each line holding the old name as a word (columns as the
+        engine counts them: without a BOM)."""
+        text = data[3:].decode("utf-8", errors="replace") if data.startswith(b"\xef\xbb\xbf") else data.decode("utf-8", errors="replace")
         offsets = word_offsets(text, self.old_name)
         if not offsets:
             return []
@@ -87,6 +108,14 @@ class Leftovers:
                 end = starts[number + 1] if number + 1 < len(starts) else len(text)
                 found[number] = text[starts[number]:end].rstrip("\r\n")
         return list(found.items())
+
+
+_BREAKS = re.compile(r"[\r\n]")
+
+
+def _on_first_line(text_edit: TextEdit) -> TextEdit:
+    start, end = text_edit.range.start, text_edit.range.end
+    return TextEdit(Range(Position(0, start.column), Position(0, end.column)), text_edit.new_text)
 
 
 def _built_names(corpus: Corpus, language: str | None, old_name: str) -> list[str]:
