@@ -119,7 +119,7 @@ class LineIndex:
     only, a decode of the line prefix.
     """
 
-    __slots__ = ("_data", "_starts", "_lines")
+    __slots__ = ("_data", "_starts", "_lines", "_ascii")
 
     def __init__(self, data: bytes) -> None:
         self._data = data
@@ -128,6 +128,8 @@ class LineIndex:
         if len(self._starts) > 1 and not data.endswith((b"\n", b"\r")):
             self._starts.pop()  # the last line has no terminator, so no line starts after it
         self._lines: list[str] | None = None
+        self._ascii = data.isascii()
+        """Most source files are all ASCII: a byte column is then a code-point column."""
 
     @property
     def line_count(self) -> int:
@@ -136,6 +138,8 @@ class LineIndex:
     def position_of_byte(self, offset: int) -> Position:
         line = bisect_right(self._starts, offset) - 1
         start = self._starts[line]
+        if self._ascii:
+            return Position(line, min(offset, len(self._data)) - start)
         chunk = self._data[start:offset]
         column = len(chunk) if chunk.isascii() else len(chunk.decode("utf-8", errors="replace"))
         return Position(line, column)

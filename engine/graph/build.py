@@ -11,6 +11,7 @@ and bases resolved by name, which a dynamic program can defeat.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
@@ -22,7 +23,7 @@ from engine.symbols import SymbolKind
 
 _RESOLVE_DEPTH = 8
 #: Bump when ProjectGraph's pickled shape changes: older snapshots are then ignored.
-GRAPH_FORMAT = 3
+GRAPH_FORMAT = 4
 _TYPE_KINDS = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE})
 
 
@@ -60,10 +61,26 @@ class ProjectGraph:
         """What a name is in a module, memoised between changes: re-export chains are shared."""
         self._in_progress: set[tuple[str, str]] = set()
         self._met_loop = False
+        self._edge_counts: dict[str, int] | None = None
+        """Edges per kind, counted once per version of the graph (and kept in its snapshot)."""
+
+    def release(self) -> None:
+        """Empty the graph for good. The index freezes its objects out of the garbage collector
+        (see ProjectIndex.load), and networkx graphs refer to themselves through their cached
+        views: a discarded graph would never be collected, so its contents are dropped here."""
+        self.graph.clear()
+        self.facts, self._symbols = {}, {}
+        self._forget_resolutions()
+
+    def edge_counts(self) -> dict[str, int]:
+        if self._edge_counts is None:
+            self._edge_counts = dict(Counter(key for _u, _v, key in self.graph.edges(keys=True)))
+        return dict(self._edge_counts)
 
     # -- building ------------------------------------------------------------
 
     def build(self, facts: Iterable[FileFacts]) -> None:
+        self._edge_counts = None
         self.graph.clear()
         self._forget_resolutions()
         self.facts = {f.path: f for f in sorted(facts, key=lambda f: f.path)}
@@ -81,6 +98,7 @@ class ProjectGraph:
         deleted file also re-resolves every file with an unresolved import, since the new
         file may be what it was looking for.
         """
+        self._edge_counts = None
         changed = list(changed)
         removed = set(removed)
         if not removed and all(f.path in self.facts and _interface(self.facts[f.path]) == _interface(f) for f in changed):
@@ -423,6 +441,7 @@ class ProjectGraph:
 
     def add_references(self, target: str, places: list[tuple[str, int]], confidence: str) -> None:
         """Record a server's references as ``references`` edges from the enclosing symbol (or file)."""
+        self._edge_counts = None
         for path, line in places:
             if path not in self.facts:
                 continue

@@ -56,19 +56,22 @@ class FactsCache:
         found = self._cache.get(_key("facts", SCHEMA_VERSION, EXTRACTOR_ID, path, sha256, symbols_from))
         if found is None:
             self.misses += 1
-        else:
-            self.hits += 1
-        return found  # type: ignore[no-any-return]
+            return None
+        self.hits += 1
+        return pickle.loads(found) if isinstance(found, bytes) else found  # type: ignore[no-any-return]
 
-    def store_facts(self, facts: FileFacts) -> None:
+    def store_facts(self, facts: FileFacts, pickled: bytes | None = None) -> None:
+        """Facts are stored pickled by us (diskcache keeps bytes as they are): a worker that
+        computed them hands over that pickle, and the parent does not make it again."""
         symbols_from = "lsp" if facts.source == "lsp" else "ast"
-        self._cache.set(_key("facts", SCHEMA_VERSION, EXTRACTOR_ID, facts.path, facts.sha256, symbols_from), facts)
+        blob = pickled if pickled is not None else pickle.dumps(facts, pickle.HIGHEST_PROTOCOL)
+        self._cache.set(_key("facts", SCHEMA_VERSION, EXTRACTOR_ID, facts.path, facts.sha256, symbols_from), blob)
 
-    def store_many(self, many: list[FileFacts]) -> None:
+    def store_many(self, many: list[tuple[FileFacts, bytes | None]]) -> None:
         """One transaction for many entries: a commit per entry would cost more than the pickling."""
         with self._cache.transact():
-            for facts in many:
-                self.store_facts(facts)
+            for facts, pickled in many:
+                self.store_facts(facts, pickled)
 
     def transaction(self) -> Any:
         """Group writes into one SQLite transaction (``with cache.transaction(): ...``)."""

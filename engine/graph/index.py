@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
+import pickle
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
@@ -76,6 +77,7 @@ class ProjectIndex:
                     self.cache.store_stats(self._stats)
             self._snapshot_stale = False
         self.cache.close()
+        self.graph.release()
 
     @property
     def _symbols_from(self) -> str:
@@ -107,7 +109,7 @@ class ProjectIndex:
         stats.skipped = list(scan.skipped)
         sources = [p for p in scan.files if language_of(p) is not None]
         go_mods = {p: (self.workspace.root / p).read_text(encoding="utf-8", errors="replace")
-                   for p in scan.files if Path(p).name == "go.mod"}
+                   for p in scan.files if p == "go.mod" or p.endswith("/go.mod")}  # strings: every file is asked
         known = self.cache.stats()
         current: dict[str, FileStat] = {}
         for path in sources:
@@ -220,7 +222,7 @@ class ProjectIndex:
                 _collect(outcome, results, stats)
                 if self.progress is not None:
                     self.progress(done, total)
-            self.cache.store_many(results)
+            self.cache.store_many([(facts, None) for facts in results])
             return results
         chunks = [paths[i:i + 32] for i in range(0, total, 32)]
         done = 0
@@ -232,12 +234,19 @@ class ProjectIndex:
             initializer=_worker_start, initargs=(str(self.workspace.root), self.workspace.config),
         ) as pool:
             for chunk_results in pool.map(_worker_extract, chunks):
+                # Each chunk is taken in while the workers go on with the next ones.
+                pickles: list[tuple[FileFacts, bytes | None]] = []
                 for outcome in chunk_results:
-                    _collect(outcome, results, stats)
+                    if isinstance(outcome, bytes):
+                        facts = pickle.loads(outcome)
+                        results.append(facts)
+                        pickles.append((facts, outcome))
+                    else:
+                        stats.skipped.append(outcome)
+                self.cache.store_many(pickles)
                 done += len(chunk_results)
                 if self.progress is not None:
                     self.progress(done, total)
-        self.cache.store_many(results)
         return results
 
     def _count(self, stats: IndexStats) -> None:
@@ -246,7 +255,7 @@ class ProjectIndex:
         stats.files_by_language = dict(Counter(f.language or "unknown" for f in graph.facts.values()))
         stats.symbols = sum(len(f.symbols) for f in graph.facts.values())
         stats.symbols_by_source = dict(Counter(s.source for f in graph.facts.values() for s in f.symbols))
-        stats.edges_by_kind = dict(Counter(key for _u, _v, key in graph.graph.edges(keys=True)))
+        stats.edges_by_kind = graph.edge_counts()
 
 
 def _extract_one(
@@ -276,10 +285,13 @@ def _worker_start(root: str, config: WorkspaceConfig) -> None:
     _WORKER = (Workspace(Path(root), config), SymbolExtractor())
 
 
-def _worker_extract(paths: list[str]) -> list[FileFacts | Skipped]:
+def _worker_extract(paths: list[str]) -> list[bytes | Skipped]:
+    """Each file's facts pickled here, once: the parent unpickles them for the graph and stores
+    the same bytes in the cache (it would otherwise pickle them all again, serially)."""
     # Workers only compute; the parent writes the cache in one transaction (measured: workers
     # writing concurrently contend for SQLite's lock and end up slower).
     if _WORKER is None:
         raise RuntimeError("worker not initialised")
     workspace, extractor = _WORKER
-    return [_extract_one(workspace, extractor, path) for path in paths]
+    outcomes = (_extract_one(workspace, extractor, path) for path in paths)
+    return [o if isinstance(o, Skipped) else pickle.dumps(o, pickle.HIGHEST_PROTOCOL) for o in outcomes]
