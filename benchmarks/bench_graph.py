@@ -35,7 +35,7 @@ from engine.graph import GraphQueries, ProjectIndex  # noqa: E402
 from engine.languages import language_of  # noqa: E402
 from engine.workspace import Workspace  # noqa: E402
 
-RUNS = 3
+RUNS = 5
 
 
 def _raw_chunk(items: list[tuple[str, str]]) -> int:

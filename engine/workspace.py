@@ -177,8 +177,11 @@ class Workspace:
         while stack:
             directory = stack.pop()
             with os.scandir(directory) as listing:
-                entries = sorted(listing, key=lambda entry: entry.name)
-            if any(entry.name == ".gitignore" for entry in entries):
+                entries = list(listing)  # unsorted: the result is sorted once at the end
+            names = {entry.name for entry in entries}
+            if "pyvenv.cfg" in names and directory != str(start):
+                continue  # a virtual environment, whatever its name
+            if ".gitignore" in names:
                 ignores.load(directory)
             for entry in entries:
                 relative_path = entry.path[cut:]
@@ -196,7 +199,7 @@ class Workspace:
                     name = entry.name
                     if name in EXCLUDED_DIR_NAMES or name.endswith(".egg-info"):
                         continue
-                    if os.path.exists(os.path.join(entry.path, "pyvenv.cfg")) or ignores.ignored(entry.path, is_dir=True):
+                    if ignores.ignored(entry.path, is_dir=True):
                         continue
                     stack.append(entry.path)
                 elif entry.is_file(follow_symlinks=False) and not ignores.ignored(entry.path, is_dir=False):

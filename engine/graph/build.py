@@ -61,6 +61,7 @@ class ProjectGraph:
         """What a name is in a module, memoised between changes: re-export chains are shared."""
         self._in_progress: set[tuple[str, str]] = set()
         self._met_loop = False
+        self._overload_index: dict[str, tuple[dict[str, SymbolFact], dict[str, list[str]]]] = {}
         self._edge_counts: dict[str, int] | None = None
         """Edges per kind, counted once per version of the graph (and kept in its snapshot)."""
 
@@ -219,7 +220,7 @@ class ProjectGraph:
         # Memoised resolutions are not worth their bytes in a snapshot; they are rebuilt on demand.
         state = dict(self.__dict__)
         state["_bindings"], state["_resolved_imports"], state["_members"] = {}, {}, {}
-        state["_in_progress"], state["_met_loop"] = set(), False
+        state["_in_progress"], state["_met_loop"], state["_overload_index"] = set(), False, {}
         return state
 
     def _forget_resolutions(self) -> None:
@@ -394,6 +395,22 @@ class ProjectGraph:
             return symbol_node(path, nested) if nested in symbols else None
         return None
 
+    def _overloads(self, path: str, names: dict[str, SymbolFact]) -> dict[str, list[str]]:
+        """For each prefix that a ``[`` follows in some name path of the file, those name paths in
+        order (``C/m`` → ``C/m[0]``, ``C/m[1]``): what scanning every name for the prefix found,
+        once per version of the file's symbols (a symbols table is replaced, never mutated)."""
+        cached = self._overload_index.get(path)
+        if cached is not None and cached[0] is names:
+            return cached[1]
+        index: dict[str, list[str]] = {}
+        for name in names:
+            start = name.find("[")
+            while start != -1:
+                index.setdefault(name[:start], []).append(name)
+                start = name.find("[", start + 1)
+        self._overload_index[path] = (names, index)
+        return index
+
     def _enclosing_class(self, path: str, name_path: str) -> str | None:
         symbols = self._symbols[path]
         current = symbols.get(name_path)
@@ -410,7 +427,7 @@ class ProjectGraph:
             names = self._symbols.get(path, {})
             if candidate in names:
                 return symbol_node(path, candidate)
-            overloads = [n for n in names if n.startswith(f"{candidate}[")]
+            overloads = self._overloads(path, names).get(candidate)
             if overloads:
                 return symbol_node(path, overloads[-1])
         if depth > _RESOLVE_DEPTH:

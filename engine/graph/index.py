@@ -66,12 +66,47 @@ class ProjectIndex:
         self.extractor = SymbolExtractor()
         self.graph = ProjectGraph()
         self._snapshot_stale = False
+        self._snapshot_writer: int | None = None
+        """The pid of a child writing the snapshot, until waited for."""
         self._stats: dict[str, FileStat] | None = None
         """The stat table as of the last load or refresh; written back on close when refreshed."""
 
+    def _write_snapshot(self) -> None:
+        """Write the graph's snapshot. Pickling it is the last serial step of a cold index and
+        one core sits idle by then: where forking is safe (no other thread, as for the extraction
+        workers), a forked child writes it through its own cache connection while this process
+        goes on; it is waited for before the snapshot is next read or written, and on close."""
+        self._wait_for_snapshot()
+        if threading.active_count() > 1 or "fork" not in get_all_start_methods():
+            self.cache.store_snapshot(self._fingerprint(), self.graph, self._symbols_from)
+            return
+        fingerprint = self._fingerprint()
+        child = os.fork()
+        if child == 0:  # the child: write, and leave without running any of the parent's exit handlers
+            status = 1
+            try:
+                own = FactsCache(self.cache.directory)
+                own.store_snapshot(fingerprint, self.graph, self._symbols_from)
+                own.close()
+                status = 0
+            finally:
+                os._exit(status)
+        self._snapshot_writer = child
+
+    def _wait_for_snapshot(self) -> None:
+        """Wait for a snapshot being written by a child; write it here if the child failed."""
+        if self._snapshot_writer is None:
+            return
+        _pid, status = os.waitpid(self._snapshot_writer, 0)
+        self._snapshot_writer = None
+        if status != 0:
+            self.cache.store_snapshot(self._fingerprint(), self.graph, self._symbols_from)
+
     def close(self) -> None:
+        self._wait_for_snapshot()
         if self._snapshot_stale:
             with self.cache.transaction():
+                self.graph.edge_counts()
                 self.cache.store_snapshot(self._fingerprint(), self.graph, self._symbols_from)
                 if self._stats is not None:
                     self.cache.store_stats(self._stats)
@@ -118,6 +153,7 @@ class ProjectIndex:
             except GraftError as error:
                 stats.skipped.append(Skipped(path, getattr(error, "reason", error.message)))
         fingerprint: Fingerprint = tuple(sorted((p, s.sha256) for p, s in current.items()))
+        self._wait_for_snapshot()
         snapshot = self.cache.snapshot(self._symbols_from)
         if snapshot is not None and snapshot[0] == fingerprint and snapshot[1]._go_mod_texts == go_mods:
             self.graph = snapshot[1]
@@ -141,7 +177,8 @@ class ProjectIndex:
                 self.graph = ProjectGraph(go_mods)
                 self.graph.build(everything.values())
                 stats.recomputed = len(everything)
-            self.cache.store_snapshot(self._fingerprint(), self.graph, self._symbols_from)
+            self.graph.edge_counts()  # counted before the snapshot is written, so a warm start has them
+            self._write_snapshot()
             stats.culled = self.cache.cull(self._fingerprint())
         self.cache.store_stats(current)
         self._stats = current

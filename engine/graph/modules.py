@@ -21,28 +21,28 @@ class ModuleIndex:
         and its root-relative path, so that namespace packages and src/ layouts both resolve)."""
         self.module_of: dict[str, str] = {}
         """File → its canonical dotted name (by its package chain)."""
-        packages = {str(PurePosixPath(p).parent) for p in self.paths if PurePosixPath(p).name == "__init__.py"}
+        # Plain string work (no pathlib): this runs over every file of the project on each build.
+        packages = {_parent(p) for p in self.paths if _name(p) == "__init__.py"}
         for path in sorted(self.paths):
-            pure = PurePosixPath(path)
-            if pure.suffix not in (".py", ".pyi"):
+            if not path.endswith((".py", ".pyi")):
                 continue
-            chain = _package_chain_name(pure, packages)
+            chain = _package_chain_name(path, packages)
             if chain:
                 self.module_of[path] = chain
                 self._add(chain, path)
-            rooted = _dotted(pure)
+            rooted = _dotted(path)
             if rooted:
                 self._add(rooted, path)
         # Namespace packages and src/ layouts: a module is also known by the tails of its path
         # that start below a folder which is not a package, unless a nearer name already won.
         for path in sorted(self.paths):
-            pure = PurePosixPath(path)
-            rooted = _dotted(pure) if pure.suffix in (".py", ".pyi") else None
+            rooted = _dotted(path) if path.endswith((".py", ".pyi")) else None
             if not rooted:
                 continue
             parts = rooted.split(".")
+            folders = path.split("/")
             for start in range(1, len(parts)):
-                if "/".join(pure.parts[:start]) not in packages:
+                if "/".join(folders[:start]) not in packages:
                     self.python.setdefault(".".join(parts[start:]), path)
         self.go_modules = {
             str(PurePosixPath(path).parent): match.group(1)
@@ -62,8 +62,8 @@ class ModuleIndex:
         """The dotted module an import's module part names, relative imports resolved."""
         if fact.level == 0:
             return fact.module
-        package = self.module_of.get(importer, _dotted(PurePosixPath(importer)) or "").split(".")
-        if not PurePosixPath(importer).name.startswith("__init__."):
+        package = self.module_of.get(importer, _dotted(importer) or "").split(".")
+        if not _name(importer).startswith("__init__."):
             package = package[:-1]
         base = package[: len(package) - (fact.level - 1)] if fact.level > 1 else package
         return ".".join([*base, *([fact.module] if fact.module else [])])
@@ -102,8 +102,23 @@ class ModuleIndex:
         return []
 
 
-def _dotted(pure: PurePosixPath) -> str | None:
-    parts = list(pure.with_suffix("").parts)
+def _parent(path: str) -> str:
+    """``PurePosixPath(path).parent`` for the clean relative paths a scan lists."""
+    return path.rpartition("/")[0] or "."
+
+
+def _name(path: str) -> str:
+    return path.rpartition("/")[2]
+
+
+def _without_suffix(path: str) -> str:
+    folder, slash, name = path.rpartition("/")
+    dot = name.rfind(".")
+    return folder + slash + (name[:dot] if dot > 0 else name)
+
+
+def _dotted(path: str) -> str | None:
+    parts = _without_suffix(path).split("/")
     if parts and parts[-1] == "__init__":
         parts.pop()
     if not parts or not all(part.isidentifier() for part in parts):
@@ -111,13 +126,14 @@ def _dotted(pure: PurePosixPath) -> str | None:
     return ".".join(parts)
 
 
-def _package_chain_name(pure: PurePosixPath, packages: set[str]) -> str | None:
+def _package_chain_name(path: str, packages: set[str]) -> str | None:
     """``src/pkg/sub/mod.py`` with ``pkg`` and ``sub`` packages → ``pkg.sub.mod``."""
-    parts = [] if pure.name.startswith("__init__.") else [pure.stem]
-    folder = pure.parent
-    while str(folder) in packages:
-        parts.insert(0, folder.name)
-        folder = folder.parent
+    name = _name(path)
+    parts = [] if name.startswith("__init__.") else [_name(_without_suffix(path))]
+    folder = _parent(path)
+    while folder in packages:
+        parts.insert(0, _name(folder))
+        folder = _parent(folder)
     if not parts or not all(part.isidentifier() for part in parts):
         return None
     return ".".join(parts)
