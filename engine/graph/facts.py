@@ -9,7 +9,7 @@ job, in :mod:`engine.graph.build`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from pathlib import PurePosixPath
 from typing import NamedTuple
@@ -22,15 +22,18 @@ from engine.symbols import Segment, Symbol, SymbolKind, walk_all
 from engine.workspace import SourceFile
 
 #: Bump to invalidate every cached fact and snapshot.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 EXTRACTOR_ID = f"tree-sitter+regex/facts-{SCHEMA_VERSION}"
 
 _CODE_KINDS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CONSTRUCTOR, SymbolKind.CLASS})
 _TEST_FILE = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_[^/]*\.py$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$|(^|/)conftest\.py$")
 
 
-@dataclass(frozen=True)
-class SymbolFact:
+# Symbols, imports, calls and bases are NamedTuples, not dataclasses: a project has tens of
+# thousands of them, and every warm start unpickles them all (a tuple comes back twice as fast).
+
+
+class SymbolFact(NamedTuple):
     name: str
     name_path: str
     segments: tuple[Segment, ...]
@@ -48,10 +51,6 @@ class SymbolFact:
     """0-based code-point column of the identifier."""
     decorators: tuple[str, ...] = ()
     """Python decorators as written, without ``@`` (``app.route("/")``, ``click.command()``)."""
-
-
-# Imports, calls and bases are NamedTuples, not dataclasses: a project has tens of thousands
-# of them, and every warm start unpickles them all (a tuple comes back twice as fast).
 
 
 class ImportFact(NamedTuple):
@@ -215,7 +214,7 @@ def _with_decorators(facts: tuple[SymbolFact, ...], decorators: list[Node]) -> t
         if name is not None:
             by_name_line.setdefault(name.start_point.row + 1, []).append(_text(decorator).lstrip("@").strip())
     return tuple(
-        replace(fact, decorators=tuple(by_name_line[fact.name_line])) if fact.name_line in by_name_line else fact
+        fact._replace(decorators=tuple(by_name_line[fact.name_line])) if fact.name_line in by_name_line else fact
         for fact in facts
     )
 

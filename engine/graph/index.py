@@ -70,6 +70,8 @@ class ProjectIndex:
         """The pid of a child writing the snapshot, until waited for."""
         self._stats: dict[str, FileStat] | None = None
         """The stat table as of the last load or refresh; written back on close when refreshed."""
+        self._unsaved_facts: dict[str, FileFacts] = {}
+        """Facts of refreshed files, written on close (or before the next load)."""
 
     def _write_snapshot(self) -> None:
         """Write the graph's snapshot. Pickling it is the last serial step of a cold index and
@@ -93,6 +95,11 @@ class ProjectIndex:
                 os._exit(status)
         self._snapshot_writer = child
 
+    def _save_facts(self) -> None:
+        for facts in self._unsaved_facts.values():
+            self.cache.store_facts(facts)
+        self._unsaved_facts.clear()
+
     def _wait_for_snapshot(self) -> None:
         """Wait for a snapshot being written by a child; write it here if the child failed."""
         if self._snapshot_writer is None:
@@ -106,6 +113,7 @@ class ProjectIndex:
         self._wait_for_snapshot()
         if self._snapshot_stale:
             with self.cache.transaction():
+                self._save_facts()
                 self.graph.edge_counts()
                 self.cache.store_snapshot(self._fingerprint(), self.graph, self._symbols_from)
                 if self._stats is not None:
@@ -154,6 +162,7 @@ class ProjectIndex:
                 stats.skipped.append(Skipped(path, getattr(error, "reason", error.message)))
         fingerprint: Fingerprint = tuple(sorted((p, s.sha256) for p, s in current.items()))
         self._wait_for_snapshot()
+        self._save_facts()
         snapshot = self.cache.snapshot(self._symbols_from)
         if snapshot is not None and snapshot[0] == fingerprint and snapshot[1]._go_mod_texts == go_mods:
             self.graph = snapshot[1]
@@ -180,7 +189,8 @@ class ProjectIndex:
             self.graph.edge_counts()  # counted before the snapshot is written, so a warm start has them
             self._write_snapshot()
             stats.culled = self.cache.cull(self._fingerprint())
-        self.cache.store_stats(current)
+        if current != known:
+            self.cache.store_stats(current)  # a warm start with nothing changed writes nothing
         self._stats = current
         stats.cache_hits = self.cache.hits
         self._count(stats)
@@ -209,17 +219,17 @@ class ProjectIndex:
                 continue
             source = self.workspace.read(path)
             known[path] = FileStat(source.size, (self.workspace.root / path).stat().st_mtime_ns, source.sha256)
-            facts = _extract_one(self.workspace, self.extractor, path, self.served_symbols)
+            facts = _extract_one(self.workspace, self.extractor, path, self.served_symbols, source)
             if isinstance(facts, Skipped):
                 removed.append(path)
                 continue
-            self.cache.store_facts(facts)
+            self._unsaved_facts[path] = facts
             changed.append(facts)
         recomputed = self.graph.update(changed, removed)
-        # The snapshot and the stat table are rewritten on close, not per edit: pickling them
-        # costs more than the update itself. Stale, they are still safe: a later load sees the
-        # changed files' size or mtime differ from the table, hashes them, and updates the
-        # snapshot incrementally.
+        # The snapshot, the stat table and the new facts are written on close, not per edit:
+        # pickling them costs more than the update itself. Unwritten, nothing is lost: a later
+        # load sees the changed files' size or mtime differ from the table, hashes them, finds
+        # no facts for the new hashes, and extracts those files again.
         self._snapshot_stale = True
         return recomputed
 
@@ -296,10 +306,11 @@ class ProjectIndex:
 
 
 def _extract_one(
-    workspace: Workspace, extractor: SymbolExtractor, path: str, served_symbols: ServedSymbols | None = None
+    workspace: Workspace, extractor: SymbolExtractor, path: str, served_symbols: ServedSymbols | None = None,
+    source: SourceFile | None = None,
 ) -> FileFacts | Skipped:
     try:
-        source = workspace.read(path)
+        source = source if source is not None else workspace.read(path)
         served = served_symbols(source) if served_symbols is not None else None
         return file_facts(source, extractor, served)
     except GraftError as error:
