@@ -256,6 +256,23 @@ def test_documents_are_opened_on_demand_changed_from_disk_and_closed_when_idle(r
     run_with_pool(fake_spec("normal", needs_open=True), root, body, document_idle_timeout=0.5)
 
 
+def test_a_rename_whose_server_never_gets_ready_falls_back_to_jedi_with_the_reason(root: Path) -> None:
+    """The server's rename runs on a thread while the passes scan files; its failure still
+    reaches the plan, which falls back to jedi and says why."""
+    (root / "use.py").write_text("from job import Job\n\nJob().run()\n")
+    policy = ReadinessPolicy(progress_pattern="Indexing", budget=1.0)
+    workspace = Workspace(root)
+    services = PoolServices(workspace, PoolConfig(preference={"python": ("fake",)}), specs=(fake_spec("never-ready", readiness=policy),))
+    engine = Engine(workspace, services=services, source=SourcePreference.AUTO)
+    try:
+        plan = engine.plan_rename("job.py:Job", "Task")
+    finally:
+        engine.close()
+    assert plan.source.value == "ast"
+    assert plan.warnings[0].startswith("language server unavailable: fake is still indexing")
+    assert sorted(plan.files) == ["job.py", "use.py"]
+
+
 def test_a_sweep_over_many_files_keeps_only_the_most_recent_open(root: Path) -> None:
     files = [root / f"m{number:02}.py" for number in range(MAX_OPEN_DOCUMENTS + 4)]
     for path in files:
