@@ -3,9 +3,9 @@
 Run: ``.venv/bin/python benchmarks/bench_apply.py``
 
 For edits of 1, 10, 100 and 1,000 files (each file 40 lines, every line rewritten),
-times ``Transactions.apply`` (locks, hash checks, syntax check, journal with
-before-images, stage + fsync + rename + directory fsync per file, commit marker,
-archive) and a loop that just opens and writes the same new contents. Prints
+times ``Transactions.apply`` (the apply lock, hash checks, syntax check, journal
+with before-images, every file staged, one file-system sync, a rename per file,
+another sync, commit marker, archive) and a loop that just opens and writes the same new contents. Prints
 per-transaction and per-file times and the ratio. Never fails on timing.
 """
 
