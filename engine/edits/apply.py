@@ -97,7 +97,8 @@ class Transactions:
         canonical = {path: self._canonical(path) for path in edit.touched}
         with self._locked(list(canonical.values())):
             self.hook("locked")
-            states = [s for s in materialize(edit, self.workspace, canonical_paths=canonical) if s.changed]
+            decoded: dict[str, tuple[str, list[int]]] = {}
+            states = [s for s in materialize(edit, self.workspace, canonical_paths=canonical, decoded=decoded) if s.changed]
             self.hook("verified")
             if not options.allow_dirty and self.dirty_check is not None:
                 dirty = sorted(self.dirty_check([s.path for s in states if s.before is not None]) - options.own_changes)
@@ -105,7 +106,7 @@ class Transactions:
                     raise DirtyFiles(
                         f"uncommitted changes in {', '.join(dirty)}; commit or stash them, or pass --allow-dirty"
                     )
-            broken = newly_broken(states, [with_canonical_paths(o, canonical.__getitem__) for o in edit.operations], self._parser)
+            broken = newly_broken(states, [with_canonical_paths(o, canonical.__getitem__) for o in edit.operations], self._parser, decoded)
             if broken and not options.allow_syntax_errors:
                 raise SyntaxBroken(
                     f"the edit would leave {', '.join(broken)} with syntax errors (it parses now); "

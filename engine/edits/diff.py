@@ -28,8 +28,11 @@ def summarize(states: list[FileState]) -> list[FileSummary]:
             "unchanged" if not state.changed else "created" if state.before is None
             else "deleted" if state.after is None else "modified"
         )
-        # Counted on bytes: no decoding, and equal lines compare the same either way.
-        added, removed = _counts((state.before or b"").splitlines(), (state.after or b"").splitlines())
+        if state.lines_changed is not None and state.before is not None and state.after is not None:
+            added = removed = state.lines_changed  # changed within lines: counted when the edit was applied
+        else:
+            # Counted on bytes: no decoding, and equal lines compare the same either way.
+            added, removed = _counts((state.before or b"").splitlines(), (state.after or b"").splitlines())
         found.append(FileSummary(state.path, status, added, removed))
     return found
 

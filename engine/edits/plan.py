@@ -9,8 +9,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from engine.edits.model import CreateFile, DeleteFile, FileChange, Operation, RenameFile, WorkspaceEdit
-from engine.edits.text import apply_text_edits
+from engine.edits.model import CreateFile, DeleteFile, FileChange, Operation, RenameFile, WorkspaceEdit, paths_of
+from engine.edits.text import apply_text_edits, line_starts, lines_changed_in_place
 from engine.errors import Refused
 from engine.workspace import Workspace, decode_source
 
@@ -34,6 +34,9 @@ class FileState:
     after: bytes | None
     mode: int | None
     """Permission bits to give the written file (the old file's, or the default for new ones)."""
+    lines_changed: int | None = None
+    """Lines changed in place, when the edit only changed text within lines (a rename): the
+    summary counts those without diffing the whole file."""
 
     @property
     def before_sha256(self) -> str | None:
@@ -49,15 +52,18 @@ class FileState:
 
 
 def materialize(
-    edit: WorkspaceEdit, workspace: Workspace, *, check_hashes: bool = True, canonical_paths: dict[str, str] | None = None
+    edit: WorkspaceEdit, workspace: Workspace, *, check_hashes: bool = True, canonical_paths: dict[str, str] | None = None,
+    decoded: dict[str, tuple[str, list[int]]] | None = None,
 ) -> list[FileState]:
     """The before and after bytes of every touched path, operations applied in order.
 
     Refuses (changing nothing) when a file no longer has the hash the plan was made from,
     or a file operation's precondition does not hold. ``canonical_paths`` are the real paths
-    of the edit's paths when the caller has them already.
+    of the edit's paths when the caller has them already; ``decoded``, when given, receives
+    each changed file's text before the edit and its line starts (the syntax check reuses them).
     """
     current: dict[str, bytes | None] = {}
+    in_place: dict[str, int | None] = {}
     before: dict[str, bytes | None] = {}
     modes: dict[str, int | None] = {}
 
@@ -94,8 +100,15 @@ def materialize(
             source = decode_source(operation.path, data, 0.0)
             if check_hashes and operation.expected_sha256 and source.sha256 != operation.expected_sha256:
                 raise StalePlan(f"{operation.path} changed since the plan was made; re-run")
-            text = apply_text_edits(source.text, operation.edits, source.newline)
+            starts = line_starts(source.text)
+            if decoded is not None and operation.path not in decoded:
+                decoded[operation.path] = (source.text, starts)
+            text = apply_text_edits(source.text, operation.edits, source.newline, starts)
             current[operation.path] = (_UTF8_BOM if source.has_bom else b"") + text.encode("utf-8")
+            # Known only for a file whose one change is this one.
+            in_place[operation.path] = (
+                lines_changed_in_place(source.text, starts, operation.edits) if operation.path not in in_place else None
+            )
         elif isinstance(operation, CreateFile):
             exists = load(operation.path) is not None
             if exists and operation.ignore_if_exists:
@@ -121,16 +134,25 @@ def materialize(
                 raise FileOperationRefused(f"{operation.path} does not exist (the edit would delete it)")
             current[operation.path] = None
     default_mode = 0o666 & ~_umask()
+    touched_otherwise = {path for operation in edit.operations if not isinstance(operation, FileChange)
+                         for path in paths_of(with_canonical_paths(operation, canonical))}
     return [
-        FileState(path, before[path], current[path], modes[path] if modes[path] is not None else default_mode)
+        FileState(
+            path, before[path], current[path], modes[path] if modes[path] is not None else default_mode,
+            in_place.get(path) if path not in touched_otherwise else None,
+        )
         for path in current
     ]
 
 
 def with_canonical_paths(operation: Operation, canonical: Callable[[str], str]) -> Operation:
+    """The operation on real paths; the same object when they already are (the usual case, and
+    rebuilding a change would check its edits for overlaps again)."""
     if isinstance(operation, RenameFile):
-        return replace(operation, old=canonical(operation.old), new=canonical(operation.new))
-    return replace(operation, path=canonical(operation.path))
+        old, new = canonical(operation.old), canonical(operation.new)
+        return operation if (old, new) == (operation.old, operation.new) else replace(operation, old=old, new=new)
+    path = canonical(operation.path)
+    return operation if path == operation.path else replace(operation, path=path)
 
 
 def _umask() -> int:

@@ -35,9 +35,13 @@ _SCRIPT_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _QUOTES = "\"'`"
 
 
-def newly_broken(states: list[FileState], operations: Iterable[Operation], parser: TreeSitterExtractor) -> list[str]:
+def newly_broken(
+    states: list[FileState], operations: Iterable[Operation], parser: TreeSitterExtractor,
+    decoded: dict[str, tuple[str, list[int]]] | None = None,
+) -> list[str]:
     """Paths of states that parse before and not after; ``operations`` (canonical paths) tell
-    which files only had identifiers swapped, and those are not parsed."""
+    which files only had identifiers swapped, and those are not parsed. ``decoded`` holds the
+    texts and line starts materialize already made."""
     edits_by_path: dict[str, tuple[TextEdit, ...]] = {}
     other_operations: set[str] = set()  # a second change of a file is relative to the first's result: parse it
     for operation in operations:
@@ -52,7 +56,8 @@ def newly_broken(states: list[FileState], operations: Iterable[Operation], parse
             continue
         edits = edits_by_path.get(state.path)
         if state.before is not None and edits and state.path not in other_operations and language is not None:
-            if swaps_identifiers_only(_decode(state.before), edits, language):
+            text, starts = (decoded or {}).get(state.path) or (_decode(state.before), None)
+            if swaps_identifiers_only(text, edits, language, starts):
                 continue
         if not parser.parse(language, _strip_bom(state.after)).root_node.has_error:  # type: ignore[arg-type]
             continue  # parses after the edit: nothing to compare, and the common case stays one parse
@@ -62,14 +67,14 @@ def newly_broken(states: list[FileState], operations: Iterable[Operation], parse
     return broken
 
 
-def swaps_identifiers_only(text: str, edits: tuple[TextEdit, ...], language: str) -> bool:
+def swaps_identifiers_only(text: str, edits: tuple[TextEdit, ...], language: str, starts: list[int] | None = None) -> bool:
     """Whether every edit replaces a whole identifier token by another (see the module's rules)."""
     name = _NAME.get(language, _SCRIPT_NAME if language in KEYWORDS else None)
     if name is None:
         return False
     reserved = KEYWORDS[language] | CONTEXTUAL_KEYWORDS.get(language, frozenset())
     word_characters = "$" if name is _SCRIPT_NAME else ""
-    starts = line_starts(text)
+    starts = starts if starts is not None else line_starts(text)
     for edit in edits:
         if edit.range.start.line != edit.range.end.line:
             return False

@@ -47,9 +47,10 @@ def offset_of(text: str, starts: list[int], position: Position) -> int:
     return min(start + position.column, content_end)
 
 
-def apply_text_edits(text: str, edits: tuple[TextEdit, ...], newline: str) -> str:
-    """The text after the edits; inserted line breaks take the file's own style (``newline``)."""
-    starts = line_starts(text)
+def apply_text_edits(text: str, edits: tuple[TextEdit, ...], newline: str, starts: list[int] | None = None) -> str:
+    """The text after the edits; inserted line breaks take the file's own style (``newline``).
+    ``starts`` are the text's line starts when the caller has them."""
+    starts = starts if starts is not None else line_starts(text)
     spans = sorted(
         ((offset_of(text, starts, e.range.start), offset_of(text, starts, e.range.end), e.new_text) for e in edits),
         key=lambda span: (span[0], span[1]),
@@ -62,6 +63,30 @@ def apply_text_edits(text: str, edits: tuple[TextEdit, ...], newline: str) -> st
         cursor = end
     pieces.append(text[cursor:])
     return "".join(pieces)
+
+
+def lines_changed_in_place(text: str, starts: list[int], edits: tuple[TextEdit, ...]) -> int | None:
+    """How many lines the edits change when every edit stays within one line and brings no
+    line break (a rename's): each touched line is rebuilt alone and compared with what it was.
+    None for any other edit, whose line changes take a diff to count."""
+    by_line: dict[int, list[TextEdit]] = {}
+    for edit in edits:
+        if edit.range.start.line != edit.range.end.line or "\n" in edit.new_text or "\r" in edit.new_text:
+            return None
+        by_line.setdefault(edit.range.start.line, []).append(edit)
+    changed = 0
+    for line, on_line in by_line.items():
+        if line >= len(starts):
+            return None  # past the end: let a diff decide
+        spans = sorted((offset_of(text, starts, e.range.start), offset_of(text, starts, e.range.end), e.new_text) for e in on_line)
+        pieces, cursor = [], spans[0][0]
+        for start, end, new_text in spans:
+            pieces.append(text[cursor:start])
+            pieces.append(new_text)
+            cursor = end
+        if "".join(pieces) != text[spans[0][0]:cursor]:
+            changed += 1
+    return changed
 
 
 class Coverage:
