@@ -22,7 +22,7 @@ from engine.symbols import Segment, Symbol, SymbolKind, walk_all
 from engine.workspace import SourceFile
 
 #: Bump to invalidate every cached fact and snapshot.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 EXTRACTOR_ID = f"tree-sitter+regex/facts-{SCHEMA_VERSION}"
 
 _CODE_KINDS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CONSTRUCTOR, SymbolKind.CLASS})
