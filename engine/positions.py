@@ -158,4 +158,12 @@ class LineIndex:
         if line >= self.line_count:
             last = self.line_count - 1
             return Position(last, len(self.line_text(last)))
+        if self._ascii:
+            # One unit per character in every encoding: only the clamp to the line's end is
+            # left, measured on the bytes (a rename answer touches a hundred files this way).
+            start = self._starts[line]
+            end = self._starts[line + 1] if line + 1 < len(self._starts) else len(self._data)
+            while end > start and self._data[end - 1] in (10, 13):
+                end -= 1
+            return Position(line, max(0, min(character, end - start)))
         return Position(line, units_to_code_points(self.line_text(line), character, encoding))
