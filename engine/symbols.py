@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
-from typing import Iterator, NamedTuple
+from typing import Iterator
 
 from engine.positions import Range
 
@@ -73,9 +73,9 @@ class Confidence(str, Enum):
     LOW = "low"
 
 
-class Segment(NamedTuple):
-    """One step of a name path: a name and, among same-named siblings, its 0-based index.
-    A NamedTuple: the project graph holds one per symbol and unpickles them on every start."""
+@dataclass(frozen=True)
+class Segment:
+    """One step of a name path: a name and, among same-named siblings, its 0-based index."""
 
     name: str
     index: int | None = None

@@ -106,7 +106,8 @@ class Transactions:
                     raise DirtyFiles(
                         f"uncommitted changes in {', '.join(dirty)}; commit or stash them, or pass --allow-dirty"
                     )
-            broken = newly_broken(states, [with_canonical_paths(o, canonical.__getitem__) for o in edit.operations], self._parser, decoded)
+            operations = [with_canonical_paths(o, canonical.__getitem__) for o in edit.operations]
+            broken = newly_broken(states, operations, self._parser, decoded)
             if broken and not options.allow_syntax_errors:
                 raise SyntaxBroken(
                     f"the edit would leave {', '.join(broken)} with syntax errors (it parses now); "

@@ -61,7 +61,8 @@ def newly_broken(
                 continue
         if not parser.parse(language, _strip_bom(state.after)).root_node.has_error:  # type: ignore[arg-type]
             continue  # parses after the edit: nothing to compare, and the common case stays one parse
-        before_ok = state.before is None or not parser.parse(language, _strip_bom(state.before)).root_node.has_error  # type: ignore[arg-type]
+        before = state.before
+        before_ok = before is None or not parser.parse(language, _strip_bom(before)).root_node.has_error  # type: ignore[arg-type]
         if before_ok:
             broken.append(state.path)
     return broken

@@ -283,13 +283,13 @@ class ProjectIndex:
             for chunk_results in pool.map(_worker_extract, chunks):
                 # Each chunk is taken in while the workers go on with the next ones.
                 pickles: list[tuple[FileFacts, bytes | None]] = []
-                for outcome in chunk_results:
-                    if isinstance(outcome, bytes):
-                        facts = pickle.loads(outcome)
-                        results.append(facts)
-                        pickles.append((facts, outcome))
-                    else:
-                        stats.skipped.append(outcome)
+                for pickled in chunk_results:
+                    if isinstance(pickled, Skipped):
+                        stats.skipped.append(pickled)
+                        continue
+                    facts = pickle.loads(pickled)
+                    results.append(facts)
+                    pickles.append((facts, pickled))
                 self.cache.store_many(pickles)
                 done += len(chunk_results)
                 if self.progress is not None:
@@ -336,8 +336,8 @@ def _worker_start(root: str, config: WorkspaceConfig) -> None:
 def _worker_extract(paths: list[str]) -> list[bytes | Skipped]:
     """Each file's facts pickled here, once: the parent unpickles them for the graph and stores
     the same bytes in the cache (it would otherwise pickle them all again, serially)."""
-    # Workers only compute; the parent writes the cache in one transaction (measured: workers
-    # writing concurrently contend for SQLite's lock and end up slower).
+    # Workers only compute; the parent writes the cache, a transaction per chunk (measured:
+    # workers writing concurrently contend for SQLite's lock and end up slower).
     if _WORKER is None:
         raise RuntimeError("worker not initialised")
     workspace, extractor = _WORKER

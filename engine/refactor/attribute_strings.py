@@ -69,11 +69,13 @@ def find_name_uses(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> lis
             for match in annotation.finditer(line):
                 # The annotation's text is an expression; it names the symbol when it resolves to it.
                 if resolve(path, match.group(2), number + 1) == target:
-                    uses.append(NameUse(path, _span(number, match.end(2), name), "annotation", line_start + match.end(2) - len(name)))
+                    end = match.end(2)
+                    uses.append(NameUse(path, _span(number, end, name), "annotation", line_start + end - len(name)))
             for match in calls.finditer(line):
                 # `owner.name` resolves to the symbol exactly when the owner is its module or class.
                 if resolve(path, f"{match.group(1)}.{name}", number + 1) == target:
-                    uses.append(NameUse(path, _span(number, match.end() - 1, name), "attribute-string", line_start + match.end() - 1 - len(name)))
+                    end = match.end() - 1  # before the closing quote
+                    uses.append(NameUse(path, _span(number, end, name), "attribute-string", line_start + end - len(name)))
             for match in code_use.finditer(line):
                 # Definitions, rebindings and keyword arguments (a name followed by ``=``) are not
                 # references; neither are strings and comments (checked when one is left uncovered).
