@@ -85,7 +85,7 @@ class _ClientProtocol(JsonRPCProtocol):
         Command (both have ``title`` and ``command``) and loses its kind. A Command's
         ``command`` is a string, a CodeAction's an object: that decides."""
         self._result_types.pop(data["id"], None)
-        converter = _shared_converter()
+        converter = shared_converter()
         actions = [
             converter.structure(item, types.Command if isinstance(item.get("command"), str) else types.CodeAction)
             for item in data["result"]
@@ -105,7 +105,7 @@ _WORKSPACE_EDIT_RESULTS = (
 
 
 @functools.cache
-def _shared_converter() -> Any:
+def shared_converter() -> Any:
     """One cattrs converter for every connection: it generates its (un)structuring code per type
     on first use, about 20 ms for the initialize exchange alone, so each new one would pay again."""
     return default_converter()
@@ -137,7 +137,7 @@ class Connection:
         self.failure: Exception | None = None
         """Set once the connection is unusable; every later request fails with it."""
         self._ids = itertools.count(1)
-        self._client = JsonRPCClient(protocol_cls=_ClientProtocol, converter_factory=_shared_converter)
+        self._client = JsonRPCClient(protocol_cls=_ClientProtocol, converter_factory=shared_converter)
         self._client.report_server_error = self._on_protocol_error  # type: ignore[method-assign]
         self._tasks: list[asyncio.Task[Any]] = []
         self._local_errors: list[Exception] = []

@@ -20,6 +20,7 @@ from lsprotocol import types as t
 from engine.navigation import CallEdge, CodeAction, Diagnostic, FileEdits, HierarchyItem, Hover, Location, ServerEdit, TextEdit
 from engine.positions import LineIndex, Position, PositionEncoding, Range
 from engine.symbols import Confidence, Source, Symbol, SymbolKind
+from lsp_pool.connection import shared_converter
 
 _GO_METHOD = re.compile(r"^\(\*?(?P<type>[\w.]+)(?:\[[^\]]*\])?\)\.(?P<name>\w+)$")
 _CODE_KINDS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CONSTRUCTOR})
@@ -166,40 +167,11 @@ class Converter:
     # -- edits ---------------------------------------------------------------
 
     def workspace_edit(self, edit: t.WorkspaceEdit | dict[str, Any] | None) -> ServerEdit:
-        """A server's WorkspaceEdit, as lsprotocol objects or (rename answers) as the JSON itself."""
+        """A server's WorkspaceEdit, as the JSON itself (rename answers, see lsp_pool.connection)
+        or as lsprotocol objects, which are read through their JSON form: one reader for both."""
         if edit is None:
             return ServerEdit()
-        if isinstance(edit, dict):
-            return self._workspace_edit_json(edit)
-        per_file: dict[str, list[TextEdit]] = {}
-        created: list[str] = []
-        renamed: list[tuple[str, str]] = []
-        deleted: list[str] = []
-
-        def add(uri: str, edits: Iterable[Any]) -> None:
-            path = uri_to_path(uri)
-            file, _inside = self.relative(path)
-            converted = per_file.setdefault(file, [])
-            for text_edit in edits:
-                converted.append(TextEdit(self.range(path, text_edit.range), text_edit.new_text))
-
-        for change in edit.document_changes or []:
-            if isinstance(change, t.TextDocumentEdit):
-                add(change.text_document.uri, change.edits)
-            elif isinstance(change, t.CreateFile):
-                created.append(self.relative(uri_to_path(change.uri))[0])
-            elif isinstance(change, t.RenameFile):
-                renamed.append((self.relative(uri_to_path(change.old_uri))[0], self.relative(uri_to_path(change.new_uri))[0]))
-            elif isinstance(change, t.DeleteFile):
-                deleted.append(self.relative(uri_to_path(change.uri))[0])
-        for uri, edits in (edit.changes or {}).items():
-            add(uri, edits)
-        return ServerEdit(
-            files=tuple(FileEdits(file, tuple(edits)) for file, edits in sorted(per_file.items())),
-            created=tuple(created),
-            renamed=tuple(renamed),
-            deleted=tuple(deleted),
-        )
+        return self._workspace_edit_json(edit if isinstance(edit, dict) else shared_converter().unstructure(edit))
 
     def _workspace_edit_json(self, edit: dict[str, Any]) -> ServerEdit:
         per_file: dict[str, list[TextEdit]] = {}
