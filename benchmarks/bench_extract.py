@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from tree_sitter import Language, Parser
+from tree_sitter import Language, Parser, Tree
 import tree_sitter_python
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -34,19 +34,22 @@ TARGET_RATIO = 2.0
 
 def raw_parse_and_walk(blobs: list[bytes]) -> int:
     parser = Parser(Language(tree_sitter_python.language()))
+    return sum(bare_walk(parser.parse(data)) for data in blobs)
+
+
+def bare_walk(tree: Tree) -> int:
+    """Visit every node of a tree with a cursor, doing nothing else: the baseline's walk."""
+    cursor = tree.walk()
     visited = 0
-    for data in blobs:
-        cursor = parser.parse(data).walk()
-        while True:
-            visited += 1
-            if cursor.goto_first_child() or cursor.goto_next_sibling():
-                continue
-            while cursor.goto_parent():
-                if cursor.goto_next_sibling():
-                    break
-            else:
+    while True:
+        visited += 1
+        if cursor.goto_first_child() or cursor.goto_next_sibling():
+            continue
+        while cursor.goto_parent():
+            if cursor.goto_next_sibling():
                 break
-    return visited
+        else:
+            return visited
 
 
 def extract_all(files: list[tuple[str, bytes]], extractor: SymbolExtractor) -> int:

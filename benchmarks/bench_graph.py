@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tree_sitter import Language, Parser  # noqa: E402
-from benchmarks.bench_extract import raw_parse_and_walk  # noqa: E402
+from benchmarks.bench_extract import bare_walk, raw_parse_and_walk  # noqa: E402
 from benchmarks.corpus import DJANGO_VERSION, django_source, python_files  # noqa: E402
 from engine.extract.rules import GRAMMARS  # noqa: E402
 from engine.graph import GraphQueries, ProjectIndex  # noqa: E402
@@ -46,16 +46,7 @@ def _raw_chunk(items: list[tuple[str, str]]) -> int:
         if language not in parsers:
             module_name, function_name = GRAMMARS[language]
             parsers[language] = Parser(Language(getattr(__import__(module_name), function_name)()))
-        cursor = parsers[language].parse(Path(path).read_bytes()).walk()
-        while True:
-            visited += 1
-            if cursor.goto_first_child() or cursor.goto_next_sibling():
-                continue
-            while cursor.goto_parent():
-                if cursor.goto_next_sibling():
-                    break
-            else:
-                break
+        visited += bare_walk(parsers[language].parse(Path(path).read_bytes()))
     return visited
 
 

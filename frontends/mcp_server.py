@@ -89,6 +89,14 @@ def _result(payload: dict[str, Any], text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
 
 
+def _both_ways(*sides: tuple[str, list[Any], bool]) -> CallToolResult:
+    """Edges both ways from a symbol (callers and callees, bases and subclasses): each side is
+    (its name, its edges, whether they go out from the symbol)."""
+    payload = {name: [edge.to_json() for edge in edges] for name, edges, _outgoing in sides}
+    text = "\n".join(f"{name}:\n{graph_commands.edges_result(edges, outgoing=outgoing)[1]}" for name, edges, outgoing in sides)
+    return _result(payload, text)
+
+
 def _fit(payload: dict[str, Any], text: str) -> tuple[dict[str, Any], str]:
     """Cut lists first, then the diff and the text, until the result fits the budget."""
     omitted: dict[str, int] = {}
@@ -201,21 +209,13 @@ def build_server(engine: Engine) -> MCPServer:
 
     @server.tool(description="Who calls a symbol and what it calls (graph edges, each with source and confidence).")
     def call_hierarchy(address: str) -> Result:
-        def work() -> CallToolResult:
-            queries = engine.graph()
-            incoming, outgoing = queries.callers(address), queries.callees(address)
-            text = "callers:\n" + graph_commands.edges_result(incoming, outgoing=False)[1] + "\ncallees:\n" + graph_commands.edges_result(outgoing, outgoing=True)[1]
-            return _result({"callers": [e.to_json() for e in incoming], "callees": [e.to_json() for e in outgoing]}, text)
-        return tools.call(work)
+        return tools.call(lambda: _both_ways(
+            ("callers", engine.graph().callers(address), False), ("callees", engine.graph().callees(address), True)))
 
     @server.tool(description="A type's bases and subclasses.")
     def type_hierarchy(address: str) -> Result:
-        def work() -> CallToolResult:
-            queries = engine.graph()
-            up, down = queries.supertypes(address), queries.subtypes(address)
-            text = "supertypes:\n" + graph_commands.edges_result(up, outgoing=True)[1] + "\nsubtypes:\n" + graph_commands.edges_result(down, outgoing=False)[1]
-            return _result({"supertypes": [e.to_json() for e in up], "subtypes": [e.to_json() for e in down]}, text)
-        return tools.call(work)
+        return tools.call(lambda: _both_ways(
+            ("supertypes", engine.graph().supertypes(address), True), ("subtypes", engine.graph().subtypes(address), False)))
 
     @server.tool(description="The language server's diagnostics for a file.")
     def diagnostics(path: str) -> Result:

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types as t
-from pygls.protocol import default_converter
 
 from engine.extract import finalize
 from engine.positions import Position, PositionEncoding, Range
@@ -70,10 +69,13 @@ def test_workspace_edit_in_both_shapes(source: Path, tmp_path: Path) -> None:
     via_changes = converter.workspace_edit(as_changes)
     via_document_changes = converter.workspace_edit(as_document_changes)
     assert via_changes.files == via_document_changes.files
-    # Rename answers arrive as plain JSON (see lsp_pool.connection): read the same way.
-    json_form = default_converter()
-    assert converter.workspace_edit(json_form.unstructure(as_changes)) == via_changes
-    assert converter.workspace_edit(json_form.unstructure(as_document_changes)) == via_document_changes
+    # Rename answers arrive as the server's JSON (see lsp_pool.connection), annotated edits included.
+    span = {"start": {"line": 0, "character": 13}, "end": {"line": 0, "character": 19}}
+    as_json = {"documentChanges": [
+        {"textDocument": {"uri": source.as_uri(), "version": 1}, "edits": [{"range": span, "newText": "goal", "annotationId": "a"}]},
+        {"kind": "rename", "oldUri": source.as_uri(), "newUri": (tmp_path / "n.py").as_uri()},
+    ]}
+    assert converter.workspace_edit(as_json) == via_document_changes
     [file_edits] = via_changes.files
     assert file_edits.edits[0].range == Range(Position(0, 12), Position(0, 18)) and file_edits.edits[0].new_text == "goal"
     assert via_document_changes.renamed == (("m.py", "n.py"),)

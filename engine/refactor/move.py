@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from engine.edits.model import CreateFile, Operation, WorkspaceEdit
+from engine.edits.model import WorkspaceEdit
 from engine.edits.plan import materialize
 from engine.errors import Refused, UsageError
 from engine.graph.queries import GraphQueries
@@ -29,7 +29,7 @@ from engine.refactor.move_importers import MoveNames, rewrite_importer
 from engine.refactor.move_rewrite import rewrite_dest, rewrite_source, top_level_bindings
 from engine.refactor.move_source import CannotMove, CarriedImport, analyse
 from engine.refactor.plan import RefactorPlan
-from engine.refactor.pysource import ModuleName, all_names, code_of, file_change, from_import, parse
+from engine.refactor.pysource import ModuleName, all_names, code_of, file_change, from_import, move_operations, parse
 from engine.symbols import Confidence, Source, Symbol
 from engine.workspace import SourceFile, Workspace
 
@@ -130,16 +130,7 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
     new_dest = rewrite_dest(dest_tree, analysis, imports, type_checking, export=export, create_all=dest_source is None)
     new_source = rewrite_source(analysis, name, back, local=local)
 
-    operations: list[Operation] = []
-    if dest_source is None:
-        operations.append(CreateFile(dest_path, new_dest))
-    else:
-        change = file_change(dest_source, new_dest)
-        if change is not None:
-            operations.append(change)
-    source_change = file_change(source, new_source)
-    if source_change is not None:
-        operations.insert(0, source_change)
+    operations = move_operations(source, new_source, dest_path, dest_source, new_dest)
     for path in _candidate_importers(workspace, queries, name, source_module, {source.path, dest_path}):
         importer = workspace.read(path)
         # A script outside any package still has absolute imports to rewrite.

@@ -22,7 +22,7 @@ from engine.navigation import ServerEdit, TextEdit
 from engine.ports import LanguageServices
 from engine.positions import Range, split_lines
 from engine.refactor.plan import RefactorPlan
-from engine.refactor.pysource import file_change
+from engine.refactor.pysource import move_operations
 from engine.symbols import Confidence, Source, Symbol
 from engine.workspace import Workspace
 
@@ -157,16 +157,7 @@ def _go_move(workspace: Workspace, symbol: Symbol, dest: str, exists: bool, note
     kept = [line for number, line in enumerate(lines) if not (first <= number < last) and number not in unused]
     new_source = "\n".join(_without_empty_import_block(kept)).rstrip("\n") + "\n"
     new_dest = _with_go_imports(dest_text, needed).rstrip("\n") + "\n\n" + "\n".join(moved).rstrip("\n") + "\n"
-    operations: list[Operation] = []
-    change = file_change(source, new_source)
-    if change is not None:
-        operations.append(change)
-    if dest_source is None:
-        operations.append(CreateFile(dest, new_dest))
-    else:
-        dest_change = file_change(dest_source, new_dest)
-        if dest_change is not None:
-            operations.append(dest_change)
+    operations = move_operations(source, new_source, dest, dest_source, new_dest)
     warnings = [*notes, "same Go package: no reference needs rewriting"]
     return RefactorPlan("move", WorkspaceEdit(tuple(operations)), Source.AST, Confidence.MEDIUM, warnings)
 

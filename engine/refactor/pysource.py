@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from engine.edits.model import FileChange
+from engine.edits.model import CreateFile, FileChange, Operation
 from engine.errors import Refused
 from engine.navigation import TextEdit
 from engine.positions import Position, Range
@@ -287,6 +287,24 @@ def file_change(source: SourceFile, new_text: str) -> FileChange | None:
     if new_text == source.text:
         return None
     return FileChange(source.path, line_edits(source.text, new_text), source.sha256)
+
+
+def move_operations(
+    source: SourceFile, new_source: str, dest_path: str, dest_source: SourceFile | None, new_dest: str
+) -> list[Operation]:
+    """A move's edit of its source and its destination (created when it does not exist yet),
+    leaving out a file the move does not change."""
+    operations: list[Operation] = []
+    source_change = file_change(source, new_source)
+    if source_change is not None:
+        operations.append(source_change)
+    if dest_source is None:
+        operations.append(CreateFile(dest_path, new_dest))
+    else:
+        dest_change = file_change(dest_source, new_dest)
+        if dest_change is not None:
+            operations.append(dest_change)
+    return operations
 
 
 def line_edits(before: str, after: str) -> tuple[TextEdit, ...]:
