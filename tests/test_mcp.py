@@ -133,6 +133,19 @@ def test_search_hits_name_their_enclosing_symbol(project: Path) -> None:
     assert all(h["line"] >= 1 for h in hits)
 
 
+def test_hierarchy_tools_give_both_directions(project: Path) -> None:
+    async def steps(client: Client) -> Any:
+        calls = await client.call_tool("call_hierarchy", {"address": "shop/pricing.py:with_vat"})
+        types = await client.call_tool("type_hierarchy", {"address": "shop/pricing.py:PriceRule"})
+        return calls, types
+
+    calls, types = session(project, steps)
+    assert [e["to"] for e in calls.structured_content["callees"]] == ["shop/util.py:round_cents"]
+    assert "callers:" in calls.content[0].text and "callees:" in calls.content[0].text
+    assert [e["from"] for e in types.structured_content["subtypes"]] == ["shop/pricing.py:HalfPrice"]
+    assert types.structured_content["supertypes"] == []
+
+
 def test_paths_outside_the_workspace_are_refused(project: Path) -> None:
     async def steps(client: Client) -> Any:
         return await client.call_tool("read_file", {"path": "../outside.txt"})
