@@ -250,3 +250,29 @@ def test_a_damaged_before_image_pack_is_refused_not_written(project: Path) -> No
     with pytest.raises(Exception, match="is damaged"):
         Transactions(Workspace(project)).recover()
     assert snapshot(project) == half_written  # nothing written from a pack that cannot be trusted
+
+
+def test_renamed_names_are_read_from_the_edit(tmp_path: Path) -> None:
+    from engine.edits.session import _new_errors, _renamed_names
+    from engine.navigation import Diagnostic
+
+    (tmp_path / "a.py").write_text("import pkg.old\nx = Box()\ny = Box()\nz = Other\n")
+    data = (tmp_path / "a.py").read_bytes()
+    edits = (
+        TextEdit(Range(Position(0, 7), Position(0, 14)), "pkg.new"),  # a dotted module name
+        TextEdit(Range(Position(1, 4), Position(1, 7)), "Crate"),
+        TextEdit(Range(Position(2, 4), Position(2, 7)), "Crate"),
+        TextEdit(Range(Position(3, 4), Position(3, 9)), "Other()"),  # not a name for a name: left out
+    )
+    edit = WorkspaceEdit((FileChange("a.py", edits, hashlib.sha256(data).hexdigest()),))
+    renamed = _renamed_names(edit, Workspace(tmp_path))
+    assert renamed == {"pkg.old": "pkg.new", "Box": "Crate"}
+
+    def error(message: str) -> Diagnostic:
+        return Diagnostic("a.py", Range(Position(0, 0), Position(0, 1)), "error", message, "checker", "code")
+
+    before = {"a.py": [error('"Box" is not iterable'), error('"BoxLike" is not iterable'), error('module "pkg.old" has no x')]}
+    after = {"a.py": [error('"Crate" is not iterable'), error('"BoxLike" is not iterable'), error('module "pkg.new" has no x'),
+                      error('"Crate" is not callable')]}
+    assert [d.message for d in _new_errors(before, after, renamed)] == ['"Crate" is not callable']
+    assert len(_new_errors(before, after)) == 3  # without the renamed names, every rewritten message looks new

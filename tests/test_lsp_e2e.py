@@ -536,3 +536,23 @@ def test_server_rename_misses_are_caught_by_the_graph_in_a_src_layout(tmp_path: 
     assert plan.source.value == "lsp"
     assert "mypkg.Widget()" in (root / "tests" / "test_thing.py").read_text()
     assert any("resolved to src/mypkg/core.py:Thing by the project graph" in w for w in plan.warnings), plan.warnings
+
+
+def test_an_error_that_quotes_a_renamed_name_is_not_new(tmp_path: Path) -> None:
+    """A type checker's message names the type: after renaming Box, the old '"Box" is not
+    iterable' reads '"Crate" is not iterable'. That is the same error, not a new one; an error
+    the rename really causes is still reported."""
+    require("basedpyright")
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "m.py").write_text(
+        "class Box:\n    pass\n\n\ndef use(box: Box) -> None:\n    for item in box:\n        print(item)\n"
+    )
+    (tmp_path / "n.py").write_text('from m import Box\n\nLABEL: Box = "x"\n')
+    with served_engine(tmp_path, "basedpyright") as engine:
+        before = [d.message.split("\n")[0] for d in engine.diagnostics("m.py") if d.severity == "error"]
+        outcome = engine.edits().apply(engine.plan_rename("m.py:Box", "Crate").edit)
+        after = [d.message.split("\n")[0] for d in engine.diagnostics("m.py") if d.severity == "error"]
+    assert before == ['"Box" is not iterable'] and after == ['"Crate" is not iterable']
+    assert outcome.diagnostics_checked and outcome.new_diagnostics == []
+    assert "Crate" in (tmp_path / "n.py").read_text()
+

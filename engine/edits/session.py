@@ -3,13 +3,15 @@ refreshed, the verify command run, and the whole transaction undone when either 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
 from engine.edits.apply import Applied, ApplyOptions, Transactions, VerifyFailed
-from engine.edits.model import WorkspaceEdit
+from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.plan import FileState
+from engine.edits.text import line_starts, offset_of
 from engine.errors import Refused, ServiceUnavailable
 from engine.navigation import Diagnostic
 from engine.ports import LanguageServices, Tools
@@ -56,11 +58,12 @@ class EditSession:
     def apply(self, edit: WorkspaceEdit, options: EditOptions = EditOptions()) -> ApplyOutcome:
         # The paths the edit names are enough here; the plan's bytes are computed once, under the locks.
         before = self._errors([p for p in edit.touched if (self.workspace.root / p).is_file()])
+        renamed = _renamed_names(edit, self.workspace) if before else {}
         applied = self.transactions.apply(edit, ApplyOptions(options.allow_dirty, options.allow_syntax_errors, options.own_changes))
         written = [f.path for f in applied.files]
         self._after_write(written)
         after = self._errors([f.path for f in applied.files if f.status != "deleted"])
-        new = _new_errors(before, after) if before is not None and after is not None else []
+        new = _new_errors(before, after, renamed) if before is not None and after is not None else []
         if new and options.fail_on_new_errors:
             self._undo(applied)
             listing = "\n  ".join(f"{d.file}:{d.range.start.line + 1}: {d.message}" for d in new)
@@ -104,11 +107,46 @@ class EditSession:
         return found
 
 
-def _new_errors(before: dict[str, list[Diagnostic]], after: dict[str, list[Diagnostic]]) -> list[Diagnostic]:
-    """After minus before, per file, by message and code (lines move when code is inserted above)."""
+def _renamed_names(edit: WorkspaceEdit, workspace: Workspace) -> dict[str, str]:
+    """The names the edit swaps for others (old -> new): every text edit that replaces a name,
+    dotted or not, with another. Messages that quote a renamed name change with it (a type
+    checker's '"cached_property" is not iterable' becomes '"memoized_property" is not
+    iterable'), and such an error is not new. A name swapped for two different names is left out."""
+    swaps: dict[str, set[str]] = {}
+    for operation in edit.operations:
+        if not isinstance(operation, FileChange) or not (workspace.root / operation.path).is_file():
+            continue
+        text = workspace.read(operation.path).text
+        starts = line_starts(text)
+        for text_edit in operation.edits:
+            old = text[offset_of(text, starts, text_edit.range.start):offset_of(text, starts, text_edit.range.end)]
+            if old != text_edit.new_text and _is_name(old) and _is_name(text_edit.new_text):
+                swaps.setdefault(old, set()).add(text_edit.new_text)
+    return {old: next(iter(new)) for old, new in swaps.items() if len(new) == 1}
+
+
+def _is_name(text: str) -> bool:
+    return bool(text) and all(part.isidentifier() for part in text.split("."))
+
+
+def _renaming(renamed: dict[str, str]) -> Callable[[str], str]:
+    """Rewrites a message as it would read with the renamed names (whole words only)."""
+    if not renamed:
+        return lambda message: message
+    longest_first = sorted(renamed, key=len, reverse=True)
+    pattern = re.compile(r"(?<!\w)(" + "|".join(re.escape(old) for old in longest_first) + r")(?!\w)")
+    return lambda message: pattern.sub(lambda match: renamed[match.group(1)], message)
+
+
+def _new_errors(
+    before: dict[str, list[Diagnostic]], after: dict[str, list[Diagnostic]], renamed: dict[str, str] | None = None,
+) -> list[Diagnostic]:
+    """After minus before, per file, by message and code (lines move when code is inserted above);
+    a message from before counts with the edit's renamed names in it."""
+    as_renamed = _renaming(renamed or {})
     new = []
     for path, diagnostics in after.items():
-        remaining = Counter((d.message, d.code) for d in before.get(path, []))
+        remaining = Counter((as_renamed(d.message), d.code) for d in before.get(path, []))
         for diagnostic in diagnostics:
             key = (diagnostic.message, diagnostic.code)
             if remaining[key]:
