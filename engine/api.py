@@ -97,6 +97,10 @@ class Engine:
         self._extractor = extractor or SymbolExtractor()
         self._index: ProjectIndex | None = None
         self._index_stats: IndexStats | None = None
+        self._edited_since_refresh: set[str] = set()
+        """Files an apply or undo wrote that the graph has not re-read yet: it re-reads them when
+        next asked, not while the edit's caller waits (83 files cost 1-3 s, mostly asking the
+        server for their symbols again)."""
         self._served_outlines: dict[str, tuple[str, FileSymbols]] = {}
         """path → (sha256, the server's outline of that content): a refactoring asks for the same
         file's outline several times, and a server round trip each time costs more than the rest."""
@@ -121,14 +125,23 @@ class Engine:
             serve = self._served_symbols if self.source in (SourcePreference.AUTO, SourcePreference.LSP) and self.services else None
             self._index = ProjectIndex(self.workspace, progress=progress, served_symbols=serve)
         self._index.progress = progress
+        self._edited_since_refresh.clear()  # a load compares every file with the disk anyway
         self._index_stats = self._index.load()
         return self._index_stats
 
     def graph(self) -> GraphQueries:
-        """Queries over the project graph, indexing first if this engine has not yet."""
+        """Queries over the project graph, indexing first if this engine has not yet, and
+        re-reading first the files edited since it was last asked."""
         if self._index is None or self._index_stats is None:
             self.index()
+        elif self._edited_since_refresh:
+            edited = sorted(self._edited_since_refresh)
+            self._edited_since_refresh.clear()
+            self._index.refresh(edited)
         return GraphQueries(self._index.graph)  # type: ignore[union-attr]
+
+    def _files_edited(self, paths: list[str]) -> None:
+        self._edited_since_refresh.update(paths)
 
     def references(self, address: str) -> NavigationResult:
         """References to a symbol: the server's when it can answer, else the graph's, labelled."""
@@ -151,8 +164,8 @@ class Engine:
     # -- edits -------------------------------------------------------------------
 
     def edits(self) -> EditSession:
-        refresh = self._index.refresh if self._index is not None else None
-        return EditSession(self.workspace, self.transactions, self.services, self.tools, refresh)
+        files_edited = self._files_edited if self._index is not None else None
+        return EditSession(self.workspace, self.transactions, self.services, self.tools, files_edited)
 
     # -- symbol edits ------------------------------------------------------------
 
@@ -332,13 +345,14 @@ class Engine:
         fallback = self._extractor.extract(source)
         return replace(fallback, notes=notes + fallback.notes)
 
-    def _served_symbols(self, source: SourceFile) -> FileSymbols | None:
+    def _served_symbols(self, source: SourceFile, syntactic: FileSymbols) -> FileSymbols | None:
         """For the index: the server's symbols for a file, or None to use the tree."""
-        return self._serve(source, []) if source.language is not None else None
+        return self._serve(source, [], syntactic) if source.language is not None else None
 
-    def _serve(self, source: SourceFile, notes: list[str]) -> FileSymbols | None:
-        """The server's symbols reconciled with the file's tree, or None with the reason in ``notes``
-        (with ``--source lsp`` the reason is raised instead)."""
+    def _serve(self, source: SourceFile, notes: list[str], syntactic: FileSymbols | None = None) -> FileSymbols | None:
+        """The server's symbols reconciled with the file's tree (``syntactic``: its symbols, when
+        the caller has them), or None with the reason in ``notes`` (with ``--source lsp`` the
+        reason is raised instead)."""
         required = self.source is SourcePreference.LSP
         if self.services is None:
             if required:
@@ -355,7 +369,8 @@ class Engine:
         if not served.symbols and not required:
             notes.append("the language server returned no symbols")
             return None
-        return replace(served, symbols=reconcile(served.symbols, self._extractor.extract(source).symbols))
+        syntactic = syntactic if syntactic is not None else self._extractor.extract(source)
+        return replace(served, symbols=reconcile(served.symbols, syntactic.symbols))
 
     def symbols(self, under: str = ".") -> SymbolsListing:
         """The symbol trees of every source file under a folder, with the files skipped and why."""

@@ -183,6 +183,27 @@ def test_refresh_after_an_edit_updates_edges(sample_copy: Path) -> None:
     assert "shop/pricing.py" in recomputed
 
 
+
+def test_the_engine_graph_sees_what_an_apply_wrote(sample_copy: Path) -> None:
+    """An apply only tells the engine which files it wrote; the graph re-reads them when next asked."""
+    from engine.api import Engine
+
+    engine = Engine(Workspace(sample_copy))
+    try:
+        engine.index()
+        before = engine.graph().lookup("round_cents")
+        engine.edits().apply(engine.plan_rename("shop/util.py:round_cents", "round_to_cents").edit)
+        renamed = [n.address for n in engine.graph().lookup("round_to_cents")]
+        gone = engine.graph().lookup("round_cents")
+        callers = [e.source.address for e in engine.graph().callers("shop/util.py:round_to_cents")]
+        engine.edits().undo()
+        restored = [n.address for n in engine.graph().lookup("round_cents")]
+    finally:
+        engine.close()
+    assert [n.address for n in before] == ["shop/util.py:round_cents"] == restored
+    assert renamed == ["shop/util.py:round_to_cents"] and gone == []
+    assert "shop/pricing.py:with_vat" in callers
+
 def test_a_refresh_is_persisted_on_close_and_safe_without_it(sample_copy: Path) -> None:
     """The snapshot and stat table are written back on close, not per refresh; a process
     that never closes (a crash) leaves them stale, which the next load notices."""

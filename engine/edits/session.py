@@ -1,5 +1,5 @@
-"""Applying an edit with everything around it: diagnostics before and after, servers told, graph
-refreshed, the verify command run, and the whole transaction undone when either check fails."""
+"""Applying an edit with everything around it: diagnostics before and after, servers told, the graph
+told of the files written, the verify command run, and the whole transaction undone when either check fails."""
 
 from __future__ import annotations
 
@@ -44,13 +44,14 @@ class ApplyOutcome:
 class EditSession:
     def __init__(
         self, workspace: Workspace, transactions: Transactions, services: LanguageServices | None,
-        tools: Tools | None, refresh_graph: Callable[[list[str]], None] | None = None,
+        tools: Tools | None, files_edited: Callable[[list[str]], None] | None = None,
     ) -> None:
         self.workspace = workspace
         self.transactions = transactions
         self.services = services
         self.tools = tools
-        self.refresh_graph = refresh_graph
+        self.files_edited = files_edited
+        """Told which files each apply or undo wrote (the engine re-reads them into its graph)."""
 
     def preview(self, edit: WorkspaceEdit) -> list[FileState]:
         return [s for s in self.transactions.preview(edit) if s.changed]
@@ -90,8 +91,8 @@ class EditSession:
     def _after_write(self, paths: list[str]) -> None:
         if self.services is not None:
             self.services.files_changed(paths)
-        if self.refresh_graph is not None:
-            self.refresh_graph(paths)
+        if self.files_edited is not None:
+            self.files_edited(paths)
 
     def _errors(self, paths: list[str]) -> dict[str, list[Diagnostic]] | None:
         """Error diagnostics per file from the servers, or None when they cannot give them."""

@@ -106,10 +106,14 @@ def is_test_path(path: str) -> bool:
     return bool(_TEST_FILE.search(path))
 
 
-def file_facts(source: SourceFile, extractor: SymbolExtractor, served: FileSymbols | None = None) -> FileFacts:
+def file_facts(
+    source: SourceFile, extractor: SymbolExtractor, served: FileSymbols | None = None,
+    extracted: tuple[FileSymbols, Tree | None] | None = None,
+) -> FileFacts:
     """Facts of one file. With ``served`` (a language server's symbols for it), those are the
-    symbols; imports, calls and bases still come from the syntax tree."""
-    listing, tree = extractor.extract_with_tree(source)
+    symbols; imports, calls and bases still come from the syntax tree (``extracted``, when the
+    caller has parsed the file already)."""
+    listing, tree = extracted if extracted is not None else extractor.extract_with_tree(source)
     if served is not None:
         listing = served
     symbols = tuple(_symbol_facts(listing))  # Python adds decorators to these below

@@ -25,7 +25,9 @@ from engine.workspace import Skipped, SourceFile, Workspace, WorkspaceConfig, gr
 
 Progress = Callable[[int, int], None]
 """Called with (files done, files to extract) while extracting."""
-ServedSymbols = Callable[[SourceFile], "FileSymbols | None"]
+ServedSymbols = Callable[[SourceFile, "FileSymbols"], "FileSymbols | None"]
+"""A language server's symbols for a file, given the file's syntax-tree symbols to reconcile them
+with; None when the server does not answer."""
 """A language server's symbols for a file, or None when it cannot answer (the tree is used then)."""
 
 _PARALLEL_FROM = 64  # fewer files than this are extracted in-process: workers cost ~0.3 s to start
@@ -311,8 +313,9 @@ def _extract_one(
 ) -> FileFacts | Skipped:
     try:
         source = source if source is not None else workspace.read(path)
-        served = served_symbols(source) if served_symbols is not None else None
-        return file_facts(source, extractor, served)
+        extracted = extractor.extract_with_tree(source)  # parsed once, for the server's symbols and the facts
+        served = served_symbols(source, extracted[0]) if served_symbols is not None else None
+        return file_facts(source, extractor, served, extracted)
     except GraftError as error:
         return Skipped(path, getattr(error, "reason", error.message))
 
