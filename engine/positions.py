@@ -112,6 +112,17 @@ def units_to_code_points(line_text: str, units: int, encoding: PositionEncoding)
     return len(line_text)
 
 
+_LINE_BREAKS = re.compile(r"\r\n|\r|\n")
+
+
+def line_starts(text: str) -> list[int]:
+    """Code-point offsets where each line starts (LSP line breaks: \\n, \\r\\n, \\r)."""
+    if "\r" in text:
+        return [0] + [m.end() for m in _LINE_BREAKS.finditer(text)]
+    # Only \n: running sums of the line lengths, all in C (this runs on every touched file).
+    return list(accumulate(map((1).__add__, map(len, text.split("\n")[:-1])), initial=0))
+
+
 class LineIndex:
     """Maps byte offsets of a UTF-8 buffer to engine positions, and positions to other encodings.
 
@@ -119,21 +130,34 @@ class LineIndex:
     only, a decode of the line prefix.
     """
 
-    __slots__ = ("_data", "_starts", "_lines", "_ascii")
+    __slots__ = ("_data", "_line_starts", "_line_count", "_lines", "_ascii")
 
     def __init__(self, data: bytes) -> None:
         self._data = data
-        # bytes.splitlines breaks exactly at \n, \r\n and a lone \r (unlike str.splitlines).
-        self._starts = [0, *accumulate(map(len, data.splitlines(keepends=True)))]
-        if len(self._starts) > 1 and not data.endswith((b"\n", b"\r")):
-            self._starts.pop()  # the last line has no terminator, so no line starts after it
+        self._line_starts: list[int] | None = None  # built when first needed
+        self._line_count: int | None = None
         self._lines: list[str] | None = None
         self._ascii = data.isascii()
         """Most source files are all ASCII: a byte column is then a code-point column."""
 
     @property
+    def _starts(self) -> list[int]:
+        if self._line_starts is None:
+            # bytes.splitlines breaks exactly at \n, \r\n and a lone \r (unlike str.splitlines).
+            starts = [0, *accumulate(map(len, self._data.splitlines(keepends=True)))]
+            if len(starts) > 1 and not self._data.endswith((b"\n", b"\r")):
+                starts.pop()  # the last line has no terminator, so no line starts after it
+            self._line_starts = starts
+        return self._line_starts
+
+    @property
     def line_count(self) -> int:
-        return len(self._starts)
+        if self._line_count is None:
+            if self._line_starts is None and b"\r" not in self._data:
+                self._line_count = self._data.count(b"\n") + 1  # a quarter of the cost of the line table
+            else:
+                self._line_count = len(self._starts)
+        return self._line_count
 
     def position_of_byte(self, offset: int) -> Position:
         line = bisect_right(self._starts, offset) - 1
@@ -152,6 +176,18 @@ class LineIndex:
     def to_protocol(self, position: Position, encoding: PositionEncoding) -> tuple[int, int]:
         """(line, character) as a protocol using ``encoding`` expects them."""
         return position.line, code_points_to_units(self.line_text(position.line), position.column, encoding)
+
+    def edit_position(self, line: int, character: int, encoding: PositionEncoding) -> Position:
+        """:meth:`from_protocol` for the ends of a text edit. In an all-ASCII file a column is
+        the same in every encoding, so the line table is not built: a column past its line's
+        end is left for the edit's application to clamp (``engine.edits.text.offset_of``), as
+        every column of an edit is. Lines past the end are clamped here."""
+        if self._ascii:
+            count = self.line_count
+            if line < count:
+                return Position(line, max(0, character))
+            return self.from_protocol(count, 0, encoding)
+        return self.from_protocol(line, character, encoding)
 
     def from_protocol(self, line: int, character: int, encoding: PositionEncoding) -> Position:
         """Engine position for a protocol's (line, character); lines past the end clamp to it."""

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Iterable
 
 import pathspec
 
 from engine.errors import FileNotInWorkspace, UnreadableFile, UnsafePath
 from engine.languages import language_of
+from engine.positions import line_starts
 
 #: Files that mark a project root, checked from the start directory upwards.
 ROOT_MARKERS = (".git", "pyproject.toml", "package.json", "go.mod", "Cargo.toml")
@@ -69,6 +73,13 @@ class SourceFile:
     size: int
     language: str | None
 
+    @property
+    def line_starts(self) -> list[int]:
+        """Offsets where each line of ``text`` starts, computed once per content: a rename's
+        passes, its leftover check and its apply all need them for the same hundred files.
+        Shared: callers must not change the list."""
+        return _LINE_STARTS.get(self.sha256, self.text)
+
 
 @dataclass(frozen=True)
 class Skipped:
@@ -105,14 +116,14 @@ class Workspace:
         relative, lexical, _real = self._checked(user_path)
         return relative, lexical
 
-    def _checked(self, user_path: str) -> tuple[str, Path, Path]:
+    def _checked(self, user_path: str, real_path: Callable[[str], str] = os.path.realpath) -> tuple[str, Path, Path]:
         if not user_path or "\x00" in user_path:
             raise UnsafePath(f"{user_path!r} is not a usable path")
         given = Path(user_path)
         lexical = Path(os.path.normpath(given if given.is_absolute() else self.root / given))
         if not _is_within(lexical, self.root):
             raise UnsafePath(f"{user_path} is outside the workspace {self.root}; only files under it can be read or changed")
-        real = Path(os.path.realpath(lexical))
+        real = Path(real_path(str(lexical)))
         if not _is_within(real, self.root):
             raise UnsafePath(
                 f"{user_path} is a symlink (or lies under one) that points to {real}, outside the workspace {self.root}"
@@ -120,12 +131,18 @@ class Workspace:
         relative = lexical.relative_to(self.root).as_posix()
         return ("." if relative == "" else relative), lexical, real
 
-    def canonical(self, user_path: str) -> str:
+    def canonical(self, user_path: str, real_path: Callable[[str], str] = os.path.realpath) -> str:
         """The workspace-relative real path (symlinks inside the workspace followed) of a path a
         user gave; refused like :meth:`resolve` when it is, or points, outside."""
-        _relative, _lexical, real = self._checked(user_path)
+        _relative, _lexical, real = self._checked(user_path, real_path)
         relative = real.relative_to(self.root).as_posix()
         return "." if relative == "" else relative
+
+    def canonical_all(self, user_paths: Iterable[str]) -> dict[str, str]:
+        """:meth:`canonical` of many paths, each folder's real path worked out once (an apply
+        checks a hundred paths that share most of their folders)."""
+        folders = _RealFolders()
+        return {path: self.canonical(path, folders.real_path) for path in user_paths}
 
     def relative(self, absolute: Path) -> str:
         return absolute.relative_to(self.root).as_posix()
@@ -234,7 +251,56 @@ def decode_source(relative: str, raw: bytes, mtime: float) -> SourceFile:
     )
 
 
+class _RealFolders:
+    """``os.path.realpath`` for paths that share folders, each folder resolved once: a path's
+    real form is its folder's real form joined with its name, unless the name is a link."""
+
+    def __init__(self) -> None:
+        self._folders: dict[str, str] = {}
+
+    def real_path(self, path: str) -> str:
+        parent, name = os.path.split(path)
+        if not name or parent == path:
+            return os.path.realpath(path)
+        folder = self._folders.get(parent)
+        if folder is None:
+            folder = self._folders[parent] = self.real_path(parent)
+        joined = os.path.join(folder, name)
+        return os.path.realpath(joined) if os.path.islink(joined) else joined
+
+
+class _LineStartsByContent:
+    """Line starts of recently read contents, by the hash of their bytes (which fixes the text),
+    least recently used dropped first once they hold more than ``limit`` offsets in all."""
+
+    def __init__(self, limit: int = 2_000_000) -> None:
+        self._limit = limit
+        self._held = 0
+        self._starts: OrderedDict[str, list[int]] = OrderedDict()
+        self._lock = threading.Lock()  # the passes of a rename and a server's thread may both read
+
+    def get(self, sha256: str, text: str) -> list[int]:
+        with self._lock:
+            found = self._starts.get(sha256)
+            if found is not None:
+                self._starts.move_to_end(sha256)
+                return found
+        found = line_starts(text)
+        with self._lock:
+            if sha256 not in self._starts:
+                self._starts[sha256] = found
+                self._held += len(found)
+                while self._held > self._limit and len(self._starts) > 1:
+                    self._held -= len(self._starts.popitem(last=False)[1])
+        return found
+
+
+_LINE_STARTS = _LineStartsByContent()
+
+
 def _dominant_newline(data: bytes) -> str:
+    if b"\r" not in data:
+        return "\n"  # the usual case, found by one memchr instead of three counts of the whole file
     crlf = data.count(b"\r\n")
     lf = data.count(b"\n") - crlf
     cr = data.count(b"\r") - crlf

@@ -60,10 +60,19 @@ class PoolServices:
         path = self.workspace.root / source.path
 
         async def plan(api: LanguageApi) -> Answered[ServerEdit]:
-            prepared = await api.prepare_rename(path, position)
-            if prepared.value is None:
-                raise ServerRequestFailed(prepared.server, "textDocument/prepareRename", None, "nothing to rename here")
-            return await api.rename(path, position, new_name)
+            # Both requests go out at once (prepareRename changes nothing on the server, and a
+            # server answers in turn): the rename is used only if prepareRename allows it, and
+            # the round trip between the two is saved.
+            renaming = asyncio.ensure_future(api.rename(path, position, new_name))
+            try:
+                prepared = await api.prepare_rename(path, position)
+                if prepared.value is None:
+                    raise ServerRequestFailed(prepared.server, "textDocument/prepareRename", None, "nothing to rename here")
+            except BaseException:
+                renaming.cancel()
+                await asyncio.gather(renaming, return_exceptions=True)
+                raise
+            return await renaming
 
         return self.api.call(plan)
 

@@ -191,8 +191,8 @@ class Converter:
             for text_edit in edits:
                 start, end = text_edit["range"]["start"], text_edit["range"]["end"]
                 converted.append(TextEdit(
-                    Range(index.from_protocol(start["line"], start["character"], encoding),
-                          index.from_protocol(end["line"], end["character"], encoding)),
+                    Range(index.edit_position(start["line"], start["character"], encoding),
+                          index.edit_position(end["line"], end["character"], encoding)),
                     text_edit["newText"] if "newText" in text_edit else text_edit["snippet"]["value"],
                 ))
 

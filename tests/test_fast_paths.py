@@ -191,3 +191,20 @@ def test_lines_changed_in_place_are_the_lines_that_differ(lines: list[str], data
     assert len(before_lines) == len(after_lines)
     assert counted == sum(old != new for old, new in zip(before_lines, after_lines))
     assert counted >= _counts([line.encode() for line in before_lines], [line.encode() for line in after_lines])[0]
+
+
+def test_line_starts_are_shared_by_content_and_dropped_least_recent_first(tmp_path: Path) -> None:
+    from engine.workspace import Workspace, _LineStartsByContent
+
+    texts = {"a.py": "x = 1\ny = 2\n", "b.py": "one\r\ntwo\rthree\n", "c.py": "no newline at end"}
+    for name, text in texts.items():
+        (tmp_path / name).write_bytes(text.encode())
+    workspace = Workspace(tmp_path)
+    for name, text in texts.items():
+        first, again = workspace.read(name), workspace.read(name)
+        assert first.line_starts == line_starts(text) and again.line_starts is first.line_starts
+    memo = _LineStartsByContent(limit=5)
+    assert memo.get("a", "1\n2\n3\n") == [0, 2, 4, 6] and memo.get("b", "1\n") == [0, 2]
+    assert memo.get("c", "x") == [0]  # holds 4 + 2 + 1 > 5 offsets: "a" goes
+    assert memo.get("b", "changed?") == [0, 2]  # kept: the hash fixes the text
+    assert memo.get("a", "1\n") == [0, 2]  # recomputed from the text given

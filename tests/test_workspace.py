@@ -140,3 +140,25 @@ def test_missing_file_and_folder_are_not_files(tmp_path: Path) -> None:
         workspace.read("nope.py")
     with pytest.raises(FileNotInWorkspace, match="not a regular file"):
         workspace.read("folder")
+
+
+def test_canonical_all_agrees_with_canonical_one_path_at_a_time(tmp_path: Path) -> None:
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (root / "pkg" / "sub").mkdir(parents=True)
+    outside.mkdir()
+    (root / "pkg" / "a.py").write_text("")
+    (root / "pkg" / "sub" / "b.py").write_text("")
+    (root / "linked").symlink_to(root / "pkg")  # a folder link inside
+    (root / "pkg" / "alias.py").symlink_to(root / "pkg" / "sub" / "b.py")  # a file link inside
+    (root / "chain.py").symlink_to(root / "pkg" / "alias.py")  # a link to a link
+    (root / "out").symlink_to(outside)  # a folder link out
+    (outside / "c.py").write_text("")
+    workspace = Workspace(root)
+    inside = ["pkg/a.py", "linked/a.py", "linked/sub/b.py", "pkg/alias.py", "linked/alias.py", "chain.py",
+              "pkg/new.py", "linked/sub/new/deeper.py", "./pkg/../pkg/a.py", str(root / "pkg" / "a.py")]
+    assert workspace.canonical_all(inside) == {path: workspace.canonical(path) for path in inside}
+    assert workspace.canonical_all(["linked/sub/b.py"]) == {"linked/sub/b.py": "pkg/sub/b.py"}
+    assert workspace.canonical_all(["chain.py"]) == {"chain.py": "pkg/sub/b.py"}
+    for refused in ("out/c.py", "pkg/../../outside/c.py", "linked/../out/c.py"):
+        with pytest.raises(UnsafePath):
+            workspace.canonical_all(["pkg/a.py", refused])

@@ -94,7 +94,7 @@ class Transactions:
         return materialize(edit, self.workspace)
 
     def apply(self, edit: WorkspaceEdit, options: ApplyOptions = ApplyOptions()) -> Applied:
-        canonical = {path: self._canonical(path) for path in edit.touched}
+        canonical = self.workspace.canonical_all(edit.touched)
         with self._locked(list(canonical.values())):
             self.hook("locked")
             decoded: dict[str, tuple[str, list[int]]] = {}

@@ -6,11 +6,12 @@ import hashlib
 import os
 import stat
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
 from engine.edits.model import CreateFile, DeleteFile, FileChange, Operation, RenameFile, WorkspaceEdit, paths_of
-from engine.edits.text import apply_text_edits, line_starts, lines_changed_in_place
+from engine.edits.text import apply_text_edits, lines_changed_in_place
 from engine.errors import Refused
 from engine.workspace import Workspace, decode_source
 
@@ -38,11 +39,11 @@ class FileState:
     """Lines changed in place, when the edit only changed text within lines (a rename): the
     summary counts those without diffing the whole file."""
 
-    @property
+    @cached_property  # read by the journal, the summary and undo: hashed once
     def before_sha256(self) -> str | None:
         return hashlib.sha256(self.before).hexdigest() if self.before is not None else None
 
-    @property
+    @cached_property
     def after_sha256(self) -> str | None:
         return hashlib.sha256(self.after).hexdigest() if self.after is not None else None
 
@@ -100,7 +101,7 @@ def materialize(
             source = decode_source(operation.path, data, 0.0)
             if check_hashes and operation.expected_sha256 and source.sha256 != operation.expected_sha256:
                 raise StalePlan(f"{operation.path} changed since the plan was made; re-run")
-            starts = line_starts(source.text)
+            starts = source.line_starts
             if decoded is not None and operation.path not in decoded:
                 decoded[operation.path] = (source.text, starts)
             text = apply_text_edits(source.text, operation.edits, source.newline, starts)

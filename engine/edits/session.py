@@ -11,7 +11,7 @@ from typing import Callable
 from engine.edits.apply import Applied, ApplyOptions, Transactions, VerifyFailed
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.plan import FileState
-from engine.edits.text import line_starts, offset_of
+from engine.edits.text import offset_of
 from engine.errors import Refused, ServiceUnavailable
 from engine.navigation import Diagnostic
 from engine.ports import LanguageServices, Tools
@@ -117,8 +117,8 @@ def _renamed_names(edit: WorkspaceEdit, workspace: Workspace) -> dict[str, str]:
     for operation in edit.operations:
         if not isinstance(operation, FileChange) or not (workspace.root / operation.path).is_file():
             continue
-        text = workspace.read(operation.path).text
-        starts = line_starts(text)
+        source = workspace.read(operation.path)
+        text, starts = source.text, source.line_starts
         for text_edit in operation.edits:
             old = text[offset_of(text, starts, text_edit.range.start):offset_of(text, starts, text_edit.range.end)]
             if old != text_edit.new_text and _is_name(old) and _is_name(text_edit.new_text):

@@ -4,20 +4,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from itertools import accumulate
 
 from engine.navigation import TextEdit
-from engine.positions import Position
+from engine.positions import Position, line_starts
 
 _LINE_BREAKS = re.compile(r"\r\n|\r|\n")
-
-
-def line_starts(text: str) -> list[int]:
-    """Code-point offsets where each line starts (LSP line breaks: \\n, \\r\\n, \\r)."""
-    if "\r" in text:
-        return [0] + [m.end() for m in _LINE_BREAKS.finditer(text)]
-    # Only \n: running sums of the line lengths, all in C (this runs on every touched file).
-    return list(accumulate(map((1).__add__, map(len, text.split("\n")[:-1])), initial=0))
 
 
 def word_offsets(text: str, word: str, word_characters: str = "_$") -> list[int]:

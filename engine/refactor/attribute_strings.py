@@ -21,7 +21,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 from engine.edits.model import FileChange, WorkspaceEdit
-from engine.edits.text import Coverage, line_starts, word_offsets
+from engine.edits.text import Coverage, word_offsets
 from engine.graph.build import symbol_node
 from engine.graph.queries import GraphQueries
 from engine.navigation import TextEdit
@@ -61,8 +61,8 @@ def find_name_uses(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> lis
     for path in corpus.mentioning(name, "python"):
         if not path.endswith(".py"):
             continue
-        text = corpus.source(path).text
-        starts = line_starts(text)
+        source = corpus.source(path)
+        text, starts = source.text, source.line_starts
         for number in sorted({bisect_right(starts, offset) - 1 for offset in word_offsets(text, name, "_")}):
             line_start = starts[number]
             line = text[line_start:starts[number + 1] if number + 1 < len(starts) else len(text)].rstrip("\r\n")

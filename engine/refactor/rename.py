@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from engine.edits.model import FileChange, WorkspaceEdit
-from engine.edits.text import line_starts
 from engine.errors import Refused, ServiceUnavailable, UsageError
 from engine.languages import KEYWORDS, language_of
 from engine.navigation import ServerEdit, TextEdit
@@ -197,7 +196,7 @@ def with_all_entries(corpus: Corpus, edit: WorkspaceEdit, defining_file: str, ol
         source = corpus.source(path)
         if "__all__" not in source.text:
             continue
-        starts = line_starts(source.text)
+        starts = source.line_starts
         existing = list(by_file[path].edits) if path in by_file else []
         added = []
         for match in _ALL.finditer(source.text):
