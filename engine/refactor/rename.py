@@ -32,7 +32,7 @@ from engine.refactor.leftovers import Leftovers
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.pysource import line_edits
 from engine.symbols import Confidence, Source, Symbol
-from engine.workspace import Workspace
+from engine.workspace import SourceFile, Workspace
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 
@@ -153,9 +153,12 @@ class _Passes:
         self.dotted_strings = dotted_strings(corpus, dotted, old, new)
         self.extension = extend(corpus) if extend is not None else None
         self.leftovers = Leftovers(corpus, old, language)
+        # Every file a rename edits mentions the old name; their __all__ entries are looked up now.
+        python_files = corpus.mentioning(old, "python") if language == "python" else []
+        self.all_entries = {path: all_entries(corpus.source(path), old) for path in python_files}
 
     def add(self, edit: WorkspaceEdit, defining_file: str) -> tuple[WorkspaceEdit, list[str]]:
-        edit = with_all_entries(self.corpus, edit, defining_file, self.old, self.new)
+        edit = with_all_entries(self.corpus, edit, defining_file, self.old, self.new, self.all_entries)
         edit = merge([edit, *self.dotted_strings]) if self.dotted_strings else edit
         return self.extension(edit) if self.extension is not None else (edit, [])
 
@@ -184,34 +187,43 @@ def merge(edits: list[WorkspaceEdit]) -> WorkspaceEdit:
 _ALL = re.compile(r"^__all__\s*\+?=\s*[\[(]", re.MULTILINE)
 
 
-def with_all_entries(corpus: Corpus, edit: WorkspaceEdit, defining_file: str, old: str, new: str) -> WorkspaceEdit:
+def with_all_entries(
+    corpus: Corpus, edit: WorkspaceEdit, defining_file: str, old: str, new: str, found: dict[str, list[Range]] | None = None,
+) -> WorkspaceEdit:
     """Add the ``__all__`` strings naming the old name, in the defining module and in every module
-    the rename already touches (re-exporters), unless the plan already edits them."""
+    the rename already touches (re-exporters), unless the plan already edits them. ``found``
+    holds files' entries already looked up (:func:`all_entries`)."""
     files = [defining_file] + [op.path for op in edit.operations if isinstance(op, FileChange) and op.path != defining_file]
     by_file = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
     changes: dict[str, FileChange] = dict(by_file)
     for path in files:
         if language_of(path) != "python":
             continue
-        source = corpus.source(path)
-        if "__all__" not in source.text:
-            continue
-        starts = source.line_starts
+        spans = found[path] if found is not None and path in found else all_entries(corpus.source(path), old)
         existing = list(by_file[path].edits) if path in by_file else []
-        added = []
-        for match in _ALL.finditer(source.text):
-            closing = source.text.find("]" if source.text[match.end() - 1] == "[" else ")", match.end())
-            region = source.text[match.end():closing if closing != -1 else len(source.text)]
-            for entry in re.finditer(rf"([\"']){re.escape(old)}\1", region):
-                offset = match.end() + entry.start() + 1
-                line = bisect_right(starts, offset) - 1
-                span = Range(Position(line, offset - starts[line]), Position(line, offset - starts[line] + len(old)))
-                if not any(e.range.start <= span.start < e.range.end or e.range.start == span.start for e in existing):
-                    added.append(TextEdit(span, new))
+        added = [TextEdit(span, new) for span in spans
+                 if not any(e.range.start <= span.start < e.range.end or e.range.start == span.start for e in existing)]
         if added:
-            changes[path] = FileChange(path, tuple(existing + added), source.sha256)
+            changes[path] = FileChange(path, tuple(existing + added), corpus.source(path).sha256)
     ordered = [changes.pop(op.path) if isinstance(op, FileChange) and op.path in changes else op for op in edit.operations]
     return WorkspaceEdit(tuple(ordered + list(changes.values())), edit.annotations)
+
+
+def all_entries(source: SourceFile, old: str) -> list[Range]:
+    """Where the file's ``__all__`` lists name ``old`` (the name inside the quotes)."""
+    text = source.text
+    if "__all__" not in text:
+        return []
+    starts = source.line_starts
+    spans = []
+    for match in _ALL.finditer(text):
+        closing = text.find("]" if text[match.end() - 1] == "[" else ")", match.end())
+        region = text[match.end():closing if closing != -1 else len(text)]
+        for entry in re.finditer(rf"([\"']){re.escape(old)}\1", region):
+            offset = match.end() + entry.start() + 1
+            line = bisect_right(starts, offset) - 1
+            spans.append(Range(Position(line, offset - starts[line]), Position(line, offset - starts[line] + len(old))))
+    return spans
 
 
 def dotted_strings(corpus: Corpus, dotted: str | None, old: str, new: str) -> list[WorkspaceEdit]:
