@@ -13,8 +13,9 @@ On a copy of the pinned Django sdist, renames ``django.utils.functional.cached_p
   server type-checks every touched file before and after, which takes seconds on its own and
   is reported beside, not inside, the ratio.
 Target: codegraft end to end <= 1.5x the raw server plan. Both are medians of several warm
-runs on unchanged files; codegraft's end to end is its median plan plus its median apply
-(each apply undone, untimed, before the next). Prints figures and ratios.
+runs on unchanged files, the raw server's taken before and after codegraft's; codegraft's end to
+end is its median plan plus its median apply (each apply undone, untimed, before the next).
+Prints figures and ratios.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from lsp_pool.registry import SPECS_BY_ID, locate  # noqa: E402
 FILE = "django/utils/functional.py"
 NAME_PATH = "cached_property"
 NEW_NAME = "memoized_property"
-RUNS = 9
+RUNS = 11
 SETTLE = 3.0
 """Seconds both servers are left idle after their warm-up, so that background work they
 started is not timed on either side."""
@@ -53,25 +54,40 @@ def position(root: Path) -> tuple[int, int]:
     raise SystemExit("cached_property not found")
 
 
-def raw_server_plan(root: Path, line: int, column: int) -> tuple[list[float], int]:
-    client = RawClient(list(locate(SPECS_BY_ID["basedpyright"]) or ()), str(root))
-    client.request("initialize", {"processId": None, "rootUri": root.as_uri(),
-                                  "workspaceFolders": [{"uri": root.as_uri(), "name": "django"}],
-                                  "capabilities": {"window": {"workDoneProgress": True}, "workspace": {"configuration": True}}})
-    client.notify("initialized", {})
-    client.wait_for_log("source file")
-    place = {"textDocument": {"uri": (root / FILE).as_uri()}, "position": {"line": line, "character": column}}
-    client.request("textDocument/prepareRename", place)
-    client.request("textDocument/rename", {**place, "newName": NEW_NAME})  # warm, as codegraft's timed runs are
-    time.sleep(SETTLE)
-    times = []
-    for _ in range(RUNS):
+class RawServer:
+    """basedpyright behind the bare client, initialised and warmed on a copy of its own."""
+
+    def __init__(self, root: Path, line: int, column: int) -> None:
+        self.client = RawClient(list(locate(SPECS_BY_ID["basedpyright"]) or ()), str(root))
+        self.client.request("initialize", {
+            "processId": None, "rootUri": root.as_uri(), "workspaceFolders": [{"uri": root.as_uri(), "name": "django"}],
+            "capabilities": {"window": {"workDoneProgress": True}, "workspace": {"configuration": True}},
+        })
+        self.client.notify("initialized", {})
+        self.client.wait_for_log("source file")
+        self.place = {"textDocument": {"uri": (root / FILE).as_uri()}, "position": {"line": line, "character": column}}
+        self.client.request("textDocument/prepareRename", self.place)
+        self.files = 0
+        self.plan()  # warm, as codegraft's timed runs are
+
+    def plan(self) -> float:
         start = time.perf_counter()
-        edit = client.request("textDocument/rename", {**place, "newName": NEW_NAME})
-        times.append(time.perf_counter() - start)
-    client.close()
-    files = len((edit or {}).get("documentChanges") or (edit or {}).get("changes") or [])
-    return times, files
+        edit = self.client.request("textDocument/rename", {**self.place, "newName": NEW_NAME})
+        elapsed = time.perf_counter() - start
+        self.files = len((edit or {}).get("documentChanges") or (edit or {}).get("changes") or [])
+        return elapsed
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def raw_server_runs(root: Path, line: int, column: int) -> tuple[list[float], int]:
+    server = RawServer(root, line, column)
+    try:
+        time.sleep(SETTLE)
+        return [server.plan() for _ in range(RUNS)], server.files
+    finally:
+        server.close()
 
 
 class Checked(NamedTuple):
@@ -80,42 +96,44 @@ class Checked(NamedTuple):
     new_errors: int
 
 
-def codegraft(root: Path) -> tuple[list[float], list[float], int, float, Checked]:
-    """Plans the rename RUNS times back to back on unchanged files, as the raw server's runs are;
-    then applies the last plan RUNS times, undoing each apply (untimed) before the next; then
-    applies it once more with differential diagnostics."""
-    workspace = Workspace(root)
-    engine = Engine(workspace, services=PoolServices(workspace), source=SourcePreference.AUTO)
-    planned, applied = [], []
-    try:
+class Codegraft:
+    """The engine with its pool, indexed and warmed on a copy of its own."""
+
+    def __init__(self, root: Path) -> None:
+        workspace = Workspace(root)
+        self.engine = Engine(workspace, services=PoolServices(workspace), source=SourcePreference.AUTO)
         start = time.perf_counter()
-        engine.index()
-        index_seconds = time.perf_counter() - start
-        # Warm, as the raw server is: the server has loaded the files (and the files stay as
-        # they are until every plan is timed, as for the raw server). The index's own cache
-        # writes are flushed first, so that no apply pays for writing them back.
+        self.engine.index()
+        self.index_seconds = time.perf_counter() - start
+        # The index's own cache writes are flushed first, so that no apply pays for writing them back.
         os.sync()
-        for _ in range(2):
-            engine.plan_rename(f"{FILE}:{NAME_PATH}", NEW_NAME)
-        time.sleep(SETTLE)
-        for _ in range(RUNS):
-            start = time.perf_counter()
-            plan = engine.plan_rename(f"{FILE}:{NAME_PATH}", NEW_NAME)
-            planned.append(time.perf_counter() - start)
-        for _ in range(RUNS):
-            start = time.perf_counter()
-            engine.transactions.apply(plan.edit)
-            applied.append(time.perf_counter() - start)
-            engine.transactions.undo()
-        # Once: the whole of what `graft rename --apply` does after the plan, with the server's
-        # diagnostics of every touched file before and after (differential diagnostics).
+        self.last = self.engine.plan_rename(f"{FILE}:{NAME_PATH}", NEW_NAME)
+        self.plan()  # warm, as the raw server is
+
+    def plan(self) -> float:
         start = time.perf_counter()
-        outcome = engine.edits().apply(plan.edit)
+        self.last = self.engine.plan_rename(f"{FILE}:{NAME_PATH}", NEW_NAME)
+        return time.perf_counter() - start
+
+    def apply(self) -> float:
+        """Applies the last plan, timed, then undoes it, untimed."""
+        start = time.perf_counter()
+        self.engine.transactions.apply(self.last.edit)
+        elapsed = time.perf_counter() - start
+        self.engine.transactions.undo()
+        return elapsed
+
+    def apply_with_diagnostics(self) -> Checked:
+        """The whole of what `graft rename --apply` does after the plan, with the server's
+        diagnostics of every touched file before and after (differential diagnostics)."""
+        start = time.perf_counter()
+        outcome = self.engine.edits().apply(self.last.edit)
         checked = Checked(time.perf_counter() - start, outcome.diagnostics_checked, len(outcome.new_diagnostics))
-        engine.edits().undo()
-    finally:
-        engine.close()
-    return planned, applied, len(plan.files), index_seconds, checked
+        self.engine.edits().undo()
+        return checked
+
+    def close(self) -> None:
+        self.engine.close()
 
 
 def rope_plan(root: Path, line: int, column: int) -> tuple[float, int]:
@@ -159,14 +177,26 @@ def main() -> int:
     base = Path(tempfile.mkdtemp(prefix="graft-rename-"))
     try:
         line, column = position(source.parent)
-        raw, raw_files = raw_server_plan(fresh_copy(source, base, "raw"), line, column)
-        planned, applied, files, index_seconds, checked = codegraft(fresh_copy(source, base, "graft"))
+        # Each side is timed alone (a live server of the other side, even idle, slows this one:
+        # measured), the raw server before and after codegraft, so that the machine's drift
+        # (its timings swing by 10-20% over a minute) weighs on both sides alike.
+        raw, raw_files = raw_server_runs(fresh_copy(source, base, "raw-before"), line, column)
+        graft = Codegraft(fresh_copy(source, base, "graft"))
+        try:
+            time.sleep(SETTLE)
+            planned = [graft.plan() for _ in range(RUNS)]
+            applied = [graft.apply() for _ in range(RUNS)]
+            checked = graft.apply_with_diagnostics()
+            files, index_seconds = len(graft.last.files), graft.index_seconds
+        finally:
+            graft.close()
+        raw += raw_server_runs(fresh_copy(source, base, "raw-after"), line, column)[0]
         rope_seconds, rope_files = rope_plan(fresh_copy(source, base, "rope"), line, column)
         jedi_seconds, jedi_files = jedi_plan(fresh_copy(source, base, "jedi"), line, column)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     total = median(planned) + median(applied)
-    print(f"corpus: Django {DJANGO_VERSION}; rename {FILE}:{NAME_PATH} -> {NEW_NAME}; medians of {RUNS} warm runs")
+    print(f"corpus: Django {DJANGO_VERSION}; rename {FILE}:{NAME_PATH} -> {NEW_NAME}; medians of {RUNS} warm runs ({2 * RUNS} for the raw server)")
     print(f"raw basedpyright rename plan        : {median(raw) * 1000:8.0f} ms, {raw_files} files  (runs: {_ms(raw)})")
     print(f"codegraft plan                      : {median(planned) * 1000:8.0f} ms, {files} files (graph indexed once first: {index_seconds:.1f} s)")
     print(f"codegraft apply (journal + checks)  : {median(applied) * 1000:8.0f} ms")

@@ -10,6 +10,7 @@ string is left as code, which only matters for files that do not parse anyway.
 from __future__ import annotations
 
 import re
+import sys
 from bisect import bisect_right
 
 _STRINGS_AND_COMMENTS = re.compile(
@@ -23,13 +24,26 @@ _STRINGS_AND_COMMENTS = re.compile(
 
 
 class CodeMap:
-    """Which offsets of a Python text are code (not inside a string literal or comment)."""
+    """Which offsets of a Python text are code (not inside a string literal or comment).
+
+    The text is scanned only as far as the offsets asked about: a rename asks about a few
+    uses in a file, and often near its top."""
 
     def __init__(self, text: str) -> None:
-        spans = [(m.start(), m.end()) for m in _STRINGS_AND_COMMENTS.finditer(text)]
-        self._starts = [start for start, _end in spans]
-        self._ends = [end for _start, end in spans]
+        self._found = _STRINGS_AND_COMMENTS.finditer(text)
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        self._scanned_past = -1
+        """Every string and comment starting at or before this offset is in the lists."""
 
     def is_code(self, offset: int) -> bool:
+        while self._scanned_past < offset:
+            match = next(self._found, None)
+            if match is None:
+                self._scanned_past = sys.maxsize
+                break
+            self._starts.append(match.start())
+            self._ends.append(match.end())
+            self._scanned_past = match.start()
         index = bisect_right(self._starts, offset) - 1
         return index < 0 or offset >= self._ends[index]
