@@ -1,6 +1,7 @@
 """A separate process that applies an edit to N files, for crash tests.
 
     python -m tests.apply_worker ROOT N exit-at STEP   # os._exit(9) right after STEP
+    python -m tests.apply_worker ROOT N exit-at STEP copies  # the same, before-images copied, not linked
     python -m tests.apply_worker ROOT N on-signal      # print "ready", wait for a line, apply
     python -m tests.apply_worker ROOT N race LABEL     # plan, wait for a line, apply; print the outcome
 """
@@ -41,6 +42,10 @@ def main() -> None:
     workspace = Workspace(root)
     if mode == "exit-at":
         step = sys.argv[4]
+        if sys.argv[5:] == ["copies"]:  # as on a file system without hard links
+            import engine.edits.journal
+
+            engine.edits.journal._link_before_image = lambda *_: False  # type: ignore[assignment]
 
         def hook(reached: str) -> None:
             if reached == step:

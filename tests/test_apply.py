@@ -240,16 +240,55 @@ def test_history_in_the_layout_before_the_pack_is_still_undone(tmp_path: Path) -
     assert (tmp_path / "a.txt").read_text() == "old\n"
 
 
-def test_a_damaged_before_image_pack_is_refused_not_written(project: Path) -> None:
-    result = subprocess.run([sys.executable, "-m", "tests.apply_worker", str(project), "3", "exit-at", "replaced:1"],
-                            cwd=REPO, capture_output=True, text=True, check=False)
+@pytest.mark.parametrize("kept_as", ["links", "copies"])
+def test_a_damaged_before_image_is_refused_not_written(project: Path, kept_as: str) -> None:
+    """Before-images are the files themselves, hard-linked (or, where that cannot be, copies in
+    one pack): either way one that no longer has its recorded hash is never written back."""
+    result = subprocess.run([sys.executable, "-m", "tests.apply_worker", str(project), "3", "exit-at", "replaced:1"]
+                            + (["copies"] if kept_as == "copies" else []), cwd=REPO, capture_output=True, text=True, check=False)
     assert result.returncode == 9, result.stderr
     [pending] = Transactions(Workspace(project)).journal.pending()
-    (pending / "before.pack").write_bytes(b"truncated")
+    linked = sorted(p.name for p in (pending / "before").iterdir()) if (pending / "before").is_dir() else []
+    assert linked == (["0", "1", "2"] if kept_as == "links" else [])
+    if kept_as == "links":
+        # File 0 was already replaced: its old file now lives only in the journal.
+        assert os.stat(pending / "before" / "0").st_ino != os.stat(project / "f000.txt").st_ino
+        (pending / "before" / "0").write_bytes(b"changed behind the journal's back")
+    else:
+        (pending / "before.pack").write_bytes(b"truncated")
     half_written = snapshot(project)
     with pytest.raises(Exception, match="is damaged"):
         Transactions(Workspace(project)).recover()
-    assert snapshot(project) == half_written  # nothing written from a pack that cannot be trusted
+    assert snapshot(project) == half_written  # nothing written from a before-image that cannot be trusted
+
+
+def test_recovery_leaves_a_file_it_never_replaced_as_it_now_is(project: Path) -> None:
+    """After a crash, a target still the very file kept as its before-image was never replaced:
+    a change made to it since (an editor's save in place) is the user's, not rolled back."""
+    result = subprocess.run([sys.executable, "-m", "tests.apply_worker", str(project), "3", "exit-at", "replaced:0"],
+                            cwd=REPO, capture_output=True, text=True, check=False)
+    assert result.returncode == 9, result.stderr
+    with open(project / "f002.txt", "a") as handle:  # in place, as some editors save
+        handle.write("typed after the crash\n")
+    [recovered] = Transactions(Workspace(project)).recover()
+    assert recovered.action == "rolled-back"
+    assert (project / "f000.txt").read_text() == "old 0\n" * 20
+    assert (project / "f002.txt").read_text() == "old 2\n" * 20 + "typed after the crash\n"
+    assert not [p for p in project.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_before_images_are_the_files_themselves_and_undo_checks_them(project: Path) -> None:
+    transactions = Transactions(Workspace(project))
+    inode = os.stat(project / "f000.txt").st_ino
+    applied = transactions.apply(whole_file_edit(project, 3))
+    [record] = [r for r in transactions.history() if r.id == applied.transaction]
+    assert os.stat(record.directory / "before" / "0").st_ino == inode  # kept, not copied
+    assert os.stat(project / "f000.txt").st_ino != inode
+    (record.directory / "before" / "1").write_bytes(b"changed behind the journal's back")
+    after = snapshot(project)
+    with pytest.raises(UndoRefused, match="before-image of f001.txt"):
+        transactions.undo()
+    assert snapshot(project) == after
 
 
 def test_renamed_names_are_read_from_the_edit(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable, IO
 
 from engine.edits.diff import FileSummary, summarize
-from engine.edits.journal import Journal, JournalRecord, fsync_directory, load, sync_filesystems, try_lock, write_durably
+from engine.edits.journal import Entry, Journal, JournalRecord, fsync_directory, load, sync_filesystems, try_lock, write_durably
 from engine.edits.model import WorkspaceEdit
 from engine.edits.plan import FileState, with_canonical_paths, materialize
 from engine.edits.syntax import newly_broken
@@ -168,13 +168,21 @@ class Transactions:
         return reports
 
     def _roll_back(self, record: JournalRecord) -> None:
-        for number, entry in reversed(list(enumerate(record.entries))):
+        # Every before-image is checked before any is written: a journal that cannot be
+        # trusted whole writes nothing.
+        images: list[tuple[Entry, Path, bytes | None, bool]] = []
+        for number, entry in enumerate(record.entries):
             target = self._inside(entry.path)  # a crafted journal cannot point outside the root
-            before = record.before_image(number)
-            if entry.before_sha256 is not None and (before is None or _sha(before) != entry.before_sha256):
+            # A target that is still the very file kept as its before-image was never replaced:
+            # whatever it holds now is not this transaction's, and it is left as it is.
+            replaced = not record.still_in_place(number, target)
+            before = record.before_image(number) if replaced else None
+            if replaced and entry.before_sha256 is not None and (before is None or _sha(before) != entry.before_sha256):
                 raise Refused(f"journal {record.id} is damaged: the before-image of {entry.path} is missing or wrong")
-            current = target.read_bytes() if target.is_file() else None
-            if current != before:
+            images.append((entry, target, before, replaced))
+        for entry, target, before, replaced in reversed(images):
+            current = target.read_bytes() if replaced and target.is_file() else None
+            if replaced and current != before:
                 _put(target, before, entry.mode, record.id)
             _remove_staged(target, record.id)
         shutil.rmtree(record.directory, ignore_errors=True)
@@ -198,7 +206,11 @@ class Transactions:
                 current = target.read_bytes() if target.is_file() else None
                 if (_sha(current) if current is not None else None) != entry.after_sha256:
                     raise UndoRefused(f"{entry.path} changed after transaction {record.id}; it cannot be undone")
-                states.append(FileState(entry.path, current, record.before_image(number), entry.mode))
+                before = record.before_image(number)
+                if (_sha(before) if before is not None else None) != entry.before_sha256:
+                    raise UndoRefused(f"the before-image of {entry.path} in transaction {record.id} is missing or "
+                                      "changed (the journal under .graft/history is damaged); it cannot be undone")
+                states.append(FileState(entry.path, current, before, entry.mode))
             undo_record = self._write(states, "undo")
             write_durably(record.directory / "UNDONE", undo_record.id.encode())
         return Applied(undo_record.id, summarize(states))
