@@ -92,8 +92,8 @@ def test_line_index_agrees_with_slicing(text: str) -> None:
         assert position.column <= len(lines[position.line])
 
 
-@given(st.text(alphabet="ab \n\r\té€😀", max_size=60), st.integers(0, 12), st.integers(0, 12))
-def test_edit_positions_agree_with_from_protocol_up_to_the_clamp(text: str, line: int, character: int) -> None:
+@given(st.text(alphabet="ab \n\r\té€😀", max_size=60), st.integers(0, 12), st.integers(0, 12), st.sampled_from(PositionEncoding))
+def test_edit_positions_agree_with_from_protocol_up_to_the_clamp(text: str, line: int, character: int, encoding: PositionEncoding) -> None:
     """An edit's ends skip the line table in ASCII files; they differ from from_protocol only by
     the clamp to the line's end, which applying the edit does (offset_of)."""
     from engine.edits.text import offset_of
@@ -101,7 +101,7 @@ def test_edit_positions_agree_with_from_protocol_up_to_the_clamp(text: str, line
     data = text.encode("utf-8")
     lazy, full = LineIndex(data), LineIndex(data)
     assert lazy.line_count == len(full._starts)
-    exact = full.from_protocol(line, character, PositionEncoding.UTF16)
-    fast = lazy.edit_position(line, character, PositionEncoding.UTF16)
+    exact = full.from_protocol(line, character, encoding)
+    fast = lazy.edit_position(line, character, encoding)
     starts = line_starts(text)
     assert offset_of(text, starts, fast) == offset_of(text, starts, exact)
