@@ -114,29 +114,29 @@ class Workspace:
         of an address. Raises :class:`UnsafePath` for anything outside it.
         """
         relative, lexical, _real = self._checked(user_path)
-        return relative, lexical
+        return relative, Path(lexical)
 
-    def _checked(self, user_path: str, real_path: Callable[[str], str] = os.path.realpath) -> tuple[str, Path, Path]:
+    def _checked(self, user_path: str, real_path: Callable[[str], str] = os.path.realpath) -> tuple[str, str, str]:
+        """(relative, lexical absolute, real absolute) of a path a user gave, or UnsafePath.
+        Strings throughout: an apply checks a hundred paths, and pathlib cost more than the rest."""
         if not user_path or "\x00" in user_path:
             raise UnsafePath(f"{user_path!r} is not a usable path")
-        given = Path(user_path)
-        lexical = Path(os.path.normpath(given if given.is_absolute() else self.root / given))
-        if not _is_within(lexical, self.root):
+        root = str(self.root)
+        lexical = os.path.normpath(user_path if os.path.isabs(user_path) else os.path.join(root, user_path))
+        if not _is_within(lexical, root):
             raise UnsafePath(f"{user_path} is outside the workspace {self.root}; only files under it can be read or changed")
-        real = Path(real_path(str(lexical)))
-        if not _is_within(real, self.root):
+        real = real_path(lexical)
+        if not _is_within(real, root):
             raise UnsafePath(
                 f"{user_path} is a symlink (or lies under one) that points to {real}, outside the workspace {self.root}"
             )
-        relative = lexical.relative_to(self.root).as_posix()
-        return ("." if relative == "" else relative), lexical, real
+        return _relative_to(lexical, root), lexical, real
 
     def canonical(self, user_path: str, real_path: Callable[[str], str] = os.path.realpath) -> str:
         """The workspace-relative real path (symlinks inside the workspace followed) of a path a
         user gave; refused like :meth:`resolve` when it is, or points, outside."""
         _relative, _lexical, real = self._checked(user_path, real_path)
-        relative = real.relative_to(self.root).as_posix()
-        return "." if relative == "" else relative
+        return _relative_to(real, str(self.root))
 
     def canonical_all(self, user_paths: Iterable[str]) -> dict[str, str]:
         """:meth:`canonical` of many paths, each folder's real path worked out once (an apply
@@ -311,10 +311,18 @@ def _dominant_newline(data: bytes) -> str:
     return "\n"
 
 
-def _is_within(path: Path, root: Path) -> bool:
+def _is_within(path: Path | str, root: Path | str) -> bool:
     """Lexical containment of two normalised absolute paths (strings: Path.parents is slow)."""
     inner, outer = str(path), str(root)
     return inner == outer or inner.startswith(outer.rstrip(os.sep) + os.sep)
+
+
+def _relative_to(inner: str, root: str) -> str:
+    """``inner`` (a normalised absolute path within ``root``) relative to it, ``/``-separated; "." for the root."""
+    if inner == root:
+        return "."
+    relative = inner[len(root.rstrip(os.sep)) + 1:]
+    return relative.replace(os.sep, "/") if os.sep != "/" else relative
 
 
 def _megabytes(size: int) -> str:

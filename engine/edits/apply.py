@@ -251,7 +251,8 @@ def _stage(target: Path, data: bytes | None, mode: int | None, transaction: str,
     itself); None when the target is to be deleted."""
     if data is None:
         return None
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.parent.is_dir():
+        target.parent.mkdir(parents=True)
     staged = target.parent / f".{target.name}.graft-{transaction}.tmp"
     if durable:
         write_durably(staged, data)

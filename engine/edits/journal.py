@@ -157,6 +157,7 @@ class Journal:
         lock = open(directory / "lock", "wb")  # noqa: SIM115 - held for the whole transaction
         fcntl.flock(lock, fcntl.LOCK_EX)
         entries, images, offset = [], [], 0
+        (directory / "before").mkdir()
         for number, state in enumerate(states):
             image = None
             if state.before is not None and not _link_before_image(self.root / state.path, directory / "before", number, state.before):
@@ -173,8 +174,7 @@ class Journal:
         write(directory / "before.pack", b"".join(images))
         write(directory / "manifest.json", json.dumps(manifest, indent=1).encode())
         if durable:
-            if (directory / "before").is_dir():
-                fsync_directory(directory / "before")
+            fsync_directory(directory / "before")
             fsync_directory(directory)
             fsync_directory(self.journal)
         return record, lock
@@ -213,7 +213,6 @@ def _link_before_image(target: Path, folder: Path, number: int, before: bytes) -
     Besides saving the copy, this makes replacing the target cheap: with the old file still
     linked, the rename over it only updates a directory entry, where freeing the old file's
     blocks cost ext4 about 0.1 ms a file (83 files: 10 ms of a 40 ms apply, measured)."""
-    folder.mkdir(exist_ok=True)
     link = folder / str(number)
     try:
         os.link(target, link)

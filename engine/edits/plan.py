@@ -38,10 +38,14 @@ class FileState:
     lines_changed: int | None = None
     """Lines changed in place, when the edit only changed text within lines (a rename): the
     summary counts those without diffing the whole file."""
+    known_before_sha256: str | None = None
+    """The hash of ``before`` when the caller has it already (the plan's hash check computed it)."""
 
     @cached_property  # read by the journal, the summary and undo: hashed once
     def before_sha256(self) -> str | None:
-        return hashlib.sha256(self.before).hexdigest() if self.before is not None else None
+        if self.before is None:
+            return None
+        return self.known_before_sha256 or hashlib.sha256(self.before).hexdigest()
 
     @cached_property
     def after_sha256(self) -> str | None:
@@ -67,6 +71,7 @@ def materialize(
     in_place: dict[str, int | None] = {}
     before: dict[str, bytes | None] = {}
     modes: dict[str, int | None] = {}
+    hashes: dict[str, str] = {}
 
     known = dict(canonical_paths or {})
 
@@ -102,6 +107,8 @@ def materialize(
             if check_hashes and operation.expected_sha256 and source.sha256 != operation.expected_sha256:
                 raise StalePlan(f"{operation.path} changed since the plan was made; re-run")
             starts = source.line_starts
+            if operation.path not in hashes and current[operation.path] is before[operation.path]:
+                hashes[operation.path] = source.sha256  # of the bytes read from disk, unchanged so far
             if decoded is not None and operation.path not in decoded:
                 decoded[operation.path] = (source.text, starts)
             text = apply_text_edits(source.text, operation.edits, source.newline, starts)
@@ -140,7 +147,7 @@ def materialize(
     return [
         FileState(
             path, before[path], current[path], modes[path] if modes[path] is not None else default_mode,
-            in_place.get(path) if path not in touched_otherwise else None,
+            in_place.get(path) if path not in touched_otherwise else None, hashes.get(path),
         )
         for path in current
     ]
