@@ -177,11 +177,16 @@ def main() -> int:
     base = Path(tempfile.mkdtemp(prefix="graft-rename-"))
     try:
         line, column = position(source.parent)
+        # Every copy is made, and written out, before anything is timed: this machine's file
+        # system discards freed blocks as it commits, and writes and deletes left in flight
+        # slowed whichever side was timed next (applies by up to 2x, measured).
+        roots = {label: fresh_copy(source, base, label) for label in ("raw-before", "graft", "raw-after", "rope", "jedi")}
+        os.sync()
         # Each side is timed alone (a live server of the other side, even idle, slows this one:
         # measured), the raw server before and after codegraft, so that the machine's drift
         # (its timings swing by 10-20% over a minute) weighs on both sides alike.
-        raw, raw_files = raw_server_runs(fresh_copy(source, base, "raw-before"), line, column)
-        graft = Codegraft(fresh_copy(source, base, "graft"))
+        raw, raw_files = raw_server_runs(roots["raw-before"], line, column)
+        graft = Codegraft(roots["graft"])
         try:
             time.sleep(SETTLE)
             planned = [graft.plan() for _ in range(RUNS)]
@@ -190,9 +195,9 @@ def main() -> int:
             files, index_seconds = len(graft.last.files), graft.index_seconds
         finally:
             graft.close()
-        raw += raw_server_runs(fresh_copy(source, base, "raw-after"), line, column)[0]
-        rope_seconds, rope_files = rope_plan(fresh_copy(source, base, "rope"), line, column)
-        jedi_seconds, jedi_files = jedi_plan(fresh_copy(source, base, "jedi"), line, column)
+        raw += raw_server_runs(roots["raw-after"], line, column)[0]
+        rope_seconds, rope_files = rope_plan(roots["rope"], line, column)
+        jedi_seconds, jedi_files = jedi_plan(roots["jedi"], line, column)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     total = median(planned) + median(applied)

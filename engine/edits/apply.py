@@ -16,6 +16,7 @@ import fcntl
 import hashlib
 import os
 import shutil
+import stat
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -254,12 +255,19 @@ def _stage(target: Path, data: bytes | None, mode: int | None, transaction: str,
     if not target.parent.is_dir():
         target.parent.mkdir(parents=True)
     staged = target.parent / f".{target.name}.graft-{transaction}.tmp"
-    if durable:
-        write_durably(staged, data)
-    else:
-        staged.write_bytes(data)
-    if mode is not None:
-        os.chmod(staged, mode)
+    # Created with its mode; set again only where the umask took bits away (a chmod a file
+    # costs a tenth of an 83-file stage).
+    descriptor = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), mode if mode is not None else 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(descriptor, view):]
+        if mode is not None and stat.S_IMODE(os.fstat(descriptor).st_mode) != mode:
+            os.fchmod(descriptor, mode)
+        if durable:
+            os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
     return staged
 
 
