@@ -171,7 +171,8 @@ class Journal:
             "entries": [{**e.__dict__, "image": list(e.image) if e.image else None} for e in entries],
         }
         write = write_durably if durable else Path.write_bytes
-        write(directory / "before.pack", b"".join(images))
+        if images:
+            write(directory / "before.pack", b"".join(images))
         write(directory / "manifest.json", json.dumps(manifest, indent=1).encode())
         if durable:
             fsync_directory(directory / "before")
