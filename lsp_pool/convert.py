@@ -32,10 +32,16 @@ _UTF8_BOM = b"\xef\xbb\xbf"
 
 
 def uri_to_path(uri: str) -> Path:
+    return Path(_uri_path(uri))
+
+
+def _uri_path(uri: str) -> str:
+    if uri.startswith("file:///") and not any(c in uri for c in "%?#"):
+        return uri[7:]  # the usual local URI: nothing to parse or unquote (a rename has a hundred)
     parsed = urlparse(uri)
     if parsed.scheme != "file":
         raise ValueError(f"not a file URI: {uri}")
-    return Path(unquote(parsed.path))
+    return unquote(parsed.path)
 
 
 class Converter:
@@ -43,7 +49,7 @@ class Converter:
         self.root = root.resolve()
         self._root_prefix = str(self.root).rstrip(os.sep) + os.sep
         self.encoding = encoding
-        self._indexes: dict[Path, LineIndex] = {}
+        self._indexes: dict[str, LineIndex] = {}
 
     # -- files and positions -------------------------------------------------
 
@@ -53,12 +59,14 @@ class Converter:
         except ValueError:
             return str(path), False
 
-    def index(self, path: Path) -> LineIndex:
-        index = self._indexes.get(path)
+    def index(self, path: Path | str) -> LineIndex:
+        key = str(path)
+        index = self._indexes.get(key)
         if index is None:
-            data = path.read_bytes()
+            with open(key, "rb") as handle:
+                data = handle.read()
             index = LineIndex(data[len(_UTF8_BOM):] if data.startswith(_UTF8_BOM) else data)
-            self._indexes[path] = index
+            self._indexes[key] = index
         return index
 
     def position(self, path: Path, position: t.Position) -> Position:
@@ -181,12 +189,11 @@ class Converter:
         encoding = self.encoding
 
         def add(uri: str, edits: list[dict[str, Any]]) -> None:
-            path = uri_to_path(uri)
             # Lexically relative: the engine reads every file of an edit through its workspace,
             # which refuses symlinks out of it, so resolving each path here too would only cost.
-            lexical = os.path.normpath(path)
+            lexical = os.path.normpath(_uri_path(uri))
             file = lexical[len(self._root_prefix):] if lexical.startswith(self._root_prefix) else lexical
-            index = self.index(path)
+            index = self.index(lexical)
             converted = per_file.setdefault(file, [])
             for text_edit in edits:
                 start, end = text_edit["range"]["start"], text_edit["range"]["end"]
