@@ -72,7 +72,6 @@ def _python_sources() -> list[Path]:
     return sorted((REPO / "engine").rglob("*.py")) + sorted((REPO / "fixtures").rglob("*.py"))[:200]
 
 
-
 def test_a_code_map_answers_the_same_in_any_order() -> None:
     """It scans only as far as asked; asking about earlier offsets later must not change answers."""
     text = next(path for path in _python_sources() if path.name == "rename.py").read_text(encoding="utf-8")
@@ -82,6 +81,7 @@ def test_a_code_map_answers_the_same_in_any_order() -> None:
     backward = CodeMap(text)
     assert [backward.is_code(offset) for offset in reversed(offsets)][::-1] == expected
     assert True in expected and False in expected
+
 
 def test_strings_and_comments_agree_with_the_tokenizer() -> None:
     checked = 0

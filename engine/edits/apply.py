@@ -118,7 +118,7 @@ class Transactions:
         return Applied(record.id, summarize(states), broken)
 
     def _write(self, states: list[FileState], kind: str) -> JournalRecord:
-        record, lock = self.journal.begin(states, kind, durable=False)
+        record, lock = self.journal.begin(states, kind)
         try:
             self.hook("journaled")
             targets = [self.root / state.path for state in states]

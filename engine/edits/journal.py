@@ -5,7 +5,7 @@ Layout under ``<root>/.graft``::
     journal/<txn>/manifest.json   paths, before/after hashes, modes, where each before-image lies
     journal/<txn>/before/<n>      the n-th entry's file itself, hard-linked, while it still held
                                   exactly what was read (and in records older than the pack, a copy)
-    journal/<txn>/before.pack     the other before-images, one after another (one fsync however many files)
+    journal/<txn>/before.pack     the other before-images, one after another in one file
     journal/<txn>/lock            held (flock) by the process applying the transaction
     journal/<txn>/COMMITTED       written once every target is in place
     history/<txn>/...             the same, moved here after commit; undo reads it
@@ -145,9 +145,10 @@ class Journal:
         self.journal = self.base / "journal"
         self.history = self.base / "history"
 
-    def begin(self, states: list[FileState], kind: str, *, durable: bool = True) -> tuple[JournalRecord, IO[bytes]]:
-        """Write the before-images and manifest; returns the record and its held lock. Durably,
-        unless the caller syncs the file system itself before it replaces any target."""
+    def begin(self, states: list[FileState], kind: str) -> tuple[JournalRecord, IO[bytes]]:
+        """Write the before-images and manifest; returns the record and its held lock. Not
+        synced here: the caller syncs the file system once, for the journal and its staged
+        files together, before it replaces any target."""
         graft_directory(self.root)
         now = time.time()
         # Sortable ids: transactions in one second must still list (and undo) in order.
@@ -170,14 +171,9 @@ class Journal:
             "id": transaction, "created": record.created, "kind": kind,
             "entries": [{**e.__dict__, "image": list(e.image) if e.image else None} for e in entries],
         }
-        write = write_durably if durable else Path.write_bytes
         if images:
-            write(directory / "before.pack", b"".join(images))
-        write(directory / "manifest.json", json.dumps(manifest, indent=1).encode())
-        if durable:
-            fsync_directory(directory / "before")
-            fsync_directory(directory)
-            fsync_directory(self.journal)
+            (directory / "before.pack").write_bytes(b"".join(images))
+        (directory / "manifest.json").write_bytes(json.dumps(manifest, indent=1).encode())
         return record, lock
 
     def commit(self, record: JournalRecord) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from functools import lru_cache
 
 from engine.navigation import TextEdit
 from engine.positions import Position, line_starts
@@ -15,15 +16,20 @@ def word_offsets(text: str, word: str, word_characters: str = "_$") -> list[int]
     """Offsets where ``word`` stands alone (no letter, digit or ``word_characters`` on either side).
     The pattern starts with the word itself, so the regex engine can jump between candidates
     instead of testing a look-behind at every offset of a long file."""
-    extra = re.escape(word_characters.replace("_", ""))
-    pattern = re.compile(re.escape(word) + rf"(?![\w{extra}])")
     found = []
-    for match in pattern.finditer(text):
+    for match in _word_pattern(word, word_characters).finditer(text):
         start = match.start()
         if start > 0 and (text[start - 1].isalnum() or text[start - 1] in word_characters):
             continue
         found.append(start)
     return found
+
+
+@lru_cache(maxsize=64)
+def _word_pattern(word: str, word_characters: str) -> re.Pattern[str]:
+    # Built once per word: a rename asks about the same word on every line that holds it.
+    extra = re.escape(word_characters.replace("_", ""))
+    return re.compile(re.escape(word) + rf"(?![\w{extra}])")
 
 
 def offset_of(text: str, starts: list[int], position: Position) -> int:
@@ -69,15 +75,25 @@ def lines_changed_in_place(text: str, starts: list[int], edits: tuple[TextEdit, 
     for line, on_line in by_line.items():
         if line >= len(starts):
             return None  # past the end: let a diff decide
-        spans = sorted((offset_of(text, starts, e.range.start), offset_of(text, starts, e.range.end), e.new_text) for e in on_line)
-        pieces, cursor = [], spans[0][0]
-        for start, end, new_text in spans:
-            pieces.append(text[cursor:start])
-            pieces.append(new_text)
-            cursor = end
-        if "".join(pieces) != text[spans[0][0]:cursor]:
+        end = starts[line + 1] if line + 1 < len(starts) else len(text)
+        content = text[starts[line]:end].rstrip("\r\n")
+        if splice_line(content, on_line) != content:
             changed += 1
     return changed
+
+
+def splice_line(line: str, edits: list[TextEdit]) -> str:
+    """One line (without its break) after edits that each stay within it and bring no line
+    break (a rename's); columns past its end stop there, as :func:`offset_of` has them."""
+    pieces = []
+    cursor = 0
+    for edit in sorted(edits, key=lambda e: (e.range.start.column, e.range.end.column)):
+        start, end = min(edit.range.start.column, len(line)), min(edit.range.end.column, len(line))
+        pieces.append(line[cursor:start])
+        pieces.append(edit.new_text)
+        cursor = end
+    pieces.append(line[cursor:])
+    return "".join(pieces)
 
 
 class Coverage:

@@ -27,8 +27,7 @@ Progress = Callable[[int, int], None]
 """Called with (files done, files to extract) while extracting."""
 ServedSymbols = Callable[[SourceFile, "FileSymbols"], "FileSymbols | None"]
 """A language server's symbols for a file, given the file's syntax-tree symbols to reconcile them
-with; None when the server does not answer."""
-"""A language server's symbols for a file, or None when it cannot answer (the tree is used then)."""
+with; None when the server does not answer (the tree's symbols are used then)."""
 
 _PARALLEL_FROM = 64  # fewer files than this are extracted in-process: workers cost ~0.3 s to start
 

@@ -14,7 +14,7 @@ from bisect import bisect_right
 
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.plan import materialize
-from engine.edits.text import apply_text_edits, line_starts, word_offsets
+from engine.edits.text import apply_text_edits, line_starts, splice_line, word_offsets
 from engine.errors import Refused
 from engine.navigation import TextEdit
 from engine.positions import split_lines
@@ -37,8 +37,6 @@ class Leftovers:
         self.old_name = old_name
         self.language = language
         self._dynamic = [(re.compile(p.format(name=re.escape(old_name))), why) for p, why in _DYNAMIC]
-        self._word = re.compile(rf"(?<![\w$]){re.escape(old_name)}(?![\w$])")
-        """The old name standing alone, as :func:`word_offsets` finds it."""
         self._paths = corpus.mentioning(old_name, language)
         self._lines_now = {path: self._lines(corpus.bytes_of(path) or b"") for path in self._paths}
         self._built_names = _built_names(corpus, language, old_name)
@@ -90,8 +88,8 @@ class Leftovers:
         for number, line in self._lines_now[change.path]:
             edits = by_line.get(number)
             if edits:
-                line = _spliced(line, edits)
-            if self._word.search(line):
+                line = splice_line(line, edits)
+            if word_offsets(line, self.old_name):
                 lines.append((number, line))
         return lines
 
@@ -113,19 +111,6 @@ class Leftovers:
 
 
 _BREAKS = re.compile(r"[\r\n]")
-
-
-def _spliced(line: str, edits: list[TextEdit]) -> str:
-    """One line after edits that each stay within it and insert no line break (a rename's)."""
-    pieces = []
-    cursor = 0
-    for text_edit in sorted(edits, key=lambda e: (e.range.start.column, e.range.end.column)):
-        start, end = min(text_edit.range.start.column, len(line)), min(text_edit.range.end.column, len(line))
-        pieces.append(line[cursor:start])
-        pieces.append(text_edit.new_text)
-        cursor = end
-    pieces.append(line[cursor:])
-    return "".join(pieces)
 
 
 def _built_names(corpus: Corpus, language: str | None, old_name: str) -> list[str]:
