@@ -42,6 +42,10 @@ class ServerSpec:
     locator: Callable[[], tuple[str, ...] | None] | None = None
     """Finds the full command line when a plain executable lookup is not enough."""
     request_timeout: float = 30.0
+    initialize_timeout: float = 10.0
+    """How long ``initialize`` may take, process start included: its own budget, apart from the
+    requests' and the indexing's (a slow interpreter start on a loaded machine must not count
+    against a one-second request budget, nor a server that never answers take 30 s)."""
     columns: PositionEncoding | None = None
     """What the server really counts in columns, when that differs from what it negotiates.
     Measured here: jedi-language-server 0.47 agrees to UTF-8 (or UTF-16) and pylsp 1.x claims

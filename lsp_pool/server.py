@@ -126,8 +126,7 @@ class ManagedServer:
             initialization_options=dict(self.spec.initialization_options) or None,
             client_info=t.ClientInfo(name="codegraft", version="0.1.0"),
         )
-        budget = min(self.request_timeout, self.readiness_budget)
-        result = await connection.request(t.INITIALIZE, params, timeout=budget)
+        result = await connection.request(t.INITIALIZE, params, timeout=self.spec.initialize_timeout)
         self._adopt(result)
         connection.notify(t.INITIALIZED, t.InitializedParams())
         tracker.initialized()

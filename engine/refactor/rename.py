@@ -18,7 +18,6 @@ from bisect import bisect_right
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Iterator
 
 from engine.edits.model import FileChange, WorkspaceEdit
@@ -28,9 +27,9 @@ from engine.navigation import ServerEdit, TextEdit
 from engine.ports import LanguageServices
 from engine.positions import Position, Range, split_lines
 from engine.refactor.corpus import Corpus
+from engine.refactor.jedi_rename import RenameUnavailable, jedi_rename
 from engine.refactor.leftovers import Leftovers
 from engine.refactor.plan import RefactorPlan
-from engine.refactor.pysource import line_edits
 from engine.symbols import Confidence, Source, Symbol
 from engine.workspace import SourceFile, Workspace
 
@@ -39,10 +38,6 @@ _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 
 class NameClash(Refused):
     code = "name_clash"
-
-
-class RenameUnavailable(Refused):
-    code = "rename_unavailable"
 
 
 def check_name(new_name: str, language: str | None) -> None:
@@ -114,7 +109,7 @@ def plan_rename(
             notes.append(f"language server unavailable: {error.message}")
     if language == "python":
         passes = passes or _Passes(corpus, dotted, old_name, new_name, language, extend)
-        edit = merge([_jedi_rename(workspace, t.file, t.position, new_name) for t in targets])
+        edit = merge([jedi_rename(workspace, t.file, t.position, new_name) for t in targets])
         edit, extended = passes.add(edit, primary)
         notes += ["scope-aware rename by jedi", *_covered(targets), *extended]
         return _finish("rename", edit, Source.AST, Confidence.MEDIUM, notes, passes.leftovers)
@@ -254,28 +249,6 @@ def _from_server(corpus: Corpus, server_edit: ServerEdit) -> WorkspaceEdit:
         changes.append(FileChange(source.path, file_edits.edits, source.sha256))
     if not changes:
         raise RenameUnavailable("the server found nothing to rename at that position")
-    return WorkspaceEdit(tuple(changes))
-
-
-def _jedi_rename(workspace: Workspace, file: str, position: Position, new_name: str) -> WorkspaceEdit:
-    import jedi  # the fallback only: loading jedi costs time the server path does not need
-
-    source = workspace.read(file)
-    project = jedi.Project(str(workspace.root))
-    script = jedi.Script(code=source.text, path=str(workspace.root / file), project=project)
-    try:
-        refactoring = script.rename(position.line + 1, position.column, new_name=new_name)
-    except Exception as error:  # noqa: BLE001 - jedi raises its own RefactoringError and others
-        raise RenameUnavailable(f"jedi cannot rename at {file}:{position.line + 1}:{position.column + 1}: {error}") from None
-    changes = []
-    for path, changed in sorted(refactoring.get_changed_files().items()):
-        relative = Path(path).resolve().relative_to(workspace.root).as_posix()
-        before = workspace.read(relative)
-        changes.append(FileChange(relative, line_edits(before.text, changed.get_new_code()), before.sha256))
-    if refactoring.get_renames():
-        raise RenameUnavailable("jedi's rename would also move files; use rename-file for that")
-    if not changes:
-        raise RenameUnavailable(f"nothing to rename at {file}:{position.line + 1}:{position.column + 1}")
     return WorkspaceEdit(tuple(changes))
 
 

@@ -1,0 +1,105 @@
+"""jedi's scope-aware rename (the Python fallback when no server answers), on the bytes the engine read.
+
+jedi parses through parso, whose caches (in memory and on disk) are keyed by path and trusted by
+modification time. A file whose content changed while its mtime did not move forward (``cp -a``,
+``git checkout`` within a second, tools that keep mtimes) is then renamed from an old tree, and its
+"new" text would write the old content back. So:
+
+- parso's disk cache lives in a folder of this process's own (never the user's shared cache,
+  which concurrent processes also raced on: "Ran out of input"), emptied before each rename;
+- its in-memory entries for the workspace's files are dropped before each rename;
+- every file jedi changes is checked to have been parsed from exactly the text the engine reads
+  now; a mismatch is refused, never written.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import os
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from engine.edits.model import FileChange, WorkspaceEdit
+from engine.errors import Refused
+from engine.positions import Position
+from engine.refactor.pysource import line_edits
+from engine.workspace import Workspace
+
+_BOM = "\ufeff"
+_jedi_lock = threading.Lock()
+"""jedi's settings and parso's caches are process-wide: one rename through them at a time."""
+
+
+class RenameUnavailable(Refused):
+    code = "rename_unavailable"
+
+
+class SourceChangedUnderJedi(Refused):
+    code = "stale_plan"
+
+
+def jedi_rename(workspace: Workspace, file: str, position: Position, new_name: str) -> WorkspaceEdit:
+    import jedi  # the fallback only: loading jedi costs time the server path does not need
+
+    source = workspace.read(file)
+    with _jedi_lock:
+        _private_fresh_cache(workspace.root)
+        script = jedi.Script(code=source.text, path=str(workspace.root / file), project=jedi.Project(str(workspace.root)))
+        try:
+            refactoring = script.rename(position.line + 1, position.column, new_name=new_name)
+            changed_files = sorted(refactoring.get_changed_files().items())
+            renames = refactoring.get_renames()
+        except Exception as error:  # noqa: BLE001 - jedi raises its own RefactoringError and others
+            raise RenameUnavailable(f"jedi cannot rename at {file}:{position.line + 1}:{position.column + 1}: {error}") from None
+        if renames:
+            raise RenameUnavailable("jedi's rename would also move files; use rename-file for that")
+        changes = []
+        for path, changed in changed_files:
+            relative = Path(path).resolve().relative_to(workspace.root).as_posix()
+            before = workspace.read(relative)
+            if _parsed_text(changed) != before.text:
+                raise SourceChangedUnderJedi(
+                    f"jedi parsed a different version of {relative} than the one on disk (it changed while the rename "
+                    "was planned, or a cache held an older copy); nothing was changed: re-run the rename"
+                )
+            changes.append(FileChange(relative, line_edits(before.text, changed.get_new_code()), before.sha256))
+    if not changes:
+        raise RenameUnavailable(f"nothing to rename at {file}:{position.line + 1}:{position.column + 1}")
+    return WorkspaceEdit(tuple(changes))
+
+
+def _parsed_text(changed: Any) -> str:
+    """The text jedi computed this file's rename on. jedi keeps the old tree only as a private
+    attribute; without it the rename cannot be checked, so it is refused rather than trusted."""
+    module = getattr(changed, "_module_node", None)
+    if module is None:
+        raise RenameUnavailable("this jedi version does not show which text it renamed, so its rename cannot be checked")
+    text: str = module.get_code()
+    return text[1:] if text.startswith(_BOM) else text
+
+
+def _private_fresh_cache(root: Path) -> None:
+    """Point parso's disk cache at this process's own empty folder, and forget what it holds in
+    memory for files under ``root`` (the standard library's trees stay: they do not change)."""
+    import jedi
+    import parso.cache
+
+    folder = _private_cache_folder()
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder, exist_ok=True)
+    jedi.settings.cache_directory = folder
+    prefix = str(root).rstrip(os.sep) + os.sep
+    for by_path in parso.cache.parser_cache.values():
+        for path in [p for p in by_path if str(p).startswith(prefix)]:
+            del by_path[path]
+
+
+@functools.lru_cache(maxsize=1)
+def _private_cache_folder() -> str:
+    folder = tempfile.mkdtemp(prefix=f"graft-jedi-{os.getpid()}-")
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
