@@ -106,7 +106,8 @@ class Engine:
         file's outline several times, and a server round trip each time costs more than the rest."""
         self.transactions = Transactions(workspace, dirty_check=tools.dirty_files if tools is not None else None)
         # A transaction interrupted by a crash is rolled back before anything else reads the files.
-        self.recovered = self.transactions.recover() if self.transactions.journal.pending() else []
+        # Also moves aside whatever under .graft cannot be trusted (a workspace can ship one).
+        self.recovered = self.transactions.recover()
 
     def close(self) -> None:
         """Shut down whatever language servers this engine started, and close the index cache."""

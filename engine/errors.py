@@ -56,6 +56,12 @@ class UnsafePath(Refused):
     code = "unsafe_path"
 
 
+class ProtectedPath(UnsafePath):
+    """A path inside ``.git``, ``.graft`` (or another version-control folder): never written by an edit."""
+
+    code = "protected_path"
+
+
 class UnreadableFile(Refused):
     """A file that exists but cannot be used as source: binary, too large, not UTF-8."""
 

@@ -17,7 +17,7 @@ from typing import Callable, Iterable
 
 import pathspec
 
-from engine.errors import FileNotInWorkspace, UnreadableFile, UnsafePath
+from engine.errors import FileNotInWorkspace, ProtectedPath, UnreadableFile, UnsafePath
 from engine.languages import language_of
 from engine.positions import line_starts
 
@@ -32,18 +32,13 @@ EXCLUDED_DIR_NAMES = frozenset(
     }
 )
 
+#: Folders no edit ever writes into, at any depth: version control's own (git runs what its
+#: config and hooks name, and codegraft runs git) and codegraft's journal, locks and cache.
+PROTECTED_DIR_NAMES = frozenset({".git", ".graft", ".hg", ".svn"})
+
 DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024
 _BINARY_SNIFF_BYTES = 8192
 _UTF8_BOM = b"\xef\xbb\xbf"
-
-
-def graft_directory(root: Path) -> Path:
-    """``<root>/.graft``, created on first use with a .gitignore, so that it never shows in ``git status``."""
-    directory = root / ".graft"
-    if not directory.is_dir():
-        directory.mkdir(parents=True, exist_ok=True)
-        (directory / ".gitignore").write_text("# codegraft's cache and journal\n*\n", encoding="utf-8")
-    return directory
 
 
 def find_root(start: Path) -> Path:
@@ -143,6 +138,17 @@ class Workspace:
         checks a hundred paths that share most of their folders)."""
         folders = _RealFolders()
         return {path: self.canonical(path, folders.real_path) for path in user_paths}
+
+    def check_writable(self, canonical_path: str) -> None:
+        """Refuse a write into :data:`PROTECTED_DIR_NAMES` (give the canonical path: a symlink
+        into ``.git`` is then seen for what it is)."""
+        for part in canonical_path.split("/"):
+            if part.lower() in PROTECTED_DIR_NAMES:
+                whose = "codegraft's own journal, locks and cache" if part.lower() == ".graft" else (
+                    "version control's own folder, whose config and hooks are programs that git runs")
+                raise ProtectedPath(
+                    f"{canonical_path} lies in {part}/, {whose}; no edit writes there (change it by hand if you must)"
+                )
 
     def relative(self, absolute: Path) -> str:
         return absolute.relative_to(self.root).as_posix()

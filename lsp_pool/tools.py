@@ -1,12 +1,24 @@
-"""Outside programs for the apply layer (git, the user's verify command): the engine's Tools port."""
+"""Outside programs for the apply layer (git, the user's verify command): the engine's Tools port.
+
+Trust: the only program codegraft runs on its own is ``git status``, for the dirty-file guard,
+and the repository's configuration can name programs that git then runs (``core.fsmonitor``,
+hooks such as ``post-index-change``, the clean filters of ``filter.<driver>``). A workspace is
+not trusted to choose what codegraft executes, so each of those is switched off on the command
+line, the system config is not read, no pager is started, and git is asked not to write the
+index. The ``--verify`` command is the user's own and runs as given.
+"""
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 from engine.workspace import Workspace
 
 _OUTPUT_TAIL = 4000
+_GIT_TIMEOUT = 30
+_NEUTRALISED = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
+_FILTER_COMMANDS = ("clean", "smudge", "process")
 
 
 class ProcessTools:
@@ -17,10 +29,7 @@ class ProcessTools:
         if not paths:
             return set()
         try:
-            result = subprocess.run(
-                ["git", "status", "--porcelain", "-z", "--", *paths],
-                cwd=self.root, capture_output=True, check=False, timeout=30,
-            )
+            result = self._git("status", "--porcelain", "-z", "--", *paths)
         except (OSError, subprocess.TimeoutExpired):
             return set()  # no git: nothing to guard
         if result.returncode != 0:
@@ -35,6 +44,26 @@ class ProcessTools:
         result = subprocess.run(command, shell=True, cwd=self.root, capture_output=True, check=False)  # noqa: S602 - the user's own command
         output = (result.stdout + result.stderr).decode("utf-8", errors="replace")
         return result.returncode, output[-_OUTPUT_TAIL:]
+
+    def _git(self, *arguments: str) -> subprocess.CompletedProcess[bytes]:
+        """git with every program the repository's config could make it run switched off."""
+        environment = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
+        overrides = [*_NEUTRALISED, *self._filter_overrides(environment)]
+        return subprocess.run(["git", "--no-pager", *overrides, *arguments], cwd=self.root, env=environment,
+                              capture_output=True, check=False, timeout=_GIT_TIMEOUT)
+
+    def _filter_overrides(self, environment: dict[str, str]) -> list[str]:
+        """``-c filter.<driver>.clean=`` (and smudge, process) for every filter driver the config
+        defines: an empty command is no command. Reading the config runs nothing."""
+        listed = subprocess.run(["git", "config", "--null", "--name-only", "--list"], cwd=self.root, env=environment,
+                                capture_output=True, check=False, timeout=_GIT_TIMEOUT)
+        drivers = set()
+        for key in listed.stdout.decode("utf-8", errors="replace").split("\0"):
+            section, _, rest = key.partition(".")
+            driver, _, name = rest.rpartition(".")
+            if section.lower() == "filter" and driver and name.lower() in _FILTER_COMMANDS:
+                drivers.add(driver)
+        return [option for driver in sorted(drivers) for name in _FILTER_COMMANDS for option in ("-c", f"filter.{driver}.{name}=")]
 
 
 def create(workspace: Workspace) -> ProcessTools:

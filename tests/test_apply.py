@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import time
@@ -178,9 +179,14 @@ def test_a_crafted_journal_cannot_write_outside_the_root(project: Path, tmp_path
         {"path": f"../{victim.name}", "before_sha256": hashlib.sha256(b"owned\n").hexdigest(), "after_sha256": None, "mode": 420}
     ]}
     (journal / "manifest.json").write_text(json.dumps(manifest))
-    with pytest.raises(UnsafePath):
-        Transactions(Workspace(project)).recover()
-    assert victim.read_text() == "untouched\n"
+    for crafted_id in ("evil", journal.name):  # a foreign id, then a path outside: both moved aside
+        manifest["id"] = crafted_id
+        (journal / "manifest.json").write_text(json.dumps(manifest))
+        [report] = Transactions(Workspace(project)).recover()
+        assert report.action == "quarantined" and "moved aside" in report.reason
+        assert not journal.exists()
+        assert victim.read_text() == "untouched\n"
+        shutil.move(str(next((project / ".graft" / "quarantine").iterdir())), journal)
     victim.unlink()
 
 
@@ -257,9 +263,11 @@ def test_a_damaged_before_image_is_refused_not_written(project: Path, kept_as: s
     else:
         (pending / "before.pack").write_bytes(b"truncated")
     half_written = snapshot(project)
-    with pytest.raises(Exception, match="is damaged"):
-        Transactions(Workspace(project)).recover()
+    [report] = Transactions(Workspace(project)).recover()
+    assert report.action == "quarantined" and "is damaged" in report.reason
+    assert report.files == ["f000.txt", "f001.txt", "f002.txt"]  # named, so the user can look
     assert snapshot(project) == half_written  # nothing written from a before-image that cannot be trusted
+    assert Transactions(Workspace(project)).recover() == []  # moved aside: it blocks nothing after
 
 
 def test_recovery_leaves_a_file_it_never_replaced_as_it_now_is(project: Path) -> None:

@@ -145,7 +145,7 @@ def _preview_or_apply(engine: Engine, args: argparse.Namespace, edit: WorkspaceE
 def run_undo(engine: Engine, args: argparse.Namespace) -> Result:
     undone = engine.edits().undo(args.transaction)
     text = f"undid it as transaction {undone.transaction}\n{_summary_text(undone.files, dry_run=False)}"
-    return {"transaction": undone.transaction, "files": _files(undone.files)}, text, ""
+    return {"transaction": undone.transaction, "files": _files(undone.files)}, text, _quarantine_notes(engine)
 
 
 def run_history(engine: Engine, args: argparse.Namespace) -> Result:
@@ -160,13 +160,18 @@ def run_history(engine: Engine, args: argparse.Namespace) -> Result:
          "files": [e.path for e in r.entries]}
         for r in records
     ]
-    return {"transactions": data}, "\n".join(rows) or "(no transactions)", ""
+    return {"transactions": data}, "\n".join(rows) or "(no transactions)", _quarantine_notes(engine)
+
+
+def _quarantine_notes(engine: Engine) -> str:
+    """History records that failed validation while being listed (moved aside, said once)."""
+    return "\n".join(f"note: {moved.message()}" for moved in engine.transactions.journal.quarantined)
 
 
 def run_recover(engine: Engine, args: argparse.Namespace) -> Result:
     reports = engine.recovered + engine.transactions.recover()
-    rows = [f"{r.transaction}: {r.action} ({', '.join(r.files)})" for r in reports]
-    data = [{"transaction": r.transaction, "action": r.action, "files": r.files} for r in reports]
+    rows = [f"{r.transaction}: {r.action} ({', '.join(r.files)})" + (f": {r.reason}" if r.reason else "") for r in reports]
+    data = [{"transaction": r.transaction, "action": r.action, "files": r.files, "reason": r.reason} for r in reports]
     return {"recovered": data}, "\n".join(rows) or "nothing to recover", ""
 
 

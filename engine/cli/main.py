@@ -189,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         tools = load_tools(workspace) if args.command in edit_commands.WRITING_COMMANDS else None
         engine = Engine(workspace, services=services, tools=tools, source=source)
         for report in engine.recovered:
-            print(f"graft: rolled back transaction {report.transaction}, interrupted by a crash", file=sys.stderr)
+            print(f"graft: {report.message()}", file=sys.stderr)
         try:
             payload, text, notes = HANDLERS[args.command](engine, args)
         finally:

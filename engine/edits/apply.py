@@ -23,13 +23,16 @@ from pathlib import Path
 from typing import Callable, IO
 
 from engine.edits.diff import FileSummary, summarize
-from engine.edits.journal import Entry, Journal, JournalRecord, fsync_directory, load, sync_filesystems, try_lock, write_durably
+from engine.edits.journal import (
+    DamagedJournal, Entry, Journal, JournalRecord, fsync_directory, load, sync_filesystems, try_lock, write_durably,
+)
 from engine.edits.model import WorkspaceEdit
 from engine.edits.plan import FileState, with_canonical_paths, materialize
 from engine.edits.syntax import newly_broken
 from engine.errors import Refused, UnsafePath
 from engine.extract.treesitter import TreeSitterExtractor
-from engine.workspace import Workspace, graft_directory
+from engine.state_folder import Quarantined, check_state_folders, open_state_file, quarantine, state_folder
+from engine.workspace import Workspace
 
 Hook = Callable[[str], None]
 """Called after each step (``locked``, ``journaled``, ``replaced:N``, ``committed``): fault injection in tests."""
@@ -71,8 +74,21 @@ class Applied:
 class Recovered:
     transaction: str
     action: str
-    """rolled-back | finished (committed but not archived)"""
+    """rolled-back | finished (committed but not archived) | quarantined (not trusted: moved aside)"""
     files: list[str]
+    reason: str = ""
+    """For a quarantined entry: why, and where it was moved."""
+
+    @staticmethod
+    def of(moved: Quarantined, files: list[str] | None = None) -> Recovered:
+        return Recovered(moved.path, "quarantined", files or [], moved.message())
+
+    def message(self) -> str:
+        if self.action == "quarantined":
+            return self.reason + (f"; the files it names may be half-written: {', '.join(self.files)}" if self.files else "")
+        if self.action == "finished":
+            return f"finished transaction {self.transaction}, committed before a crash"
+        return f"rolled back transaction {self.transaction}, interrupted by a crash"
 
 
 DirtyCheck = Callable[[list[str]], set[str]]
@@ -96,6 +112,8 @@ class Transactions:
 
     def apply(self, edit: WorkspaceEdit, options: ApplyOptions = ApplyOptions()) -> Applied:
         canonical = self.workspace.canonical_all(edit.touched)
+        for path in canonical.values():
+            self.workspace.check_writable(path)  # before the lock: a refused edit leaves no trace
         with self._locked(list(canonical.values())):
             self.hook("locked")
             decoded: dict[str, tuple[str, list[int]]] = {}
@@ -148,11 +166,16 @@ class Transactions:
     # -- recovery, undo, history -------------------------------------------------
 
     def recover(self) -> list[Recovered]:
-        reports = []
+        """Roll back what crashes interrupted. Whatever under ``.graft`` cannot be trusted (a
+        symlink, a manifest or before-image that fails validation, a path outside the workspace
+        or into ``.git``) is moved aside and reported instead, so that it never blocks the next
+        command and nothing is written from it."""
+        reports = [Recovered.of(moved) for moved in check_state_folders(self.root)]
         for directory in self.journal.pending():
             lock = try_lock(directory)
             if lock is None:
                 continue  # a live process owns it
+            record: JournalRecord | None = None
             try:
                 record = load(directory)
                 if record is None:
@@ -164,6 +187,9 @@ class Transactions:
                 else:
                     self._roll_back(record)
                     reports.append(Recovered(record.id, "rolled-back", [e.path for e in record.entries]))
+            except (DamagedJournal, UnsafePath) as error:
+                named = [e.path for e in record.entries] if record is not None else []
+                reports.append(Recovered.of(quarantine(self.root, directory, error.message), named))
             finally:
                 lock.close()
         return reports
@@ -173,13 +199,13 @@ class Transactions:
         # trusted whole writes nothing.
         images: list[tuple[Entry, Path, bytes | None, bool]] = []
         for number, entry in enumerate(record.entries):
-            target = self._inside(entry.path)  # a crafted journal cannot point outside the root
+            target = self._inside(entry.path)  # a crafted journal cannot point outside the root, nor into .git
             # A target that is still the very file kept as its before-image was never replaced:
             # whatever it holds now is not this transaction's, and it is left as it is.
             replaced = not record.still_in_place(number, target)
             before = record.before_image(number) if replaced else None
             if replaced and entry.before_sha256 is not None and (before is None or _sha(before) != entry.before_sha256):
-                raise Refused(f"journal {record.id} is damaged: the before-image of {entry.path} is missing or wrong")
+                raise DamagedJournal(f"journal {record.id} is damaged: the before-image of {entry.path} is missing or wrong")
             images.append((entry, target, before, replaced))
         for entry, target, before, replaced in reversed(images):
             current = target.read_bytes() if replaced and target.is_file() else None
@@ -199,7 +225,13 @@ class Transactions:
         if not candidates:
             raise UndoRefused(f"no transaction {transaction} to undo" if transaction else "nothing to undo")
         record = candidates[-1]
-        paths = [self._canonical(e.path) for e in record.entries]
+        try:
+            paths = [self._canonical(e.path) for e in record.entries]
+            for entry in record.entries:
+                self._inside(entry.path)
+        except UnsafePath as error:
+            moved = quarantine(self.root, record.directory, error.message)
+            raise UndoRefused(f"transaction {record.id} cannot be undone: {moved.message()}") from None
         with self._locked(paths):
             states = []
             for number, entry in enumerate(record.entries):
@@ -224,6 +256,7 @@ class Transactions:
     def _inside(self, path: str) -> Path:
         if os.path.isabs(path) or ".." in Path(path).parts:
             raise UnsafePath(f"journal path {path} is outside the workspace")
+        self.workspace.check_writable(self.workspace.canonical(path))
         return self.workspace.resolve(path)[1]
 
     def _locked(self, paths: list[str]) -> ExitStack:
@@ -234,9 +267,8 @@ class Transactions:
         nothing to lock when it is empty."""
         stack = ExitStack()
         if paths:
-            folder = graft_directory(self.root) / "locks"
-            folder.mkdir(exist_ok=True)
-            handle: IO[bytes] = stack.enter_context(open(folder / "apply.lock", "ab"))
+            lock_file = state_folder(self.root, "locks") / "apply.lock"
+            handle: IO[bytes] = stack.enter_context(os.fdopen(open_state_file(lock_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND), "ab"))
             fcntl.flock(handle, fcntl.LOCK_EX)
         return stack
 

@@ -11,7 +11,9 @@ Layout under ``<root>/.graft``::
     history/<txn>/...             the same, moved here after commit; undo reads it
 
 A directory under journal/ without COMMITTED whose lock is free is an interrupted
-transaction: recovery rolls it back. An entry with no place in the pack has its
+transaction: recovery rolls it back. A workspace can ship a ``.graft`` of its own, so every
+file here is opened without following symlinks, every manifest is validated field by field
+(:class:`DamagedJournal` otherwise), and the caller quarantines what fails. An entry with no place in the pack has its
 before-image at ``before/<n>``: a hard link to the file it was, or, in transactions written
 before the pack existed, a copy; both are read the same way, for recovery and undo.
 """
@@ -31,7 +33,15 @@ from pathlib import Path
 from typing import Any, Callable, IO
 
 from engine.edits.plan import FileState
-from engine.workspace import graft_directory
+from engine.errors import Refused
+from engine.state_folder import Quarantined, is_real_folder, open_state_file, quarantine, read_state_file, state_folder, write_new_file
+
+_SHA256_LENGTH = 64
+_KINDS = ("apply", "undo")
+
+
+class DamagedJournal(Refused):
+    code = "damaged_journal"
 
 
 def fsync_directory(path: Path) -> None:
@@ -79,10 +89,7 @@ def _libc_syncfs() -> Callable[[int], int] | None:
 
 
 def write_durably(path: Path, data: bytes) -> None:
-    with open(path, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
+    write_new_file(path, data, durable=True)
 
 
 @dataclass(frozen=True)
@@ -107,35 +114,42 @@ class JournalRecord:
 
     @property
     def committed(self) -> bool:
-        return (self.directory / "COMMITTED").exists()
+        return os.path.lexists(self.directory / "COMMITTED")
 
     @property
     def undone(self) -> bool:
-        return (self.directory / "UNDONE").exists()
+        return os.path.lexists(self.directory / "UNDONE")
 
     def still_in_place(self, number: int, target: Path) -> bool:
         """True when the n-th entry's before-image is a hard link to ``target`` itself: the
-        target was never replaced, so there is nothing of this transaction in it to undo."""
+        target was never replaced, so there is nothing of this transaction in it to undo.
+        (lstat on the image: a symlink planted there is not the file.)"""
         if self.entries[number].image is not None:
             return False
         try:
-            return os.path.samefile(self.directory / "before" / str(number), target)
+            image, current = os.lstat(self.directory / "before" / str(number)), os.stat(target)
         except OSError:
             return False
+        return (image.st_dev, image.st_ino) == (current.st_dev, current.st_ino)
 
     def before_image(self, number: int) -> bytes | None:
+        """The n-th entry's before-image, or None when it is missing, short, or reached only
+        through a symlink (the caller refuses the journal as damaged)."""
         image = self.entries[number].image
-        if image is not None:
-            offset, length = image
-            try:
-                with open(self.directory / "before.pack", "rb") as pack:
-                    pack.seek(offset)
-                    data = pack.read(length)
-            except OSError:
-                return None  # a missing pack is a damaged journal; the caller says so
-            return data if len(data) == length else None
-        blob = self.directory / "before" / str(number)  # the layout before the pack
-        return blob.read_bytes() if blob.exists() else None
+        try:
+            if image is not None:
+                offset, length = image
+                descriptor = open_state_file(self.directory / "before.pack", os.O_RDONLY)
+                try:
+                    data = os.pread(descriptor, length, offset) if length else b""
+                finally:
+                    os.close(descriptor)
+                return data if len(data) == length else None
+            if not is_real_folder(self.directory / "before"):
+                return None
+            return read_state_file(self.directory / "before" / str(number))  # a hard link, or the layout before the pack
+        except OSError:
+            return None
 
 
 class Journal:
@@ -144,18 +158,20 @@ class Journal:
         self.base = root / ".graft"
         self.journal = self.base / "journal"
         self.history = self.base / "history"
+        self.quarantined: list[Quarantined] = []
+        """History records moved aside while listing them, for the caller to report."""
 
     def begin(self, states: list[FileState], kind: str) -> tuple[JournalRecord, IO[bytes]]:
         """Write the before-images and manifest; returns the record and its held lock. Not
         synced here: the caller syncs the file system once, for the journal and its staged
         files together, before it replaces any target."""
-        graft_directory(self.root)
+        journal = state_folder(self.root, "journal")
         now = time.time()
         # Sortable ids: transactions in one second must still list (and undo) in order.
         transaction = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now)) + f".{int(now * 1e6) % 1_000_000:06d}-" + uuid.uuid4().hex[:6]
-        directory = self.journal / transaction
-        directory.mkdir(parents=True)
-        lock = open(directory / "lock", "wb")  # noqa: SIM115 - held for the whole transaction
+        directory = journal / transaction
+        directory.mkdir()
+        lock = os.fdopen(open_state_file(directory / "lock", os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "wb")
         fcntl.flock(lock, fcntl.LOCK_EX)
         entries, images, offset = [], [], 0
         (directory / "before").mkdir()
@@ -172,8 +188,11 @@ class Journal:
             "entries": [{**e.__dict__, "image": list(e.image) if e.image else None} for e in entries],
         }
         if images:
-            (directory / "before.pack").write_bytes(b"".join(images))
-        (directory / "manifest.json").write_bytes(json.dumps(manifest, indent=1).encode())
+            write_new_file(directory / "before.pack", b"".join(images))
+        # Written whole or not at all: a manifest that does not parse is then never a crash's
+        # doing, but damage, and is quarantined.
+        write_new_file(directory / "manifest.json.tmp", json.dumps(manifest, indent=1).encode())
+        os.replace(directory / "manifest.json.tmp", directory / "manifest.json")
         return record, lock
 
     def commit(self, record: JournalRecord) -> None:
@@ -182,23 +201,33 @@ class Journal:
 
     def archive(self, record: JournalRecord) -> None:
         """Move a committed transaction to history, where undo finds it."""
-        self.history.mkdir(parents=True, exist_ok=True)
-        target = self.history / record.id
+        target = state_folder(self.root, "history") / record.id
         os.replace(record.directory, target)
         # Not synced: if a crash loses this rename, recovery finds the transaction committed
         # under journal/ and archives it again.
         record.directory = target
 
     def pending(self) -> list[Path]:
-        return sorted(p for p in self.journal.iterdir() if p.is_dir()) if self.journal.is_dir() else []
+        """Transaction folders under journal/ (real folders only: anything else there is
+        quarantined when the engine starts)."""
+        if not is_real_folder(self.journal):
+            return []
+        return sorted(p for p in self.journal.iterdir() if is_real_folder(p))
 
     def records(self) -> list[JournalRecord]:
+        """Committed transactions, oldest first; one whose record fails validation is moved
+        aside (listed in :attr:`quarantined`) and left out."""
         found = []
-        if self.history.is_dir():
+        if is_real_folder(self.history):
             for directory in sorted(self.history.iterdir()):
-                record = load(directory)
-                if record is not None:
-                    found.append(record)
+                try:
+                    record = load(directory) if is_real_folder(directory) else None
+                    if record is None:
+                        raise DamagedJournal(f"{directory.name} has no readable manifest")
+                except DamagedJournal as error:
+                    self.quarantined.append(quarantine(self.root, directory, error.message))
+                    continue
+                found.append(record)
         return sorted(found, key=lambda record: (record.created, record.id))
 
 
@@ -226,22 +255,52 @@ def _link_before_image(target: Path, folder: Path, number: int, before: bytes) -
 
 
 def load(directory: Path) -> JournalRecord | None:
+    """The record in ``directory``; None when it has no manifest yet (begun, nothing written);
+    :class:`DamagedJournal` when the manifest is there but is not one codegraft wrote."""
     try:
-        manifest: dict[str, Any] = json.loads((directory / "manifest.json").read_text())
-    except (OSError, ValueError):
+        data = read_state_file(directory / "manifest.json")
+    except FileNotFoundError:
         return None
-    entries = [
-        Entry(e["path"], e["before_sha256"], e["after_sha256"], e["mode"], tuple(e["image"]) if e.get("image") else None)
-        for e in manifest.get("entries", [])
-    ]
-    return JournalRecord(str(manifest.get("id", directory.name)), float(manifest.get("created", 0)),
-                         str(manifest.get("kind", "apply")), entries, directory)
+    except OSError as error:
+        raise DamagedJournal(f"its manifest cannot be read ({error.strerror or error})") from None
+    try:
+        manifest = json.loads(data)
+    except ValueError:
+        raise DamagedJournal("its manifest is not JSON") from None
+    return _record(manifest, directory)
+
+
+def _record(manifest: Any, directory: Path) -> JournalRecord:
+    """A manifest checked field by field: a crafted one is refused, never half-used."""
+    def check(condition: bool, what: str) -> None:
+        if not condition:
+            raise DamagedJournal(f"its manifest has {what}")
+
+    check(isinstance(manifest, dict), "no object at its top")
+    transaction, created, kind, entries = (manifest.get(key) for key in ("id", "created", "kind", "entries"))
+    check(isinstance(transaction, str) and transaction == directory.name, "an id that is not its folder's name")
+    check(isinstance(created, (int, float)) and not isinstance(created, bool), "no creation time")
+    check(kind in _KINDS, f"an unknown kind {kind!r}")
+    check(isinstance(entries, list), "no list of entries")
+    parsed = []
+    for entry in entries:
+        check(isinstance(entry, dict) and isinstance(entry.get("path"), str) and entry["path"] != "", "an entry without a path")
+        for key in ("before_sha256", "after_sha256"):
+            value = entry.get(key)
+            check(value is None or (isinstance(value, str) and len(value) == _SHA256_LENGTH), f"a malformed {key}")
+        mode, image = entry.get("mode"), entry.get("image")
+        check(mode is None or (type(mode) is int and 0 <= mode <= 0o7777), "a malformed mode")
+        check(image is None or (isinstance(image, list) and len(image) == 2
+                                and all(type(n) is int and n >= 0 for n in image)), "a malformed image")
+        parsed.append(Entry(entry["path"], entry.get("before_sha256"), entry.get("after_sha256"), mode,
+                            (image[0], image[1]) if image else None))
+    return JournalRecord(transaction, float(created), kind, parsed, directory)
 
 
 def try_lock(directory: Path) -> IO[bytes] | None:
     """The transaction's lock if no live process holds it (it died), else None."""
     try:
-        handle = open(directory / "lock", "ab")  # noqa: SIM115
+        handle = os.fdopen(open_state_file(directory / "lock", os.O_WRONLY | os.O_CREAT | os.O_APPEND), "ab")
     except OSError:
         return None
     try:

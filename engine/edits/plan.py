@@ -80,6 +80,7 @@ def materialize(
         changes the file it points to, and the link stays a link."""
         if path not in known:
             known[path] = workspace.canonical(path)  # refuses anything outside, symlinks included
+        workspace.check_writable(known[path])
         return known[path]
 
     def load(path: str) -> bytes | None:

@@ -19,6 +19,10 @@ import diskcache
 
 from engine.graph.build import GRAPH_FORMAT
 from engine.graph.facts import EXTRACTOR_ID, SCHEMA_VERSION, FileFacts
+from engine.graph.safe_pickle import SafeDisk, safe_loads
+
+_UNREADABLE = (AttributeError, ImportError, EOFError, pickle.UnpicklingError)
+"""What reading an entry raises when it is damaged, from an older codegraft, or crafted: a miss."""
 
 Fingerprint = tuple[tuple[str, str], ...]
 
@@ -44,7 +48,7 @@ class FactsCache:
         self.directory = directory
         directory.mkdir(parents=True, exist_ok=True)
         # No eviction: the cache holds one entry per file and version, and stale ones are culled below.
-        self._cache = diskcache.Cache(str(directory), eviction_policy="none", size_limit=2**40)
+        self._cache = diskcache.Cache(str(directory), eviction_policy="none", size_limit=2**40, disk=SafeDisk)
         self.hits = 0
         self.misses = 0
 
@@ -53,12 +57,16 @@ class FactsCache:
 
     def facts(self, path: str, sha256: str, symbols_from: str = "ast") -> FileFacts | None:
         """Cached facts of one file version; ``symbols_from="lsp"`` asks only for server-sourced ones."""
-        found = self._cache.get(_key("facts", SCHEMA_VERSION, EXTRACTOR_ID, path, sha256, symbols_from))
-        if found is None:
+        try:
+            found = self._cache.get(_key("facts", SCHEMA_VERSION, EXTRACTOR_ID, path, sha256, symbols_from))
+            facts = safe_loads(found) if isinstance(found, bytes) else found
+        except _UNREADABLE:
+            facts = None
+        if not isinstance(facts, FileFacts):
             self.misses += 1
             return None
         self.hits += 1
-        return pickle.loads(found) if isinstance(found, bytes) else found  # type: ignore[no-any-return]
+        return facts
 
     def store_facts(self, facts: FileFacts, pickled: bytes | None = None) -> None:
         """Facts are stored pickled by us (diskcache keeps bytes as they are): a worker that
@@ -78,7 +86,11 @@ class FactsCache:
         return self._cache.transact()
 
     def stats(self) -> dict[str, FileStat]:
-        return self._cache.get(_key("stats", SCHEMA_VERSION), {})  # type: ignore[no-any-return]
+        try:
+            stats = self._cache.get(_key("stats", SCHEMA_VERSION), {})
+        except _UNREADABLE:
+            return {}
+        return stats if isinstance(stats, dict) else {}
 
     def store_stats(self, stats: dict[str, FileStat]) -> None:
         self._cache.set(_key("stats", SCHEMA_VERSION), stats)
@@ -88,7 +100,7 @@ class FactsCache:
         A graph built with server symbols and one built from the tree alone are kept apart."""
         try:
             return self._cache.get(_key("snapshot", SCHEMA_VERSION, EXTRACTOR_ID, GRAPH_FORMAT, symbols_from))  # type: ignore[no-any-return]
-        except (AttributeError, ImportError, EOFError, pickle.UnpicklingError):
+        except _UNREADABLE:
             return None
 
     def store_snapshot(self, fingerprint: Fingerprint, graph: Any, symbols_from: str = "ast") -> None:

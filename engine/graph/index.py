@@ -21,7 +21,8 @@ from engine.graph.build import ProjectGraph
 from engine.graph.cache import FactsCache, FileStat, Fingerprint
 from engine.graph.facts import FileFacts, file_facts
 from engine.languages import language_of
-from engine.workspace import Skipped, SourceFile, Workspace, WorkspaceConfig, graft_directory
+from engine.state_folder import state_folder
+from engine.workspace import Skipped, SourceFile, Workspace, WorkspaceConfig
 
 Progress = Callable[[int, int], None]
 """Called with (files done, files to extract) while extracting."""
@@ -63,7 +64,7 @@ class ProjectIndex:
         """When set, each file's symbols are asked of the language server first (in this process)."""
         self.jobs = jobs or min(2, os.cpu_count() or 1)
         self.progress = progress
-        self.cache = FactsCache(graft_directory(workspace.root) / "cache")
+        self.cache = FactsCache(state_folder(workspace.root, "cache"))
         self.extractor = SymbolExtractor()
         self.graph = ProjectGraph()
         self._snapshot_stale = False

@@ -1,0 +1,324 @@
+"""A workspace is not trusted: a cloned repository can ship its own ``.graft/`` and ``.git/config``
+(issue 19, items 4 and 5). Nothing in them may make codegraft read or write outside the root,
+write into ``.git`` or ``.graft``, or run a program the repository names."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.api import Engine, SourcePreference
+from engine.edits.apply import Transactions, UndoRefused
+from engine.edits.model import CreateFile, FileChange, WorkspaceEdit
+from engine.errors import ProtectedPath
+from engine.navigation import TextEdit
+from engine.positions import Position, Range
+from engine.state_folder import UnsafeStateFolder
+from engine.workspace import Workspace
+from tests.conftest import REPO
+
+TRANSACTION = "20260101T000000.000000-crafted"
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    (folder / "secret.txt").write_text("the secret outside the workspace\n")
+    return folder
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    (folder / "a.py").write_text("x = 1\n")
+    return folder
+
+
+def _manifest(entries: list[dict[str, Any]], transaction: str = TRANSACTION) -> str:
+    return json.dumps({"id": transaction, "created": 1.0, "kind": "apply", "entries": entries})
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _listing(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def _edit_a(root: Path, new: str) -> WorkspaceEdit:
+    data = (root / "a.py").read_bytes()
+    return WorkspaceEdit((FileChange("a.py", (TextEdit(Range(Position(0, 4), Position(0, 5)), new),), _sha(data)),))
+
+
+# -- item 4: .graft is not trusted -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("image_kind", ["before/0", "before.pack", "before folder"])
+def test_a_before_image_that_is_a_symlink_never_brings_an_outside_file_in(root: Path, outside: Path, image_kind: str) -> None:
+    secret = (outside / "secret.txt").read_bytes()
+    journal = root / ".graft" / "journal" / TRANSACTION
+    journal.mkdir(parents=True)
+    entry: dict[str, Any] = {"path": "a.py", "before_sha256": _sha(secret), "after_sha256": None, "mode": 0o644}
+    if image_kind == "before/0":
+        (journal / "before").mkdir()
+        os.symlink(outside / "secret.txt", journal / "before" / "0")
+    elif image_kind == "before.pack":
+        os.symlink(outside / "secret.txt", journal / "before.pack")
+        entry["image"] = [0, len(secret)]
+    else:
+        (outside / "images").mkdir()
+        (outside / "images" / "0").write_bytes(secret)
+        os.symlink(outside / "images", journal / "before")
+    (journal / "manifest.json").write_text(_manifest([entry]))
+    engine = Engine(Workspace(root))  # recovery runs on every start
+    engine.close()
+    assert (root / "a.py").read_text() == "x = 1\n"
+    [report] = engine.recovered
+    assert report.action == "quarantined" and report.files == ["a.py"] and "moved aside" in report.reason
+    assert not journal.exists()
+    # Moved aside, it blocks nothing: the next command starts clean and applies.
+    engine = Engine(Workspace(root))
+    assert engine.recovered == []
+    engine.edits().apply(_edit_a(root, "2"))
+    engine.close()
+    assert (root / "a.py").read_text() == "x = 2\n"
+
+
+def test_a_transaction_folder_that_is_a_symlink_creates_nothing_outside(root: Path, outside: Path) -> None:
+    target = outside / "transaction"
+    target.mkdir()
+    (target / "manifest.json").write_text(_manifest([{"path": "new.py", "before_sha256": None, "after_sha256": None, "mode": 0o644}]))
+    (root / ".graft" / "journal").mkdir(parents=True)
+    os.symlink(target, root / ".graft" / "journal" / TRANSACTION)
+    before = _listing(outside)
+    engine = Engine(Workspace(root))
+    engine.close()
+    assert _listing(outside) == before  # no lock file, no rollback, nothing removed
+    [report] = engine.recovered
+    assert report.action == "quarantined" and "is a link" in report.reason
+
+
+def test_a_state_folder_that_is_a_symlink_is_refused_and_nothing_is_written_outside(root: Path, outside: Path) -> None:
+    os.symlink(outside, root / ".graft")
+    before = _listing(outside)
+    with pytest.raises(UnsafeStateFolder, match=r"is a symlink .*Remove the link"):
+        Engine(Workspace(root))
+    with pytest.raises(UnsafeStateFolder):
+        Transactions(Workspace(root)).apply(_edit_a(root, "2"))
+    assert _listing(outside) == before
+    assert (root / "a.py").read_text() == "x = 1\n"
+
+
+@pytest.mark.parametrize("folder", ["cache", "locks", "history"])
+def test_a_symlinked_subfolder_is_moved_aside_and_a_real_one_used(root: Path, outside: Path, folder: str) -> None:
+    (root / ".graft").mkdir()
+    os.symlink(outside, root / ".graft" / folder)
+    before = _listing(outside)
+    engine = Engine(Workspace(root), source=SourcePreference.AST)
+    engine.index()
+    engine.edits().apply(_edit_a(root, "2"))
+    engine.edits().undo()
+    engine.close()
+    assert _listing(outside) == before
+    assert [r.action for r in engine.recovered] == ["quarantined"]
+    assert (root / ".graft" / folder).is_dir() and not (root / ".graft" / folder).is_symlink()
+
+
+def test_a_cache_holding_a_symlink_is_moved_aside(root: Path, outside: Path) -> None:
+    (root / ".graft" / "cache").mkdir(parents=True)
+    os.symlink(outside / "cache.db", root / ".graft" / "cache" / "cache.db")
+    engine = Engine(Workspace(root), source=SourcePreference.AST)
+    engine.index()
+    engine.close()
+    assert not (outside / "cache.db").exists()
+    assert [r.action for r in engine.recovered] == ["quarantined"]
+
+
+def test_a_crafted_history_record_is_moved_aside_not_undone(root: Path, outside: Path) -> None:
+    history = root / ".graft" / "history" / TRANSACTION
+    (history / "before").mkdir(parents=True)
+    os.symlink(outside / "secret.txt", history / "before" / "0")
+    (history / "COMMITTED").write_text("")
+    current = (root / "a.py").read_bytes()
+    secret = (outside / "secret.txt").read_bytes()
+    (history / "manifest.json").write_text(_manifest([
+        {"path": "a.py", "before_sha256": _sha(secret), "after_sha256": _sha(current), "mode": 0o644}]))
+    transactions = Transactions(Workspace(root))
+    with pytest.raises(UndoRefused, match="missing or changed"):
+        transactions.undo()
+    assert (root / "a.py").read_bytes() == current
+    # A record naming a path in .git is moved aside, and undo then has nothing left to do.
+    (history / "manifest.json").write_text(_manifest([
+        {"path": ".git/config", "before_sha256": _sha(secret), "after_sha256": None, "mode": 0o644}]))
+    with pytest.raises(UndoRefused, match="moved aside"):
+        transactions.undo()
+    with pytest.raises(UndoRefused, match="nothing to undo"):
+        Transactions(Workspace(root)).undo()
+    assert not (root / ".git").exists()
+
+
+@pytest.mark.parametrize("manifest", [
+    "[]", "{}", "not json",
+    _manifest([{"path": "a.py", "before_sha256": "x", "after_sha256": None, "mode": 420}]),
+    _manifest([{"path": "a.py", "before_sha256": None, "after_sha256": None, "mode": "rwx"}]),
+    _manifest([{"path": 7, "before_sha256": None, "after_sha256": None, "mode": 420}]),
+    _manifest([{"path": "a.py", "before_sha256": None, "after_sha256": None, "mode": 420, "image": [-1, 3]}]),
+    _manifest([], transaction="another-id"),
+])
+def test_a_malformed_manifest_is_quarantined_and_blocks_nothing(root: Path, manifest: str) -> None:
+    journal = root / ".graft" / "journal" / TRANSACTION
+    journal.mkdir(parents=True)
+    (journal / "manifest.json").write_text(manifest)
+    [report] = Transactions(Workspace(root)).recover()
+    assert report.action == "quarantined"
+    assert Transactions(Workspace(root)).recover() == []
+    assert (root / "a.py").read_text() == "x = 1\n"
+
+
+def test_the_cli_reports_a_quarantine_once_and_goes_on(root: Path) -> None:
+    journal = root / ".graft" / "journal" / TRANSACTION
+    journal.mkdir(parents=True)
+    (journal / "manifest.json").write_text("{")
+    graft = [sys.executable, "-m", "engine.cli.main", "--root", str(root), "--source", "ast", "outline", "a.py"]
+    first = subprocess.run(graft, cwd=REPO, capture_output=True, text=True, check=False)
+    second = subprocess.run(graft, cwd=REPO, capture_output=True, text=True, check=False)
+    assert first.returncode == 0 and "could not be trusted" in first.stderr and "moved aside" in first.stderr
+    assert second.returncode == 0 and "could not be trusted" not in second.stderr
+
+
+# -- item 5: no writes into .git or .graft, and git runs nothing the repository names ----------
+
+
+@pytest.mark.parametrize("path", [".git/config", ".git/hooks/pre-commit", ".graft/journal/x/manifest.json", "sub/.git/config", ".GIT/config"])
+def test_no_edit_writes_into_version_control_or_state_folders(root: Path, path: str) -> None:
+    (root / ".git").mkdir()
+    (root / ".git" / "config").write_text("[core]\n")
+    before = _listing(root)
+    with pytest.raises(ProtectedPath):
+        Transactions(Workspace(root)).apply(WorkspaceEdit((CreateFile(path, "[core]\n\tfsmonitor = touch owned\n", overwrite=True),)))
+    assert _listing(root) == before
+
+
+def test_a_symlink_into_git_is_seen_for_what_it_is(root: Path) -> None:
+    (root / ".git").mkdir()
+    (root / ".git" / "config").write_text("[core]\n")
+    os.symlink(root / ".git" / "config", root / "settings.cfg")
+    data = (root / "settings.cfg").read_bytes()
+    change = FileChange("settings.cfg", (TextEdit(Range(Position(0, 0), Position(0, 0)), "[x]\n"),), _sha(data))
+    with pytest.raises(ProtectedPath, match=r"\.git/config lies in \.git/"):
+        Transactions(Workspace(root)).apply(WorkspaceEdit((change,)))
+    assert (root / ".git" / "config").read_text() == "[core]\n"
+
+
+def test_mcp_write_file_into_git_or_graft_is_refused(root: Path) -> None:
+    from mcp.client import Client
+
+    from frontends.mcp_server import build_server
+
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    config_before = (root / ".git" / "config").read_text()
+    engine = Engine(Workspace(root), source=SourcePreference.AST)
+
+    async def steps() -> list[Any]:
+        async with Client(build_server(engine)) as client:
+            await client.call_tool("read_file", {"path": ".git/config"})
+            return [
+                await client.call_tool("write_file", {"path": path, "content": "[core]\n\tfsmonitor = touch owned\n", "apply": True,
+                                                      "overwrite_changed": True})
+                for path in (".git/config", ".git/hooks/post-index-change", ".graft/journal/x")
+            ]
+
+    try:
+        results = asyncio.run(steps())
+    finally:
+        engine.close()
+    assert [r.structured_content["error"]["code"] for r in results] == ["protected_path"] * 3
+    assert (root / ".git" / "config").read_text() == config_before
+    assert not (root / ".git" / "hooks" / "post-index-change").exists()
+    assert not (root / ".graft" / "journal" / "x").exists()
+
+
+def test_the_dirty_check_runs_no_program_the_repository_names(root: Path, tmp_path: Path) -> None:
+    """A repository whose config names an fsmonitor, a filter driver and an index hook: git
+    status runs all three unless told not to."""
+    from lsp_pool.tools import ProcessTools
+
+    ran = tmp_path / "ran"
+    ran.mkdir()
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / ".gitattributes").write_text("*.py filter=hostile\n")
+    subprocess.run([*git, "add", "."], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "initial"], cwd=root, check=True)
+    for key, marker in (("core.fsmonitor", "fsmonitor"), ("filter.hostile.clean", "filter")):
+        subprocess.run(["git", "config", key, f"sh -c 'touch {ran / marker}; cat'"], cwd=root, check=True)
+    hook = root / ".git" / "hooks" / "post-index-change"
+    hook.write_text(f"#!/bin/sh\ntouch {ran / 'hook'}\n")
+    hook.chmod(0o755)
+    (root / "a.py").write_text("x = 2\n")
+    os.utime(root / "a.py", (0, 0))  # stat differs from the index: git must look at the content
+    transactions = Transactions(Workspace(root), dirty_check=ProcessTools(Workspace(root)).dirty_files)
+    with pytest.raises(Exception, match="uncommitted changes in a.py"):
+        transactions.apply(_edit_a(root, "3"))
+    assert sorted(p.name for p in ran.iterdir()) == []
+    shutil.rmtree(ran)
+
+
+class _RunsACommand:
+    """What a crafted cache entry would hold: unpickling it runs a command."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return os.system, (f"touch {self.marker}",)
+
+
+def test_a_crafted_cache_runs_nothing_and_touches_nothing_outside(root: Path, outside: Path) -> None:
+    import diskcache
+
+    (root / "b.py").write_text("def f():\n    return 1\n")
+    engine = Engine(Workspace(root), source=SourcePreference.AST)
+    engine.index()
+    engine.close()
+    marker, victim = outside / "ran", outside / "victim.val"
+    victim.write_text("a file outside the workspace\n")
+    folder = root / ".graft" / "cache"
+    with diskcache.Cache(str(folder)) as cache:  # diskcache's own pickler, as a crafted cache would be written
+        keys = [k for k in cache.iterkeys() if isinstance(k, str)]
+        assert keys
+        for key in keys:
+            cache.set(key, _RunsACommand(marker))
+        cache.set(("a", "tuple", "key"), _RunsACommand(marker))
+    facts_key = next(k for k in keys if k.startswith("facts") and "a.py" in k)
+    import sqlite3
+
+    with sqlite3.connect(folder / "cache.db") as database:  # a value "stored in a file" outside the cache
+        database.execute("UPDATE Cache SET filename = ?, mode = 2, value = NULL WHERE key = ?",
+                         (os.path.relpath(victim, folder), facts_key))
+    (root / "a.py").unlink()  # its facts are stale now: culling them would remove the "value file"
+    engine = Engine(Workspace(root), source=SourcePreference.AST)
+    engine.index()
+    found = engine.find(engine_address("b.py:f"))
+    engine.close()
+    assert not marker.exists(), "unpickling a cache entry ran a command"
+    assert victim.exists(), "culling the cache removed a file outside it"
+    assert [s.name for s in found.matches] == ["f"]
+
+
+def engine_address(text: str) -> Any:
+    from engine.names import parse_address
+
+    return parse_address(text)
