@@ -28,6 +28,8 @@ class Answered(Generic[T]):
     value: T
     server: str
     complete: bool
+    notes: tuple[str, ...] = ()
+    """What the pool changed about how the server sees the project, and why."""
 
 ENTRY_POINT_GROUP = "codegraft.language_services"
 

@@ -23,7 +23,7 @@ from lsprotocol import types
 from pygls.client import JsonRPCClient
 from pygls.exceptions import JsonRpcException, PyglsError
 from pygls.protocol import JsonRPCProtocol, default_converter
-from pygls.protocol.json_rpc import JsonRPCResponseMessage
+from pygls.protocol.json_rpc import JsonRPCResponseMessage, ResponseErrorMessage
 
 from lsp_pool.errors import ProtocolError, RequestTimeout, ServerDied, ServerRequestFailed, ServerStartFailed
 from lsp_pool.launch import guarded_command
@@ -37,15 +37,44 @@ _STDERR_LINES = 40
 _STREAM_LIMIT = 64 * 1024 * 1024  # one LSP message may be a large workspace symbol list
 
 
+@dataclass(frozen=True)
+class _ServerRequestId:
+    """The id of a request the server sent us, kept apart from the ids of our own requests.
+
+    pygls keys its futures and expected result types by id in one table, for the requests it
+    sends and for those it handles; a server picks its ids itself, and one equal to the id of
+    a request of ours in flight made the reply to the server's request pop our future (our
+    request then waited for its timeout) and our result type."""
+
+    id: int | str
+
+
 class _ClientProtocol(JsonRPCProtocol):
     """JSON-RPC with lsprotocol's types, tolerant of answers lsprotocol cannot structure.
 
     pygls only logs a response that fails conversion and never completes its
     request; here such a response is delivered raw instead (and counted), so
-    the caller gets the server's answer rather than a timeout.
+    the caller gets the server's answer rather than a timeout. The server's own
+    requests are handled under ids of their own (:class:`_ServerRequestId`).
     """
 
     raw_fallbacks = 0
+
+    def _handle_request(self, msg_id: Any, method_name: str, params: Any) -> None:
+        super()._handle_request(_ServerRequestId(msg_id), method_name, params)
+
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        super()._handle_cancel_notification(_ServerRequestId(msg_id))
+
+    def _send_response(self, msg_id: Any, result: Any | None = None, error: Any = None) -> None:
+        if not isinstance(msg_id, _ServerRequestId):
+            super()._send_response(msg_id, result, error)
+            return
+        # Our reply to the server's request: its own id back, and none of our result types touched.
+        if error is not None:
+            self._send_data(ResponseErrorMessage(id=msg_id.id, error=error))
+        else:
+            self._send_data(JsonRPCResponseMessage(id=msg_id.id, result=result, jsonrpc=JsonRPCProtocol.VERSION))
 
     def get_message_type(self, method: str) -> type[Any] | None:
         return types.METHOD_TO_TYPES.get(method, (None,))[0]

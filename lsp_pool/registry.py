@@ -52,6 +52,9 @@ class ServerSpec:
     nothing (so UTF-16), but both count code points, which differ after an emoji."""
     needs_open: bool = False
     """The server answers only for documents opened with didOpen (tsserver, clangd)."""
+    whole_workspace_program: bool = False
+    """pyright's family: given a config of codegraft's own when the project's narrows the file set
+    (see :mod:`lsp_pool.pyright_config`)."""
     verify: bool = False
     """Run the version probe when locating: a rustup proxy exists even when the component does not."""
     package: str | None = None
@@ -107,6 +110,7 @@ SPECS: tuple[ServerSpec, ...] = (
         package="basedpyright",
         settings=_PYRIGHT_SETTINGS,
         locator=_basedpyright_node,
+        whole_workspace_program=True,
     ),
     ServerSpec(
         id="pyright",
@@ -115,6 +119,7 @@ SPECS: tuple[ServerSpec, ...] = (
         readiness=_PYRIGHT_READY,
         install_hint="npm install -g pyright",
         settings=_PYRIGHT_SETTINGS,
+        whole_workspace_program=True,
     ),
     ServerSpec(
         id="jedi-language-server",

@@ -19,6 +19,7 @@ from lsp_pool.config import PoolConfig
 from lsp_pool.connection import Connection, ServerEvents
 from lsp_pool.documents import DocumentTracker
 from lsp_pool.errors import NotReady, ServerDied, ServerStartFailed
+from lsp_pool.pyright_config import whole_workspace_config
 from lsp_pool.readiness import ReadinessTracker, ServerState
 from lsp_pool.registry import ServerSpec
 
@@ -57,6 +58,9 @@ class ManagedServer:
         self._failures = 0
         self._last_failure = 0.0
         self._start_lock = asyncio.Lock()
+        self._program_settings: dict[str, Any] = {}
+        self.notes: list[str] = []
+        """What codegraft changed about how the server sees the project, and why (said in `graft servers`)."""
         self._idle_handle: asyncio.TimerHandle | None = None
         self._diagnostic_waiters: dict[str, asyncio.Event] = {}
 
@@ -113,6 +117,7 @@ class ManagedServer:
             workspace_folders=lambda: [self._folder()],
             on_failure=lambda error: tracker.dead(),
         )
+        self._give_whole_workspace()
         connection = Connection(self.spec.id, self.command, str(self.root), events)
         self.connection, self.tracker = connection, tracker
         await connection.start()
@@ -251,8 +256,24 @@ class ManagedServer:
         """An event set when the server next publishes diagnostics for ``uri``."""
         return self._diagnostic_waiters.setdefault(uri, asyncio.Event())
 
+    def _give_whole_workspace(self) -> None:
+        """A refactoring needs every workspace file in the server's program, whatever file set
+        the project's type-checking config names."""
+        if not self.spec.whole_workspace_program:
+            return
+        program = whole_workspace_config(self.root)
+        if program is None:
+            self._program_settings = {}
+            return
+        analysis = {"analysis": {"configFilePath": str(program.path)}}
+        self._program_settings = {"python": analysis, "basedpyright": analysis}
+        note = (f"{program.narrowed_by}, which narrows the server's files; codegraft gives it the whole workspace "
+                f"through {program.path.relative_to(self.root).as_posix()} (every other option of the project's kept)")
+        if note not in self.notes:
+            self.notes.append(note)
+
     def _settings(self, section: str | None) -> Any:
-        settings: Any = dict(self.spec.settings)
+        settings: Any = _merged(dict(self.spec.settings), self._program_settings)
         if not section:
             return settings
         for part in section.split("."):
@@ -263,3 +284,11 @@ class ManagedServer:
 
     def _folder(self) -> t.WorkspaceFolder:
         return t.WorkspaceFolder(uri=self.root.as_uri(), name=self.root.name)
+
+
+def _merged(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``extra`` laid over it, nested tables merged key by key."""
+    merged = dict(base)
+    for key, value in extra.items():
+        merged[key] = _merged(merged[key], value) if isinstance(value, dict) and isinstance(merged.get(key), dict) else value
+    return merged

@@ -556,3 +556,25 @@ def test_an_error_that_quotes_a_renamed_name_is_not_new(tmp_path: Path) -> None:
     assert outcome.diagnostics_checked and outcome.new_diagnostics == []
     assert "Crate" in (tmp_path / "n.py").read_text()
 
+
+
+# -- a project whose own type-checker config narrows the server's files --------------------------
+
+NARROWED = SAMPLE.parent / "narrowed-config"
+
+
+@pytest.mark.parametrize("config", ["pyproject", "pyrightconfig.json excluding the sources"])
+def test_a_narrowing_type_checker_config_does_not_make_the_server_drop_out(tmp_path: Path, config: str) -> None:
+    """basedpyright reads the project's own config; one whose include names a typing-examples
+    file (or whose exclude names the sources) left every source file outside its program, and
+    prepareRename answered "nothing to rename here", so the rename fell back to jedi."""
+    require("basedpyright")
+    root = tmp_path / "ledger"
+    shutil.copytree(NARROWED, root)
+    if config != "pyproject":
+        (root / "pyrightconfig.json").write_text('{\n  // the sources are left to another tool\n  "exclude": ["ledger"],\n}\n')
+    with served_engine(root, "basedpyright") as engine:
+        plan = engine.plan_rename("ledger/entries.py:total", "grand_total")
+    assert plan.source.value == "lsp" and plan.warnings[0] == "from basedpyright", plan.warnings
+    assert any("narrows the server's files" in note for note in plan.warnings)
+    assert sorted(c.path for c in plan.edit.operations) == ["ledger/__init__.py", "ledger/entries.py", "ledger/report.py", "tests/test_ledger.py"]

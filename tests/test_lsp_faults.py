@@ -329,3 +329,16 @@ def test_pulled_diagnostics_and_their_completeness(root: Path) -> None:
         assert not answer.complete and len(answer.value) == 1  # still given, but labelled incomplete
 
     run_with_pool(fake_spec("never-ready", readiness=ReadinessPolicy(progress_pattern="Indexing", budget=1.0)), root, while_indexing)
+
+
+def test_server_requests_with_the_ids_of_pending_client_requests_resolve_nothing_of_ours(root: Path) -> None:
+    """A server picks its own request ids; they may equal the ids of requests the client is
+    waiting on. The reply to the server's request must neither resolve nor drop the client's."""
+
+    async def body(api: LanguageApi, pool: Pool) -> None:
+        started = time.monotonic()
+        for _ in range(3):
+            assert names(await api.document_symbols(root / "job.py")) == ["Job", "Job/run"]
+        assert time.monotonic() - started < 2.5  # not a timeout's worth
+
+    run_with_pool(fake_spec("colliding-ids", timeout=3.0), root, body)

@@ -103,7 +103,7 @@ def plan_rename(
             edit, extended = passes.add(edit, primary)
             complete = all(answer.complete for answer in answers)
             confidence = Confidence.HIGH if complete else Confidence.MEDIUM
-            notes = [f"from {answers[-1].server}", *_covered(targets), *extended]
+            notes = [f"from {answers[-1].server}", *answers[-1].notes, *_covered(targets), *extended]
             return _finish("rename", edit, Source.LSP, confidence, notes, passes.leftovers)
         except ServiceUnavailable as error:
             notes.append(f"language server unavailable: {error.message}")
