@@ -61,10 +61,11 @@ class _ClientProtocol(JsonRPCProtocol):
     raw_fallbacks = 0
 
     def _handle_request(self, msg_id: Any, method_name: str, params: Any) -> None:
-        super()._handle_request(_ServerRequestId(msg_id), method_name, params)
+        # pygls only uses the id as a table key and hands it back to _send_response below.
+        super()._handle_request(_ServerRequestId(msg_id), method_name, params)  # type: ignore[arg-type]
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
-        super()._handle_cancel_notification(_ServerRequestId(msg_id))
+        super()._handle_cancel_notification(_ServerRequestId(msg_id))  # type: ignore[arg-type] # a table key, as above
 
     def _send_response(self, msg_id: Any, result: Any | None = None, error: Any = None) -> None:
         if not isinstance(msg_id, _ServerRequestId):
