@@ -17,7 +17,7 @@ from engine.edits.session import EditSession
 from engine.edits.model import WorkspaceEdit
 from engine.errors import GraftError, ServiceUnavailable, SymbolNotFound, UsageError
 from engine.extract import FileSymbols, SymbolExtractor
-from engine.extract.reconcile import reconcile
+from engine.extract.reconcile import add_dropped, reconcile
 from engine.graph import GraphQueries, IndexStats, ProjectIndex
 from engine.graph.index import Progress
 from engine.graph.queries import EdgeRef
@@ -33,7 +33,7 @@ from engine.refactor.plan import RefactorPlan
 from engine.positions import Position, split_lines
 from engine.resolve import ambiguous, match_name_path, not_found, symbol_at
 from engine.settings import load_engine_settings
-from engine.symbols import Source, Symbol, SymbolKind
+from engine.symbols import Confidence, Source, Symbol, SymbolKind
 from engine.workspace import Skipped, SourceFile, Workspace
 
 
@@ -371,7 +371,15 @@ class Engine:
             notes.append("the language server returned no symbols")
             return None
         syntactic = syntactic if syntactic is not None else self._extractor.extract(source)
-        return replace(served, symbols=reconcile(served.symbols, syntactic.symbols))
+        if syntactic.confidence is Confidence.HIGH or syntactic.source is not Source.AST:
+            return replace(served, symbols=reconcile(served.symbols, syntactic.symbols))
+        # Syntax errors: a server may silently drop what follows them, where the tree recovers.
+        dropped = add_dropped(served.symbols, syntactic.symbols)
+        merged_notes = [*served.notes, "the file has syntax errors"]
+        if dropped:
+            merged_notes.append(f"the server's outline lacked {len(dropped)} symbol(s) the syntax tree has, added from it "
+                                f"(source ast): {', '.join(dropped[:8])}" + (" …" if len(dropped) > 8 else ""))
+        return replace(served, symbols=reconcile(served.symbols, syntactic.symbols), confidence=Confidence.MEDIUM, notes=merged_notes)
 
     def symbols(self, under: str = ".") -> SymbolsListing:
         """The symbol trees of every source file under a folder, with the files skipped and why."""

@@ -578,3 +578,23 @@ def test_a_narrowing_type_checker_config_does_not_make_the_server_drop_out(tmp_p
     assert plan.source.value == "lsp" and plan.warnings[0] == "from basedpyright", plan.warnings
     assert any("narrows the server's files" in note for note in plan.warnings)
     assert sorted(c.path for c in plan.edit.operations) == ["ledger/__init__.py", "ledger/entries.py", "ledger/report.py", "tests/test_ledger.py"]
+
+
+def test_served_ranges_agree_with_the_tree_and_symbols_after_a_syntax_error_are_kept(tmp_path: Path) -> None:
+    """basedpyright gives a multi-line assignment its first line only, and drops a class that
+    follows a syntax error: the outline still covers the whole statement, keeps the class
+    (labelled ast), and says the file's outline is of medium confidence, and why."""
+    require("basedpyright")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'm'\n")
+    (tmp_path / "m.py").write_text(
+        '__all__ = [\n    "Alpha",\n    "beta",\n]\n\n\nclass Alpha:\n    def run(self):\n        return 1\n\n\n'
+        "def beta(:\n    pass\n\n\nclass Gamma:\n    def go(self):\n        return 2\n"
+    )
+    with served_engine(tmp_path, "basedpyright") as engine:
+        listing = engine.outline("m.py")
+    symbols = {s.name_path: s for top in listing.symbols for s in top.walk()}
+    assert (symbols["__all__"].range.first_line, symbols["__all__"].range.last_line) == (1, 4)
+    assert symbols["__all__"].source.value == "lsp"
+    assert symbols["Gamma"].source.value == "ast" and symbols["Gamma/go"].source.value == "ast"
+    assert listing.confidence.value == "medium"
+    assert any("lacked 2 symbol(s)" in note and "Gamma" in note for note in listing.notes), listing.notes
