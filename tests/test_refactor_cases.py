@@ -50,6 +50,8 @@ def test_refactor_case(folder: Path, tmp_path: Path) -> None:
             with pytest.raises(GraftError) as refused:
                 plan(engine, case)
             assert str(case["refusal"]) in refused.value.message
+            if "code" in case:
+                assert refused.value.code == case["code"], refused.value.message
             assert tree_fingerprint(root) == before
             return
         made = plan(engine, case)

@@ -29,6 +29,7 @@ from engine.positions import Position, Range, split_lines
 from engine.refactor.corpus import Corpus
 from engine.refactor.jedi_rename import RenameUnavailable, jedi_rename
 from engine.refactor.leftovers import Leftovers
+from engine.refactor.name_capture import name_captures
 from engine.refactor.plan import RefactorPlan
 from engine.symbols import Confidence, Source, Symbol
 from engine.workspace import SourceFile, Workspace
@@ -104,7 +105,7 @@ def plan_rename(
             complete = all(answer.complete for answer in answers)
             confidence = Confidence.HIGH if complete else Confidence.MEDIUM
             notes = [f"from {answers[-1].server}", *answers[-1].notes, *_covered(targets), *extended]
-            return _finish("rename", edit, Source.LSP, confidence, notes, passes.leftovers)
+            return _finish("rename", edit, Source.LSP, confidence, notes, passes.leftovers, new_name)
         except ServiceUnavailable as error:
             notes.append(f"language server unavailable: {error.message}")
     if language == "python":
@@ -112,7 +113,7 @@ def plan_rename(
         edit = merge([jedi_rename(workspace, t.file, t.position, new_name) for t in targets])
         edit, extended = passes.add(edit, primary)
         notes += ["scope-aware rename by jedi", *_covered(targets), *extended]
-        return _finish("rename", edit, Source.AST, Confidence.MEDIUM, notes, passes.leftovers)
+        return _finish("rename", edit, Source.AST, Confidence.MEDIUM, notes, passes.leftovers, new_name)
     if not text:
         raise RenameUnavailable(
             f"no language server can rename in {language or primary}"
@@ -121,7 +122,7 @@ def plan_rename(
         )
     edit = _text_rename(corpus, language, old_name, new_name)
     leftovers = Leftovers(corpus, old_name, language)
-    return _finish("rename", edit, Source.REGEX, Confidence.LOW, [*notes, "text rename: check every hunk"], leftovers)
+    return _finish("rename", edit, Source.REGEX, Confidence.LOW, [*notes, "text rename: check every hunk"], leftovers, new_name)
 
 
 @contextmanager
@@ -269,6 +270,14 @@ def _text_rename(corpus: Corpus, language: str | None, old: str, new: str) -> Wo
 
 
 def _finish(
-    operation: str, edit: WorkspaceEdit, source: Source, confidence: Confidence, notes: list[str], leftovers: Leftovers
+    operation: str, edit: WorkspaceEdit, source: Source, confidence: Confidence, notes: list[str], leftovers: Leftovers,
+    new_name: str,
 ) -> RefactorPlan:
+    """The plan, once it is known not to change what any Python name means (else NameClash)."""
+    old_name = leftovers.old_name
+    captures = name_captures(leftovers.corpus, edit, old_name, new_name)
+    if captures:
+        listing = "\n  ".join(capture.message() for capture in captures)
+        raise NameClash(f"renaming {old_name} to {new_name} would change what names mean:\n  {listing}\n"
+                        "choose another name, or rename the other binding first")
     return RefactorPlan(operation, edit, source, confidence, [*notes, *leftovers.warnings(edit)])
