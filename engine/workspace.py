@@ -7,8 +7,10 @@ elsewhere, or by a symlink that points out.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import os
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -67,6 +69,13 @@ class SourceFile:
     mtime: float
     size: int
     language: str | None
+    encoding: str = "utf-8"
+    """How the file is written on disk: UTF-8, or a Python file's PEP 263 declared encoding
+    (``data`` is UTF-8 all the same; an edit is written back in this encoding)."""
+
+    def encode(self, text: str) -> bytes:
+        """``text`` as this file's bytes on disk (its BOM and encoding kept)."""
+        return (_UTF8_BOM if self.has_bom else b"") + text.encode(self.encoding)
 
     @property
     def line_starts(self) -> list[int]:
@@ -236,14 +245,20 @@ def decode_source(relative: str, raw: bytes, mtime: float) -> SourceFile:
         raise UnreadableFile(relative, "binary file (it contains NUL bytes)")
     has_bom = raw.startswith(_UTF8_BOM)
     data = raw[len(_UTF8_BOM):] if has_bom else raw
+    encoding = "utf-8"
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise UnreadableFile(
-            relative,
-            f"not valid UTF-8 (byte 0x{data[error.start]:02x} on line {line}); codegraft reads UTF-8 source only",
-        ) from error
+        declared = _declared_encoding(relative, data)
+        if declared is None:
+            line = data.count(b"\n", 0, error.start) + 1
+            raise UnreadableFile(
+                relative,
+                f"not valid UTF-8 (byte 0x{data[error.start]:02x} on line {line}), and it declares no other encoding "
+                "(a Python file may, with a PEP 263 coding line)",
+            ) from error
+        encoding, text = declared
+        data = text.encode("utf-8")
     return SourceFile(
         path=relative,
         data=data,
@@ -254,7 +269,29 @@ def decode_source(relative: str, raw: bytes, mtime: float) -> SourceFile:
         mtime=mtime,
         size=len(raw),
         language=language_of(relative),
+        encoding=encoding,
     )
+
+
+_CODING_LINE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+def _declared_encoding(relative: str, data: bytes) -> tuple[str, str] | None:
+    """(codec name, text) for a Python file whose first or second line declares its encoding
+    (PEP 263) and decodes with it; None otherwise."""
+    if not relative.endswith((".py", ".pyi")):
+        return None
+    for line in data.split(b"\n", 2)[:2]:
+        match = _CODING_LINE.match(line)
+        if match is None:
+            continue
+        try:
+            codec = codecs.lookup(match.group(1).decode("ascii")).name
+            return codec, data.decode(codec)
+        except (LookupError, UnicodeDecodeError) as error:
+            raise UnreadableFile(relative, f"declares the encoding {match.group(1).decode('ascii', 'replace')}, "
+                                           f"but cannot be read with it ({error})") from None
+    return None
 
 
 class _RealFolders:

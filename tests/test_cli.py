@@ -140,6 +140,37 @@ def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str
     assert code == 2 and "usage:" in err
 
 
+@pytest.mark.parametrize("argv", [["outline"], ["nosuch"], ["find", "x", "--kind", "gizmo"], ["--source", "bogus", "outline", "a.py"],
+                                  ["index", "--max-file-bytes", "many"]])
+def test_usage_errors_answer_in_json_when_asked(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    code, out, err = run(capsys, "--json", "--root", str(SAMPLE), *argv)
+    assert code == 2 and "usage:" in err
+    data = json.loads(out)
+    assert data["ok"] is False and data["error"]["code"] == "usage" and "usage:" in data["error"]["message"]
+
+
+def _commands() -> list[list[str]]:
+    from engine.cli.main import FRONT_ENDS, build_parser
+
+    def subcommands(parser: Any) -> dict[str, Any]:
+        found = [a for a in parser._actions if isinstance(getattr(a, "choices", None), dict)]
+        return found[0].choices if found else {}
+
+    listed = []
+    for name, sub in subcommands(build_parser()).items():
+        if name in FRONT_ENDS:
+            continue
+        listed.append([name])
+        listed += [[name, inner] for inner in subcommands(sub)]
+    return listed
+
+
+@pytest.mark.parametrize("command", _commands(), ids=" ".join)
+def test_every_command_has_help(capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
+    code, out, err = run(capsys, *command, "--help")
+    assert code == 0 and out.startswith("usage: graft") and not err, err
+
+
 def test_unsafe_path_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
     code, data, err = run_json(capsys, "--root", str(SAMPLE / "shop"), "outline", "../web/cart.ts")
     assert code == 1 and data["error"]["code"] == "unsafe_path" and "outside the workspace" in err

@@ -70,7 +70,7 @@ def test_refactor_case(folder: Path, tmp_path: Path) -> None:
     for expected in expected_dir.rglob("*"):
         if expected.is_file():
             relative = expected.relative_to(expected_dir)
-            assert (root / relative).read_text(encoding="utf-8") == expected.read_text(encoding="utf-8"), relative
+            assert (root / relative).read_bytes() == expected.read_bytes(), relative  # encodings and line endings too
     for original in (folder / "before").rglob("*"):
         relative = original.relative_to(folder / "before")
         if str(relative) in case.get("removed", []):

@@ -12,7 +12,7 @@ from importlib.metadata import entry_points
 import json
 import sys
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, NoReturn, Sequence
 
 from engine.api import Engine, SourcePreference
 from engine.cli import edit_commands, file_commands, graph_commands, render
@@ -27,10 +27,20 @@ EXIT_REFUSED = 1
 EXIT_USAGE = 2
 
 
-def _common_options(*, suppress: bool) -> argparse.ArgumentParser:
+class ArgumentsRejected(UsageError):
+    """argparse's refusal of the command line, raised instead of its exit so that ``--json``
+    can still answer in JSON."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise ArgumentsRejected(f"{self.prog}: {message}\n{self.format_usage().strip()}")
+
+
+def _common_options(*, suppress: bool) -> _Parser:
     """Options accepted both before and after the command name."""
     default = argparse.SUPPRESS if suppress else None
-    parser = argparse.ArgumentParser(add_help=False)
+    parser = _Parser(add_help=False)
     parser.add_argument("--root", metavar="DIR", default=default,
                         help="workspace root (default: nearest folder above holding .git, pyproject.toml, "
                              "package.json, go.mod or Cargo.toml; else the current folder)")
@@ -38,18 +48,18 @@ def _common_options(*, suppress: bool) -> argparse.ArgumentParser:
                         help="print machine-readable JSON on stdout")
     parser.add_argument("--max-file-bytes", type=int, metavar="N",
                         default=argparse.SUPPRESS if suppress else DEFAULT_MAX_FILE_BYTES,
-                        help="skip source files larger than this (default: %(default)s)")
+                        help=f"skip source files larger than this (default: {DEFAULT_MAX_FILE_BYTES})")
     parser.add_argument("--source", choices=[p.value for p in SourcePreference],
                         default=argparse.SUPPRESS if suppress else SourcePreference.AUTO.value,
                         help="where symbols come from: the language server (lsp), the syntax tree (ast), regular "
                              "expressions (regex), or auto: the server when ready within its budget, else the "
-                             "syntax tree, else regex (default: %(default)s)")
+                             f"syntax tree, else regex (default: {SourcePreference.AUTO.value})")
     return parser
 
 
 def build_parser() -> argparse.ArgumentParser:
     common = _common_options(suppress=True)
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="graft",
         description="Semantic code navigation and refactoring by name path.",
         parents=[_common_options(suppress=False)],
@@ -176,7 +186,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     if given and given[0] in FRONT_ENDS:
         return run_front_end(given[0], given[1:])
-    args = build_parser().parse_args(given)
+    try:
+        args = build_parser().parse_args(given)
+    except ArgumentsRejected as error:
+        print(error.message, file=sys.stderr)
+        if "--json" in given:
+            print(json.dumps({"ok": False, "error": error.to_json()}, ensure_ascii=False, indent=2))
+        return EXIT_USAGE
     as_json: bool = args.json
     try:
         root = Path(args.root) if args.root else find_root(Path.cwd())

@@ -15,7 +15,6 @@ from engine.edits.text import apply_text_edits, lines_changed_in_place
 from engine.errors import Refused
 from engine.workspace import Workspace, decode_source
 
-_UTF8_BOM = b"\xef\xbb\xbf"
 
 
 class StalePlan(Refused):
@@ -113,7 +112,13 @@ def materialize(
             if decoded is not None and operation.path not in decoded:
                 decoded[operation.path] = (source.text, starts)
             text = apply_text_edits(source.text, operation.edits, source.newline, starts)
-            current[operation.path] = (_UTF8_BOM if source.has_bom else b"") + text.encode("utf-8")
+            try:
+                current[operation.path] = source.encode(text)
+            except UnicodeEncodeError as error:
+                raise FileOperationRefused(
+                    f"{operation.path} is written in {source.encoding}, which cannot hold {error.object[error.start:error.end]!r} "
+                    "that the edit would put in it; nothing was changed"
+                ) from None
             # Known only for a file whose one change is this one.
             in_place[operation.path] = (
                 lines_changed_in_place(source.text, starts, operation.edits) if operation.path not in in_place else None

@@ -87,6 +87,7 @@ def _python_rename(workspace: Workspace, queries: GraphQueries, old_path: str, n
     """The LibCST rename of a module: importers, the file's own relative imports, stub, strings."""
     if old_path.endswith("__init__.py") or new_path.endswith("__init__.py"):
         raise UsageError("rename-file moves a module file; to rename a package, rename its folder's modules one by one")
+    workspace.read(old_path)  # a file that cannot be read as source is refused with the reason, not "not importable"
     old_name = queries.project.module_name(old_path)
     new_name = queries.project.module_name_for(new_path)
     if old_name is None or new_name is None:
