@@ -6,12 +6,24 @@ Run: ``.venv/bin/python benchmarks/bench_real_projects.py [--server] [--only NAM
 benchmarks/.corpus/). Projects and cases are data: benchmarks/real_projects.toml.
 
 A case passes for a tool when, after the tool's refactoring is applied to a fresh copy:
+- something changed (a no-op fails);
+- for a move, the name's top-level definition left the source module and is in the
+  destination (a copy fails);
 - the project's test suite is green with the same number of passed tests as before;
-- no stale reference remains in code: for a rename, the old name occurs as a Python
-  name token exactly ``remaining`` times (homonyms the case lists); for a move, no file
-  but the source imports the name from the source or reads ``source.name``;
+- no stale reference remains in code, found by resolving imports and attributes
+  (benchmarks/stale_references.py): ``from M import old`` in any form, ``x.old`` where ``x``
+  is M imported under any name, ``from M import *`` users of a bare ``old``, ``"M.old"``
+  strings, ``__all__`` entries; M is the defining/source module or a package that
+  re-exported the name before;
+- for a rename, the old name's leftover Python name tokens (homonyms) are exactly the
+  case's ``remaining_at = ["file.py:LINE", ...]`` locations, or, without that list, number
+  exactly ``remaining``;
 - only files that mention the old name (and, for a move, the destination) changed.
-Times are the tool's plan + apply, wall clock; ratios matter, the machine is noisy.
+A case with ``expect = "name_clash" | "refusal" | "warning"`` is one codegraft should refuse
+(with that error code / any engine error) or warn about while keeping the suite green; rope
+and jedi pass it when they leave the suite green. With --server, codegraft's plan must come
+from the language server. Times are the tool's plan + apply, wall clock; ratios matter, the
+machine is noisy.
 """
 
 from __future__ import annotations
@@ -28,13 +40,19 @@ import tempfile
 import time
 import tokenize
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+from benchmarks.stale_references import move_verdict, stale_references  # noqa: E402
+
 CACHE = REPO / "benchmarks" / ".corpus"
 DATA = REPO / "benchmarks" / "real_projects.toml"
+REFUSALS = ("name_clash", "refusal")
+"""``expect`` values a case passes by codegraft refusing it."""
 
 
 @dataclass
@@ -42,6 +60,18 @@ class Outcome:
     passed: bool
     seconds: float
     why: str
+    source: str = ""
+    """Which source answered codegraft's plan (lsp / ast / regex); '' for the peers."""
+    note: str = ""
+    """How an ``expect`` case was met: 'refused: ...' or 'warned'."""
+
+
+@dataclass(frozen=True)
+class Graft:
+    """What codegraft's plan said about itself."""
+
+    source: str
+    warnings: tuple[str, ...]
 
 
 # -- projects -----------------------------------------------------------------------
@@ -67,7 +97,8 @@ def unpacked(project: dict[str, object]) -> Path:
 
 
 def run_tests(root: Path, project: dict[str, object]) -> tuple[bool, int, str]:
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *map(str, project["tests"])]  # type: ignore[arg-type]
+    tests = cast(list[object], project["tests"])
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *map(str, tests)]
     env = {"PYTHONPATH": str(root / str(project.get("pythonpath", "."))), "PATH": "/usr/bin:/bin", "HOME": str(root)}
     ran = subprocess.run(command, cwd=root, capture_output=True, text=True, env=env, timeout=600)
     found = re.search(r"(\d+) passed", ran.stdout)
@@ -90,14 +121,15 @@ def name_tokens(root: Path, name: str) -> list[str]:
             tokens = list(tokenize.tokenize(io.BytesIO(path.read_bytes()).readline))
         except (SyntaxError, tokenize.TokenError, UnicodeDecodeError):
             continue  # not Python a tool could have edited
-        found += [f"{path.relative_to(root)}:{t.start[0]}" for t in tokens if t.type == tokenize.NAME and t.string == name]
+        found += [f"{path.relative_to(root).as_posix()}:{t.start[0]}" for t in tokens if t.type == tokenize.NAME and t.string == name]
     return found
 
 
 # -- the tools -----------------------------------------------------------------------
 
 
-def codegraft(root: Path, case: dict[str, object], server: bool) -> None:
+def codegraft(root: Path, case: dict[str, object], server: bool) -> Graft:
+    """Plan and apply the case with codegraft; engine refusals propagate (GraftError)."""
     from engine.api import Engine, SourcePreference
     from engine.edits.session import EditOptions
     from engine.workspace import Workspace
@@ -117,6 +149,7 @@ def codegraft(root: Path, case: dict[str, object], server: bool) -> None:
         engine.edits().apply(plan.edit, EditOptions(allow_dirty=True))
     finally:
         engine.close()
+    return Graft(plan.source.value, tuple(plan.warnings))
 
 
 def _position(root: Path, case: dict[str, object]) -> tuple[str, int, int]:
@@ -137,10 +170,21 @@ def _position(root: Path, case: dict[str, object]) -> tuple[str, int, int]:
     return symbol.file, start.line + 1, start.column
 
 
+def _peer_position(root: Path, case: dict[str, object]) -> tuple[str, int, int] | None:
+    """The target's position, or None when codegraft cannot resolve the address (a case it
+    is expected to refuse may be one): the peers then fail that case, the run goes on."""
+    from engine.errors import GraftError
+
+    try:
+        return _position(root, case)
+    except GraftError:
+        return None
+
+
 def rope_tool(root: Path, case: dict[str, object], file: str, line: int, column: int) -> None:
-    import rope.base.project
-    from rope.refactor.move import create_move
-    from rope.refactor.rename import Rename
+    import rope.base.project  # type: ignore[import-untyped]
+    from rope.refactor.move import create_move  # type: ignore[import-untyped]
+    from rope.refactor.rename import Rename  # type: ignore[import-untyped]
 
     project = rope.base.project.Project(str(root), ropefolder=None)
     try:
@@ -168,33 +212,164 @@ def jedi_tool(root: Path, case: dict[str, object], file: str, line: int, column:
 # -- judging -------------------------------------------------------------------------
 
 
-def judge(root: Path, before: dict[str, str], project: dict[str, object], case: dict[str, object], baseline: int) -> str:
-    """'' when the case passes, else why not."""
+def judge(root: Path, before: dict[str, str], project: dict[str, object], case: dict[str, object], baseline: int,
+          *, suite_only: bool = False) -> str:
+    """'' when the case passes, else why not. Cheap structural checks run before the suite
+    so that a no-op or a copy is named as such, not as whatever the suite happens to say.
+    ``suite_only``: judge by the test suite alone (peers on an ``expect`` case)."""
+    if suite_only:
+        return suite_verdict(root, project, baseline)
+    changed = changed_files(before, digest(root))
+    if not changed:
+        return "no-op: no file changed"
+    for verdict in (lambda: move_verdict(root, case) if case["op"] == "move" else "",
+                    lambda: suite_verdict(root, project, baseline),
+                    lambda: stale_verdict(root, project, case),
+                    lambda: leftover_verdict(root, case),
+                    lambda: scope_verdict(changed, case)):
+        why = verdict()
+        if why:
+            return why
+    return ""
+
+
+def changed_files(before: Mapping[str, str], after: Mapping[str, str]) -> set[str]:
+    return {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
+
+
+def suite_verdict(root: Path, project: dict[str, object], baseline: int) -> str:
     green, count, tail = run_tests(root, project)
-    if not green or count != baseline:
-        return f"tests: {count}/{baseline} passed" + ("" if green else f" (red) {tail.strip().splitlines()[-1] if tail.strip() else ''}")
+    if green and count == baseline:
+        return ""
+    last = tail.strip().splitlines()[-1] if tail.strip() else ""
+    return f"tests: {count}/{baseline} passed" + ("" if green else f" (red) {last}")
+
+
+def stale_verdict(root: Path, project: dict[str, object], case: dict[str, object]) -> str:
+    found = stale_references(root, case, PRISTINE, str(project.get("pythonpath", ".")))
+    more = f" (+{len(found) - 4} more)" if len(found) > 4 else ""
+    return f"stale references to {case['old']}: {'; '.join(found[:4])}{more}" if found else ""
+
+
+def leftover_verdict(root: Path, case: dict[str, object]) -> str:
+    """A rename's leftover old-name tokens against the homonyms the case lists: by location
+    when it gives ``remaining_at`` (a right count can hide a wrong set), else by count."""
+    if case["op"] != "rename":
+        return ""
     old = str(case["old"])
-    if case["op"] == "rename":
-        left = name_tokens(root, old)
-        if len(left) != int(case.get("remaining", 0)):  # type: ignore[arg-type]
-            return f"stale: {len(left)} '{old}' names left (expected {case.get('remaining', 0)}): {', '.join(left[:4])}"
-    else:
-        module = str(case["module"])
-        pattern = re.compile(rf"from\s+{re.escape(module)}\s+import\s[^\n]*\b{re.escape(old)}\b|\b{re.escape(module)}\.{re.escape(old)}\b")
-        source = str(case["address"]).split(":")[0]
-        stale = [p.relative_to(root).as_posix() for p in root.rglob("*.py")
-                 if p.relative_to(root).as_posix() != source and pattern.search(p.read_text(encoding="utf-8", errors="replace"))]
-        if stale:
-            return f"stale imports of {module}.{old} in {', '.join(stale[:4])}"
-    after = digest(root)
-    changed = {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
+    left = name_tokens(root, old)
+    expected = case.get("remaining_at")
+    if isinstance(expected, list):
+        extra = sorted(set(left) - set(map(str, expected)))
+        missing = sorted(set(map(str, expected)) - set(left))
+        problems = ([f"'{old}' left at {', '.join(extra[:4])}"] if extra else []) + (
+            [f"homonym '{old}' renamed at {', '.join(missing[:4])}"] if missing else [])
+        return f"stale: {'; '.join(problems)}" if problems else ""
+    remaining = int(str(case.get("remaining", 0)))
+    if len(left) != remaining:
+        return f"stale: {len(left)} '{old}' names left (expected {remaining}): {', '.join(left[:4])}"
+    return ""
+
+
+def scope_verdict(changed: set[str], case: dict[str, object]) -> str:
+    old = str(case["old"])
     allowed = {str(case.get("dest", ""))} | {p for p, text in PRISTINE.items() if old in text}
     extra = sorted(changed - allowed)
     return f"unexpected files changed: {', '.join(extra[:4])}" if extra else ""
 
 
+def first_line(error: BaseException) -> str:
+    text = str(error)
+    return text.splitlines()[0][:100] if text else ""
+
+
+def describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {first_line(error)}"
+
+
+def expected_refusal(case: dict[str, object], error: BaseException | None) -> tuple[str, str]:
+    """(why not, note) for codegraft on a case it should refuse."""
+    from engine.errors import GraftError
+
+    expect = str(case["expect"])
+    if error is None:
+        return f"expected a refusal ({expect}), but it applied the change", ""
+    if not isinstance(error, GraftError):
+        return describe(error), ""  # a crash is not a refusal
+    if expect == "name_clash" and error.code != "name_clash":
+        return f"refused with code {error.code}, expected name_clash: {first_line(error)}", ""
+    return "", f"refused: {first_line(error)}"
+
+
+def codegraft_verdict(root: Path, before: dict[str, str], project: dict[str, object], case: dict[str, object],
+                      baseline: int, server: bool, graft: Graft | None, error: BaseException | None) -> tuple[str, str]:
+    """(why not, note) for codegraft's attempt at a case."""
+    expect = case.get("expect")
+    if expect in REFUSALS:
+        return expected_refusal(case, error)
+    if error is not None or graft is None:
+        return describe(error) if error else "no plan", ""
+    if server and graft.source != "lsp":
+        return f"not from the server (source {graft.source})", ""
+    if expect == "warning":
+        if not graft.warnings:
+            return "expected a warning, the plan had none", ""
+        why = suite_verdict(root, project, baseline)
+        return why, "" if why else "warned"
+    return judge(root, before, project, case, baseline), ""
+
+
+def peer_verdict(root: Path, before: dict[str, str], project: dict[str, object], case: dict[str, object],
+                 baseline: int, error: BaseException | None) -> tuple[str, str]:
+    """(why not, note) for rope or jedi. On an ``expect`` case only the suite counts, so a peer
+    that refuses (raises before writing) passes as long as it broke nothing."""
+    if case.get("expect"):
+        why = judge(root, before, project, case, baseline, suite_only=True)
+        return why, f"refused: {first_line(error)}" if error is not None and not why else ""
+    if error is not None:
+        return describe(error), ""
+    return judge(root, before, project, case, baseline), ""
+
+
+def attempt(tool: str, source: Path, before: dict[str, str], project: dict[str, object], case: dict[str, object],
+            baseline: int, server: bool, position: tuple[str, int, int] | None) -> Outcome:
+    """One tool on a fresh copy of the project: applied, timed, judged."""
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch) / "p"
+        shutil.copytree(source, root)
+        graft: Graft | None = None
+        error: BaseException | None = None
+        started = time.perf_counter()
+        try:
+            if tool == "codegraft":
+                graft = codegraft(root, case, server)
+            elif position is None:
+                raise LookupError(f"no position for {case['address']}: codegraft could not resolve it")
+            elif tool == "rope":
+                rope_tool(root, case, *position)
+            else:
+                jedi_tool(root, case, *position)
+        except Exception as failure:  # noqa: BLE001 - a tool's failure (or refusal) is a result here
+            error = failure
+        seconds = time.perf_counter() - started
+        try:
+            if tool == "codegraft":
+                why, note = codegraft_verdict(root, before, project, case, baseline, server, graft, error)
+            else:
+                why, note = peer_verdict(root, before, project, case, baseline, error)
+        except Exception as failure:  # noqa: BLE001 - e.g. the suite timed out
+            why, note = describe(failure), ""
+    return Outcome(not why, seconds, why, graft.source if graft else "", note)
+
+
 PRISTINE: dict[str, str] = {}
 """The current project's Python files before any refactoring, by path."""
+
+
+def case_cells(results: Mapping[str, Outcome]) -> str:
+    """``codegraft=PASS  0.48s [ast]  rope=fail  0.31s ...``: the source shows which answer was judged."""
+    return "  ".join(f"{t}={'PASS' if r.passed else 'fail'} {r.seconds:5.2f}s" + (f" [{r.source}]" if r.source else "")
+                     for t, r in results.items())
 
 
 def main() -> None:
@@ -224,35 +399,17 @@ def main() -> None:
         PRISTINE.update({p: (source / p).read_text(encoding="utf-8", errors="replace") for p in before if p.endswith(".py")})
         print(f"{project['name']} {project['version']}: {baseline} tests green", file=sys.stderr)
         for case in project["case"]:
-            file, line, column = _position(source, case)
-            results = {}
-            for tool in tools:
-                with tempfile.TemporaryDirectory() as scratch:
-                    root = Path(scratch) / "p"
-                    shutil.copytree(source, root)
-                    started = time.perf_counter()
-                    try:
-                        if tool == "codegraft":
-                            codegraft(root, case, args.server)
-                        elif tool == "rope":
-                            rope_tool(root, case, file, line, column)
-                        else:
-                            jedi_tool(root, case, file, line, column)
-                        seconds = time.perf_counter() - started
-                        why = judge(root, before, project, case, baseline)
-                    except Exception as error:  # noqa: BLE001 - a tool's failure is a result here
-                        seconds = time.perf_counter() - started
-                        why = f"{type(error).__name__}: {str(error).splitlines()[0][:100] if str(error) else ''}"
-                results[tool] = Outcome(not why, seconds, why)
-                totals[tool][0] += not why
-                totals[tool][1] += 1
-                totals[tool][2] += seconds
-            rows.append((f"{project['name']}: {case['op']} {case['address']}", results))
-            cells = "  ".join(f"{t}={'PASS' if r.passed else 'fail'} {r.seconds:5.2f}s" for t, r in results.items())
-            print(f"  {case['op']:<6} {case['address']:<55} {cells}", file=sys.stderr)
+            position = _peer_position(source, case)
+            results = {tool: attempt(tool, source, before, project, case, baseline, args.server, position) for tool in tools}
             for tool, outcome in results.items():
-                if not outcome.passed:
-                    print(f"      {tool}: {outcome.why}", file=sys.stderr)
+                totals[tool][0] += outcome.passed
+                totals[tool][1] += 1
+                totals[tool][2] += outcome.seconds
+            rows.append((f"{project['name']}: {case['op']} {case['address']}", results))
+            print(f"  {case['op']:<6} {case['address']:<55} {case_cells(results)}", file=sys.stderr)
+            for tool, outcome in results.items():
+                if not outcome.passed or outcome.note:
+                    print(f"      {tool}: {outcome.why or outcome.note}", file=sys.stderr)
     print()
     print(f"{'case':<75}" + "".join(f"{t:>18}" for t in tools))
     for label, results in rows:

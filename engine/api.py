@@ -15,7 +15,7 @@ from typing import Callable
 from engine.edits.apply import Transactions
 from engine.edits.session import EditSession
 from engine.edits.model import WorkspaceEdit
-from engine.errors import GraftError, ServiceUnavailable, SymbolNotFound, UsageError
+from engine.errors import GraftError, Refused, ServiceUnavailable, SymbolNotFound, UsageError
 from engine.extract import FileSymbols, SymbolExtractor
 from engine.extract.reconcile import add_dropped, reconcile
 from engine.graph import GraphQueries, IndexStats, ProjectIndex
@@ -30,7 +30,7 @@ from engine.refactor import attribute_strings, keyword_arguments, move, move_oth
 from engine.refactor.corpus import Corpus
 from engine.refactor.name_uses import name_uses
 from engine.refactor.plan import RefactorPlan
-from engine.positions import Position, split_lines
+from engine.positions import Position, Range, split_lines
 from engine.resolve import ambiguous, match_name_path, not_found, symbol_at
 from engine.settings import load_engine_settings
 from engine.symbols import Confidence, Source, Symbol, SymbolKind
@@ -68,6 +68,23 @@ class Explanation:
 class SymbolsListing:
     files: list[FileSymbols]
     skipped: list[Skipped]
+
+
+def _spanning(family: list[Symbol], text: str) -> Symbol:
+    """One symbol covering a family of definitions that stand together (only blank and comment
+    lines between them); refused when they do not, since deleting the span would take other code."""
+    if len(family) == 1:
+        return family[0]
+    lines = split_lines(text)
+    for before, after in zip(family, family[1:]):
+        between = lines[before.range.last_line:after.range.start.line]
+        if any(line.strip() and not line.lstrip().startswith("#") for line in between):
+            raise Refused(
+                f"the {len(family)} definitions of {family[0].name} do not stand together (other code lies between "
+                f"lines {before.range.last_line} and {after.range.start.line + 1}); delete them one by one with "
+                + ", ".join(m.address for m in family)
+            )
+    return replace(family[0], range=Range(family[0].range.start, family[-1].range.end))
 
 
 class SourcePreference(str, Enum):
@@ -179,10 +196,13 @@ class Engine:
         return symbol_edits.plan_insert(symbol, source, text, before=before)
 
     def plan_delete(self, address: str) -> RefactorPlan:
-        """Delete a symbol, refusing (with every place listed) while anything outside it refers to it."""
-        symbol, source = self._target(address)
+        """Delete a symbol, refusing (with every place listed) while anything outside it refers to it.
+        An overload stack or a property's accessors go together (one name in Python)."""
+        family = self.resolve_binding(parse_address(address))
+        source = self.workspace.read(family[0].file)
+        symbol = _spanning(family, source.text)
         queries = self.graph()
-        found = self.references(f"{symbol.file}:{symbol.name_path}")
+        found = self.references(family[-1].address)
         outside = []
         for location in found.locations:
             inside = location.file == symbol.file and symbol.range.start.line <= location.range.start.line < symbol.range.last_line
@@ -235,11 +255,12 @@ class Engine:
 
                 extend = keywords
         else:
-            symbol = self.resolve(parsed)
+            family = self.resolve_binding(parsed)
+            symbol = family[-1]  # an overload stack's implementation, a property's last accessor
             old_name = symbol.name
             rename.check_name(new_name, language_of(symbol.file))
-            rename.check_clash(symbol, self._siblings(symbol), new_name)
-            targets = self._rename_targets(symbol)
+            rename.check_clash(family, self._siblings(symbol), new_name)
+            targets = [target for member in family for target in self._rename_targets(member)]
             dotted = self._dotted_path(symbol)
             if language_of(symbol.file) == "python":
                 queries = self.graph()
@@ -266,8 +287,9 @@ class Engine:
         )
 
     def plan_move(self, address: str, dest: str, *, create: bool = False, shim: bool = False) -> RefactorPlan:
-        """Move a top-level Python function, class or constant to another module (see engine.refactor.move)."""
-        symbol = self.resolve(parse_address(address))
+        """Move a top-level Python function, class or constant to another module (see engine.refactor.move);
+        an overload stack moves whole."""
+        symbol = self.resolve_binding(parse_address(address))[-1]
         if len(symbol.path) != 1:
             raise UsageError(f"{symbol.address} is not top-level; only top-level functions, classes and constants can move")
         if language_of(symbol.file) != "python":
@@ -414,6 +436,20 @@ class Engine:
         if len(result.matches) > 1:
             raise ambiguous(str(address), result.matches)
         return result.matches[0]
+
+    def resolve_binding(self, address: Address) -> list[Symbol]:
+        """What rename, move and delete act on: one symbol, or all the same-named definitions of
+        one scope when the address names several without ``[n]`` (an ``@overload`` stack, a
+        property's getter, setter and deleter, a function defined in both arms of an ``if``):
+        in Python those are one name, and acting on one of them alone would break the others."""
+        matches = self.find(address).matches
+        first = matches[0]
+        one_binding = all(
+            m.file == first.file and m.name == first.name and m.path[:-1] == first.path[:-1] for m in matches
+        )
+        if len(matches) > 1 and not (one_binding and language_of(first.file) == "python"):
+            raise ambiguous(str(address), matches)
+        return sorted(matches, key=lambda m: m.range.start)
 
     def explain(self, address: Address) -> Explanation:
         """A symbol's source with what calls it, what it calls, its bases and subclasses."""

@@ -389,11 +389,25 @@ class ProjectGraph:
                 nested = f"{found.name_path}/{'/'.join(member[1:])}"
                 return symbol_node(found.path, nested) if nested in self._symbols.get(found.path, {}) else None
             nested = f"{bound.name_path}/{'/'.join(member)}"
-            return symbol_node(bound.path, nested) if nested in self._symbols.get(bound.path, {}) else None
+            if len(member) == 1 and self._symbols.get(bound.path, {}).get(bound.name_path) is not None \
+                    and self._symbols[bound.path][bound.name_path].kind in _TYPE_KINDS:
+                return self._method_in_hierarchy(bound.path, bound.name_path, member[0], include_self=True)
+            return self.node_named(bound.path, nested)
         if head in symbols and symbols[head].kind in _TYPE_KINDS:
-            nested = f"{head}/{rest.replace('.', '/')}"
-            return symbol_node(path, nested) if nested in symbols else None
+            if "." not in rest:
+                # A class's member, its own or inherited; of several same-named ones (an overload
+                # stack, a property's accessors), the last: the one Python binds.
+                return self._method_in_hierarchy(path, head, rest, include_self=True)
+            return self.node_named(path, f"{head}/{rest.replace('.', '/')}")
         return None
+
+    def node_named(self, path: str, name_path: str) -> str | None:
+        """The node of a name path in a file; for a name several same-named siblings share, the last."""
+        names = self._symbols.get(path, {})
+        if name_path in names:
+            return symbol_node(path, name_path)
+        overloads = self._overloads(path, names).get(name_path)
+        return symbol_node(path, overloads[-1]) if overloads else None
 
     def _overloads(self, path: str, names: dict[str, SymbolFact]) -> dict[str, list[str]]:
         """For each prefix that a ``[`` follows in some name path of the file, those name paths in

@@ -28,6 +28,7 @@ from engine.navigation import TextEdit
 from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
 from engine.refactor.pytext import CodeMap
+from engine.refactor.receivers import Receivers
 from engine.symbols import Symbol
 
 _CALLS = r"(?:setattr|getattr|hasattr|delattr|patch\.object)\(\s*([\w.]+)\s*,\s*([\"']){name}\2"
@@ -51,17 +52,19 @@ def find_name_uses(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> lis
     """Every string annotation, attribute string and code use of the symbol's name that the
     project graph resolves to the symbol. Independent of any edit, so a rename runs it while
     the server computes its own; :func:`add_name_uses` then keeps what the server left."""
-    target = symbol_node(symbol.file, symbol.name_path)
+    target = queries.project.node_named(symbol.file, symbol.name_path) or symbol_node(symbol.file, symbol.name_path)
     name = symbol.name
     calls = re.compile(_CALLS.format(name=re.escape(name)))
     annotation = re.compile(_ANNOTATION.format(name=re.escape(name)))
     code_use = re.compile(rf"(?<![\w.])((?:[A-Za-z_]\w*\.)*){re.escape(name)}\b(?!\s*=[^=])(?![\"'])")
+    constructed = re.compile(rf"(?<![\w.])([A-Za-z_][\w.]*)\([^()]*\)\.({re.escape(name)})\b")
     resolve = queries.project.resolve_expression
     uses: list[NameUse] = []
     for path in corpus.mentioning(name, "python"):
         if not path.endswith(".py"):
             continue
         source = corpus.source(path)
+        receivers: Receivers | None = None
         text, starts = source.text, source.line_starts
         for number in sorted({bisect_right(starts, offset) - 1 for offset in word_offsets(text, name, "_")}):
             line_start = starts[number]
@@ -83,6 +86,17 @@ def find_name_uses(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> lis
                 if _DEFINES.search(line[: match.start()]):
                     continue
                 if resolve(path, match.group(1) + name, number + 1) == target:
+                    uses.append(NameUse(path, _span(number, column + len(name), name), "code", line_start + column))
+                elif match.group(1):
+                    # ``x.name`` where x holds an instance: its class, from annotations and constructors.
+                    receivers = receivers or Receivers(text)
+                    held = receivers.class_of(match.group(1)[:-1], number + 1)
+                    if held is not None and resolve(path, f"{held}.{name}", number + 1) == target:
+                        uses.append(NameUse(path, _span(number, column + len(name), name), "code", line_start + column))
+            for match in constructed.finditer(line):
+                # ``C(…).name``: an instance made on the spot.
+                if resolve(path, f"{match.group(1)}.{name}", number + 1) == target:
+                    column = match.start(2)
                     uses.append(NameUse(path, _span(number, column + len(name), name), "code", line_start + column))
     return uses
 

@@ -10,6 +10,11 @@ modification time. A file whose content changed while its mtime did not move for
 - its in-memory entries for the workspace's files are dropped before each rename;
 - every file jedi changes is checked to have been parsed from exactly the text the engine reads
   now; a mismatch is refused, never written.
+
+jedi also stops searching for references after parsing 30 files
+(``jedi.inference.references._PARSED_FILE_LIMIT``), silently: a rename in a larger project
+would miss every use past them. The limit is lifted (as for jedi-language-server), and the
+2,000-file limit on files opened is raised to the workspace's size.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import atexit
 import functools
 import os
 import shutil
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -48,6 +54,7 @@ def jedi_rename(workspace: Workspace, file: str, position: Position, new_name: s
     source = workspace.read(file)
     with _jedi_lock:
         _private_fresh_cache(workspace.root)
+        _unlimited_reference_search()
         script = jedi.Script(code=source.text, path=str(workspace.root / file), project=jedi.Project(str(workspace.root)))
         try:
             refactoring = script.rename(position.line + 1, position.column, new_name=new_name)
@@ -80,6 +87,13 @@ def _parsed_text(changed: Any) -> str:
         raise RenameUnavailable("this jedi version does not show which text it renamed, so its rename cannot be checked")
     text: str = module.get_code()
     return text[1:] if text.startswith(_BOM) else text
+
+
+def _unlimited_reference_search() -> None:
+    import jedi.inference.references as references
+
+    references._PARSED_FILE_LIMIT = sys.maxsize
+    references._OPENED_FILE_LIMIT = sys.maxsize
 
 
 def _private_fresh_cache(root: Path) -> None:

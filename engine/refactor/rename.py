@@ -52,9 +52,11 @@ def check_name(new_name: str, language: str | None) -> None:
         raise UsageError(f"{new_name!r} is a keyword in {language}")
 
 
-def check_clash(target: Symbol, siblings: list[Symbol], new_name: str) -> None:
+def check_clash(family: list[Symbol], siblings: list[Symbol], new_name: str) -> None:
+    """``family``: the definitions being renamed (one, or an overload stack's, a property's)."""
+    target = family[-1]
     for sibling in siblings:
-        if sibling is not target and sibling.name == new_name:
+        if all(sibling is not member for member in family) and sibling.name == new_name:
             raise NameClash(
                 f"{new_name} already exists beside {target.name_path} ({sibling.address}, line {sibling.range.first_line});"
                 " renaming would make one hide the other"

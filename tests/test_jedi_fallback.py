@@ -1,4 +1,5 @@
-"""The no-server rename (jedi) plans on the bytes the engine read, never on a parser cache's older tree.
+"""The no-server rename (jedi): on the bytes the engine read, never on a parser cache's older tree,
+and over every file, not the first thirty.
 
 parso, under jedi, trusts its caches by modification time: a file restored with its old mtime
 (``cp -a``, a quick ``git checkout``) used to be renamed from the tree cached before, and its
@@ -115,3 +116,17 @@ def test_a_tree_that_does_not_match_the_disk_is_refused_not_written(tmp_path: Pa
         engine.plan_rename("shop/models.py:Order", "Order2")
     engine.close()
     assert pricing.read_bytes() == before
+
+
+def test_jedi_itself_renames_past_its_thirty_file_search_limit(tmp_path: Path) -> None:
+    """jedi stops searching references after parsing 30 files, silently; the fallback lifts it."""
+    from engine.positions import Position
+    from engine.refactor.jedi_rename import jedi_rename
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "core.py").write_text("def compute(n):\n    return n\n")
+    for number in range(40):
+        (tmp_path / "pkg" / f"m{number:02}.py").write_text(f"from pkg.core import compute\n\nVALUE = compute({number})\n")
+    edit = jedi_rename(Workspace(tmp_path), "pkg/core.py", Position(0, 4), "double")
+    assert len(edit.touched) == 41
