@@ -383,7 +383,10 @@ class ProjectGraph:
             if bound.name_path is None:
                 found = self._member(bound.path, member[0])
                 if found is None:
-                    return None
+                    # `pkg.sub.name` after `import pkg`: a submodule reached as an attribute.
+                    package = self._modules.module_of.get(bound.path)
+                    sub = self._modules.python_file(f"{package}.{member[0]}") if package else None
+                    return self.resolve_in_module(sub, ".".join(member[1:])) if sub and len(member) > 1 else None
                 if len(member) == 1:
                     return found.node
                 nested = f"{found.name_path}/{'/'.join(member[1:])}"
@@ -400,6 +403,23 @@ class ProjectGraph:
                 return self._method_in_hierarchy(path, head, rest, include_self=True)
             return self.node_named(path, f"{head}/{rest.replace('.', '/')}")
         return None
+
+    def resolve_in_module(self, module_path: str, dotted: str) -> str | None:
+        """The node ``module.<dotted>`` names (``dotted`` one name, or a class and its member)."""
+        head, _, rest = dotted.partition(".")
+        found = self._member(module_path, head)
+        if found is None or found.name_path is None:
+            return None
+        if not rest:
+            return found.node
+        owner = self._symbols.get(found.path, {}).get(found.name_path)
+        if owner is not None and owner.kind in _TYPE_KINDS and "." not in rest:
+            return self._method_in_hierarchy(found.path, found.name_path, rest, include_self=True)
+        return self.node_named(found.path, f"{found.name_path}/{rest.replace('.', '/')}")
+
+    def module_file(self, dotted: str) -> str | None:
+        """The file of a Python module by its dotted name."""
+        return self._modules.python_file(dotted)
 
     def node_named(self, path: str, name_path: str) -> str | None:
         """The node of a name path in a file; for a name several same-named siblings share, the last."""

@@ -31,7 +31,8 @@ from engine.refactor.pytext import CodeMap
 from engine.refactor.receivers import Receivers
 from engine.symbols import Symbol
 
-_CALLS = r"(?:setattr|getattr|hasattr|delattr|patch\.object)\(\s*([\w.]+)\s*,\s*([\"']){name}\2"
+_CALLS = r"(?:setattr|getattr|hasattr|delattr|patch\.object)\(\s*([\w.]+|(?:importlib\.)?import_module\(\s*[\"'][\w.]+[\"']\s*\))\s*,\s*([\"']){name}\2"
+_IMPORT_MODULE = re.compile(r"(?:importlib\.)?import_module\(\s*[\"']([\w.]+)[\"']\s*\)")
 #: A string annotation naming the symbol: ``-> "Order"``, ``order: "Order"`` (parameters, variables).
 _ANNOTATION = r"(?:->|^\s*\w+\s*:|[(,]\s*\w+\s*:)\s*([\"'])((?:[\w]+\.)*{name})\1"
 
@@ -64,8 +65,23 @@ def find_name_uses(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> lis
         if not path.endswith(".py"):
             continue
         source = corpus.source(path)
-        receivers: Receivers | None = None
         text, starts = source.text, source.line_starts
+        receivers: Receivers | None = None
+        # Calls may span lines (`monkeypatch.setattr(\n    module, "NAME", …)`): searched in the whole text.
+        for match in calls.finditer(text):
+            number = bisect_right(starts, match.start()) - 1
+            owner = match.group(1)
+            imported = _IMPORT_MODULE.fullmatch(owner)
+            if imported is not None:  # importlib.import_module("pkg.mod"): that module
+                module_file = queries.project.module_file(imported.group(1))
+                found = queries.project.resolve_in_module(module_file, name) if module_file else None
+            else:
+                # `owner.name` resolves to the symbol exactly when the owner is its module or class.
+                found = resolve(path, f"{owner}.{name}", number + 1)
+            if found == target:
+                end = match.end() - 1  # before the closing quote
+                at = bisect_right(starts, end) - 1
+                uses.append(NameUse(path, _span(at, end - starts[at], name), "attribute-string", end - len(name)))
         for number in sorted({bisect_right(starts, offset) - 1 for offset in word_offsets(text, name, "_")}):
             line_start = starts[number]
             line = text[line_start:starts[number + 1] if number + 1 < len(starts) else len(text)].rstrip("\r\n")
@@ -74,11 +90,6 @@ def find_name_uses(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> lis
                 if resolve(path, match.group(2), number + 1) == target:
                     end = match.end(2)
                     uses.append(NameUse(path, _span(number, end, name), "annotation", line_start + end - len(name)))
-            for match in calls.finditer(line):
-                # `owner.name` resolves to the symbol exactly when the owner is its module or class.
-                if resolve(path, f"{match.group(1)}.{name}", number + 1) == target:
-                    end = match.end() - 1  # before the closing quote
-                    uses.append(NameUse(path, _span(number, end, name), "attribute-string", line_start + end - len(name)))
             for match in code_use.finditer(line):
                 # Definitions, rebindings and keyword arguments (a name followed by ``=``) are not
                 # references; neither are strings and comments (checked when one is left uncovered).
