@@ -22,6 +22,7 @@ correct. Nothing here imports the engine: the judge must not share the engine's 
 from __future__ import annotations
 
 import ast
+import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -117,7 +118,10 @@ def parse(text: str | bytes) -> ast.Module | None:
     """The tree, or None for files no tool could have edited as Python (test data with
     deliberate syntax errors, other encodings)."""
     try:
-        return ast.parse(text)
+        with warnings.catch_warnings():
+            # The project's invalid escapes ("\\.") are its business, not the judge's output.
+            warnings.simplefilter("ignore", (DeprecationWarning, SyntaxWarning))
+            return ast.parse(text)
     except (SyntaxError, ValueError):
         return None
 

@@ -27,6 +27,7 @@ from engine.navigation import ServerEdit, TextEdit
 from engine.ports import LanguageServices
 from engine.positions import Position, Range, split_lines
 from engine.refactor.corpus import Corpus
+from engine.refactor.doctests import DoctestPass
 from engine.refactor.jedi_rename import RenameUnavailable, jedi_rename
 from engine.refactor.leftovers import Leftovers
 from engine.refactor.name_capture import name_captures
@@ -100,7 +101,7 @@ def plan_rename(
             with ThreadPoolExecutor(1, thread_name_prefix="graft-rename") as waiting, _responsive_threads():
                 # The server renames in its own process; the passes that only read files run meanwhile.
                 asked = waiting.submit(lambda: [services.rename(s, t.position, new_name) for s, t in zip(sources, targets)])
-                passes = _Passes(corpus, dotted, old_name, new_name, language, extend)
+                passes = _Passes(corpus, dotted, old_name, new_name, language, extend, primary)
                 answers = asked.result()
             edit = merge([_from_server(corpus, answer.value) for answer in answers])
             edit, extended = passes.add(edit, primary)
@@ -111,7 +112,7 @@ def plan_rename(
         except ServiceUnavailable as error:
             notes.append(f"language server unavailable: {error.message}")
     if language == "python":
-        passes = passes or _Passes(corpus, dotted, old_name, new_name, language, extend)
+        passes = passes or _Passes(corpus, dotted, old_name, new_name, language, extend, primary)
         edit = merge([jedi_rename(workspace, t.file, t.position, new_name) for t in targets])
         edit, extended = passes.add(edit, primary)
         notes += ["scope-aware rename by jedi", *_covered(targets), *extended]
@@ -145,7 +146,8 @@ class _Passes:
     files is done on construction, before that edit is known; :meth:`add` merges it in."""
 
     def __init__(
-        self, corpus: Corpus, dotted: str | None, old: str, new: str, language: str | None, extend: Extension | None
+        self, corpus: Corpus, dotted: str | None, old: str, new: str, language: str | None, extend: Extension | None,
+        defining_file: str,
     ) -> None:
         self.corpus, self.old, self.new = corpus, old, new
         self.dotted_strings = dotted_strings(corpus, dotted, old, new)
@@ -154,11 +156,18 @@ class _Passes:
         # Every file a rename edits mentions the old name; their __all__ entries are looked up now.
         python_files = corpus.mentioning(old, "python") if language == "python" else []
         self.all_entries = {path: all_entries(corpus.source(path), old) for path in python_files}
+        self.doctests = DoctestPass(corpus, defining_file, old, new) if language == "python" else None
+        self.lookups = dynamic_module_lookups(corpus, defining_file, old) if language == "python" else []
 
     def add(self, edit: WorkspaceEdit, defining_file: str) -> tuple[WorkspaceEdit, list[str]]:
         edit = with_all_entries(self.corpus, edit, defining_file, self.old, self.new, self.all_entries)
         edit = merge([edit, *self.dotted_strings]) if self.dotted_strings else edit
-        return self.extension(edit) if self.extension is not None else (edit, [])
+        edit, notes = self.extension(edit) if self.extension is not None else (edit, [])
+        if self.doctests is not None:
+            examples, example_notes = self.doctests.add(edit)
+            edit = merge([edit, WorkspaceEdit(tuple(examples))]) if examples else edit
+            notes = [*notes, *example_notes]
+        return edit, [*notes, *self.lookups]
 
 
 def _covered(targets: list[RenameTarget]) -> list[str]:
@@ -180,6 +189,34 @@ def merge(edits: list[WorkspaceEdit]) -> WorkspaceEdit:
             hashes.setdefault(operation.path, operation.expected_sha256)
             known.extend(e for e in operation.edits if e not in known)
     return WorkspaceEdit(tuple(FileChange(path, tuple(found), hashes[path]) for path, found in per_file.items()))
+
+
+_MODULE_GETATTR = re.compile(r"^def __getattr__\s*\(", re.MULTILINE)
+_GLOBALS_LOOKUP = re.compile(r"\bglobals\(\)\s*\[\s*(?![\"'])")
+
+
+def dynamic_module_lookups(corpus: Corpus, defining_file: str, old: str) -> list[str]:
+    """Warnings for lookups by computed name in the defining module or its package: a module
+    ``__getattr__`` (deprecation shims, lazy imports) or ``globals()[…]`` with a computed key
+    may hand out the old name, which no rename can see; listed with the places that still
+    name it in a string."""
+    package_init = defining_file.rsplit("/", 1)[0] + "/__init__.py" if "/" in defining_file else "__init__.py"
+    warnings = []
+    for path in dict.fromkeys([defining_file, package_init]):
+        if path not in corpus.paths:
+            continue
+        text = corpus.source(path).text
+        for pattern, what in ((_MODULE_GETATTR, "a module-level __getattr__"), (_GLOBALS_LOOKUP, "a globals()[…] lookup by computed name")):
+            for match in pattern.finditer(text):
+                line = text.count("\n", 0, match.start()) + 1
+                warnings.append(f"{path}:{line} has {what}: code reaching {old} through it by name is not renamed; check it")
+    if warnings:
+        quoted = re.compile(rf"[\"']{re.escape(old)}[\"']")
+        strings = [f"{path}:{n + 1}" for path in corpus.mentioning(old, "python")
+                   for n, line in enumerate(corpus.source(path).text.splitlines()) if quoted.search(line)]
+        if strings:
+            warnings.append(f"places naming {old} in a string, which such a lookup may serve: {', '.join(strings[:10])}")
+    return warnings
 
 
 _ALL = re.compile(r"^__all__\s*\+?=\s*[\[(]", re.MULTILINE)
