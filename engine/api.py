@@ -183,7 +183,10 @@ class Engine:
 
     def edits(self) -> EditSession:
         files_edited = self._files_edited if self._index is not None else None
-        return EditSession(self.workspace, self.transactions, self.services, self.tools, files_edited)
+        # Importers come from the graph when it is loaded (a refactoring loads it); a bare apply
+        # compares the touched files alone rather than index the project for it.
+        importers = (lambda paths: self.graph().importing_files(paths)) if self._index is not None else None
+        return EditSession(self.workspace, self.transactions, self.services, self.tools, files_edited, importers)
 
     # -- symbol edits ------------------------------------------------------------
 

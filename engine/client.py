@@ -95,8 +95,9 @@ class EngineClient:
             if changed.status != "deleted":
                 # The client has seen what it wrote: its next edit of the file needs no new read.
                 self.ledger.record(changed.path, self.engine.workspace.read(changed.path).sha256)
+        notes = [*warnings, outcome.diagnostics_note] if outcome.diagnostics_note else list(warnings)
         return EditResult(
-            operation, True, diff, written, edit.edit_count, source, confidence, list(warnings),
+            operation, True, diff, written, edit.edit_count, source, confidence, notes,
             outcome.applied.transaction, list(outcome.applied.new_syntax_errors),
             [f"{d.file}:{d.range.start.line + 1}: {d.message}" for d in outcome.new_diagnostics],
         )

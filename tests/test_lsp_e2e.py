@@ -598,3 +598,31 @@ def test_served_ranges_agree_with_the_tree_and_symbols_after_a_syntax_error_are_
     assert symbols["Gamma"].source.value == "ast" and symbols["Gamma/go"].source.value == "ast"
     assert listing.confidence.value == "medium"
     assert any("lacked 2 symbol(s)" in note and "Gamma" in note for note in listing.notes), listing.notes
+
+
+def test_differential_diagnostics_compare_importers_and_ignore_errors_already_there(tmp_path: Path) -> None:
+    """An error in an untouched importer is what a missed reference looks like: it is found.
+    An error that was there before, in a touched file or not, is not new."""
+    require("basedpyright")
+    import hashlib
+
+    from engine.edits.model import FileChange, WorkspaceEdit
+    from engine.edits.session import EditOptions, NewErrors
+    from engine.navigation import TextEdit
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "m.py").write_text("def helper() -> int:\n    return 1\n\n\nBROKEN: int = 'already wrong'\n")
+    (tmp_path / "user.py").write_text("from m import helper\n\nVALUE = helper()\nALSO: str = 3\n")
+    data = (tmp_path / "m.py").read_bytes()
+    definition_only = WorkspaceEdit((FileChange(
+        "m.py", (TextEdit(Range(Position(0, 4), Position(0, 10)), "assist"),), hashlib.sha256(data).hexdigest()),))
+    with served_engine(tmp_path, "basedpyright") as engine:
+        engine.index()
+        with pytest.raises(NewErrors, match="user.py") as refused:
+            engine.edits().apply(definition_only, EditOptions(fail_on_new_errors=True))
+        assert "already wrong" not in refused.value.message and "ALSO" not in refused.value.message
+        assert (tmp_path / "m.py").read_bytes() == data
+        plan = engine.plan_rename("m.py:helper", "assist")
+        outcome = engine.edits().apply(plan.edit, EditOptions(fail_on_new_errors=True))
+    assert outcome.diagnostics_checked and outcome.new_diagnostics == []
+    assert "for 2 of 2 file(s)" in outcome.diagnostics_note

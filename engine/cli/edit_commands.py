@@ -135,6 +135,9 @@ def _preview_or_apply(engine: Engine, args: argparse.Namespace, edit: WorkspaceE
     }
     notes = [f"warning: {path} no longer parses (--allow-syntax-errors)" for path in applied.new_syntax_errors]
     notes += [f"new error: {d.file}:{d.range.start.line + 1}: {d.message}" for d in outcome.new_diagnostics]
+    if outcome.diagnostics_note:
+        notes.append(f"note: {outcome.diagnostics_note}")
+        payload["diagnostics_note"] = outcome.diagnostics_note
     if outcome.verify_output.strip():
         notes.append(f"verify passed: {outcome.verify_output.strip().splitlines()[-1]}")
         payload["verify_output"] = outcome.verify_output

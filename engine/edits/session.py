@@ -4,6 +4,7 @@ told of the files written, the verify command run, and the whole transaction und
 from __future__ import annotations
 
 import re
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
@@ -12,7 +13,7 @@ from engine.edits.apply import Applied, ApplyOptions, Transactions, VerifyFailed
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.plan import FileState
 from engine.edits.text import offset_of
-from engine.errors import Refused, ServiceUnavailable
+from engine.errors import GraftError, Refused, ServiceUnavailable
 from engine.navigation import Diagnostic
 from engine.ports import LanguageServices, Tools
 from engine.workspace import Workspace
@@ -32,19 +33,28 @@ class EditOptions:
     """Files whose uncommitted changes the caller made itself (a batch's earlier steps)."""
 
 
+DIAGNOSTICS_BUDGET = 120.0
+"""Seconds the before-and-after diagnostics of one apply may take: the server type-checks every
+touched file and its importers twice (16-19 s for an 83-file rename in Django). Past it, the files
+not yet compared are left out, and the outcome says so."""
+
+
 @dataclass(frozen=True)
 class ApplyOutcome:
     applied: Applied
     new_diagnostics: list[Diagnostic] = field(default_factory=list)
     diagnostics_checked: bool = False
-    """False when no language server could give diagnostics (then only the syntax check ran)."""
+    """False when no language server could give complete diagnostics (then only the syntax check ran)."""
     verify_output: str = ""
+    diagnostics_note: str = ""
+    """What the differential diagnostics compared, how long they took, and what they left out and why."""
 
 
 class EditSession:
     def __init__(
         self, workspace: Workspace, transactions: Transactions, services: LanguageServices | None,
         tools: Tools | None, files_edited: Callable[[list[str]], None] | None = None,
+        importers: Callable[[list[str]], list[str]] | None = None, diagnostics_budget: float = DIAGNOSTICS_BUDGET,
     ) -> None:
         self.workspace = workspace
         self.transactions = transactions
@@ -52,19 +62,38 @@ class EditSession:
         self.tools = tools
         self.files_edited = files_edited
         """Told which files each apply or undo wrote (the engine re-reads them into its graph)."""
+        self.importers = importers
+        """The files importing given ones (from the project graph): an error in an untouched
+        importer is what a missed reference looks like, so they are compared too."""
+        self.diagnostics_budget = diagnostics_budget
 
     def preview(self, edit: WorkspaceEdit) -> list[FileState]:
         return [s for s in self.transactions.preview(edit) if s.changed]
 
     def apply(self, edit: WorkspaceEdit, options: EditOptions = EditOptions()) -> ApplyOutcome:
         # The paths the edit names are enough here; the plan's bytes are computed once, under the locks.
-        before = self._errors([p for p in edit.touched if (self.workspace.root / p).is_file()])
+        started = time.monotonic()
+        touched = [p for p in edit.touched if (self.workspace.root / p).is_file()]
+        compared = [*touched, *(self.importers(touched) if self.importers is not None and touched else [])]
+        # Half the budget before the write, half after: the after pass compares the same files.
+        before, skipped = self._errors(compared, started + self.diagnostics_budget / 2)
         renamed = _renamed_names(edit, self.workspace) if before else {}
         applied = self.transactions.apply(edit, ApplyOptions(options.allow_dirty, options.allow_syntax_errors, options.own_changes))
         written = [f.path for f in applied.files]
         self._after_write(written)
-        after = self._errors([f.path for f in applied.files if f.status != "deleted"])
-        new = _new_errors(before, after, renamed) if before is not None and after is not None else []
+        if before is not None:
+            deleted = {f.path for f in applied.files if f.status == "deleted"}
+            after_paths = [p for p in before if p not in deleted] + [f.path for f in applied.files if f.status == "created"]
+            after, skipped_after = self._errors(after_paths, time.monotonic() + self.diagnostics_budget / 2)
+            skipped = skipped or skipped_after
+        else:
+            after = None
+        new: list[Diagnostic] = []
+        if before is not None and after is not None:
+            # Only files compared on both sides: one the after pass left out has no new errors known.
+            new = _new_errors({p: d for p, d in before.items() if p in after}, after, renamed)
+        checked = before is not None and after is not None
+        note = _diagnostics_note(checked, len(after or {}), len(compared), time.monotonic() - started, skipped)
         if new and options.fail_on_new_errors:
             self._undo(applied)
             listing = "\n  ".join(f"{d.file}:{d.range.start.line + 1}: {d.message}" for d in new)
@@ -78,7 +107,7 @@ class EditSession:
             if status != 0:
                 self._undo(applied)
                 raise VerifyFailed(f"`{options.verify}` failed with status {status}, so the edit was rolled back:\n{output}")
-        return ApplyOutcome(applied, new, before is not None and after is not None, output)
+        return ApplyOutcome(applied, new, checked, output, note)
 
     def undo(self, transaction: str | None = None) -> Applied:
         undone = self.transactions.undo(transaction)
@@ -94,18 +123,35 @@ class EditSession:
         if self.files_edited is not None:
             self.files_edited(paths)
 
-    def _errors(self, paths: list[str]) -> dict[str, list[Diagnostic]] | None:
-        """Error diagnostics per file from the servers, or None when they cannot give them."""
+    def _errors(self, paths: list[str], deadline: float) -> tuple[dict[str, list[Diagnostic]] | None, str]:
+        """Error diagnostics per file, each from a server that had finished analysing, or None
+        with the reason when they cannot be had complete. Files past the deadline are left out,
+        and the reason says how many."""
         if self.services is None:
-            return None
+            return None, ""
         found: dict[str, list[Diagnostic]] = {}
-        try:
-            for path in paths:
+        for index, path in enumerate(paths):
+            if found and time.monotonic() > deadline:
+                return found, f"{len(paths) - index} file(s) left out after the {self.diagnostics_budget:.0f} s budget"
+            try:
                 answer = self.services.diagnostics(self.workspace.read(path))
-                found[path] = [d for d in answer.value if d.severity == "error"]
-        except ServiceUnavailable:
-            return None
-        return found
+            except ServiceUnavailable as error:
+                return None, f"diagnostics unavailable: {error.message}"
+            except GraftError:
+                continue  # unreadable now (deleted meanwhile, too large): nothing to compare there
+            if not answer.complete:
+                # A server still analysing gives a partial list: compared with a complete one
+                # later, every error it had not reached yet would look new.
+                return None, f"{answer.server} had not finished analysing {path}; diagnostics not compared"
+            found[path] = [d for d in answer.value if d.severity == "error"]
+        return found, ""
+
+
+def _diagnostics_note(checked: bool, compared: int, wanted: int, seconds: float, skipped: str) -> str:
+    if not checked:
+        return skipped or ""
+    note = f"diagnostics compared before and after for {compared} of {wanted} file(s) (touched and importers) in {seconds:.1f} s"
+    return f"{note}; {skipped}" if skipped else note
 
 
 def _renamed_names(edit: WorkspaceEdit, workspace: Workspace) -> dict[str, str]:

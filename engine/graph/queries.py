@@ -212,6 +212,21 @@ class GraphQueries:
                 yield Reached(self.ref(source), distance + 1, kind)
                 queue.append((source, distance + 1))
 
+    def importing_files(self, paths: list[str]) -> list[str]:
+        """Files that import (from) any of ``paths``, those left out: where a missed reference shows."""
+        wanted = set(paths)
+        found: set[str] = set()
+        for path in paths:
+            node = f"f:{path}"
+            if node not in self.graph:
+                continue
+            for owned in self._owned(node):
+                for source, _target, kind in self.graph.in_edges(owned, keys=True):
+                    importer = source[2:].split(":", 1)[0]
+                    if kind == "imports" and importer not in wanted:
+                        found.add(importer)
+        return sorted(found)
+
     def callers(self, address: str) -> list[EdgeRef]:
         return self._edges_at(address, "calls", incoming=True)
 
