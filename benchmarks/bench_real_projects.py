@@ -99,7 +99,10 @@ def unpacked(project: dict[str, object]) -> Path:
 def run_tests(root: Path, project: dict[str, object]) -> tuple[bool, int, str]:
     tests = cast(list[object], project["tests"])
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *map(str, tests)]
-    env = {"PYTHONPATH": str(root / str(project.get("pythonpath", "."))), "PATH": "/usr/bin:/bin", "HOME": str(root)}
+    # No bytecode: a .pyc written by an earlier run (or copied along with the tree, mtimes kept)
+    # would be trusted over a same-sized, same-second edit (a rename to a name of equal length).
+    env = {"PYTHONPATH": str(root / str(project.get("pythonpath", "."))), "PATH": "/usr/bin:/bin", "HOME": str(root),
+           "PYTHONDONTWRITEBYTECODE": "1"}
     ran = subprocess.run(command, cwd=root, capture_output=True, text=True, env=env, timeout=600)
     found = re.search(r"(\d+) passed", ran.stdout)
     return ran.returncode == 0, int(found.group(1)) if found else 0, ran.stdout[-600:] + ran.stderr[-600:]

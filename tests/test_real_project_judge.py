@@ -357,7 +357,7 @@ def test_relative_imports_resolve_against_the_importers_package(
 
 def test_with_server_a_plan_not_from_lsp_fails(tiny: Tiny) -> None:
     tiny.write(MOVED)
-    why, _ = bench.codegraft_verdict(tiny.root, tiny.before, PROJECT, MOVE, 1, True, bench.Graft("ast", ()), None)
+    why, _ = bench.codegraft_verdict(tiny.root, tiny.before, PROJECT, RENAME, 1, True, bench.Graft("ast", ()), None)
     assert why == "not from the server (source ast)"
 
 

@@ -44,7 +44,12 @@ def test_real_project_case(project: dict[str, object], case: dict[str, object], 
     source, count, before, texts = baselines[str(project["name"])]
     root = tmp_path / "project"
     shutil.copytree(source, root)
-    bench.codegraft(root, case, server=False)
+    graft, error = None, None
+    try:
+        graft = bench.codegraft(root, case, server=False)
+    except Exception as raised:  # noqa: BLE001 - a refusal may be the expected outcome; the verdict decides
+        error = raised
     bench.PRISTINE.clear()
     bench.PRISTINE.update(texts)
-    assert bench.judge(root, before, project, case, count) == ""
+    why, _note = bench.codegraft_verdict(root, before, project, case, count, False, graft, error)
+    assert why == ""
