@@ -79,7 +79,18 @@ class Navigator:
         answer = self._services().references(self.workspace.read(path), Position(fact.name_line - 1, fact.name_column))
         confidence = Confidence.HIGH if answer.complete else Confidence.MEDIUM
         self.queries.project.add_references(node, [(loc.file, loc.range.start.line + 1) for loc in answer.value if loc.inside_workspace], confidence.value)
-        return NavigationResult(answer.value, Source.LSP, confidence, [f"from {answer.server}"])
+        notes = [f"from {answer.server}"]
+        # A server that does not see part of the project (a src layout it does not know, files
+        # outside its program) answers with what it sees, as if complete: checked against the graph.
+        served = {(loc.file, loc.range.start.line) for loc in answer.value}
+        missed = [loc for loc in self._graph_references(node, fact) if (loc.file, loc.range.start.line) not in served]
+        if missed:
+            confidence = Confidence.MEDIUM
+            notes.append(
+                f"partial: {answer.server} left out {len(missed)} reference(s) the project graph resolves, added from it: "
+                + ", ".join(f"{loc.file}:{loc.range.start.line + 1}" for loc in missed[:10]) + (" …" if len(missed) > 10 else "")
+            )
+        return NavigationResult([*answer.value, *missed], Source.LSP, confidence, notes)
 
     # -- graph fallback --------------------------------------------------------
 
