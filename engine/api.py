@@ -236,7 +236,7 @@ class Engine:
         note = f"references checked by {found.source.value} ({found.confidence.value})"
         return replace(plan, warnings=[*plan.warnings, note, *found.notes])
 
-    def plan_rename(self, address: str, new_name: str, *, text: bool = False) -> RefactorPlan:
+    def plan_rename(self, address: str, new_name: str, *, text: bool = False, mirrors: bool = True) -> RefactorPlan:
         """Rename the symbol an address names (or, for FILE:LINE:COL, the name at that position)."""
         parsed = parse_address(address)
         extend: rename.Extension | None = None
@@ -270,11 +270,18 @@ class Engine:
 
                 def name_uses(corpus: Corpus) -> Callable[[WorkspaceEdit], tuple[WorkspaceEdit, list[str]]]:
                     uses = attribute_strings.find_name_uses(queries, symbol, corpus)
-                    mirrors = attribute_strings.mirror_warnings(queries, symbol, corpus)
+                    twins = self._mirror_bindings(queries, symbol, corpus) if mirrors else []
+                    twin_uses = [(twin, [attribute_strings.definition_use(twin, corpus),
+                                         *attribute_strings.find_name_uses(queries, twin, corpus)]) for twin in twins]
+                    unfollowed = [] if mirrors else attribute_strings.mirror_warnings(queries, symbol, corpus)
 
                     def add(edit: WorkspaceEdit) -> tuple[WorkspaceEdit, list[str]]:
                         extended, notes = attribute_strings.add_name_uses(edit, uses, new_name, corpus, symbol)
-                        return extended, [*notes, *mirrors]
+                        for twin, found in twin_uses:
+                            extended, _twin_notes = attribute_strings.add_name_uses(extended, found, new_name, corpus, twin)
+                            notes.append(f"mirror binding renamed too: {twin.file}:{twin.selection_range.start.line + 1} "
+                                         f"mirrors the public names of {symbol.file} (pass --no-mirrors to leave it)")
+                        return extended, [*notes, *unfollowed]
 
                     return add
 
@@ -335,6 +342,13 @@ class Engine:
                          if s.name_path == declaration.name_path]
                 targets += [rename.RenameTarget(stub, twin.selection_range.start) for twin in twins]
         return targets
+
+    def _mirror_bindings(self, queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> list[Symbol]:
+        """The old name's own top-level binding in each mirror module of the symbol's module."""
+        found = []
+        for path, _shared in attribute_strings.mirror_modules(queries, symbol, corpus):
+            found += [s for s in self.outline(path).symbols if s.name == symbol.name and len(s.path) == 1]
+        return found
 
     def _siblings(self, symbol: Symbol) -> list[Symbol]:
         listing = self.outline(symbol.file)

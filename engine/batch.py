@@ -100,7 +100,7 @@ def load_plan(path: Path) -> list[dict[str, Any]]:
 def plan_step(engine: Engine, step: dict[str, Any]) -> RefactorPlan:
     op = step["op"]
     if op == "rename":
-        return engine.plan_rename(step["address"], step["new_name"], text=bool(step.get("text")))
+        return engine.plan_rename(step["address"], step["new_name"], text=bool(step.get("text")), mirrors=bool(step.get("mirrors", True)))
     if op == "move":
         return engine.plan_move(step["address"], step["dest"], create=bool(step.get("create")), shim=bool(step.get("shim")))
     if op == "rename-file":

@@ -225,8 +225,11 @@ def build_server(engine: Engine) -> MCPServer:
     # -- semantic edits -----------------------------------------------------------------
 
     @server.tool(description="Rename a symbol (name path, or FILE:LINE:COL for parameters and locals) across the workspace.")
-    def rename_symbol(address: str, new_name: str, apply: bool = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
-        return plan_tool(lambda: engine.plan_rename(address, new_name), apply, ctx)
+    def rename_symbol(
+        address: str, new_name: str, apply: bool = False, mirrors: bool = True, ctx: Context | None = None,
+    ) -> Annotated[CallToolResult, EditOutput]:
+        """mirrors=false leaves the own bindings of mirror modules (curried/compat twins) as they are."""
+        return plan_tool(lambda: engine.plan_rename(address, new_name, mirrors=mirrors), apply, ctx)
 
     @server.tool(description="Replace a symbol's whole declaration (decorators included); the text is re-indented to fit.")
     def replace_symbol_body(address: str, text: str, apply: bool = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:

@@ -33,7 +33,7 @@ def plan(engine: Engine, case: dict[str, object]) -> RefactorPlan:
     if operation == "move":
         return engine.plan_move(address, str(case["dest"]), create=bool(case.get("create")), shim=bool(case.get("shim")))
     if operation == "rename":
-        return engine.plan_rename(address, str(case["new_name"]), text=bool(case.get("text")))
+        return engine.plan_rename(address, str(case["new_name"]), text=bool(case.get("text")), mirrors=bool(case.get("mirrors", True)))
     raise AssertionError(f"unknown operation {operation}")
 
 

@@ -56,6 +56,9 @@ def add_parsers(commands: argparse._SubParsersAction, common: argparse.ArgumentP
     rename.add_argument("new_name", metavar="NEW_NAME")
     rename.add_argument("--text", action="store_true",
                         help="without a language server (outside Python), rename identifier-bounded occurrences (low confidence)")
+    rename.add_argument("--no-mirrors", dest="mirrors", action="store_false",
+                        help="leave the own bindings of mirror modules (curried, compat twins that re-bind the defining "
+                             "module's public names) as they are; by default they are renamed too")
     move = commands.add_parser("move", parents=[common, options], help="move a top-level Python symbol to another module")
     move.add_argument("address", metavar="ADDRESS", help="a top-level function, class or constant")
     move.add_argument("dest", metavar="DEST_FILE", help="the module to move it to (workspace path)")
@@ -88,7 +91,7 @@ def run_symbol_edit(engine: Engine, args: argparse.Namespace) -> Result:
     elif args.command == "move":
         plan = engine.plan_move(args.address, args.dest, create=args.create, shim=args.shim)
     elif args.command == "rename":
-        plan = engine.plan_rename(args.address, args.new_name, text=args.text)
+        plan = engine.plan_rename(args.address, args.new_name, text=args.text, mirrors=args.mirrors)
     elif args.command == "replace":
         plan = engine.plan_replace(args.address, _read_text(args.body_file), include_doc_comment=args.include_doc_comment)
     else:

@@ -162,9 +162,10 @@ def add_name_uses(edit: WorkspaceEdit, uses: list[NameUse], new: str, corpus: Co
     return WorkspaceEdit(tuple(operations), edit.annotations), notes
 
 
-def mirror_warnings(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> list[str]:
-    """Modules that bind the old name and mirror the defining module's public names
-    (a module that binds the name mentions it: only those are looked at)."""
+def mirror_modules(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> list[tuple[str, int]]:
+    """(path, public names shared) of the modules that bind the old name themselves and mirror
+    the defining module's public names (a curried, compat or deprecated twin kept in step by
+    convention; a module that binds the name mentions it: only those are looked at)."""
     if len(symbol.path) != 1:
         return []
     facts = queries.project.facts
@@ -182,8 +183,22 @@ def mirror_warnings(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> li
             continue  # it imports the symbol itself, which the rename updates
         shared = len(home & names)
         if shared >= max(3, len(home) // 2):
-            found.append(f"{path} binds its own {symbol.name} and mirrors {shared} public names of {symbol.file}: rename it there too if they are kept in step")
+            found.append((path, shared))
     return found
+
+
+def mirror_warnings(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> list[str]:
+    """The mirrors, reported (when their bindings are left as they are)."""
+    return [f"{path} binds its own {symbol.name} and mirrors {shared} public names of {symbol.file}: rename it there too "
+            "if they are kept in step" for path, shared in mirror_modules(queries, symbol, corpus)]
+
+
+def definition_use(symbol: Symbol, corpus: Corpus) -> NameUse:
+    """The symbol's own name where it is defined, as a use to rename (a mirror's binding)."""
+    start = symbol.selection_range.start
+    source = corpus.source(symbol.file)
+    offset = source.line_starts[start.line] + start.column
+    return NameUse(symbol.file, Range(start, Position(start.line, start.column + len(symbol.name))), "code", offset)
 
 
 def _public_names(queries: GraphQueries, path: str) -> set[str]:

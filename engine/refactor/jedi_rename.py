@@ -20,8 +20,10 @@ would miss every use past them. The limit is lifted (as for jedi-language-server
 from __future__ import annotations
 
 import atexit
+import difflib
 import functools
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -31,7 +33,8 @@ from typing import Any
 
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.errors import Refused
-from engine.positions import Position
+from engine.navigation import TextEdit
+from engine.positions import Position, Range, split_lines
 from engine.refactor.pysource import line_edits
 from engine.workspace import Workspace
 
@@ -73,10 +76,36 @@ def jedi_rename(workspace: Workspace, file: str, position: Position, new_name: s
                     f"jedi parsed a different version of {relative} than the one on disk (it changed while the rename "
                     "was planned, or a cache held an older copy); nothing was changed: re-run the rename"
                 )
-            changes.append(FileChange(relative, line_edits(before.text, changed.get_new_code()), before.sha256))
+            changes.append(FileChange(relative, word_edits(before.text, changed.get_new_code()), before.sha256))
     if not changes:
         raise RenameUnavailable(f"nothing to rename at {file}:{position.line + 1}:{position.column + 1}")
     return WorkspaceEdit(tuple(changes))
+
+
+_TOKENS = re.compile(r"\w+|[^\w]+")
+
+
+def word_edits(before: str, after: str) -> tuple[TextEdit, ...]:
+    """The edits turning ``before`` into ``after`` as the words that changed (a rename's), so that
+    later passes see exactly which names the rename covered; whole lines where lines were added
+    or removed."""
+    old_lines, new_lines = split_lines(before), split_lines(after)
+    if len(old_lines) != len(new_lines):
+        return line_edits(before, after)
+    edits = []
+    for number, (old, new) in enumerate(zip(old_lines, new_lines)):
+        if old == new:
+            continue
+        old_tokens, new_tokens = _TOKENS.findall(old), _TOKENS.findall(new)
+        old_starts = [0]
+        for token in old_tokens:
+            old_starts.append(old_starts[-1] + len(token))
+        matcher = difflib.SequenceMatcher(a=old_tokens, b=new_tokens, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag != "equal":
+                span = Range(Position(number, old_starts[i1]), Position(number, old_starts[i2]))
+                edits.append(TextEdit(span, "".join(new_tokens[j1:j2])))
+    return tuple(edits)
 
 
 def _parsed_text(changed: Any) -> str:
