@@ -28,6 +28,7 @@ from engine.navigation import Diagnostic
 from engine.ports import LanguageServices, Tools
 from engine.refactor import attribute_strings, keyword_arguments, move, move_other, rename, rename_file, symbol_edits
 from engine.refactor.corpus import Corpus
+from engine.refactor.import_check import check_imports
 from engine.refactor.name_uses import name_uses
 from engine.refactor.plan import RefactorPlan
 from engine.positions import Position, Range, split_lines
@@ -296,9 +297,12 @@ class Engine:
             files=list(self.graph().project.facts),
         )
 
-    def plan_move(self, address: str, dest: str, *, create: bool = False, shim: bool = False) -> RefactorPlan:
+    def plan_move(
+        self, address: str, dest: str, *, create: bool = False, shim: bool = False, import_check: bool = True,
+    ) -> RefactorPlan:
         """Move a top-level Python function, class or constant to another module (see engine.refactor.move);
-        an overload stack moves whole."""
+        an overload stack moves whole. With ``import_check``, the source and destination are imported
+        with the plan applied (in a scratch copy) and a move that breaks an import is refused."""
         symbol = self.resolve_binding(parse_address(address))[-1]
         if len(symbol.path) != 1:
             raise UsageError(f"{symbol.address} is not top-level; only top-level functions, classes and constants can move")
@@ -307,12 +311,22 @@ class Engine:
                 raise UsageError("--shim is for Python moves")
             use_server = self.source in (SourcePreference.AUTO, SourcePreference.LSP)
             return move_other.plan_other_move(self.workspace, self.services, use_server, symbol, dest, create=create)
-        return move.plan_move(self.workspace, self.graph(), move.MoveRequest(symbol, dest, create=create, shim=shim))
+        plan = move.plan_move(self.workspace, self.graph(), move.MoveRequest(symbol, dest, create=create, shim=shim))
+        return self._import_checked(plan, [symbol.file, self.workspace.resolve(dest)[0]], f"moving {symbol.address} to {dest}") \
+            if import_check else plan
 
-    def plan_rename_file(self, old: str, new: str) -> RefactorPlan:
-        """Move a file and update its importers (the server's willRenameFiles, else LibCST for Python)."""
+    def plan_rename_file(self, old: str, new: str, *, import_check: bool = True) -> RefactorPlan:
+        """Move a file and update its importers (the server's willRenameFiles, else LibCST for Python);
+        with ``import_check``, the moved module and the Python files updated are imported as planned."""
         use_server = self.source in (SourcePreference.AUTO, SourcePreference.LSP)
-        return rename_file.plan_rename_file(self.workspace, self.graph(), self.services, use_server, old, new)
+        plan = rename_file.plan_rename_file(self.workspace, self.graph(), self.services, use_server, old, new)
+        if not import_check or not plan.edit.touched or not old.endswith(".py"):
+            return plan
+        return self._import_checked(plan, [p for p in plan.edit.touched if p != self.workspace.resolve(old)[0]], f"renaming {old} to {new}")
+
+    def _import_checked(self, plan: RefactorPlan, paths: list[str], what: str) -> RefactorPlan:
+        checked = check_imports(self.workspace, self.graph(), self.tools, plan.edit, paths, what)
+        return replace(plan, warnings=[*plan.warnings, checked.note]) if checked.note else plan
 
     def _dotted_path(self, symbol: Symbol) -> str | None:
         """``pkg.mod.Name`` (or ``pkg.mod.Class.method``) for a Python symbol, as strings name it."""

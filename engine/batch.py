@@ -102,9 +102,10 @@ def plan_step(engine: Engine, step: dict[str, Any]) -> RefactorPlan:
     if op == "rename":
         return engine.plan_rename(step["address"], step["new_name"], text=bool(step.get("text")), mirrors=bool(step.get("mirrors", True)))
     if op == "move":
-        return engine.plan_move(step["address"], step["dest"], create=bool(step.get("create")), shim=bool(step.get("shim")))
+        return engine.plan_move(step["address"], step["dest"], create=bool(step.get("create")), shim=bool(step.get("shim")),
+                                import_check=bool(step.get("import_check", True)))
     if op == "rename-file":
-        return engine.plan_rename_file(step["old"], step["new"])
+        return engine.plan_rename_file(step["old"], step["new"], import_check=bool(step.get("import_check", True)))
     if op == "replace":
         return engine.plan_replace(step["address"], step["text"])
     if op in ("insert-before", "insert-after"):
@@ -159,7 +160,7 @@ def _in_scratch(
     with tempfile.TemporaryDirectory(prefix="graft-batch-") as scratch:
         copy = Path(scratch) / root.name
         shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns(".git", ".graft"))
-        trial = scratch_engine(copy) if scratch_engine is not None else Engine(Workspace(copy), source=engine.source)
+        trial = scratch_engine(copy) if scratch_engine is not None else Engine(Workspace(copy), source=engine.source, tools=engine.tools)
         try:
             outcome = _step_by_step(trial, steps, EditOptions(allow_dirty=True), progress)
         except BatchStepRefused as refused:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
@@ -120,6 +121,11 @@ class Tools(Protocol):
 
     def run(self, command: str) -> tuple[int, str]:
         """Run a shell command in the workspace root; (exit status, combined output tail)."""
+        ...
+
+    def import_module(self, folder: Path, roots: list[str], module: str) -> tuple[bool, str]:
+        """Import one Python module with the project's interpreter in a fresh process, with
+        ``folder``'s ``roots`` first on its path and no bytecode written; (imported, output tail)."""
         ...
 
 

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
+from pathlib import Path
 
 from engine.workspace import Workspace
 
 _OUTPUT_TAIL = 4000
 _GIT_TIMEOUT = 30
+_IMPORT_TIMEOUT = 60
 _NEUTRALISED = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
 _FILTER_COMMANDS = ("clean", "smudge", "process")
 
@@ -44,6 +47,26 @@ class ProcessTools:
         result = subprocess.run(command, shell=True, cwd=self.root, capture_output=True, check=False)  # noqa: S602 - the user's own command
         output = (result.stdout + result.stderr).decode("utf-8", errors="replace")
         return result.returncode, output[-_OUTPUT_TAIL:]
+
+    def import_module(self, folder: Path, roots: list[str], module: str) -> tuple[bool, str]:
+        environment = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1",
+                       "PYTHONPATH": os.pathsep.join(str(folder / root) for root in roots)}
+        try:
+            result = subprocess.run(
+                [self._interpreter(), "-c", "import importlib, sys; importlib.import_module(sys.argv[1])", module],
+                cwd=folder, env=environment, capture_output=True, check=False, timeout=_IMPORT_TIMEOUT,
+            )
+        except subprocess.TimeoutExpired:
+            return False, f"importing {module} took more than {_IMPORT_TIMEOUT} s"
+        output = (result.stdout + result.stderr).decode("utf-8", errors="replace")
+        return result.returncode == 0, output[-_OUTPUT_TAIL:]
+
+    def _interpreter(self) -> str:
+        """The project's own virtual environment's Python when it has one, else codegraft's."""
+        for candidate in (".venv/bin/python", "venv/bin/python"):
+            if (self.root / candidate).is_file():
+                return str(self.root / candidate)
+        return sys.executable
 
     def _git(self, *arguments: str) -> subprocess.CompletedProcess[bytes]:
         """git with every program the repository's config could make it run switched off."""

@@ -15,6 +15,7 @@ from engine.api import Engine, SourcePreference
 from engine.errors import GraftError
 from engine.refactor.plan import RefactorPlan
 from engine.workspace import Workspace
+from lsp_pool.tools import ProcessTools
 from tests.conftest import REPO, tree_fingerprint
 
 CASES = sorted(p for p in (REPO / "fixtures" / "refactor").iterdir() if (p / "case.toml").is_file())
@@ -44,7 +45,9 @@ def test_refactor_case(folder: Path, tmp_path: Path) -> None:
     shutil.copytree(folder / "before", root)
     (root / "pyproject.toml").write_text("")
     before = tree_fingerprint(root)
-    engine = Engine(Workspace(root), source=SourcePreference.AST)
+    workspace = Workspace(root)
+    # The real process tools: moves and file renames import the planned modules before they are accepted.
+    engine = Engine(workspace, source=SourcePreference.AST, tools=ProcessTools(workspace))
     try:
         if "refusal" in case:
             with pytest.raises(GraftError) as refused:

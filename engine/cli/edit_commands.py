@@ -68,6 +68,10 @@ def add_parsers(commands: argparse._SubParsersAction, common: argparse.ArgumentP
     rename_file = commands.add_parser("rename-file", parents=[common, options], help="move a module file and update its importers")
     rename_file.add_argument("old", metavar="OLD")
     rename_file.add_argument("new", metavar="NEW")
+    for parser in (move, rename_file):
+        parser.add_argument("--no-import-check", dest="import_check", action="store_false",
+                            help="do not import the touched modules with the plan applied (in a scratch copy under .graft) "
+                                 "before accepting it; by default a plan that breaks an import is refused")
     undo = commands.add_parser("undo", parents=[common], help="undo the last transaction (or TXN)")
     undo.add_argument("transaction", nargs="?", metavar="TXN")
     commands.add_parser("history", parents=[common], help="transactions applied in this workspace")
@@ -87,9 +91,9 @@ def run_symbol_edit(engine: Engine, args: argparse.Namespace) -> Result:
     if args.command == "delete":
         plan = engine.plan_delete(args.address)
     elif args.command == "rename-file":
-        plan = engine.plan_rename_file(args.old, args.new)
+        plan = engine.plan_rename_file(args.old, args.new, import_check=args.import_check)
     elif args.command == "move":
-        plan = engine.plan_move(args.address, args.dest, create=args.create, shim=args.shim)
+        plan = engine.plan_move(args.address, args.dest, create=args.create, shim=args.shim, import_check=args.import_check)
     elif args.command == "rename":
         plan = engine.plan_rename(args.address, args.new_name, text=args.text, mirrors=args.mirrors)
     elif args.command == "replace":

@@ -81,7 +81,8 @@ def run_batch_command(engine: Engine, args: argparse.Namespace) -> Result:
 
         workspace = Workspace(root)
         services = load_language_services(workspace) if engine.services is not None else None
-        return Engine(workspace, services=services, source=engine.source)
+        # The workspace's tools: import checks use its interpreter (the scratch copy is applied with allow_dirty).
+        return Engine(workspace, services=services, tools=engine.tools, source=engine.source)
 
     outcome = run_batch(engine, steps, apply=args.write, each=args.each, options=_options(engine, args),
                         scratch_engine=scratch, progress=progress)

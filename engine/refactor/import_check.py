@@ -1,0 +1,128 @@
+"""Does the package still import once the plan is applied? Checked before anything is written.
+
+A move can create a cycle that shows only when the package is imported: the destination imports
+the source at module level, and the source uses the moved name at import time (a default
+argument, a decorator, a class body, a module-level call). Static analysis of "uses at import
+time" missed some of them on real projects; importing is the reliable check. The modules the
+plan touches are imported, each in a fresh interpreter (the project's own), in a scratch copy of
+the workspace under ``.graft/scratch`` with the planned files laid over it: first as the workspace
+is (a package that does not import even now cannot be judged, and that is said, never passed
+silently), then as planned. A planned import that fails is refused with the interpreter's own
+error and the chain of project files it went through.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.edits.plan import materialize
+from engine.edits.model import WorkspaceEdit
+from engine.errors import Refused
+from engine.graph.queries import GraphQueries
+from engine.ports import Tools
+from engine.state_folder import state_folder
+from engine.workspace import Workspace
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+class ImportBroken(Refused):
+    code = "import_cycle"
+
+
+@dataclass(frozen=True)
+class ImportCheck:
+    checked: list[str]
+    """Modules imported with the plan applied."""
+    note: str
+
+
+def check_imports(workspace: Workspace, queries: GraphQueries, tools: Tools | None, edit: WorkspaceEdit,
+                  paths: list[str], what: str) -> ImportCheck:
+    """Import the modules of ``paths`` (Python files; those the plan deletes are skipped) as the
+    plan leaves them. Raises ImportBroken when one fails that imports today."""
+    if tools is None:
+        return ImportCheck([], "import check skipped: no process support is installed (lsp_pool)")
+    modules = [(path, name) for path in paths if path.endswith(".py") and (name := queries.project.module_name_for(path))]
+    if not modules:
+        return ImportCheck([], "")
+    roots = sorted({_root_of(path, name) for path, name in modules})
+    scratch = state_folder(workspace.root, "scratch") / uuid.uuid4().hex[:12]
+    try:
+        _copy_python_tree(workspace, scratch)
+        already_broken = []
+        for path, name in modules:
+            if (scratch / path).is_file():
+                imported, output = tools.import_module(scratch, roots, name)
+                if not imported:
+                    already_broken.append((name, _last_line(output)))
+        planned = {state.path: state.after for state in materialize(edit, workspace) if state.changed}
+        for path, data in planned.items():
+            target = scratch / path
+            if target.exists() or target.is_symlink():
+                target.unlink()  # a hard link to the user's file: never written through
+            if data is not None:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+        broken_before = {name for name, _ in already_broken}
+        checked = []
+        for path, name in modules:
+            if name in broken_before or not (scratch / path).is_file():
+                continue
+            imported, output = tools.import_module(scratch, roots, name)
+            checked.append(name)
+            if not imported:
+                error = _last_line(output).replace(str(scratch) + os.sep, "")
+                raise ImportBroken(
+                    f"{what} would break `import {name}`: {error}\n"
+                    f"  through (lines of the planned files): {' -> '.join(_chain(output, scratch)) or '(no project frame)'}\n"
+                    "nothing was changed (the check imported the planned files in a scratch copy)"
+                )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    note = f"import check: {', '.join(checked)} import(s) with the plan applied" if checked else ""
+    if already_broken:
+        skipped = "; ".join(f"{name} ({error})" for name, error in already_broken)
+        note = (note + "; " if note else "") + f"import check skipped for modules that do not import even now: {skipped}"
+    return ImportCheck(checked, note)
+
+
+def _root_of(path: str, module: str) -> str:
+    """The folder ``module`` is imported from (``src`` for ``src/pkg/a.py`` as ``pkg.a``)."""
+    depth = module.count(".") + 1 + (1 if path.endswith("/__init__.py") else 0)
+    parts = path.split("/")[:-depth]
+    return "/".join(parts) or "."
+
+
+def _copy_python_tree(workspace: Workspace, scratch: Path) -> None:
+    """The workspace's files, hard-linked where the file system allows (copied otherwise)."""
+    for relative in workspace.scan(".").files:
+        source = workspace.root / relative
+        target = scratch / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if os.path.islink(source):
+            continue
+        try:
+            os.link(source, target)
+        except OSError:
+            shutil.copy2(source, target)
+
+
+def _last_line(output: str) -> str:
+    lines = [line for line in output.strip().splitlines() if line.strip()]
+    return lines[-1].strip() if lines else "(no output)"
+
+
+def _chain(output: str, scratch: Path) -> list[str]:
+    """The project files of the traceback, in order, as ``path:line``."""
+    prefix = str(scratch) + os.sep
+    chain = []
+    for file, line in _FRAME.findall(output):
+        if file.startswith(prefix):
+            chain.append(f"{file[len(prefix):]}:{line}")
+    return chain
