@@ -14,7 +14,7 @@ from typing import Callable
 
 from engine.edits.apply import Transactions
 from engine.edits.session import EditSession
-from engine.edits.model import WorkspaceEdit
+from engine.edits.model import paths_of, WorkspaceEdit
 from engine.errors import GraftError, Refused, ServiceUnavailable, SymbolNotFound, UsageError
 from engine.extract import FileSymbols, SymbolExtractor
 from engine.extract.reconcile import add_dropped, reconcile
@@ -311,7 +311,11 @@ class Engine:
                 raise UsageError("--shim is for Python moves")
             use_server = self.source in (SourcePreference.AUTO, SourcePreference.LSP)
             return move_other.plan_other_move(self.workspace, self.services, use_server, symbol, dest, create=create)
-        plan = move.plan_move(self.workspace, self.graph(), move.MoveRequest(symbol, dest, create=create, shim=shim))
+        stub, twins = self._stub_twins(symbol)
+        request = move.MoveRequest(symbol, dest, create=create, shim=shim, stub_moved=bool(twins))
+        plan = move.plan_move(self.workspace, self.graph(), request)
+        if twins:
+            plan = self._with_stub_moved(plan, twins[-1], stub, self.workspace.resolve(dest)[0][:-3] + ".pyi")
         return self._import_checked(plan, [symbol.file, self.workspace.resolve(dest)[0]], f"moving {symbol.address} to {dest}") \
             if import_check else plan
 
@@ -323,6 +327,24 @@ class Engine:
         if not import_check or not plan.edit.touched or not old.endswith(".py"):
             return plan
         return self._import_checked(plan, [p for p in plan.edit.touched if p != self.workspace.resolve(old)[0]], f"renaming {old} to {new}")
+
+    def _stub_twins(self, symbol: Symbol) -> tuple[str, list[Symbol]]:
+        """The source's ``.pyi`` stub and its top-level declarations of the symbol's name (an overload stack: several)."""
+        stub = symbol.file[:-3] + ".pyi"
+        if not symbol.file.endswith(".py") or not (self.workspace.root / stub).is_file():
+            return stub, []
+        return stub, [s for s in self.outline(stub).symbols if s.name == symbol.name]
+
+    def _with_stub_moved(self, plan: RefactorPlan, twin: Symbol, stub: str, dest_stub: str) -> RefactorPlan:
+        """The move plus the stub declaration's own move into the destination's stub (made when
+        missing, since the source has one). Importers are the main plan's (it rewrote the .pyi
+        ones with the .py ones); only the two stubs come from this one."""
+        stub_plan = move.plan_move(self.workspace, self.graph(), move.MoveRequest(twin, dest_stub, create=True))
+        own = [op for op in stub_plan.edit.operations if set(paths_of(op)) <= {stub, dest_stub}]
+        return replace(
+            plan, edit=WorkspaceEdit((*plan.edit.operations, *own), plan.edit.annotations),
+            warnings=[*plan.warnings, f"its stub declaration moved too: {stub} -> {dest_stub}", *stub_plan.warnings],
+        )
 
     def _import_checked(self, plan: RefactorPlan, paths: list[str], what: str) -> RefactorPlan:
         checked = check_imports(self.workspace, self.graph(), self.tools, plan.edit, paths, what)

@@ -48,6 +48,8 @@ class MoveRequest:
     dest: str
     create: bool = False
     shim: bool = False
+    stub_moved: bool = False
+    """The caller moves the declaration in the source's ``.pyi`` stub as well (no warning then)."""
 
 
 def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest) -> RefactorPlan:
@@ -134,7 +136,7 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
     for path in _candidate_importers(workspace, queries, name, source_module, {source.path, dest_path}):
         importer = workspace.read(path)
         # A script outside any package still has absolute imports to rewrite.
-        module = ModuleName(queries.project.module_name_for(path) or "", path.endswith("__init__.py"))
+        module = ModuleName(queries.project.module_name_for(path) or "", path.endswith(("__init__.py", "__init__.pyi")))
         rewritten = rewrite_importer(parse(importer), module, names, is_dest=False).code
         change = file_change(importer, rewritten)
         if change is not None:
@@ -144,15 +146,17 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
         edit = retarget_dotted_strings(
             workspace, edit, f"{source_module.dotted}.{name}", f"{dest_module.dotted}.{name}", list(queries.project.facts)
         )
-    warnings += _stub_warnings(workspace, source.path, name)
+    if not request.stub_moved:
+        warnings += _stub_warnings(workspace, source.path, name)
     warnings += _stale(workspace, edit, source_module, name, source_needs_name)
     return RefactorPlan("move", edit, Source.AST, Confidence.HIGH if not warnings else Confidence.MEDIUM, warnings)
 
 
 def _destination(workspace: Workspace, request: MoveRequest) -> tuple[str, SourceFile | None]:
     relative, absolute = workspace.resolve(request.dest)
-    if language_of(relative) != "python" or not relative.endswith(".py"):
-        raise UsageError(f"the destination {relative} is not a Python module (.py)")
+    stub = request.symbol.file.endswith(".pyi")
+    if language_of(relative) != "python" or not relative.endswith(".pyi" if stub else ".py"):
+        raise UsageError(f"the destination {relative} is not a Python {'stub (.pyi)' if stub else 'module (.py)'}")
     if relative == request.symbol.file:
         raise UsageError(f"{request.symbol.address} is already in {relative}")
     if absolute.exists():
@@ -168,7 +172,7 @@ def _module_name(queries: GraphQueries, path: str) -> ModuleName:
     dotted = queries.project.module_name_for(path)
     if dotted is None:
         raise CannotMove(f"{path} cannot be imported as a Python module (its path is not made of identifiers)")
-    return ModuleName(dotted, path.endswith("__init__.py"))
+    return ModuleName(dotted, path.endswith(("__init__.py", "__init__.pyi")))
 
 
 def _plain(carried: CarriedImport) -> str:
@@ -203,7 +207,7 @@ def _candidate_importers(
             continue
         for fact in facts.imports:
             if fact.level:
-                here = ModuleName(queries.project.module_name_for(path) or "", path.endswith("__init__.py"))
+                here = ModuleName(queries.project.module_name_for(path) or "", path.endswith(("__init__.py", "__init__.pyi")))
                 absolute = here.absolute(fact.level, fact.module)
             else:
                 absolute = fact.module

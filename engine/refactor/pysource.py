@@ -110,7 +110,7 @@ def import_module_of(statement: cst.ImportFrom) -> tuple[int, str | None]:
 
 
 def from_import(spec: str, name: str, alias: str | None = None) -> cst.SimpleStatementLine:
-    clause = f"{name} as {alias}" if alias and alias != name else name
+    clause = f"{name} as {alias}" if alias else name  # `X as X` kept: an explicit re-export, in stubs above all
     return _statement(f"from {spec} import {clause}\n")
 
 

@@ -100,7 +100,7 @@ def _python_rename(workspace: Workspace, queries: GraphQueries, old_path: str, n
         moved.append((stub, new_path[:-3] + ".pyi"))
     for path in _importers(workspace, queries, old_name, {p for p, _ in moved}):
         source = workspace.read(path)
-        here = ModuleName(queries.project.module_name_for(path) or "", path.endswith("__init__.py"))
+        here = ModuleName(queries.project.module_name_for(path) or "", path.endswith(("__init__.py", "__init__.pyi")))
         change = file_change(source, rewrite_module_references(parse(source), here, old_name, new_name).code)
         if change is not None:
             operations.append(change)
