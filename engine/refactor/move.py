@@ -29,7 +29,9 @@ from engine.refactor.move_importers import MoveNames, rewrite_importer
 from engine.refactor.move_rewrite import rewrite_dest, rewrite_source, top_level_bindings
 from engine.refactor.move_source import CannotMove, CarriedImport, analyse
 from engine.refactor.plan import RefactorPlan
-from engine.refactor.pysource import ModuleName, all_names, code_of, file_change, from_import, move_operations, parse
+from engine.refactor.pysource import (
+    ModuleName, all_names, code_of, file_change, from_import, grouped_imports, move_operations, parse,
+)
 from engine.symbols import Confidence, Source, Symbol
 from engine.workspace import SourceFile, Workspace
 
@@ -130,6 +132,8 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
     source_all = all_names(analysis.tree)
     export = name if source_all is not None and name in source_all else None
     new_dest = rewrite_dest(dest_tree, analysis, imports, type_checking, export=export, create_all=dest_source is None)
+    if dest_source is None or _imports_grouped(dest_source.text, dest_module):
+        new_dest = grouped_imports(new_dest, dest_module.dotted.split(".")[0])
     new_source = rewrite_source(analysis, name, back, local=local)
 
     operations = move_operations(source, new_source, dest_path, dest_source, new_dest)
@@ -148,6 +152,7 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
         )
     if not request.stub_moved:
         warnings += _stub_warnings(workspace, source.path, name)
+    warnings += _doctest_warnings(source, symbol, analysis.tree, source_module, new_dest, dest_module)
     warnings += _stale(workspace, edit, source_module, name, source_needs_name)
     return RefactorPlan("move", edit, Source.AST, Confidence.HIGH if not warnings else Confidence.MEDIUM, warnings)
 
@@ -217,6 +222,44 @@ def _candidate_importers(
                     found.append(path)
                 break
     return found
+
+
+_EXAMPLE_LINE = re.compile(r"^\s*(?:>>>|\.\.\.) ?(.*)$")
+
+
+def _doctest_warnings(
+    source: SourceFile, symbol: Symbol, source_tree: cst.Module, source_module: ModuleName, new_dest: str, dest_module: ModuleName,
+) -> list[str]:
+    """Doctests are code: names the moved code's examples read from the source module (its globals,
+    under --doctest-modules) that the destination will not have. Named, with their lines."""
+    source_names = set(top_level_bindings(source_tree, source_module).names)
+    try:
+        dest_names = set(top_level_bindings(cst.parse_module(new_dest), dest_module).names)
+    except cst.ParserSyntaxError:
+        return []
+    lines = source.text.splitlines()[symbol.range.start.line:symbol.range.last_line]
+    missing: dict[str, int] = {}
+    bound_in_examples: set[str] = set()
+    for offset, line in enumerate(lines):
+        example = _EXAMPLE_LINE.match(line)
+        if example is None:
+            continue
+        code = example.group(1)
+        bound_in_examples |= set(re.findall(r"(?:^|\bimport\s+|,\s*|\bas\s+)([A-Za-z_]\w*)\s*(?:=[^=]|,|$)", code))
+        for word in re.findall(r"(?<![\w.])([A-Za-z_]\w*)", code):
+            if word in source_names and word not in dest_names and word not in bound_in_examples:
+                missing.setdefault(word, symbol.range.start.line + offset + 1)
+    if not missing:
+        return []
+    listed = ", ".join(f"{word} ({source.path}:{line})" for word, line in missing.items())
+    return [f"the doctest of {symbol.name} reads {listed} from {source.path}, which {dest_module.dotted} does not have: "
+            "it would fail under --doctest-modules; import it in the example or move it too"]
+
+
+def _imports_grouped(text: str, module: ModuleName) -> bool:
+    """Whether a module already separates its import groups with blank lines (then the carried
+    imports follow that style; a module that does not is left as its author writes it)."""
+    return grouped_imports(text, module.dotted.split(".")[0]) == text and bool(re.search(r"^(?:import|from)\s.*\n\n(?:import|from)\s", text, re.M))
 
 
 def _stub_warnings(workspace: Workspace, source_path: str, name: str) -> list[str]:

@@ -9,6 +9,8 @@ they are.
 from __future__ import annotations
 
 import difflib
+import re
+import sys
 from dataclasses import dataclass
 
 import libcst as cst
@@ -295,16 +297,63 @@ def move_operations(
     """A move's edit of its source and its destination (created when it does not exist yet),
     leaving out a file the move does not change."""
     operations: list[Operation] = []
-    source_change = file_change(source, new_source)
+    source_change = file_change(source, in_line_style(new_source, source.newline))
     if source_change is not None:
         operations.append(source_change)
     if dest_source is None:
-        operations.append(CreateFile(dest_path, new_dest))
+        # A new module takes the source's line endings (the moved code brings them), and ends a line.
+        operations.append(CreateFile(dest_path, in_line_style(new_dest, source.newline)))
     else:
-        dest_change = file_change(dest_source, new_dest)
+        dest_change = file_change(dest_source, in_line_style(new_dest, dest_source.newline))
         if dest_change is not None:
             operations.append(dest_change)
     return operations
+
+
+_IMPORT_LINE = re.compile(r"^(?:from\s+(\.*)([\w.]*)\s+import\b|import\s+([\w.]+))")
+
+
+def grouped_imports(text: str, package: str) -> str:
+    """The file's leading import block with a blank line between groups (``__future__``, the
+    standard library, third-party, this project: ``package``'s own and relative imports), as
+    isort and most projects write them. Only blank lines are added; order is left alone."""
+    lines = text.split("\n")
+    out: list[str] = []
+    previous: int | None = None
+    in_block, open_parens = True, 0
+    for line in lines:
+        if in_block and open_parens == 0:
+            match = _IMPORT_LINE.match(line)
+            if match is not None:
+                group = _import_group(match.group(1) or "", match.group(2) or match.group(3) or "", package)
+                if previous is not None and group != previous and out and out[-1].strip():
+                    out.append("")
+                previous = group
+                open_parens = line.count("(") - line.count(")")
+            elif line.strip() and not line.lstrip().startswith("#") and previous is not None:
+                in_block = False  # the first statement after the imports ends the block
+        elif open_parens:
+            open_parens += line.count("(") - line.count(")")
+        out.append(line)
+    return "\n".join(out)
+
+
+def _import_group(dots: str, module: str, package: str) -> int:
+    top = module.split(".")[0]
+    if top == "__future__":
+        return 0
+    if dots or (package and top == package):
+        return 3
+    return 1 if top in sys.stdlib_module_names else 2
+
+
+def in_line_style(text: str, newline: str) -> str:
+    """``text`` with every line break ``newline`` and a final one: code moved between files with
+    different endings (or a docstring's CRLF carried into an LF file) must not leave them mixed."""
+    unified = text.replace("\r\n", "\n").replace("\r", "\n")
+    if unified and not unified.endswith("\n"):
+        unified += "\n"
+    return unified if newline == "\n" else unified.replace("\n", newline)
 
 
 def line_edits(before: str, after: str) -> tuple[TextEdit, ...]:
