@@ -323,3 +323,27 @@ def test_renamed_names_are_read_from_the_edit(tmp_path: Path) -> None:
                       error('"Crate" is not callable')]}
     assert [d.message for d in _new_errors(before, after, renamed)] == ['"Crate" is not callable']
     assert len(_new_errors(before, after)) == 3  # without the renamed names, every rewritten message looks new
+
+
+def test_the_syntax_check_sees_what_only_the_interpreter_rejects(tmp_path: Path) -> None:
+    """tree-sitter recovers from an unexpected indent without an error node; Python does not."""
+    (tmp_path / "m.py").write_text("def f():\n    return 1\n")
+    data = (tmp_path / "m.py").read_bytes()
+    indented = FileChange("m.py", (TextEdit(Range(Position(1, 0), Position(1, 0)), "    x = 1\n        "),), hashlib.sha256(data).hexdigest())
+    with pytest.raises(SyntaxBroken, match="would leave m.py with syntax errors"):
+        Transactions(Workspace(tmp_path)).apply(WorkspaceEdit((indented,)))
+    assert (tmp_path / "m.py").read_bytes() == data
+
+
+def test_an_unparsable_source_is_located_where_python_puts_the_error(tmp_path: Path) -> None:
+    from engine.refactor.pysource import UnparsablePython, parse
+
+    (tmp_path / "m.py").write_text("import os\n\n\ndef f(x):\n    return (x +\n\n\nVALUE = f(1)\n")
+    source = Workspace(tmp_path).read("m.py")
+    with pytest.raises(UnparsablePython) as refused:
+        parse(source)
+    try:
+        compile(source.text, "m.py", "exec")
+    except SyntaxError as error:
+        expected = f"m.py:{error.lineno}:{error.offset}:"
+    assert refused.value.message.startswith(expected), refused.value.message

@@ -364,3 +364,23 @@ def test_an_edit_inside_a_body_redoes_only_that_files_edges(sample_copy: Path) -
     assert [e for e in after_body_edit if "shop/pricing.py" not in e] == unchanged
     assert "calls shop/pricing.py:with_vat -> shop/util.py:round_cents line 22 ast/medium" in after_body_edit
     assert structural >= {"shop/pricing.py", "shop/__init__.py", "tests/test_shop.py"}
+
+
+def test_dead_code_spares_stubs_used_overload_stacks_and_classes_read_by_attribute(tmp_path: Path) -> None:
+    """Seen on a real project: 206 of 216 candidates were stub declarations, the @overload
+    declarations of a heavily used function, and a class used through Unit.X."""
+    root = make_project(tmp_path, {
+        "pyproject.toml": '[project]\nname = "x"\n',
+        "lib/__init__.py": "",
+        "lib/conv.py": "from typing import overload\n\n@overload\ndef conv(x: int) -> str: ...\n@overload\ndef conv(x: str) -> str: ...\n"
+                       "def conv(x):\n    return str(x)\n\n@overload\ndef gone(x: int) -> int: ...\ndef gone(x):\n    return x\n",
+        "lib/conv.pyi": "def conv(x: int) -> str: ...\ndef never_called() -> None: ...\n",
+        "lib/units.py": "class Unit:\n    METRE = 1\n\n\ndef truly_unused():\n    return 0\n",
+        "lib/use.py": "from lib.conv import conv\nfrom lib import units\n\nVALUE = conv(1)\nSIZE = units.Unit.METRE\n",
+    })
+    index = index_of(root)
+    index.load()
+    queries = GraphQueries(index.graph)
+    dead = sorted(f.node.address for f in queries.dead_code(None, read=lambda path: (root / path).read_text()))
+    index.close()
+    assert dead == ["lib/conv.py:gone[1]", "lib/units.py:truly_unused"]

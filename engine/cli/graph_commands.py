@@ -8,6 +8,7 @@ import time
 from typing import Callable
 
 from engine.api import Engine
+from engine.errors import GraftError
 from engine.graph import EdgeRef, Finding, IndexStats, NodeRef, Reached
 from engine.navigate import NavigationResult
 
@@ -66,7 +67,7 @@ def run_graph(engine: Engine, args: argparse.Namespace) -> Result:
         "definition": lambda: navigation_result(engine.definition(args.target)),
         "cycles": lambda: cycles_result(queries.cycles()),
         "entrypoints": lambda: findings_result("entry_points", queries.entry_points(engine.pyproject_text())),
-        "dead-code": lambda: findings_result("candidates", queries.dead_code(engine.pyproject_text())),
+        "dead-code": lambda: findings_result("candidates", queries.dead_code(engine.pyproject_text(), read=_text_reader(engine))),
         "affected-tests": lambda: nodes_result("tests", queries.affected_tests(args.targets)),
     }[args.query]
     return handler()
@@ -188,3 +189,13 @@ def navigation_result(result: NavigationResult) -> Result:
     }
     notes = "\n".join(f"note: {note}" for note in result.notes)
     return data, "\n".join(rows) or "(none)", notes
+
+
+def _text_reader(engine: Engine) -> Callable[[str], str]:
+    """A file's text for the dead-code check's by-name pass ("" for one that cannot be read)."""
+    def read(path: str) -> str:
+        try:
+            return engine.workspace.read(path).text
+        except GraftError:
+            return ""
+    return read

@@ -16,6 +16,7 @@ whole identifier for another: that cannot change whether the file parses. "Whole
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Iterable
 
@@ -59,13 +60,26 @@ def newly_broken(
             text, starts = (decoded or {}).get(state.path) or (_decode(state.before), None)
             if swaps_identifiers_only(text, edits, language, starts):
                 continue
-        if not parser.parse(language, _strip_bom(state.after)).root_node.has_error:  # type: ignore[arg-type]
+        if _parses(parser, language, state.after, state.path):
             continue  # parses after the edit: nothing to compare, and the common case stays one parse
-        before = state.before
-        before_ok = before is None or not parser.parse(language, _strip_bom(before)).root_node.has_error  # type: ignore[arg-type]
-        if before_ok:
+        if state.before is None or _parses(parser, language, state.before, state.path):
             broken.append(state.path)
     return broken
+
+
+def _parses(parser: TreeSitterExtractor, language: str | None, data: bytes, path: str) -> bool:
+    """Whether the bytes parse. For Python, the interpreter's own parser too: tree-sitter
+    recovers from an unexpected indent without flagging it, and the module would not import."""
+    text = _strip_bom(data)
+    if parser.parse(language, text).root_node.has_error:  # type: ignore[arg-type]
+        return False
+    if language != "python":
+        return True
+    try:
+        compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def swaps_identifiers_only(text: str, edits: tuple[TextEdit, ...], language: str, starts: list[int] | None = None) -> bool:

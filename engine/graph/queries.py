@@ -11,7 +11,7 @@ import tomllib
 from collections import deque
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import networkx as nx
 
@@ -358,29 +358,60 @@ class GraphQueries:
                 found.append(Finding(self.ref(symbol_node(path, function)), f"console script `{command}`"))
         return found
 
-    def dead_code(self, pyproject_text: str | None = None) -> list[Finding]:
-        """Symbols nothing uses by syntax: candidates only, for a person to check."""
+    def dead_code(self, pyproject_text: str | None = None, read: Callable[[str], str] | None = None) -> list[Finding]:
+        """Symbols nothing uses by syntax: candidates only, for a person to check. Never a stub's
+        declaration (``.pyi``: it describes, it is not called); an ``@overload`` stack lives or dies
+        as one (uses resolve to its implementation); and with ``read`` (a file's text), a
+        top-level name that any other line of the project reads (``Unit.X``) is not a candidate."""
         entry = {f.node.address for f in self.entry_points(pyproject_text)}
         exported = {
             (path, name) for path, facts in self.project.facts.items() for name in (facts.exports or ())
         }
         used_after_a_dot = set().union(*(facts.attributes for facts in self.project.facts.values()))
+        if read is not None:
+            texts: dict[str, str] = {}
+            read_once = read
+            read = lambda path: texts[path] if path in texts else texts.setdefault(path, read_once(path))  # noqa: E731
         found = []
         for path, facts in sorted(self.project.facts.items()):
-            if facts.is_test or facts.language != "python":
+            if facts.is_test or facts.language != "python" or path.endswith(".pyi"):
                 continue
+            families: dict[str, list[SymbolFact]] = {}
             for symbol in facts.symbols:
-                node = symbol_node(path, symbol.name_path)
-                if not _judged(symbol) or (path, symbol.name) in exported or f"{path}:{symbol.name_path}" in entry:
+                families.setdefault(re.sub(r"\[\d+\]", "", symbol.name_path), []).append(symbol)
+            for members in families.values():
+                symbol = members[-1]  # of an overload stack, the implementation
+                if not _judged(symbol) or (path, symbol.name) in exported or any(f"{path}:{m.name_path}" in entry for m in members):
                     continue
                 if symbol.parent is not None and symbol.name in used_after_a_dot:
                     continue  # a method or property some `x.name` of unknown type may reach
-                if any(k in _USE_KINDS or k == "tested_by" for _u, _v, k in self.graph.in_edges(node, keys=True)):
+                if any(self._used(symbol_node(path, member.name_path)) for member in members):
                     continue
-                if any(k in _USE_KINDS for n in self._owned(node)[1:] for _u, _v, k in self.graph.in_edges(n, keys=True)):
+                if read is not None and symbol.parent is None and self._read_elsewhere(symbol.name, path, {m.name_line for m in members}, read):
                     continue
-                found.append(Finding(self.ref(node), "no import, call or subclass reaches it"))
+                found.append(Finding(self.ref(symbol_node(path, symbol.name_path)), "no import, call or subclass reaches it"))
         return found
+
+    def _used(self, node: str) -> bool:
+        if any(k in _USE_KINDS or k == "tested_by" for _u, _v, k in self.graph.in_edges(node, keys=True)):
+            return True
+        return any(k in _USE_KINDS for n in self._owned(node)[1:] for _u, _v, k in self.graph.in_edges(n, keys=True))
+
+    def _read_elsewhere(self, name: str, path: str, own_lines: set[int], read: Callable[[str], str]) -> bool:
+        """Whether any line but the definitions' names the symbol (an attribute access such as
+        ``units.Unit.X``, a name passed along): the graph records calls, imports and bases only."""
+        word = re.compile(rf"(?<!\w){re.escape(name)}\b")
+        for other, facts in self.project.facts.items():
+            if facts.language != "python" or other.endswith(".pyi"):
+                continue
+            text = read(other)
+            if name not in text:
+                continue
+            for match in word.finditer(text):
+                line = text.count("\n", 0, match.start()) + 1
+                if other != path or line not in own_lines:
+                    return True
+        return False
 
     def affected_tests(self, addresses: Iterable[str], depth: int = 6) -> list[NodeRef]:
         """Tests that exercise the given files or symbols, directly or through what depends on them."""

@@ -8,6 +8,7 @@ they are.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import re
 import sys
@@ -33,9 +34,16 @@ def parse(source: SourceFile) -> cst.Module:
     try:
         return cst.parse_module(source.text)
     except cst.ParserSyntaxError as error:
+        # Where Python itself puts the error (LibCST's position is its own parser's, often a line off).
+        where, message = f"{error.raw_line}:{error.raw_column + 1}", error.message
+        try:
+            compile(source.text, source.path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        except SyntaxError as python_error:
+            where, message = f"{python_error.lineno}:{python_error.offset}", python_error.msg
+        except ValueError:
+            pass
         raise UnparsablePython(
-            f"{source.path}:{error.raw_line}:{error.raw_column + 1}: not valid Python ({error.message}); "
-            "fix the syntax error first, nothing was changed"
+            f"{source.path}:{where}: not valid Python ({message}); fix the syntax error first, nothing was changed"
         ) from None
 
 
