@@ -22,6 +22,7 @@ from engine.graph.queries import GraphQueries
 from engine.languages import language_of
 from engine.ports import LanguageServices
 from engine.refactor.dotted_strings import retarget_dotted_strings
+from engine.refactor.module_mentions import config_edits, documentation_mentions
 from engine.refactor.module_references import rewrite_module_references
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.pysource import ModuleName, file_change, parse
@@ -111,8 +112,14 @@ def _python_rename(workspace: Workspace, queries: GraphQueries, old_path: str, n
         if change is not None:
             operations.append(change)
         operations.append(RenameFile(before, after))
+    configured, config_notes = config_edits(workspace, old_name, new_name, old_path, new_path)
+    operations.extend(configured)
     edit = retarget_dotted_strings(workspace, WorkspaceEdit(tuple(operations)), old_name, new_name, list(queries.project.facts))
-    warnings = [*notes, *_dynamic_imports(workspace, queries, old_name)]
+    warnings = [*notes, *config_notes, *_dynamic_imports(workspace, queries, old_name)]
+    documented = documentation_mentions(workspace, old_name)
+    if documented:
+        warnings.append(f"documentation that names {old_name} (not edited): {', '.join(documented[:10])}"
+                        + (f" and {len(documented) - 10} more" if len(documented) > 10 else ""))
     if len(moved) > 1:
         warnings.append(f"moved its stub along: {moved[1][0]} -> {moved[1][1]}")
     return RefactorPlan("rename-file", edit, Source.AST, Confidence.HIGH if not notes else Confidence.MEDIUM, warnings)
@@ -141,6 +148,8 @@ def _dynamic_imports(workspace: Workspace, queries: GraphQueries, module: str) -
             if pattern.search(line):
                 found.append(f"{path}:{number + 1}: imports the module by name (updated in the string)")
     pyproject = workspace.root / "pyproject.toml"
-    if pyproject.is_file() and re.search(rf"[\"']{re.escape(module)}[:\"']", pyproject.read_text(encoding="utf-8", errors="replace")):
-        found.append(f"pyproject.toml names {module} (an entry point?): update it by hand")
+    # Entry points (`pkg.mod:main`) are edited; a module named whole in a string (a tool's
+    # per-module settings) is not code that imports it, and is only reported.
+    if pyproject.is_file() and re.search(rf"[\"']{re.escape(module)}[\"']", pyproject.read_text(encoding="utf-8", errors="replace")):
+        found.append(f"pyproject.toml names {module} in a setting: check it")
     return found
