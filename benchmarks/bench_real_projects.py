@@ -203,6 +203,57 @@ def rope_tool(root: Path, case: dict[str, object], file: str, line: int, column:
         project.close()
 
 
+def raw_server_tool(root: Path, case: dict[str, object], file: str, line: int, column: int) -> None:
+    """basedpyright's own rename behind a bare client (benchmarks/raw_lsp.py), applied as it
+    answers: what a client that trusts the server gets. Ready when the server has listed its
+    source files; prepareRename first, as an editor does."""
+    from lsp_pool.registry import SPECS_BY_ID, locate
+    from benchmarks.raw_lsp import RawClient
+
+    if case["op"] != "rename":
+        raise NotImplementedError("the server's move is not used for Python (it leaves relative imports)")
+    client = RawClient(list(locate(SPECS_BY_ID["basedpyright"]) or ()), str(root))
+    try:
+        client.request("initialize", {
+            "processId": None, "rootUri": root.as_uri(), "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
+            "capabilities": {"window": {"workDoneProgress": True}, "workspace": {"configuration": True}},
+        })
+        client.notify("initialized", {})
+        client.wait_for_log("source file", timeout=120)
+        place = {"textDocument": {"uri": (root / file).as_uri()}, "position": {"line": line - 1, "character": column}}
+        if client.request("textDocument/prepareRename", place) is None:
+            raise LookupError("prepareRename: nothing to rename here")
+        edit = client.request("textDocument/rename", {**place, "newName": str(case["new_name"])}) or {}
+    finally:
+        client.close()
+    _apply_lsp_edit(edit)
+
+
+def _apply_lsp_edit(edit: dict[str, object]) -> None:
+    """A WorkspaceEdit's text edits written as given (changes or documentChanges; UTF-16 columns
+    are taken as code points: these projects' touched lines are ASCII)."""
+    from urllib.parse import unquote, urlparse
+
+    per_file: dict[str, list[dict[str, object]]] = {}
+    for uri, edits in (edit.get("changes") or {}).items():  # type: ignore[union-attr]
+        per_file.setdefault(uri, []).extend(edits)
+    for change in edit.get("documentChanges") or []:  # type: ignore[union-attr]
+        if isinstance(change, dict) and "edits" in change:
+            per_file.setdefault(change["textDocument"]["uri"], []).extend(change["edits"])
+    for uri, edits in per_file.items():
+        path = Path(unquote(urlparse(uri).path))
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        starts = [0]
+        for line in lines:
+            starts.append(starts[-1] + len(line))
+        text = "".join(lines)
+        spans = sorted(((starts[e["range"]["start"]["line"]] + e["range"]["start"]["character"],  # type: ignore[index]
+                         starts[e["range"]["end"]["line"]] + e["range"]["end"]["character"], e["newText"]) for e in edits), reverse=True)  # type: ignore[index]
+        for start, end, new in spans:
+            text = text[:start] + str(new) + text[end:]
+        path.write_text(text, encoding="utf-8")
+
+
 def jedi_tool(root: Path, case: dict[str, object], file: str, line: int, column: int) -> None:
     import jedi
 
@@ -346,20 +397,22 @@ def attempt(tool: str, source: Path, before: dict[str, str], project: dict[str, 
         error: BaseException | None = None
         started = time.perf_counter()
         try:
-            if tool == "codegraft":
-                graft = codegraft(root, case, server)
+            if tool.startswith("codegraft"):
+                graft = codegraft(root, case, _with_server(tool, server))
             elif position is None:
                 raise LookupError(f"no position for {case['address']}: codegraft could not resolve it")
             elif tool == "rope":
                 rope_tool(root, case, *position)
+            elif tool == "basedpyright":
+                raw_server_tool(root, case, *position)
             else:
                 jedi_tool(root, case, *position)
         except Exception as failure:  # noqa: BLE001 - a tool's failure (or refusal) is a result here
             error = failure
         seconds = time.perf_counter() - started
         try:
-            if tool == "codegraft":
-                why, note = codegraft_verdict(root, before, project, case, baseline, server, graft, error)
+            if tool.startswith("codegraft"):
+                why, note = codegraft_verdict(root, before, project, case, baseline, _with_server(tool, server), graft, error)
             else:
                 why, note = peer_verdict(root, before, project, case, baseline, error)
         except Exception as failure:  # noqa: BLE001 - e.g. the suite timed out
@@ -369,6 +422,14 @@ def attempt(tool: str, source: Path, before: dict[str, str], project: dict[str, 
 
 PRISTINE: dict[str, str] = {}
 """The current project's Python files before any refactoring, by path."""
+
+TOOLS = ("codegraft-server", "codegraft-ast", "rope", "jedi", "basedpyright")
+"""codegraft with its language servers, codegraft without (--source ast), rope, jedi, and the raw
+basedpyright rename: side by side in one run. ``codegraft`` alone follows --server."""
+
+
+def _with_server(tool: str, server_flag: bool) -> bool:
+    return tool == "codegraft-server" or (tool == "codegraft" and server_flag)
 
 
 def case_cells(results: Mapping[str, Outcome]) -> str:
@@ -380,8 +441,9 @@ def case_cells(results: Mapping[str, Outcome]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--server", action="store_true", help="codegraft with its language servers (default: no server, --source ast)")
-    parser.add_argument("--only", help="one project by name")
-    parser.add_argument("--tools", default="codegraft,rope,jedi")
+    parser.add_argument("--only", help="projects by name, comma-separated")
+    parser.add_argument("--tools", default=",".join(TOOLS), help=f"comma-separated, of {', '.join(TOOLS)} (default: all)")
+    parser.add_argument("--data", default=str(DATA), help="the corpus (default: benchmarks/real_projects.toml)")
     args = parser.parse_args()
     tools = args.tools.split(",")
     if "rope" in tools:
@@ -389,11 +451,12 @@ def main() -> None:
             import rope  # noqa: F401
         except ImportError:
             subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "rope"], check=True)
-    data = tomllib.loads(DATA.read_text(encoding="utf-8"))
+    data = tomllib.loads(Path(args.data).read_text(encoding="utf-8"))
+    only = set(args.only.split(",")) if args.only else None
     totals = {tool: [0, 0, 0.0] for tool in tools}
     rows = []
     for project in data["project"]:
-        if args.only and project["name"] != args.only:
+        if only is not None and project["name"] not in only:
             continue
         source = unpacked(project)
         green, baseline, tail = run_tests(source, project)
