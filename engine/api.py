@@ -294,7 +294,7 @@ class Engine:
             raise ServiceUnavailable("no language-server support is installed (the lsp_pool package is missing)")
         return rename.plan_rename(
             self.workspace, self.services, use_server, targets, old_name, new_name, text=text, dotted=dotted, extend=extend,
-            files=list(self.graph().project.facts),
+            files=list(self.graph().project.facts), require_server=self.source is SourcePreference.LSP,
         )
 
     def plan_move(

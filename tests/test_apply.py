@@ -347,3 +347,4 @@ def test_an_unparsable_source_is_located_where_python_puts_the_error(tmp_path: P
     except SyntaxError as error:
         expected = f"m.py:{error.lineno}:{error.offset}:"
     assert refused.value.message.startswith(expected), refused.value.message
+

@@ -130,3 +130,38 @@ def test_jedi_itself_renames_past_its_thirty_file_search_limit(tmp_path: Path) -
         (tmp_path / "pkg" / f"m{number:02}.py").write_text(f"from pkg.core import compute\n\nVALUE = compute({number})\n")
     edit = jedi_rename(Workspace(tmp_path), "pkg/core.py", Position(0, 4), "double")
     assert len(edit.touched) == 41
+
+
+def test_source_lsp_refuses_a_rename_the_server_cannot_give(tmp_path: Path) -> None:
+    """A server that answers symbols but not the rename (basedpyright missing, another server
+    preferred): with --source lsp the rename used to come back from jedi (source ast), exit 0."""
+    from engine.api import Engine, SourcePreference
+    from engine.errors import ServiceUnavailable
+    from engine.extract import SymbolExtractor
+    from engine.symbols import Source
+
+    class SymbolsButNoRename:
+        """The port as such a pool answers: outlines, labelled lsp; the rename unavailable."""
+
+        def document_symbols(self, source):  # type: ignore[no-untyped-def]
+            from dataclasses import replace
+
+            return replace(SymbolExtractor().extract(source), source=Source.LSP)
+
+        def rename(self, source, position, new_name):  # type: ignore[no-untyped-def]
+            raise ServiceUnavailable("jedi-language-server cannot rename here")
+
+        def __getattr__(self, name):  # type: ignore[no-untyped-def]
+            raise ServiceUnavailable(f"{name} is not offered")
+
+        def close(self) -> None:
+            pass
+
+    (tmp_path / "m.py").write_text("def helper():\n    return 1\n\n\nVALUE = helper()\n")
+    engine = Engine(Workspace(tmp_path), services=SymbolsButNoRename(), source=SourcePreference.LSP)  # type: ignore[arg-type]
+    try:
+        with pytest.raises(ServiceUnavailable, match="cannot rename here"):
+            engine.plan_rename("m.py:helper", "assist")
+    finally:
+        engine.close()
+    assert (tmp_path / "m.py").read_text().startswith("def helper")

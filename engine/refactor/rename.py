@@ -80,7 +80,7 @@ rename (scan files then); returns what to do with the server's edit once it is k
 def plan_rename(
     workspace: Workspace, services: LanguageServices | None, use_server: bool, targets: list[RenameTarget],
     old_name: str, new_name: str, *, text: bool = False, dotted: str | None = None, extend: Extension | None = None,
-    files: list[str] | None = None,
+    files: list[str] | None = None, require_server: bool = False,
 ) -> RefactorPlan:
     """One rename over every target, merged; warnings are computed once on the merged edit.
     ``dotted`` is the symbol's dotted path (``pkg.mod.name``) when strings may name it;
@@ -110,7 +110,11 @@ def plan_rename(
             notes = [f"from {answers[-1].server}", *answers[-1].notes, *_covered(targets), *extended]
             return _finish("rename", edit, Source.LSP, confidence, notes, passes.leftovers, new_name)
         except ServiceUnavailable as error:
+            if require_server:
+                raise  # --source lsp: the server's answer or a refusal, never a fallback
             notes.append(f"language server unavailable: {error.message}")
+    if require_server:
+        raise ServiceUnavailable("no language server is configured to rename here, and --source lsp allows no fallback")
     if language == "python":
         passes = passes or _Passes(corpus, dotted, old_name, new_name, language, extend, primary)
         edit = merge([jedi_rename(workspace, t.file, t.position, new_name) for t in targets])
