@@ -23,7 +23,7 @@ from engine.errors import ProtectedPath
 from engine.navigation import TextEdit
 from engine.positions import Position, Range
 from engine.state_folder import UnsafeStateFolder
-from engine.workspace import Workspace
+from engine.workspace import Workspace, WorkspaceConfig
 from tests.conftest import REPO
 
 TRANSACTION = "20260101T000000.000000-crafted"
@@ -322,3 +322,80 @@ def engine_address(text: str) -> Any:
     from engine.names import parse_address
 
     return parse_address(text)
+
+
+# -- item 7 and 8: typed errors for refused writes and full disks, and the size limit on every path --
+
+
+@pytest.mark.parametrize(("failure", "code"), [(PermissionError(13, "Operation not permitted"), "write_failed"),
+                                               (OSError(28, "No space left on device"), "disk_full")])
+def test_a_write_the_system_refuses_is_a_typed_error_and_rolls_back(root: Path, failure: OSError, code: str) -> None:
+    (root / "b.py").write_text("y = 1\n")
+    second = FileChange("b.py", (TextEdit(Range(Position(0, 4), Position(0, 5)), "2"),), _sha((root / "b.py").read_bytes()))
+    edit = WorkspaceEdit((*_edit_a(root, "2").operations, second))
+
+    def hook(step: str) -> None:
+        if step == "staged:b.py":
+            raise failure
+
+    with pytest.raises(Exception) as refused:
+        Transactions(Workspace(root), hook=hook).apply(edit)
+    assert getattr(refused.value, "code", None) == code
+    assert "b.py" in refused.value.args[0] and "nothing was changed" in refused.value.args[0]
+    assert (root / "a.py").read_text() == "x = 1\n" and (root / "b.py").read_text() == "y = 1\n"
+    assert not list(root.glob(".*.tmp"))
+
+
+def test_a_full_disk_is_reported_as_such_on_a_small_tmpfs(tmp_path: Path) -> None:
+    folder = tmp_path / "small"
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(folder)], capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        (folder / "a.py").write_text("x = 1\n")
+        big = "x = '" + "y" * 400_000 + "'\n"
+        edit = WorkspaceEdit((FileChange("a.py", (TextEdit(Range(Position(0, 0), Position(1, 0)), big),),
+                                         _sha((folder / "a.py").read_bytes())),))
+        with pytest.raises(Exception) as refused:
+            Transactions(Workspace(folder, WorkspaceConfig(max_file_bytes=10**7))).apply(edit)
+        assert getattr(refused.value, "code", None) == "disk_full", refused.value
+        assert (folder / "a.py").read_text() == "x = 1\n"
+    finally:
+        subprocess.run(["umount", str(folder)], check=False)
+
+
+def test_apply_keeps_the_size_limit_of_every_read(root: Path) -> None:
+    from engine.errors import UnreadableFile
+
+    (root / "big.py").write_text("x = 1\n" + "#" * 2000 + "\n")
+    data = (root / "big.py").read_bytes()
+    edit = WorkspaceEdit((FileChange("big.py", (TextEdit(Range(Position(0, 4), Position(0, 5)), "2"),), _sha(data)),))
+    with pytest.raises(UnreadableFile, match="--max-file-bytes"):
+        Transactions(Workspace(root, WorkspaceConfig(max_file_bytes=1000))).apply(edit)
+    assert (root / "big.py").read_bytes() == data
+
+
+def test_cli_json_carries_the_typed_write_error(tmp_path: Path) -> None:
+    """Not a traceback with nothing on stdout: the JSON error, with exit 1, when the disk fills."""
+    folder = tmp_path / "small"
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(folder)], capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        (folder / "pyproject.toml").write_text("")
+        (folder / "a.py").write_text("x = 1\n")
+        big = "x = '" + "y" * 400_000 + "'\n"
+        edit = {"changes": {(folder / "a.py").as_uri(): [
+            {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}, "newText": big}]}}
+        (tmp_path / "edit.json").write_text(json.dumps(edit))
+        ran = subprocess.run([sys.executable, "-m", "engine.cli.main", "--root", str(folder), "--json", "--source", "ast",
+                              "--max-file-bytes", "10000000", "apply", str(tmp_path / "edit.json"), "--apply"],
+                             cwd=REPO, capture_output=True, text=True, check=False)
+        assert ran.returncode == 1 and "Traceback" not in ran.stderr, ran.stderr
+        error = json.loads(ran.stdout)["error"]
+        assert error["code"] == "disk_full" and "a.py" in error["message"]
+        assert (folder / "a.py").read_text() == "x = 1\n"
+    finally:
+        subprocess.run(["umount", str(folder)], check=False)

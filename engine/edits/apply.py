@@ -12,6 +12,7 @@ undo:   a new journaled transaction that writes a past one's before-images back,
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import os
@@ -52,6 +53,16 @@ class UndoRefused(Refused):
 
 class VerifyFailed(Refused):
     code = "verify_failed"
+
+
+class WriteFailed(Refused):
+    """The system refused a write (permissions, an immutable file); everything was rolled back."""
+
+    code = "write_failed"
+
+
+class DiskFull(WriteFailed):
+    code = "disk_full"
 
 
 @dataclass(frozen=True)
@@ -136,16 +147,26 @@ class Transactions:
         return Applied(record.id, summarize(states), broken)
 
     def _write(self, states: list[FileState], kind: str) -> JournalRecord:
-        record, lock = self.journal.begin(states, kind)
+        try:
+            record, lock = self.journal.begin(states, kind)
+        except OSError as error:
+            raise _typed(error, ".graft/journal", "writing the journal") from None
+        current = ".graft/journal"
         try:
             self.hook("journaled")
             targets = [self.root / state.path for state in states]
             # One file-system sync for the journal and all the staged files, and one for all the
             # renames, instead of an fsync per file and per folder: as durable, and on a
             # hundred-file rename the difference between a few ms and most of the apply.
-            staged = [_stage(target, state.after, state.mode, record.id, durable=False) for target, state in zip(targets, states)]
+            staged = []
+            for target, state in zip(targets, states):
+                current = state.path
+                staged.append(_stage(target, state.after, state.mode, record.id, durable=False))
+                self.hook(f"staged:{state.path}")
+            current = "(file-system sync)"
             sync_filesystems(self.root, self.journal.journal)  # the journal is durable before any target changes
             for number, (target, staged_file) in enumerate(zip(targets, staged)):
+                current = states[number].path
                 _put_staged(target, staged_file)
                 self.hook(f"replaced:{number}")
             # Before the commit marker: the renames are then durable, and a crash before this
@@ -154,10 +175,12 @@ class Transactions:
             self.journal.commit(record)
             self.hook("committed")
             self.journal.archive(record)
-        except BaseException:
+        except BaseException as failure:
             # An exception (not a crash) mid-write: roll back now rather than at next start.
             if not record.committed:
                 self._roll_back(record)
+            if isinstance(failure, OSError):
+                raise _typed(failure, current, "staging or replacing it") from None
             raise
         finally:
             lock.close()
@@ -271,6 +294,15 @@ class Transactions:
             handle: IO[bytes] = stack.enter_context(os.fdopen(open_state_file(lock_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND), "ab"))
             fcntl.flock(handle, fcntl.LOCK_EX)
         return stack
+
+
+def _typed(error: OSError, path: str, doing: str) -> WriteFailed:
+    """A system error during an apply as the refusal it is: which file, why, and that nothing changed."""
+    reason = error.strerror or str(error)
+    if error.errno == errno.ENOSPC:
+        return DiskFull(f"the disk is full ({reason}) while {doing} {path}; every file was rolled back, nothing was changed")
+    return WriteFailed(f"the system refused the write ({reason}) while {doing} {path}; every file was rolled back, "
+                       "nothing was changed")
 
 
 def _put(target: Path, data: bytes | None, mode: int | None, transaction: str) -> None:

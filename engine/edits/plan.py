@@ -12,7 +12,7 @@ from typing import Callable
 
 from engine.edits.model import CreateFile, DeleteFile, FileChange, Operation, RenameFile, WorkspaceEdit, paths_of
 from engine.edits.text import apply_text_edits, lines_changed_in_place
-from engine.errors import Refused
+from engine.errors import Refused, UnreadableFile
 from engine.workspace import Workspace, decode_source
 
 
@@ -91,6 +91,10 @@ def materialize(
                 status = None
             if status is not None and not stat.S_ISREG(status.st_mode):
                 raise FileOperationRefused(f"{path} is not a regular file")
+            if status is not None and status.st_size > workspace.config.max_file_bytes:
+                # The same limit as every read: an edit of a 20 MiB file took 10 s, and a plan never reads it anyway.
+                raise UnreadableFile(path, f"{status.st_size / 2**20:.1f} MiB is over the {workspace.config.max_file_bytes / 2**20:.1f} MiB "
+                                           "limit for source files (raise it with --max-file-bytes); nothing was changed")
             data = absolute.read_bytes() if status is not None else None
             current[path] = data
             before[path] = data
