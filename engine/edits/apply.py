@@ -150,8 +150,8 @@ class Transactions:
         try:
             record, lock = self.journal.begin(states, kind)
         except OSError as error:
-            raise _typed(error, ".graft/journal", "writing the journal") from None
-        current = ".graft/journal"
+            raise _typed(error, "writing the journal") from None
+        doing = "writing the journal"
         try:
             self.hook("journaled")
             targets = [self.root / state.path for state in states]
@@ -160,13 +160,13 @@ class Transactions:
             # hundred-file rename the difference between a few ms and most of the apply.
             staged = []
             for target, state in zip(targets, states):
-                current = state.path
+                doing = f"staging {state.path}"
                 staged.append(_stage(target, state.after, state.mode, record.id, durable=False))
                 self.hook(f"staged:{state.path}")
-            current = "(file-system sync)"
+            doing = "syncing the file system"
             sync_filesystems(self.root, self.journal.journal)  # the journal is durable before any target changes
             for number, (target, staged_file) in enumerate(zip(targets, staged)):
-                current = states[number].path
+                doing = f"replacing {states[number].path}"
                 _put_staged(target, staged_file)
                 self.hook(f"replaced:{number}")
             # Before the commit marker: the renames are then durable, and a crash before this
@@ -177,10 +177,11 @@ class Transactions:
             self.journal.archive(record)
         except BaseException as failure:
             # An exception (not a crash) mid-write: roll back now rather than at next start.
-            if not record.committed:
-                self._roll_back(record)
+            if record.committed:
+                raise  # written and committed: only archiving failed, and recovery finishes that
+            self._roll_back(record)
             if isinstance(failure, OSError):
-                raise _typed(failure, current, "staging or replacing it") from None
+                raise _typed(failure, doing) from None
             raise
         finally:
             lock.close()
@@ -296,13 +297,12 @@ class Transactions:
         return stack
 
 
-def _typed(error: OSError, path: str, doing: str) -> WriteFailed:
+def _typed(error: OSError, doing: str) -> WriteFailed:
     """A system error during an apply as the refusal it is: which file, why, and that nothing changed."""
     reason = error.strerror or str(error)
     if error.errno == errno.ENOSPC:
-        return DiskFull(f"the disk is full ({reason}) while {doing} {path}; every file was rolled back, nothing was changed")
-    return WriteFailed(f"the system refused the write ({reason}) while {doing} {path}; every file was rolled back, "
-                       "nothing was changed")
+        return DiskFull(f"the disk is full ({reason}) while {doing}; every file was rolled back, nothing was changed")
+    return WriteFailed(f"the system refused a write ({reason}) while {doing}; every file was rolled back, nothing was changed")
 
 
 def _put(target: Path, data: bytes | None, mode: int | None, transaction: str) -> None:
