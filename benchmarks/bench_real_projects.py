@@ -421,7 +421,14 @@ def attempt(tool: str, source: Path, before: dict[str, str], project: dict[str, 
 
 
 PRISTINE: dict[str, str] = {}
-"""The current project's Python files before any refactoring, by path."""
+"""The current project's text files before any refactoring, by path: a file a correct refactoring
+may change mentions the old name (Python source and stubs, doctest text files, config)."""
+
+_TEXT_SUFFIXES = (".py", ".pyi", ".md", ".rst", ".txt", ".cfg", ".toml", ".ini")
+
+
+def pristine_texts(source: Path, files: Mapping[str, str] | list[str]) -> dict[str, str]:
+    return {p: (source / p).read_text(encoding="utf-8", errors="replace") for p in files if p.endswith(_TEXT_SUFFIXES)}
 
 TOOLS = ("codegraft-server", "codegraft-ast", "rope", "jedi", "basedpyright")
 """codegraft with its language servers, codegraft without (--source ast), rope, jedi, and the raw
@@ -464,7 +471,7 @@ def main() -> None:
             raise SystemExit(f"{project['name']}'s own tests fail before any refactoring:\n{tail}")
         before = digest(source)
         PRISTINE.clear()
-        PRISTINE.update({p: (source / p).read_text(encoding="utf-8", errors="replace") for p in before if p.endswith(".py")})
+        PRISTINE.update(pristine_texts(source, before))
         print(f"{project['name']} {project['version']}: {baseline} tests green", file=sys.stderr)
         for case in project["case"]:
             position = _peer_position(source, case)

@@ -15,12 +15,12 @@ from typing import Callable
 from engine.edits.apply import Transactions
 from engine.edits.session import EditSession
 from engine.edits.model import paths_of, WorkspaceEdit
-from engine.errors import GraftError, Refused, ServiceUnavailable, SymbolNotFound, UsageError
+from engine.errors import FileNotInWorkspace, GraftError, Refused, ServiceUnavailable, SymbolNotFound, UnsafePath, UsageError
 from engine.extract import FileSymbols, SymbolExtractor
 from engine.extract.reconcile import add_dropped, reconcile
 from engine.graph import GraphQueries, IndexStats, ProjectIndex
 from engine.graph.index import Progress
-from engine.graph.queries import EdgeRef
+from engine.graph.queries import EdgeRef, OverviewEntry
 from engine.languages import language_of
 from engine.names import Address, PositionAddress, SymbolAddress, parse_address
 from engine.navigate import NavigationResult, Navigator
@@ -489,6 +489,17 @@ class Engine:
         if len(result.matches) > 1:
             raise ambiguous(str(address), result.matches)
         return result.matches[0]
+
+    def overview(self, under: str = ".", depth: int = 1) -> list[OverviewEntry]:
+        """The graph's map of a folder, the folder checked like any path a user gives: outside the
+        workspace, through a symlink (not followed, so not indexed), or missing, it is refused
+        rather than answered with an empty map."""
+        relative, absolute = self.workspace.resolve(under)
+        if absolute.is_symlink():
+            raise UnsafePath(f"{relative} is a symlink; codegraft does not follow symlinked folders, so nothing under it is indexed")
+        if not absolute.exists():
+            raise FileNotInWorkspace(f"{relative} does not exist (paths are relative to the workspace root {self.workspace.root})")
+        return self.graph().overview(relative, depth)
 
     def resolve_binding(self, address: Address) -> list[Symbol]:
         """What rename, move and delete act on: one symbol, or all the same-named definitions of

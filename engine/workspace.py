@@ -16,6 +16,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
+from urllib.parse import unquote, urlparse
 
 import pathspec
 
@@ -125,6 +126,8 @@ class Workspace:
         Strings throughout: an apply checks a hundred paths, and pathlib cost more than the rest."""
         if not user_path or "\x00" in user_path:
             raise UnsafePath(f"{user_path!r} is not a usable path")
+        if user_path.startswith("file:"):
+            user_path = _file_uri_path(user_path)  # a URI an agent or editor passed: its path, checked like any
         root = str(self.root)
         lexical = os.path.normpath(user_path if os.path.isabs(user_path) else os.path.join(root, user_path))
         if not _is_within(lexical, root):
@@ -339,6 +342,13 @@ class _LineStartsByContent:
 
 
 _LINE_STARTS = _LineStartsByContent()
+
+
+def _file_uri_path(uri: str) -> str:
+    parsed = urlparse(uri)
+    if parsed.scheme != "file" or parsed.netloc not in ("", "localhost") or not parsed.path:
+        raise UnsafePath(f"{uri} is not a local file URI; give a path relative to the workspace root")
+    return unquote(parsed.path)
 
 
 def _dominant_newline(data: bytes) -> str:

@@ -325,7 +325,7 @@ def build_server(engine: Engine) -> MCPServer:
 
     @server.tool(description="The project's folders and files with each file's top-level symbols.")
     def project_overview(under: str = ".", depth: int = 1) -> Result:
-        return tools.call(lambda: triple(graph_commands.overview_result(engine.graph().overview(under, depth))))
+        return tools.call(lambda: triple(graph_commands.overview_result(engine.overview(under, depth))))
 
     @server.tool(description="What depends on a symbol or file, transitively (callers, importers, subclasses).")
     def impact(address: str, depth: int = 3) -> Result:

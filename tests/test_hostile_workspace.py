@@ -399,3 +399,40 @@ def test_cli_json_carries_the_typed_write_error(tmp_path: Path) -> None:
         assert (folder / "a.py").read_text() == "x = 1\n"
     finally:
         subprocess.run(["umount", str(folder)], check=False)
+
+
+# -- item 6: MCP path quirks ---------------------------------------------------------------------
+
+
+def test_mcp_file_uris_are_paths_and_overview_refuses_what_it_cannot_show(root: Path, outside: Path) -> None:
+    from mcp.client import Client
+
+    from frontends.mcp_server import build_server
+
+    (root / "pkg").mkdir()
+    (root / "pkg" / "m.py").write_text("def f():\n    return 1\n")
+    os.symlink(root / "pkg", root / "linked")
+    os.symlink(outside, root / "elsewhere")
+    engine = Engine(Workspace(root), source=SourcePreference.AST)
+
+    async def steps() -> list[Any]:
+        async with Client(build_server(engine)) as client:
+            return [
+                await client.call_tool("write_file", {"path": (root / "new.py").as_uri(), "content": "x = 1\n", "apply": True}),
+                await client.call_tool("write_file", {"path": (outside / "x.py").as_uri(), "content": "x = 1\n", "apply": True}),
+                await client.call_tool("project_overview", {"under": "../x"}),
+                await client.call_tool("project_overview", {"under": "linked"}),
+                await client.call_tool("project_overview", {"under": "elsewhere"}),
+                await client.call_tool("project_overview", {"under": "missing"}),
+                await client.call_tool("project_overview", {"under": "pkg"}),
+            ]
+
+    try:
+        created, escaped, above, linked, elsewhere, missing, listed = asyncio.run(steps())
+    finally:
+        engine.close()
+    assert not created.is_error and (root / "new.py").read_text() == "x = 1\n" and not (root / "file:").exists()
+    assert escaped.is_error and escaped.structured_content["error"]["code"] == "unsafe_path" and not (outside / "x.py").exists()
+    assert [r.structured_content["error"]["code"] for r in (above, linked, elsewhere, missing)] == [
+        "unsafe_path", "unsafe_path", "unsafe_path", "file_not_found"]
+    assert not listed.is_error and "m.py" in listed.content[0].text

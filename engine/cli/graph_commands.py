@@ -54,7 +54,7 @@ def run_index(engine: Engine, args: argparse.Namespace) -> Result:
 def run_graph(engine: Engine, args: argparse.Namespace) -> Result:
     queries = engine.graph()
     handler: Callable[[], Result] = {
-        "overview": lambda: overview_result(queries.overview(args.path, args.depth)),
+        "overview": lambda: overview_result(engine.overview(args.path, args.depth)),
         "lookup": lambda: nodes_result("matches", queries.lookup(args.target)),
         "deps": lambda: edges_result(queries.dependencies(args.target), outgoing=True),
         "impact": lambda: reached_result(queries.impact(args.target, args.depth)),
