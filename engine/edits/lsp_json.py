@@ -14,8 +14,8 @@ import hashlib
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from engine.edits.edit_schema import MalformedEdit, check_workspace_edit
 from engine.edits.model import ChangeAnnotation, CreateFile, DeleteFile, FileChange, Operation, RenameFile, WorkspaceEdit
-from engine.errors import UsageError
 from engine.navigation import TextEdit
 from engine.positions import LineIndex, PositionEncoding, Range
 from engine.workspace import Workspace
@@ -23,13 +23,11 @@ from engine.workspace import Workspace
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 
-class MalformedEdit(UsageError):
-    code = "malformed_edit"
+__all__ = ["MalformedEdit", "from_lsp", "to_lsp"]
 
 
 def from_lsp(data: Any, workspace: Workspace, encoding: PositionEncoding = PositionEncoding.UTF16) -> WorkspaceEdit:
-    if not isinstance(data, dict):
-        raise MalformedEdit("a WorkspaceEdit is a JSON object with 'changes' or 'documentChanges'")
+    check_workspace_edit(data)  # the whole shape first: nothing below meets a malformed value
     hashes = {_path(workspace, uri): sha for uri, sha in (data.get("graft:sha256") or {}).items()}
     operations: list[Operation] = []
     for change in data.get("documentChanges") or []:
@@ -37,8 +35,6 @@ def from_lsp(data: Any, workspace: Workspace, encoding: PositionEncoding = Posit
     for uri, edits in (data.get("changes") or {}).items():
         path = _path(workspace, uri)
         operations.append(FileChange(path, _text_edits(edits, path, workspace, encoding), _hash(workspace, path, hashes)))
-    if "changes" not in data and "documentChanges" not in data:
-        raise MalformedEdit("the WorkspaceEdit has neither 'changes' nor 'documentChanges'")
     annotations = {
         key: ChangeAnnotation(value.get("label", key), bool(value.get("needsConfirmation")), value.get("description", ""))
         for key, value in (data.get("changeAnnotations") or {}).items()
