@@ -18,7 +18,7 @@ from lsp_pool.capabilities import client_capabilities
 from lsp_pool.config import PoolConfig
 from lsp_pool.connection import Connection, ServerEvents
 from lsp_pool.documents import DocumentTracker
-from lsp_pool.errors import NotReady, ServerDied, ServerStartFailed
+from lsp_pool.errors import NotReady, RequestTimeout, ServerDied, ServerStartFailed
 from lsp_pool.pyright_config import whole_workspace_config
 from lsp_pool.readiness import ReadinessTracker, ServerState
 from lsp_pool.registry import ServerSpec
@@ -26,6 +26,10 @@ from lsp_pool.registry import ServerSpec
 logger = logging.getLogger(__name__)
 
 _MAX_BACKOFF = 30.0
+_UNANSWERED_START_MEMORY = 600.0
+"""Seconds a server that did not answer ``initialize`` is not started again: a hung start costs
+its whole budget, and a command asking several times (a rename asks for symbols, then the
+rename) would pay it each time (94 s for one rename). A process that exits is retried with backoff."""
 _LOG_LINES = 200
 
 
@@ -59,6 +63,8 @@ class ManagedServer:
         self._last_failure = 0.0
         self._start_lock = asyncio.Lock()
         self._program_settings: dict[str, Any] = {}
+        self._unanswered: tuple[float, str] | None = None
+        """When and how the last start went unanswered (initialize timed out): not retried for a while."""
         self.notes: list[str] = []
         """What codegraft changed about how the server sees the project, and why (said in `graft servers`)."""
         self._idle_handle: asyncio.TimerHandle | None = None
@@ -90,6 +96,10 @@ class ManagedServer:
                 return self.connection
             if self.connection is not None:
                 await self._forget_connection()
+            if self._unanswered is not None and time.monotonic() - self._unanswered[0] < _UNANSWERED_START_MEMORY:
+                ago = time.monotonic() - self._unanswered[0]
+                raise ServerStartFailed(f"{self._unanswered[1]} ({ago:.0f} s ago; not started again for "
+                                        f"{_UNANSWERED_START_MEMORY:.0f} s)")
             await self._back_off()
             try:
                 return await self._start()
@@ -100,6 +110,9 @@ class ManagedServer:
                 if self.connection is not None:
                     await self.connection.close(grace=0.5)
                     self.connection = None
+                if isinstance(error, RequestTimeout):
+                    self._unanswered = (self._last_failure, f"{self.spec.id} did not answer initialize within "
+                                                            f"{self.spec.initialize_timeout:.0f} s")
                 if isinstance(error, (ServerStartFailed, ServerDied)):
                     raise
                 raise ServerStartFailed(f"{self.spec.id} failed to initialize: {error}") from error

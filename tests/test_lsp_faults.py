@@ -349,3 +349,25 @@ def test_server_requests_with_the_ids_of_pending_client_requests_resolve_nothing
         assert time.monotonic() - started < 2.5  # not a timeout's worth
 
     run_with_pool(fake_spec("colliding-ids", timeout=3.0), root, body)
+
+
+@pytest.mark.parametrize("mode", ["hang-initialize", "garbage-then-silence"])
+def test_a_start_that_goes_unanswered_is_tried_once_then_remembered(root: Path, mode: str) -> None:
+    """A server that never answers initialize (or writes garbage, then nothing) made one rename
+    take 94 s: each request of a command tried to start it again with the full budget."""
+    from dataclasses import replace as with_fields
+
+    spec = with_fields(fake_spec(mode), initialize_timeout=1.0)
+
+    async def body(api: LanguageApi, pool: Pool) -> None:
+        started = time.monotonic()
+        with pytest.raises(ServiceUnavailable):
+            await api.document_symbols(root / "job.py")
+        assert time.monotonic() - started < 5.0  # the initialize budget, not the 30 s request budget
+        started = time.monotonic()
+        for _ in range(3):
+            with pytest.raises(ServiceUnavailable):
+                await api.document_symbols(root / "job.py")
+        assert time.monotonic() - started < 3.0  # remembered, or failing fast: never the budget again
+
+    run_with_pool(spec, root, body)
