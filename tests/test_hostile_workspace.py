@@ -436,3 +436,18 @@ def test_mcp_file_uris_are_paths_and_overview_refuses_what_it_cannot_show(root: 
     assert [r.structured_content["error"]["code"] for r in (above, linked, elsewhere, missing)] == [
         "unsafe_path", "unsafe_path", "unsafe_path", "file_not_found"]
     assert not listed.is_error and "m.py" in listed.content[0].text
+
+
+# -- item 9: a file whose mode denies writing ------------------------------------------------------
+
+
+def test_a_read_only_file_is_refused_unless_forced_and_keeps_its_mode(root: Path) -> None:
+    from engine.edits.apply import ApplyOptions
+    from engine.edits.plan import ReadOnlyFile
+
+    os.chmod(root / "a.py", 0o444)
+    with pytest.raises(ReadOnlyFile, match=r"read-only \(mode 0444\).*--force"):
+        Transactions(Workspace(root)).apply(_edit_a(root, "2"))
+    assert (root / "a.py").read_text() == "x = 1\n"
+    Transactions(Workspace(root)).apply(_edit_a(root, "2"), ApplyOptions(force=True))
+    assert (root / "a.py").read_text() == "x = 2\n" and os.stat(root / "a.py").st_mode & 0o777 == 0o444

@@ -29,6 +29,7 @@ def apply_options() -> argparse.ArgumentParser:
     options.add_argument("--apply", dest="write", action="store_true", help="write the files (default: dry run, print the diff)")
     options.add_argument("--allow-dirty", action="store_true", help="write files that have uncommitted changes")
     options.add_argument("--allow-syntax-errors", action="store_true", help="write even if a file stops parsing")
+    options.add_argument("--force", action="store_true", help="write files whose mode denies writing (their mode is kept)")
     options.add_argument("--fail-on-new-errors", action="store_true",
                          help="roll back when the language server reports errors the edit introduced")
     options.add_argument("--verify", metavar="CMD", help="run CMD after applying; roll back if it fails")
@@ -127,7 +128,7 @@ def _preview_or_apply(engine: Engine, args: argparse.Namespace, edit: WorkspaceE
         payload = {"applied": False, "files": _files(summary), "edits": edit.edit_count, "diff": unified_diff(states)}
         return payload, "\n".join(filter(None, [diff, _summary_text(summary, dry_run=True)])), ""
     options = EditOptions(
-        allow_dirty=args.allow_dirty or engine.settings.allow_dirty, allow_syntax_errors=args.allow_syntax_errors,
+        allow_dirty=args.allow_dirty or engine.settings.allow_dirty, allow_syntax_errors=args.allow_syntax_errors, force=args.force,
         fail_on_new_errors=args.fail_on_new_errors, verify=args.verify,
     )
     outcome = session.apply(edit, options)

@@ -68,6 +68,7 @@ def add_parsers(commands: argparse._SubParsersAction, common: argparse.ArgumentP
 def _options(engine: Engine, args: argparse.Namespace) -> EditOptions:
     return EditOptions(
         allow_dirty=args.allow_dirty or engine.settings.allow_dirty, allow_syntax_errors=args.allow_syntax_errors,
+        force=args.force,
         fail_on_new_errors=args.fail_on_new_errors, verify=args.verify,
     )
 

@@ -71,6 +71,8 @@ class ApplyOptions:
     allow_syntax_errors: bool = False
     own_changes: frozenset[str] = frozenset()
     """Paths whose uncommitted changes are this caller's own (earlier steps of a batch)."""
+    force: bool = False
+    """Write files whose mode denies writing (their mode is kept)."""
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,8 @@ class Transactions:
         with self._locked(list(canonical.values())):
             self.hook("locked")
             decoded: dict[str, tuple[str, list[int]]] = {}
-            states = [s for s in materialize(edit, self.workspace, canonical_paths=canonical, decoded=decoded) if s.changed]
+            states = [s for s in materialize(edit, self.workspace, canonical_paths=canonical, decoded=decoded, force=options.force)
+                      if s.changed]
             self.hook("verified")
             if not options.allow_dirty and self.dirty_check is not None:
                 dirty = sorted(self.dirty_check([s.path for s in states if s.before is not None]) - options.own_changes)

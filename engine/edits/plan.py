@@ -25,6 +25,10 @@ class FileOperationRefused(Refused):
     code = "file_operation_refused"
 
 
+class ReadOnlyFile(Refused):
+    code = "read_only"
+
+
 @dataclass(frozen=True)
 class FileState:
     """One path before and after the edit; None means 'does not exist'."""
@@ -57,7 +61,7 @@ class FileState:
 
 def materialize(
     edit: WorkspaceEdit, workspace: Workspace, *, check_hashes: bool = True, canonical_paths: dict[str, str] | None = None,
-    decoded: dict[str, tuple[str, list[int]]] | None = None,
+    decoded: dict[str, tuple[str, list[int]]] | None = None, force: bool = False,
 ) -> list[FileState]:
     """The before and after bytes of every touched path, operations applied in order.
 
@@ -91,6 +95,10 @@ def materialize(
                 status = None
             if status is not None and not stat.S_ISREG(status.st_mode):
                 raise FileOperationRefused(f"{path} is not a regular file")
+            if status is not None and not force and not status.st_mode & stat.S_IWUSR:
+                # Root can write anything; a file whose mode says "do not write" is still not ours to write.
+                raise ReadOnlyFile(f"{path} is read-only (mode {stat.S_IMODE(status.st_mode):04o}); nothing was changed "
+                                   "(pass --force to write it anyway; its mode is kept)")
             if status is not None and status.st_size > workspace.config.max_file_bytes:
                 # The same limit as every read: an edit of a 20 MiB file took 10 s, and a plan never reads it anyway.
                 raise UnreadableFile(path, f"{status.st_size / 2**20:.1f} MiB is over the {workspace.config.max_file_bytes / 2**20:.1f} MiB "

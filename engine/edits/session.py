@@ -31,6 +31,8 @@ class EditOptions:
     verify: str | None = None
     own_changes: frozenset[str] = frozenset()
     """Files whose uncommitted changes the caller made itself (a batch's earlier steps)."""
+    force: bool = False
+    """Write files whose mode denies writing (read-only files are refused otherwise)."""
 
 
 DIAGNOSTICS_BUDGET = 120.0
@@ -78,7 +80,8 @@ class EditSession:
         # Half the budget before the write, half after: the after pass compares the same files.
         before, skipped = self._errors(compared, started + self.diagnostics_budget / 2)
         renamed = _renamed_names(edit, self.workspace) if before else {}
-        applied = self.transactions.apply(edit, ApplyOptions(options.allow_dirty, options.allow_syntax_errors, options.own_changes))
+        applied = self.transactions.apply(
+            edit, ApplyOptions(options.allow_dirty, options.allow_syntax_errors, options.own_changes, options.force))
         written = [f.path for f in applied.files]
         self._after_write(written)
         if before is not None:
