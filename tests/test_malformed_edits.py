@@ -139,3 +139,18 @@ def test_random_ranges_against_random_files_are_refused_or_exact(root: Path, bod
     assert end >= start
     after = {s.path: s.after for s in states}.get("f.txt", data)
     assert after is not None and after.decode("utf-8") == _reference(body, start, end, new)
+
+
+def test_an_edit_without_a_base_says_so(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 19, item 3: with no base hash, an edit applies to whatever the file now holds; the
+    preview says so rather than staying silent."""
+    from engine.cli.main import main
+
+    (root / "edit.json").write_text(json.dumps(edit(at(0, 0), at(0, 5), "delta")))
+    assert main(["--root", str(root), "--json", "--source", "ast", "apply", str(root / "edit.json")]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["warnings"] and "no base for m.py" in out["warnings"][0]
+    based = {**edit(at(0, 0), at(0, 5), "delta"), "graft:sha256": {"m.py": hashlib.sha256((root / "m.py").read_bytes()).hexdigest()}}
+    (root / "edit.json").write_text(json.dumps(based))
+    assert main(["--root", str(root), "--json", "--source", "ast", "apply", str(root / "edit.json")]) == 0
+    assert "warnings" not in json.loads(capsys.readouterr().out)

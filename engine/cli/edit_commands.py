@@ -10,7 +10,7 @@ from pathlib import Path
 
 from engine.api import Engine
 from engine.edits.diff import FileSummary, summarize, unified_diff
-from engine.edits.lsp_json import MalformedEdit, from_lsp
+from engine.edits.lsp_json import MalformedEdit, edits_without_base, from_lsp
 from engine.edits.model import WorkspaceEdit
 from engine.edits.session import EditOptions
 from engine.errors import UsageError
@@ -85,7 +85,15 @@ def run_apply(engine: Engine, args: argparse.Namespace) -> Result:
     except (OSError, ValueError) as error:
         raise MalformedEdit(f"cannot read {args.edit_file} as JSON: {error}") from None
     edit = from_lsp(data, engine.workspace, PositionEncoding(args.encoding))
-    return _preview_or_apply(engine, args, edit)
+    payload, text, notes = _preview_or_apply(engine, args, edit)
+    unbased = edits_without_base(data, engine.workspace)
+    if unbased:
+        # Nothing says which content the positions were computed on: they apply to the files as they are now.
+        warning = (f"no base for {', '.join(unbased)}: the edit carries no graft:sha256 for it, so it applies to the file "
+                   "as it is now (a file on disk has no document version to check)")
+        payload["warnings"] = [warning]
+        notes = "\n".join(filter(None, [notes, f"note: {warning}"]))
+    return payload, text, notes
 
 
 def run_symbol_edit(engine: Engine, args: argparse.Namespace) -> Result:

@@ -23,7 +23,16 @@ from engine.workspace import Workspace
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 
-__all__ = ["MalformedEdit", "from_lsp", "to_lsp"]
+__all__ = ["MalformedEdit", "edits_without_base", "from_lsp", "to_lsp"]
+
+
+def edits_without_base(data: dict[str, Any], workspace: Workspace) -> list[str]:
+    """Paths a (checked) WorkspaceEdit changes text in with no ``graft:sha256`` saying what content
+    its positions were computed on."""
+    based = {_path(workspace, uri) for uri in (data.get("graft:sha256") or {})}
+    edited = [_path(workspace, uri) for uri in (data.get("changes") or {})]
+    edited += [_path(workspace, c["textDocument"]["uri"]) for c in data.get("documentChanges") or [] if "textDocument" in c]
+    return sorted({path for path in edited if path not in based})
 
 
 def from_lsp(data: Any, workspace: Workspace, encoding: PositionEncoding = PositionEncoding.UTF16) -> WorkspaceEdit:
