@@ -644,3 +644,23 @@ def test_references_the_server_left_out_are_added_and_the_answer_labelled_partia
     assert {("tests/test_core.py", 1), ("tests/test_core.py", 5), ("src/pkg/core.py", 5)} <= places
     assert found.source.value == "lsp" and found.confidence.value == "medium"
     assert any(note.startswith("partial: basedpyright left out") for note in found.notes), found.notes
+
+
+def test_renaming_an_alias_whose_stub_declares_a_function_leaves_the_original(tmp_path: Path) -> None:
+    """more-itertools: `padnone = pad_none`, and recipes.pyi declares `def padnone(...)`. Renaming
+    the alias through the stub made basedpyright rename pad_none as well (`pad_nones = pad_nones`)."""
+    require("basedpyright")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("from .recipes import *\n")
+    (tmp_path / "pkg" / "recipes.py").write_text(
+        "__all__ = ['pad_none', 'padnone']\n\n\ndef pad_none(items):\n    yield from items\n\n\npadnone = pad_none\n")
+    (tmp_path / "pkg" / "recipes.pyi").write_text(
+        "from typing import Iterable, Iterator\n\n__all__ = ['pad_none', 'padnone']\n\n"
+        "def pad_none(items: Iterable[int]) -> Iterator[int]: ...\ndef padnone(items: Iterable[int]) -> Iterator[int]: ...\n")
+    with served_engine(tmp_path, "basedpyright") as engine:
+        plan = engine.plan_rename("pkg/recipes.py:padnone", "pad_nones")
+        engine.edits().apply(plan.edit)
+    text = (tmp_path / "pkg" / "recipes.py").read_text()
+    assert "def pad_none(items)" in text and "pad_nones = pad_none\n" in text and "'pad_none', 'pad_nones'" in text
+    assert "def pad_none(items: Iterable[int])" in (tmp_path / "pkg" / "recipes.pyi").read_text()

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from engine.edits.model import FileChange, WorkspaceEdit
+from engine.edits.model import FileChange, Operation, WorkspaceEdit
 from engine.errors import Refused, ServiceUnavailable, UsageError
 from engine.languages import KEYWORDS, language_of
 from engine.navigation import ServerEdit, TextEdit
@@ -104,7 +104,9 @@ def plan_rename(
                 passes = _Passes(corpus, dotted, old_name, new_name, language, extend, primary)
                 answers = asked.result()
             edit = merge([_from_server(corpus, answer.value) for answer in answers])
+            edit, other_names = _only_the_old_name(corpus, edit, old_name)
             edit, extended = passes.add(edit, primary)
+            extended = [*other_names, *extended]
             complete = all(answer.complete for answer in answers)
             confidence = Confidence.HIGH if complete else Confidence.MEDIUM
             notes = [f"from {answers[-1].server}", *answers[-1].notes, *_covered(targets), *extended]
@@ -294,6 +296,35 @@ def _from_server(corpus: Corpus, server_edit: ServerEdit) -> WorkspaceEdit:
     if not changes:
         raise RenameUnavailable("the server found nothing to rename at that position")
     return WorkspaceEdit(tuple(changes))
+
+
+def _only_the_old_name(corpus: Corpus, edit: WorkspaceEdit, old_name: str) -> tuple[WorkspaceEdit, list[str]]:
+    """The server's edit without the edits that replace some other name. Renaming an alias's stub
+    declaration (``def padnone`` in a .pyi, where the module has ``padnone = pad_none``) made
+    basedpyright rename the aliased function as well: ``pad_nones = pad_nones``."""
+    kept_changes: list[Operation] = []
+    dropped: list[str] = []
+    for change in edit.operations:
+        if not isinstance(change, FileChange):
+            kept_changes.append(change)
+            continue
+        source = corpus.source(change.path)
+        text, starts = source.text, source.line_starts
+        kept = []
+        for text_edit in change.edits:
+            start = starts[text_edit.range.start.line] + text_edit.range.start.column
+            end = starts[text_edit.range.end.line] + text_edit.range.end.column
+            if text[start:end] == old_name or start == end:
+                kept.append(text_edit)
+            else:
+                dropped.append(f"{change.path}:{text_edit.range.start.line + 1} ({text[start:end][:40]!r})")
+        if kept:
+            kept_changes.append(FileChange(change.path, tuple(kept), change.expected_sha256))
+    if not dropped:
+        return edit, []
+    note = (f"the server also renamed other names, left as they are: {', '.join(dropped[:6])}"
+            + (" …" if len(dropped) > 6 else "") + f" (only {old_name} is renamed)")
+    return WorkspaceEdit(tuple(kept_changes), edit.annotations), [note]
 
 
 def _text_rename(corpus: Corpus, language: str | None, old: str, new: str) -> WorkspaceEdit:
