@@ -85,8 +85,9 @@ class LanguageServices(Protocol):
         server offers no such code action."""
         ...
 
-    def diagnostics(self, source: "SourceFile") -> "Answered[list[Diagnostic]]":
-        """The server's diagnostics for a file as it is on disk now."""
+    def diagnostics(self, source: "SourceFile", *, when_ready: bool = False) -> "Answered[list[Diagnostic]]":
+        """The server's diagnostics for a file as it is on disk now; with ``when_ready``, once the
+        server has finished analysing (within its readiness budget), else labelled incomplete."""
         ...
 
     def files_changed(self, paths: list[str]) -> None:

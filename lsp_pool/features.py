@@ -241,17 +241,18 @@ class LanguageApi:
 
     # -- diagnostics ---------------------------------------------------------
 
-    async def diagnostics(self, path: Path, *, wait: float = 10.0) -> Answered[list[Diagnostic]]:
+    async def diagnostics(self, path: Path, *, wait: float = 10.0, when_ready: bool = False) -> Answered[list[Diagnostic]]:
         """Pull diagnostics where the server offers them, else open the file and take what it pushes.
 
-        Either way the answer is labelled incomplete while the server is still indexing.
+        Either way the answer is labelled incomplete while the server is still indexing; with
+        ``when_ready`` the pull waits for the server to be ready first (NotReady past its budget).
         """
         server = self.server_for(path)
         await server.ensure_started()
         uri = path.as_uri()
         if server.capabilities is not None and server.capabilities.diagnostic_provider is not None:
             params = t.DocumentDiagnosticParams(text_document=t.TextDocumentIdentifier(uri=uri))
-            value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_DIAGNOSTIC, params, allow_incomplete=True)
+            value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_DIAGNOSTIC, params, allow_incomplete=not when_ready)
             items = getattr(value, "items", None) or []
             return Answered(converter.diagnostics(uri, items), server.spec.id, complete)
         arrived = server.expect_diagnostics(uri)

@@ -137,7 +137,8 @@ class EditSession:
             if found and time.monotonic() > deadline:
                 return found, f"{len(paths) - index} file(s) left out after the {self.diagnostics_budget:.0f} s budget"
             try:
-                answer = self.services.diagnostics(self.workspace.read(path))
+                # Compared like with like: each answer from a server that has finished analysing.
+                answer = self.services.diagnostics(self.workspace.read(path), when_ready=True)
             except ServiceUnavailable as error:
                 return None, f"diagnostics unavailable: {error.message}"
             except GraftError:
