@@ -24,7 +24,7 @@ from pathlib import Path
 from engine.errors import Refused
 
 STATE_FOLDER = ".graft"
-SUBFOLDERS = ("journal", "history", "locks", "cache")
+SUBFOLDERS = ("journal", "history", "locks", "cache", "scratch", "servers", "quarantine")
 _QUARANTINE = "quarantine"
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -93,7 +93,12 @@ def check_state_folders(root: Path) -> list[Quarantined]:
     for name in SUBFOLDERS:
         folder = directory / name
         kind = _kind(folder)
-        if kind not in (None, "folder"):
+        if kind not in (None, "folder") and name == _QUARANTINE:
+            # The quarantine itself cannot hold it: renamed beside it (a link is renamed, never followed).
+            aside = directory / f"{_QUARANTINE}-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
+            os.rename(folder, aside)
+            moved.append(Quarantined(_relative(root, folder), _relative(root, aside), f"it is a {kind}, not a folder"))
+        elif kind not in (None, "folder"):
             moved.append(quarantine(root, folder, f"it is a {kind}, not a folder"))
         elif kind == "folder" and name == "cache" and _holds_a_link(folder):
             moved.append(quarantine(root, folder, "it holds a symlink, which the cache's database would follow"))
