@@ -162,7 +162,9 @@ class _Passes:
         # Every file a rename edits mentions the old name; their __all__ entries are looked up now.
         python_files = corpus.mentioning(old, "python") if language == "python" else []
         self.all_entries = {path: all_entries(corpus.source(path), old) for path in python_files}
-        self.doctests = DoctestPass(corpus, defining_file, old, new) if language == "python" else None
+        # Symbols only (they have a dotted path): a parameter's or local's name on an example line
+        # is as likely another function's keyword (`pred=` in a sibling's doctest) as this one.
+        self.doctests = DoctestPass(corpus, defining_file, old, new) if language == "python" and dotted is not None else None
         self.lookups = dynamic_module_lookups(corpus, defining_file, old) if language == "python" else []
 
     def add(self, edit: WorkspaceEdit, defining_file: str) -> tuple[WorkspaceEdit, list[str]]:
