@@ -1,4 +1,4 @@
-"""Renames and moves on real PyPI projects, judged by the projects' own test suites; codegraft,
+"""Renames, moves and file renames on real PyPI projects, judged by the projects' own test suites; codegraft,
 rope and jedi side by side, in the same run.
 
 Run: ``.venv/bin/python benchmarks/bench_real_projects.py [--server] [--only NAME] [--tools codegraft,rope,jedi]``
@@ -8,17 +8,22 @@ benchmarks/.corpus/). Projects and cases are data: benchmarks/real_projects.toml
 A case passes for a tool when, after the tool's refactoring is applied to a fresh copy:
 - something changed (a no-op fails);
 - for a move, the name's top-level definition left the source module and is in the
-  destination (a copy fails);
+  destination (a copy fails); for a rename-file, the file left its old path and is at the
+  new one;
 - the project's test suite is green with the same number of passed tests as before;
 - no stale reference remains in code, found by resolving imports and attributes
   (benchmarks/stale_references.py): ``from M import old`` in any form, ``x.old`` where ``x``
   is M imported under any name, ``from M import *`` users of a bare ``old``, ``"M.old"``
   strings, ``__all__`` entries; M is the defining/source module or a package that
-  re-exported the name before;
+  re-exported the name before; after a rename-file, nothing imports the old module in any
+  form (``import``, ``from``, ``from pkg import old``, ``pkg.old``, dotted strings);
 - for a rename, the old name's leftover Python name tokens (homonyms) are exactly the
   case's ``remaining_at = ["file.py:LINE", ...]`` locations, or, without that list, number
   exactly ``remaining``;
 - only files that mention the old name (and, for a move, the destination) changed.
+
+A case is ``op = "rename"`` (address, new_name, old), ``"move"`` (address, dest, old, module)
+or ``"rename-file"`` (address = the file, dest = its new path, old = its dotted module).
 A case with ``expect = "name_clash" | "refusal" | "warning"`` is one codegraft should refuse
 (with that error code / any engine error) or warn about while keeping the suite green; rope
 and jedi pass it when they leave the suite green. With --server, codegraft's plan must come
@@ -47,7 +52,8 @@ from typing import cast
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from benchmarks.stale_references import move_verdict, stale_references  # noqa: E402
+from benchmarks.stale_references import (  # noqa: E402
+    move_verdict, rename_file_verdict, stale_module_references, stale_references)
 
 CACHE = REPO / "benchmarks" / ".corpus"
 DATA = REPO / "benchmarks" / "real_projects.toml"
@@ -81,7 +87,7 @@ def unpacked(project: dict[str, object]) -> Path:
     name, version = str(project["name"]), str(project["version"])
     target = CACHE / f"{name}-{version}"
     if target.is_dir():
-        return target
+        return with_crlf(target, project)
     CACHE.mkdir(parents=True, exist_ok=True)
     print(f"downloading {name} {version} sdist from PyPI (once) ...", file=sys.stderr)
     subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
@@ -93,7 +99,34 @@ def unpacked(project: dict[str, object]) -> Path:
             tar.extractall(scratch, filter="data")
         inner = next(Path(scratch).iterdir())
         inner.rename(target)
-    return target
+    return with_crlf(target, project)
+
+
+def with_crlf(root: Path, project: dict[str, object]) -> Path:
+    """The project's ``crlf = [...]`` files given Windows line endings (idempotent): sdists are
+    LF-only, and a tool must keep a CRLF file CRLF, including the lines it inserts."""
+    for path in cast(list[str], project.get("crlf", [])):
+        data = (root / path).read_bytes()
+        crlf = data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+        if crlf != data:
+            (root / path).write_bytes(crlf)
+    return root
+
+
+def install_test_deps(project: dict[str, object]) -> None:
+    """The project's ``test_deps = [...]`` (distributions its suite imports: freezegun, pretend),
+    installed into this interpreter once, from PyPI."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    missing = []
+    for name in cast(list[str], project.get("test_deps", [])):
+        try:
+            distribution(name)
+        except PackageNotFoundError:
+            missing.append(name)
+    if missing:
+        print(f"installing {project['name']}'s test dependencies: {', '.join(missing)}", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", *missing], check=True)
 
 
 def run_tests(root: Path, project: dict[str, object]) -> tuple[bool, int, str]:
@@ -147,6 +180,8 @@ def codegraft(root: Path, case: dict[str, object], server: bool) -> Graft:
     try:
         if case["op"] == "rename":
             plan = engine.plan_rename(str(case["address"]), str(case["new_name"]))
+        elif case["op"] == "rename-file":
+            plan = engine.plan_rename_file(str(case["address"]), str(case["dest"]))
         else:
             plan = engine.plan_move(str(case["address"]), str(case["dest"]))
         engine.edits().apply(plan.edit, EditOptions(allow_dirty=True))
@@ -161,6 +196,8 @@ def _position(root: Path, case: dict[str, object]) -> tuple[str, int, int]:
     from engine.names import PositionAddress, parse_address
     from engine.workspace import Workspace
 
+    if case["op"] == "rename-file":
+        return str(case["address"]), 1, 0  # the peers rename a module by its file alone
     parsed = parse_address(str(case["address"]))
     if isinstance(parsed, PositionAddress) and parsed.column is not None:
         return parsed.file, parsed.line, parsed.column - 1
@@ -192,6 +229,9 @@ def rope_tool(root: Path, case: dict[str, object], file: str, line: int, column:
     project = rope.base.project.Project(str(root), ropefolder=None)
     try:
         resource = project.get_resource(file)
+        if case["op"] == "rename-file":
+            project.do(_rope_module_changes(project, resource, str(case["dest"])))
+            return
         text = resource.read()
         offset = sum(len(l) for l in text.splitlines(keepends=True)[: line - 1]) + column
         if case["op"] == "rename":
@@ -203,6 +243,20 @@ def rope_tool(root: Path, case: dict[str, object], file: str, line: int, column:
         project.close()
 
 
+def _rope_module_changes(project: object, resource: object, dest: str) -> object:
+    """rope's rename-module (same folder) or move-module (same name, another folder); it has
+    no single refactoring for both, so a case needing both is one rope cannot do."""
+    from rope.refactor.move import MoveModule  # type: ignore[import-untyped]
+    from rope.refactor.rename import Rename  # type: ignore[import-untyped]
+
+    old, new = Path(str(resource.path)), Path(dest)  # type: ignore[attr-defined]
+    if old.parent == new.parent:
+        return Rename(project, resource).get_changes(new.stem)
+    if old.name == new.name:
+        return MoveModule(project, resource).get_changes(project.get_resource(new.parent.as_posix()))  # type: ignore[attr-defined]
+    raise NotImplementedError("rope renames a module or moves it, not both at once")
+
+
 def raw_server_tool(root: Path, case: dict[str, object], file: str, line: int, column: int) -> None:
     """basedpyright's own rename behind a bare client (benchmarks/raw_lsp.py), applied as it
     answers: what a client that trusts the server gets. Ready when the server has listed its
@@ -211,7 +265,7 @@ def raw_server_tool(root: Path, case: dict[str, object], file: str, line: int, c
     from benchmarks.raw_lsp import RawClient
 
     if case["op"] != "rename":
-        raise NotImplementedError("the server's move is not used for Python (it leaves relative imports)")
+        raise NotImplementedError("only renames go through the raw server (its file rename leaves relative imports)")
     client = RawClient(list(locate(SPECS_BY_ID["basedpyright"]) or ()), str(root))
     try:
         client.request("initialize", {
@@ -258,7 +312,7 @@ def jedi_tool(root: Path, case: dict[str, object], file: str, line: int, column:
     import jedi
 
     if case["op"] != "rename":
-        raise NotImplementedError("jedi has no move refactoring")
+        raise NotImplementedError("jedi has no move or file-rename refactoring")
     script = jedi.Script(path=str(root / file), project=jedi.Project(str(root)))
     script.rename(line, column, new_name=str(case["new_name"])).apply()
 
@@ -276,15 +330,37 @@ def judge(root: Path, before: dict[str, str], project: dict[str, object], case: 
     changed = changed_files(before, digest(root))
     if not changed:
         return "no-op: no file changed"
-    for verdict in (lambda: move_verdict(root, case) if case["op"] == "move" else "",
+    for verdict in (lambda: placement_verdict(root, case),
                     lambda: suite_verdict(root, project, baseline),
                     lambda: stale_verdict(root, project, case),
                     lambda: leftover_verdict(root, case),
-                    lambda: scope_verdict(changed, case)):
+                    lambda: scope_verdict(changed, case),
+                    lambda: line_endings_verdict(root, project, case)):
         why = verdict()
         if why:
             return why
     return ""
+
+
+def placement_verdict(root: Path, case: dict[str, object]) -> str:
+    """A move's definition, or a renamed file, is where it should be (not copied, not lost)."""
+    if case["op"] == "move":
+        return move_verdict(root, case)
+    if case["op"] == "rename-file":
+        return rename_file_verdict(root, case)
+    return ""
+
+
+def line_endings_verdict(root: Path, project: dict[str, object], case: dict[str, object]) -> str:
+    """The project's CRLF files (``crlf = [...]``, followed through a rename-file) have no bare LF."""
+    mixed = []
+    for path in cast(list[str], project.get("crlf", [])):
+        if case["op"] == "rename-file" and path == case["address"]:
+            path = str(case["dest"])
+        target = root / path
+        if target.is_file() and b"\n" in target.read_bytes().replace(b"\r\n", b""):
+            mixed.append(path)
+    return f"bare LF written into CRLF files: {', '.join(mixed)}" if mixed else ""
 
 
 def changed_files(before: Mapping[str, str], after: Mapping[str, str]) -> set[str]:
@@ -300,7 +376,11 @@ def suite_verdict(root: Path, project: dict[str, object], baseline: int) -> str:
 
 
 def stale_verdict(root: Path, project: dict[str, object], case: dict[str, object]) -> str:
-    found = stale_references(root, case, PRISTINE, str(project.get("pythonpath", ".")))
+    pythonpath = str(project.get("pythonpath", "."))
+    if case["op"] == "rename-file":
+        found = stale_module_references(root, str(case["old"]), pythonpath)
+    else:
+        found = stale_references(root, case, PRISTINE, pythonpath)
     more = f" (+{len(found) - 4} more)" if len(found) > 4 else ""
     return f"stale references to {case['old']}: {'; '.join(found[:4])}{more}" if found else ""
 
@@ -327,7 +407,12 @@ def leftover_verdict(root: Path, case: dict[str, object]) -> str:
 
 def scope_verdict(changed: set[str], case: dict[str, object]) -> str:
     old = str(case["old"])
-    allowed = {str(case.get("dest", ""))} | {p for p, text in PRISTINE.items() if old in text}
+    if case["op"] == "rename-file":
+        # Importers spell the module's last part (``from . import base``) or its dotted name.
+        old = old.rpartition(".")[2]
+        allowed = {str(case["address"]), str(case["dest"])} | {p for p, text in PRISTINE.items() if old in text}
+    else:
+        allowed = {str(case.get("dest", ""))} | {p for p, text in PRISTINE.items() if old in text}
     extra = sorted(changed - allowed)
     return f"unexpected files changed: {', '.join(extra[:4])}" if extra else ""
 
@@ -466,6 +551,7 @@ def main() -> None:
         if only is not None and project["name"] not in only:
             continue
         source = unpacked(project)
+        install_test_deps(project)
         green, baseline, tail = run_tests(source, project)
         if not green:
             raise SystemExit(f"{project['name']}'s own tests fail before any refactoring:\n{tail}")

@@ -375,3 +375,66 @@ def move_verdict(root: Path, case: Mapping[str, object]) -> str:
 def _defines(path: Path, name: str) -> bool:
     tree = parse(path.read_bytes()) if path.is_file() else None
     return tree is not None and bool(definition_lines(tree, name))
+
+
+# -- file renames -------------------------------------------------------------------
+
+
+def _under(module: str | None, old: str) -> bool:
+    return module is not None and (module == old or module.startswith(old + "."))
+
+
+def _module_import_hits(file: PyFile, old: str) -> Iterator[tuple[int, str]]:
+    """``import old[.x] [as m]``, ``from old[.x] import ...`` (any dots), and ``from pkg import
+    base`` where ``pkg.base`` is the old module."""
+    for node in ast.walk(file.tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if _under(alias.name, old):
+                    yield alias.lineno, f"import {alias.name}"
+        elif isinstance(node, ast.ImportFrom):
+            source = file.source_of(node)
+            if _under(source, old):
+                yield node.lineno, f"from {source} import ..."
+                continue
+            for alias in node.names:
+                if source is not None and _under(f"{source}.{alias.name}", old):
+                    yield alias.lineno, f"from {source} import {alias.name}"
+
+
+def _module_attribute_hits(file: PyFile, old: str) -> Iterator[tuple[int, str]]:
+    """``pkg.old`` reached through an import of ``pkg`` (the old module as an attribute)."""
+    aliases = _module_aliases(file)
+    for node in ast.walk(file.tree):
+        if isinstance(node, ast.Attribute) and _dotted(node, aliases) == old and not _under(_dotted(node.value, aliases), old):
+            yield node.lineno, f"{ast.unparse(node)} ({old})"
+
+
+def _module_string_hits(file: PyFile, old: str) -> Iterator[tuple[int, str]]:
+    for node in ast.walk(file.tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _under(node.value, old):
+            yield node.lineno, f"string {node.value!r}"
+
+
+def stale_module_references(root: Path, old_module: str, pythonpath: str = ".") -> list[str]:
+    """Every ``file:line: what`` in the project at ``root`` that still reaches the module a
+    rename-file renamed away (imports in every form, attributes through its package, dotted
+    strings such as ``mock.patch`` targets)."""
+    found: set[tuple[str, int, str]] = set()
+    for file in python_files(root, pythonpath):
+        for check in (_module_import_hits, _module_attribute_hits, _module_string_hits):
+            found |= {(file.path, line, what) for line, what in check(file, old_module)}
+    return [f"{path}:{line}: {what}" for path, line, what in sorted(found)]
+
+
+def rename_file_verdict(root: Path, case: Mapping[str, object]) -> str:
+    """'' when the file left its old path and is at the new one."""
+    old, new = str(case["address"]), str(case["dest"])
+    at_old, at_new = (root / old).is_file(), (root / new).is_file()
+    if at_old and at_new:
+        return f"copied, not renamed: {old} is still there and {new} exists too"
+    if at_old:
+        return f"not renamed: {old} is still there and {new} does not exist"
+    if not at_new:
+        return f"lost: neither {old} nor {new} exists"
+    return ""

@@ -327,6 +327,66 @@ def test_a_renamed_method_or_parameter_is_left_to_the_token_check(tiny: Tiny) ->
     assert stale.stale_references(tiny.root, local, bench.PRISTINE) == []
 
 
+# -- file renames --------------------------------------------------------------------
+
+RENAME_FILE: dict[str, object] = {"op": "rename-file", "address": "pkg/d.py", "dest": "pkg/doubling.py", "old": "pkg.d"}
+IMPORTS_D = dedent("""
+    import pkg.d
+    import pkg.d as dd
+    from pkg import d
+    from pkg.d import twice
+    from . import d as d2
+
+
+    def more():
+        return pkg.d.twice() + dd.twice() + d.twice() + twice() + d2.twice()
+
+
+    TARGET = "pkg.d.twice"
+    """)
+
+
+def renamed_file(tiny: Tiny) -> None:
+    (tiny.root / "pkg/d.py").rename(tiny.root / "pkg/doubling.py")
+
+
+def test_a_correct_file_rename_passes(tiny: Tiny) -> None:
+    renamed_file(tiny)
+    assert tiny.judge(RENAME_FILE) == ""
+
+
+def test_a_no_op_file_rename_fails(tiny: Tiny) -> None:
+    assert tiny.judge(RENAME_FILE) == "no-op: no file changed"
+
+
+def test_a_copy_instead_of_a_file_rename_fails(tiny: Tiny) -> None:
+    tiny.write({"pkg/doubling.py": PRISTINE["pkg/d.py"]})
+    assert tiny.judge(RENAME_FILE).startswith("copied, not renamed: pkg/d.py is still there")
+
+
+def test_a_file_rename_leaving_importers_fails_with_every_form_named(tiny: Tiny) -> None:
+    renamed_file(tiny)
+    tiny.write({"pkg/f.py": IMPORTS_D})
+    found = stale.stale_module_references(tiny.root, "pkg.d")
+    assert found == ["pkg/f.py:1: import pkg.d", "pkg/f.py:2: import pkg.d", "pkg/f.py:3: from pkg import d",
+                     "pkg/f.py:4: from pkg.d import ...", "pkg/f.py:5: from pkg import d",
+                     "pkg/f.py:9: pkg.d (pkg.d)", "pkg/f.py:12: string 'pkg.d.twice'"], found
+
+
+def test_a_file_rename_with_its_importers_rewritten_passes_the_import_check(tiny: Tiny) -> None:
+    renamed_file(tiny)
+    tiny.write({"pkg/f.py": IMPORTS_D.replace("pkg.d", "pkg.doubling").replace(" d", " doubling")})
+    assert stale.stale_module_references(tiny.root, "pkg.d") == []
+
+
+def test_a_bare_line_feed_in_a_crlf_file_fails(tiny: Tiny) -> None:
+    project = {**PROJECT, "crlf": ["pkg/c.py"]}
+    bench.with_crlf(tiny.root, project)
+    assert bench.line_endings_verdict(tiny.root, project, MOVE) == ""
+    (tiny.root / "pkg/c.py").write_bytes((tiny.root / "pkg/c.py").read_bytes() + b"\ndef f(x):\n    return x\n")
+    assert bench.line_endings_verdict(tiny.root, project, MOVE) == "bare LF written into CRLF files: pkg/c.py"
+
+
 # -- module names --------------------------------------------------------------------
 
 

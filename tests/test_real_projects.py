@@ -35,6 +35,7 @@ def baselines() -> dict[str, tuple[Path, int, dict[str, str], dict[str, str]]]:
     found = {}
     for project in PROJECTS:
         source = bench.unpacked(project)
+        bench.install_test_deps(project)
         green, count, tail = bench.run_tests(source, project)
         assert green, f"{project['name']}'s own tests fail before any refactoring:\n{tail}"
         digest = bench.digest(source)
