@@ -212,7 +212,8 @@ def is_module_level_symbol(text: str | None, name: str, address_rest: str) -> bo
         return False
     line = _position_line(address_rest)
     if line is None:
-        return "/" not in address_rest and bool(definition_lines(tree, name))
+        # ``/name`` is the absolute form of a top-level name path (``name`` alone may match deeper).
+        return "/" not in address_rest.removeprefix("/") and bool(definition_lines(tree, name))
     return line in definition_lines(tree, name)
 
 

@@ -9,6 +9,11 @@ that ``extends`` the project's (every other option kept, its paths still relativ
 project's file), names the whole workspace as ``include``, excludes only what codegraft's own scan
 excludes, and keeps the project's execution environments with their paths made absolute (the
 generated file's folder would otherwise be their root) plus one for the workspace root.
+
+A ``src/`` layout needs the same file: the language server does not search ``src`` for a
+package whose name typeshed also ships stubs for (``cachetools``), so ``import cachetools`` in the
+tests resolved to those stubs, and a rename left every use in the tests behind. The workspace
+root's environment names ``src`` as an extra import root, before any third-party stub.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.source_roots import source_roots
 from engine.state_folder import state_folder, write_new_file
 from engine.workspace import EXCLUDED_DIR_NAMES
 
@@ -32,31 +38,42 @@ _TRAILING_COMMA = re.compile(r",(\s*[\]}])")
 class WholeWorkspaceConfig:
     path: Path
     """The generated config, to be answered as ``analysis.configFilePath``."""
-    narrowed_by: str
-    """What narrowed the server's program: the project's config and its setting."""
+    narrowed_by: str | None
+    """What narrowed the server's program (the project's config and its setting); None when
+    the file is there for the source roots alone."""
 
 
 def whole_workspace_config(root: Path) -> WholeWorkspaceConfig | None:
     """The generated config when the project's pyright config names a file set (``include`` or
-    ``exclude``); None when it names none (the server's default, the whole root, is right)."""
+    ``exclude``), or the workspace keeps its packages under ``src/``; None otherwise (the
+    server's defaults, the whole root, are right)."""
     found = _project_config(root)
-    if found is None:
-        return None
-    path, settings = found
+    path, settings = found if found is not None else (None, {})
     narrowing = [key for key in ("include", "exclude") if key in (settings or {})]
-    if not narrowing and settings is not None:
+    narrowed = found is not None and (bool(narrowing) or settings is None)
+    roots = source_roots(root)
+    if not narrowed and not roots:
         return None
     settings = settings or {}
+    base = path.parent if path is not None else root
+    extra_paths = [*_absolute_paths(settings.get("extraPaths"), base), *map(str, roots)]
     config: dict[str, Any] = {
-        "extends": str(path),
+        **({"extends": str(path)} if path is not None else {}),
         "include": [str(root)],
         "exclude": list(dict.fromkeys([*_DEFAULT_EXCLUDES, *(f"**/{name}" for name in sorted(EXCLUDED_DIR_NAMES))])),
-        "executionEnvironments": [*_absolute_environments(settings, path.parent), {"root": str(root)}],
+        "executionEnvironments": [*_absolute_environments(settings, base),
+                                  {"root": str(root), "extraPaths": list(dict.fromkeys(extra_paths))}],
     }
     target = state_folder(root, "servers") / "pyrightconfig.json"
     write_new_file(target, json.dumps(config, indent=1).encode())
+    if not narrowed or path is None:
+        return WholeWorkspaceConfig(target, None)
     what = " and ".join(narrowing) if narrowing else "a file set it could not be read for"
     return WholeWorkspaceConfig(target, f"{path.relative_to(root).as_posix()} sets {what}")
+
+
+def _absolute_paths(paths: object, base: Path) -> list[str]:
+    return [str((base / p).resolve()) for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
 
 
 def _project_config(root: Path) -> tuple[Path, dict[str, Any] | None] | None:
@@ -93,6 +110,6 @@ def _absolute_environments(settings: dict[str, Any], base: Path) -> list[dict[st
             continue
         copied = dict(environment, root=str((base / environment["root"]).resolve()))
         if isinstance(environment.get("extraPaths"), list):
-            copied["extraPaths"] = [str((base / p).resolve()) for p in environment["extraPaths"] if isinstance(p, str)]
+            copied["extraPaths"] = _absolute_paths(environment["extraPaths"], base)
         absolute.append(copied)
     return absolute

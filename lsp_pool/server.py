@@ -280,6 +280,8 @@ class ManagedServer:
             return
         analysis = {"analysis": {"configFilePath": str(program.path)}}
         self._program_settings = {"python": analysis, "basedpyright": analysis}
+        if program.narrowed_by is None:
+            return  # only the source roots were added: nothing the user needs to hear
         note = (f"{program.narrowed_by}, which narrows the server's files; codegraft gives it the whole workspace "
                 f"through {program.path.relative_to(self.root).as_posix()} (every other option of the project's kept)")
         if note not in self.notes:

@@ -384,3 +384,22 @@ def test_dead_code_spares_stubs_used_overload_stacks_and_classes_read_by_attribu
     dead = sorted(f.node.address for f in queries.dead_code(None, read=lambda path: (root / path).read_text()))
     index.close()
     assert dead == ["lib/conv.py:gone[1]", "lib/units.py:truly_unused"]
+
+
+def test_a_submodule_bound_by_its_package_resolves_through_attribute_chains(tmp_path: Path) -> None:
+    """cachetools' tests write ``cachetools.keys.typedkey`` after ``import cachetools.keys``, and
+    its ``__init__`` binds the submodule (``from . import keys``): the chain reaches typedkey
+    (it stopped at the module, so a rename the server missed there went unseen)."""
+    root = make_project(tmp_path, {
+        "src/pkg/__init__.py": "from . import keys\n",
+        "src/pkg/keys.py": "class Key:\n    def part(self):\n        return 1\n\n\ndef typedkey():\n    return Key()\n",
+        "tests/test_keys.py": "import pkg.keys\nimport pkg\n\n\ndef test_it(key=pkg.keys.typedkey):\n    assert pkg.keys.Key.part\n",
+    })
+    index = index_of(root)
+    index.load()
+    graph = index.graph
+    assert graph.resolve_expression("tests/test_keys.py", "pkg.keys.typedkey", 5) == "s:src/pkg/keys.py:typedkey"
+    assert graph.resolve_expression("tests/test_keys.py", "pkg.keys.Key.part", 6) == "s:src/pkg/keys.py:Key/part"
+    assert graph.resolve_in_module("src/pkg/__init__.py", "keys.typedkey") == "s:src/pkg/keys.py:typedkey"
+    assert graph.resolve_in_module("src/pkg/__init__.py", "keys") is None  # a module is not a symbol node
+    index.close()

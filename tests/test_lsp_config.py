@@ -57,3 +57,49 @@ def test_bad_configuration_is_a_clear_usage_error(tmp_path: Path, text: str, mes
     (tmp_path / ".graft.toml").write_text(text)
     with pytest.raises(UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
         load_config(tmp_path)
+
+
+# -- the program pyright-family servers are given --------------------------------------------
+
+
+def test_no_generated_program_without_a_narrowing_config_or_a_src_layout(tmp_path: Path) -> None:
+    from lsp_pool.pyright_config import whole_workspace_config
+
+    (tmp_path / "pyproject.toml").write_text("[tool.pyright]\ntypeCheckingMode = 'strict'\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    assert whole_workspace_config(tmp_path) is None
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "__init__.py").write_text("")  # a package called src is imported as src
+    (tmp_path / "src" / "tool.py").write_text("")
+    assert whole_workspace_config(tmp_path) is None
+
+
+def test_a_src_layout_is_given_to_the_server_as_an_import_root(tmp_path: Path) -> None:
+    """Without it, basedpyright resolved the tests' ``import cachetools`` to typeshed's stubs."""
+    import json
+
+    from lsp_pool.pyright_config import whole_workspace_config
+
+    (tmp_path / "src" / "cachetools").mkdir(parents=True)
+    (tmp_path / "src" / "cachetools" / "__init__.py").write_text("")
+    program = whole_workspace_config(tmp_path)
+    assert program is not None and program.narrowed_by is None
+    config = json.loads(program.path.read_text())
+    assert "extends" not in config and config["include"] == [str(tmp_path)]
+    assert config["executionEnvironments"] == [{"root": str(tmp_path), "extraPaths": [str(tmp_path / "src")]}]
+
+
+def test_a_narrowing_config_keeps_its_own_extra_paths_beside_src(tmp_path: Path) -> None:
+    import json
+
+    from lsp_pool.pyright_config import whole_workspace_config
+
+    (tmp_path / "pyproject.toml").write_text('[tool.basedpyright]\ninclude = ["src/pkg"]\nextraPaths = ["vendor"]\n')
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "__init__.py").write_text("")
+    program = whole_workspace_config(tmp_path)
+    assert program is not None and program.narrowed_by == "pyproject.toml sets include"
+    config = json.loads(program.path.read_text())
+    assert config["extends"] == str(tmp_path / "pyproject.toml")
+    assert config["executionEnvironments"][-1]["extraPaths"] == [str((tmp_path / "vendor").resolve()), str(tmp_path / "src")]

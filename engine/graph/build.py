@@ -389,6 +389,9 @@ class ProjectGraph:
                     return self.resolve_in_module(sub, ".".join(member[1:])) if sub and len(member) > 1 else None
                 if len(member) == 1:
                     return found.node
+                if found.name_path is None:
+                    # `pkg.keys.f` where pkg's __init__ binds its submodule (`from . import keys`).
+                    return self.resolve_in_module(found.path, ".".join(member[1:]))
                 nested = f"{found.name_path}/{'/'.join(member[1:])}"
                 return symbol_node(found.path, nested) if nested in self._symbols.get(found.path, {}) else None
             nested = f"{bound.name_path}/{'/'.join(member)}"
@@ -408,8 +411,11 @@ class ProjectGraph:
         """The node ``module.<dotted>`` names (``dotted`` one name, or a class and its member)."""
         head, _, rest = dotted.partition(".")
         found = self._member(module_path, head)
-        if found is None or found.name_path is None:
+        if found is None:
             return None
+        if found.name_path is None:
+            # A submodule the module binds: the rest is looked up in it.
+            return self.resolve_in_module(found.path, rest) if rest and found.path != module_path else None
         if not rest:
             return found.node
         owner = self._symbols.get(found.path, {}).get(found.name_path)

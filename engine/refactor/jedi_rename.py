@@ -36,6 +36,7 @@ from engine.errors import Refused
 from engine.navigation import TextEdit
 from engine.positions import Position, Range, split_lines
 from engine.refactor.pysource import line_edits
+from engine.source_roots import source_roots
 from engine.workspace import Workspace
 
 _BOM = "\ufeff"
@@ -58,7 +59,7 @@ def jedi_rename(workspace: Workspace, file: str, position: Position, new_name: s
     with _jedi_lock:
         _private_fresh_cache(workspace.root)
         _unlimited_reference_search()
-        script = jedi.Script(code=source.text, path=str(workspace.root / file), project=jedi.Project(str(workspace.root)))
+        script = jedi.Script(code=source.text, path=str(workspace.root / file), project=_project(workspace.root))
         try:
             refactoring = script.rename(position.line + 1, position.column, new_name=new_name)
             changed_files = sorted(refactoring.get_changed_files().items())
@@ -80,6 +81,39 @@ def jedi_rename(workspace: Workspace, file: str, position: Position, new_name: s
     if not changes:
         raise RenameUnavailable(f"nothing to rename at {file}:{position.line + 1}:{position.column + 1}")
     return WorkspaceEdit(tuple(changes))
+
+
+def jedi_definitions(workspace: Workspace, places: list[tuple[str, Position]]) -> list[set[tuple[str, int, int]]]:
+    """Per place (file, position of a name), where jedi's ``goto`` lands: ``(file, line, column)``
+    of each definition inside the workspace (0-based), empty when jedi cannot follow it. Every
+    file is parsed from the text the engine reads, through the same private cache as a rename."""
+    import jedi
+
+    found: list[set[tuple[str, int, int]]] = []
+    root = workspace.root
+    with _jedi_lock:
+        _private_fresh_cache(root)
+        project = _project(root)
+        scripts: dict[str, Any] = {}
+        for path, position in places:
+            if path not in scripts:
+                scripts[path] = jedi.Script(code=workspace.read(path).text, path=str(root / path), project=project)
+            try:
+                names = scripts[path].goto(position.line + 1, position.column)
+            except Exception:  # noqa: BLE001 - jedi's inference errors mean "cannot follow"
+                names = []
+            landed = set()
+            for name in names:
+                module = name.module_path
+                if module is None or name.line is None or name.column is None:
+                    continue
+                try:
+                    relative = Path(module).resolve().relative_to(root).as_posix()
+                except ValueError:
+                    continue  # outside the workspace: not one of its declarations
+                landed.add((relative, name.line - 1, name.column))
+            found.append(landed)
+    return found
 
 
 _TOKENS = re.compile(r"\w+|[^\w]+")
@@ -106,6 +140,14 @@ def word_edits(before: str, after: str) -> tuple[TextEdit, ...]:
                 span = Range(Position(number, old_starts[i1]), Position(number, old_starts[i2]))
                 edits.append(TextEdit(span, "".join(new_tokens[j1:j2])))
     return tuple(edits)
+
+
+def _project(root: Path) -> Any:
+    """jedi's project for the workspace, with a ``src/`` layout's folder on its path (else the
+    tests' ``import pkg`` is not followed to the sources)."""
+    import jedi
+
+    return jedi.Project(str(root), added_sys_path=[str(path) for path in source_roots(root)])
 
 
 def _parsed_text(changed: Any) -> str:

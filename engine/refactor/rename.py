@@ -28,6 +28,7 @@ from engine.ports import LanguageServices
 from engine.positions import Position, Range, split_lines
 from engine.refactor.corpus import Corpus
 from engine.refactor.doctests import DoctestPass
+from engine.refactor.inferred_receivers import Declaration, inferred_receiver_uses
 from engine.refactor.jedi_rename import RenameUnavailable, jedi_rename
 from engine.refactor.leftovers import Leftovers
 from engine.refactor.name_capture import name_captures
@@ -106,6 +107,10 @@ def plan_rename(
             edit = merge([_from_server(corpus, answer.value) for answer in answers])
             edit, other_names = _only_the_old_name(corpus, edit, old_name)
             edit, extended = passes.add(edit, primary)
+            if language == "python":
+                declarations = [Declaration(t.file, t.position) for t in targets]
+                edit, inferred = inferred_receiver_uses(workspace, corpus, edit, old_name, new_name, declarations)
+                extended = [*extended, *inferred]
             extended = [*other_names, *extended]
             complete = all(answer.complete for answer in answers)
             confidence = Confidence.HIGH if complete else Confidence.MEDIUM

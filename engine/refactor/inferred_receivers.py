@@ -1,0 +1,95 @@
+"""Attribute uses a server's rename leaves because it cannot type the receiver, resolved by jedi.
+
+A type checker renames ``cache.currsize`` only where it knows what ``cache`` is. In test helpers
+(``def _test_getsizeof(self, cache)``) the parameter is untyped: the server leaves the use, and
+the project's suite goes red (cachetools: 21 failures after a server rename of
+``Cache.currsize``). jedi infers an untyped parameter from the arguments its callers pass. So
+each ``.old`` left in code after the server's edit is asked of jedi (``goto``), and renamed when
+jedi lands on one of the rename's own declarations, never on a guess. A use jedi follows
+elsewhere is a homonym and stays; a use nobody can follow (``cache = pickle.loads(...)``) stays
+too, and a warning names it as what it is: a receiver of unknown type.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from engine.edits.model import FileChange, WorkspaceEdit
+from engine.edits.text import Coverage, word_offsets
+from engine.navigation import TextEdit
+from engine.positions import Position, Range
+from engine.refactor.corpus import Corpus
+from engine.refactor.jedi_rename import jedi_definitions
+from engine.refactor.pytext import CodeMap
+from engine.workspace import Workspace
+
+MAX_ASKED = 400
+"""Uses asked of jedi per rename; each may infer through the callers (tens of ms). Past it the
+rest stay, and the note says how many were not asked."""
+
+
+@dataclass(frozen=True)
+class Declaration:
+    path: str
+    position: Position
+    """Where the declared name starts (a rename target's position)."""
+
+
+def inferred_receiver_uses(
+    workspace: Workspace, corpus: Corpus, edit: WorkspaceEdit, old: str, new: str, declarations: list[Declaration],
+) -> tuple[WorkspaceEdit, list[str]]:
+    """The edit plus every ``x.old`` it leaves in code that jedi resolves to one of
+    ``declarations``; notes say what was added and what was not asked."""
+    edited = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
+    candidates = _uncovered_attribute_uses(corpus, edited, old)
+    if not candidates:
+        return edit, []
+    asked = candidates[:MAX_ASKED]
+    wanted = {(d.path, d.position.line, d.position.column) for d in declarations}
+    found = jedi_definitions(workspace, asked)
+    added: dict[str, list[TextEdit]] = {}
+    untyped: list[str] = []
+    for (path, position), definitions in zip(asked, found):
+        if any(definition in wanted for definition in definitions):
+            added.setdefault(path, []).append(TextEdit(Range(position, Position(position.line, position.column + len(old))), new))
+        elif not definitions:
+            untyped.append(f"{path}:{position.line + 1}")
+    operations = list(edit.operations)
+    for path, spans in added.items():
+        known = edited.get(path)
+        if known is None:
+            operations.append(FileChange(path, tuple(spans), corpus.source(path).sha256))
+        else:
+            operations[operations.index(known)] = FileChange(path, known.edits + tuple(spans), known.expected_sha256)
+    notes = []
+    if added:
+        places = [f"{path}:{span.range.start.line + 1}" for path, spans in added.items() for span in spans]
+        notes.append(f"uses on receivers the server could not type, resolved to the renamed symbol by jedi (from their "
+                     f"callers' arguments) and renamed: {', '.join(places)}")
+    if untyped:
+        shown = ", ".join(untyped[:10]) + (f" and {len(untyped) - 10} more" if len(untyped) > 10 else "")
+        notes.append(f"uses of .{old} on receivers of unknown type (neither the server nor jedi can tell what they hold), "
+                     f"left as they are: check them, they may be the renamed member: {shown}")
+    if len(candidates) > len(asked):
+        notes.append(f"{len(candidates) - len(asked)} more use(s) of .{old} on receivers the server could not type were not checked")
+    return WorkspaceEdit(tuple(operations), edit.annotations), notes
+
+
+def _uncovered_attribute_uses(corpus: Corpus, edited: dict[str, FileChange], old: str) -> list[tuple[str, Position]]:
+    """``.old`` in code (not strings or comments) that the edit does not change, per file in order."""
+    found: list[tuple[str, Position]] = []
+    for path in corpus.mentioning(old, "python"):
+        text = corpus.source(path).text
+        offsets = [o for o in word_offsets(text, old, "_") if o > 0 and text[o - 1] == "."]
+        if not offsets:
+            continue
+        starts = corpus.source(path).line_starts
+        coverage = Coverage(edited[path].edits) if path in edited else None
+        code = CodeMap(text)
+        for offset in offsets:
+            line = bisect_right(starts, offset) - 1
+            position = Position(line, offset - starts[line])
+            if (coverage is None or not coverage.covers(position)) and code.is_code(offset):
+                found.append((path, position))
+    return found
