@@ -85,8 +85,9 @@ def jedi_rename(workspace: Workspace, file: str, position: Position, new_name: s
 
 def jedi_definitions(workspace: Workspace, places: list[tuple[str, Position]]) -> list[set[tuple[str, int, int]]]:
     """Per place (file, position of a name), where jedi's ``goto`` lands: ``(file, line, column)``
-    of each definition inside the workspace (0-based), empty when jedi cannot follow it. Every
-    file is parsed from the text the engine reads, through the same private cache as a rename."""
+    of each definition (0-based; the file relative to the workspace, or absolute outside it, as
+    ``random.choice`` is), empty when jedi cannot follow it. Every file is parsed from the text the
+    engine reads, through the same private cache as a rename."""
     import jedi
 
     found: list[set[tuple[str, int, int]]] = []
@@ -107,11 +108,9 @@ def jedi_definitions(workspace: Workspace, places: list[tuple[str, Position]]) -
                 module = name.module_path
                 if module is None or name.line is None or name.column is None:
                     continue
-                try:
-                    relative = Path(module).resolve().relative_to(root).as_posix()
-                except ValueError:
-                    continue  # outside the workspace: not one of its declarations
-                landed.add((relative, name.line - 1, name.column))
+                resolved = Path(module).resolve()
+                inside = resolved.is_relative_to(root)
+                landed.add((resolved.relative_to(root).as_posix() if inside else str(resolved), name.line - 1, name.column))
             found.append(landed)
     return found
 

@@ -59,7 +59,9 @@ def keyword_call_sites(
 ) -> tuple[WorkspaceEdit, list[str]]:
     """``already`` plus the ``old=`` keywords of calls found by name, and warnings."""
     called = _called_name(queries, parameter)
-    rivals = _rivals(workspace, queries, parameter)
+    family = _family(queries, parameter)
+    rivals = _rivals(workspace, queries, parameter, family)
+    already, family_notes = _with_family_signatures(workspace, parameter, family, new, already)
     pattern = re.compile(rf"\b{re.escape(called)}\s*\(")
     keyword = re.compile(rf"\b{re.escape(parameter.name)}\s*=")
     edited = {op.path: op for op in already.operations if isinstance(op, FileChange)}
@@ -76,10 +78,10 @@ def keyword_call_sites(
                 continue  # the rename already changed it
             sites.setdefault(path, []).append(TextEdit(span, new))
     if not sites:
-        return already, []
+        return already, family_notes
     places = ", ".join(f"{path}:{edit.range.start.line + 1}" for path, edits in sites.items() for edit in edits)
     if rivals:
-        return already, [
+        return already, [*family_notes, 
             f"calls of {called}(…, {parameter.name}=…) the rename could not resolve were left as they are, because "
             f"{', '.join(rivals)} also take {parameter.name}: {places}"
         ]
@@ -91,7 +93,76 @@ def keyword_call_sites(
         else:
             operations[operations.index(known)] = FileChange(path, known.edits + tuple(edits), known.expected_sha256)
     note = f"keyword {parameter.name}= renamed at calls of {called} found by name (no other {called} takes it): {places}"
-    return WorkspaceEdit(tuple(operations), already.annotations), [note]
+    return WorkspaceEdit(tuple(operations), already.annotations), [*family_notes, note]
+
+
+def _family(queries: GraphQueries, parameter: Parameter) -> list[tuple[str, int]]:
+    """(file, def line) of the other signatures of the same function: its ``@overload`` stack in
+    its own file, and its declarations in the stub twin (``mod.pyi`` beside ``mod.py``, or the
+    reverse). They are one function: their parameter is the same parameter."""
+    own = queries.project.facts.get(parameter.file)
+    symbol = next((s for s in own.symbols if s.kind in _FUNCTION_KINDS and s.name_line == parameter.line), None) if own else None
+    if symbol is None:
+        return []
+    base = _without_index(symbol.name_path)
+    twin = parameter.file[:-1] if parameter.file.endswith(".pyi") else parameter.file + "i"
+    found = []
+    for path in (parameter.file, twin):
+        facts = queries.project.facts.get(path)
+        for other in facts.symbols if facts else ():
+            if other.kind in _FUNCTION_KINDS and _without_index(other.name_path) == base and (path, other.name_line) != (parameter.file, parameter.line):
+                found.append((path, other.name_line))
+    return found
+
+
+def _without_index(name_path: str) -> str:
+    return re.sub(r"\[\d+\]", "", name_path)
+
+
+def _with_family_signatures(
+    workspace: Workspace, parameter: Parameter, family: list[tuple[str, int]], new: str, already: WorkspaceEdit
+) -> tuple[WorkspaceEdit, list[str]]:
+    """``already`` plus the parameter's name in each family signature that does not have it renamed."""
+    edited = {op.path: op for op in already.operations if isinstance(op, FileChange)}
+    added: dict[str, list[TextEdit]] = {}
+    for path, line in family:
+        span = _parameter_in_def(workspace, path, line, parameter.name)
+        known = edited.get(path)
+        if span is None or (known is not None and any(covers(e, span.start) for e in known.edits)):
+            continue
+        added.setdefault(path, []).append(TextEdit(span, new))
+    if not added:
+        return already, []
+    operations = list(already.operations)
+    for path, edits in added.items():
+        known = edited.get(path)
+        if known is None:
+            operations.append(FileChange(path, tuple(edits), workspace.read(path).sha256))
+        else:
+            operations[operations.index(known)] = FileChange(path, known.edits + tuple(edits), known.expected_sha256)
+    places = ", ".join(f"{path}:{e.range.start.line + 1}" for path, edits in added.items() for e in edits)
+    return WorkspaceEdit(tuple(operations), already.annotations), [
+        f"the same parameter renamed in the function's other signatures (overloads, stub): {places}"]
+
+
+def _parameter_in_def(workspace: Workspace, path: str, line: int, name: str) -> Range | None:
+    """Where parameter ``name`` of the ``def`` on 1-based ``line`` is spelled."""
+    wrapper = cst.MetadataWrapper(parse(workspace.read(path)), unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    found: list[Range] = []
+
+    class Find(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            if positions[node.name].start.line != line:
+                return
+            params = node.params
+            for param in [*params.posonly_params, *params.params, *params.kwonly_params]:
+                if param.name.value == name:
+                    where = positions[param.name]
+                    found.append(Range(Position(where.start.line - 1, where.start.column), Position(where.end.line - 1, where.end.column)))
+
+    wrapper.module.visit(Find())
+    return found[0] if found else None
 
 
 def _called_name(queries: GraphQueries, parameter: Parameter) -> str:
@@ -103,14 +174,15 @@ def _called_name(queries: GraphQueries, parameter: Parameter) -> str:
     return (owner or "__init__").split("/")[-1].split("[")[0]
 
 
-def _rivals(workspace: Workspace, queries: GraphQueries, parameter: Parameter) -> list[str]:
-    """Other functions with the same name that take a parameter of the same name."""
+def _rivals(workspace: Workspace, queries: GraphQueries, parameter: Parameter, family: list[tuple[str, int]]) -> list[str]:
+    """Other functions with the same name that take a parameter of the same name (the
+    function's own overloads and stub declarations are not others)."""
     found = []
     for path, facts in queries.project.facts.items():
         for symbol in facts.symbols:
             if symbol.name != parameter.function or symbol.kind not in _FUNCTION_KINDS:
                 continue
-            if path == parameter.file and symbol.name_line == parameter.line:
+            if (path, symbol.name_line) in {(parameter.file, parameter.line), *family}:
                 continue
             lines = split_lines(workspace.read(path).text)
             signature = " ".join(lines[symbol.name_line - 1: symbol.name_line + 15])
