@@ -403,3 +403,49 @@ def test_a_submodule_bound_by_its_package_resolves_through_attribute_chains(tmp_
     assert graph.resolve_in_module("src/pkg/__init__.py", "keys.typedkey") == "s:src/pkg/keys.py:typedkey"
     assert graph.resolve_in_module("src/pkg/__init__.py", "keys") is None  # a module is not a symbol node
     index.close()
+
+
+def test_a_generic_base_is_inherited_from_and_a_mixin_override_joins_the_family(tmp_path: Path) -> None:
+    """itsdangerous: ``class URLSafeSerializer(URLSafeSerializerMixin, Serializer[str])``. The
+    subscripted base was not read as a base, so the mixin's load_payload override was not in
+    Serializer.load_payload's family, and a rename left it (64 red tests)."""
+    from engine.graph import GraphQueries
+
+    root = make_project(tmp_path, {
+        "pkg/serializer.py": "import typing as t\n_T = t.TypeVar('_T')\n\n\nclass Serializer(t.Generic[_T]):\n"
+                             "    def load_payload(self, payload):\n        return payload\n",
+        "pkg/url_safe.py": "from .serializer import Serializer\n\n\nclass URLSafeSerializerMixin(Serializer[str]):\n"
+                           "    def load_payload(self, payload):\n        return super().load_payload(payload)\n\n\n"
+                           "class URLSafeSerializer(URLSafeSerializerMixin, Serializer[str]):\n    pass\n",
+    })
+    index = index_of(root)
+    index.load()
+    family = GraphQueries(index.graph).hierarchy_methods("pkg/serializer.py:Serializer/load_payload")
+    assert sorted(f"{ref.path}:{ref.name_path}" for ref in family) == [
+        "pkg/serializer.py:Serializer/load_payload", "pkg/url_safe.py:URLSafeSerializerMixin/load_payload"]
+    assert "inherits url_safe.py:URLSafeSerializer -> pkg/serializer.py:Serializer" in [
+        row.split(" line ")[0].replace("pkg/url_safe.py", "url_safe.py", 1) for row in edges(index)]
+    index.close()
+
+
+def test_siblings_sharing_a_base_without_the_method_are_not_one_family(tmp_path: Path) -> None:
+    """tomlkit: Item._getstate and Container._getstate are unrelated (their common base has no
+    _getstate); renaming one renamed both. With the method on the base, they are one slot."""
+    from engine.graph import GraphQueries
+
+    files = {
+        "m.py": "class Base:\n    pass\n\n\nclass Item(Base):\n    def _getstate(self):\n        return 1\n\n\n"
+                "class Container(Base):\n    def _getstate(self):\n        return 2\n\n\nclass Leaf(Item):\n"
+                "    def _getstate(self):\n        return 3\n",
+    }
+    index = index_of(make_project(tmp_path / "apart", files))
+    index.load()
+    family = GraphQueries(index.graph).hierarchy_methods("m.py:Item/_getstate")
+    assert sorted(ref.name_path for ref in family) == ["Item/_getstate", "Leaf/_getstate"]
+    index.close()
+    files["m.py"] = files["m.py"].replace("class Base:\n    pass\n", "class Base:\n    def _getstate(self):\n        return 0\n")
+    index = index_of(make_project(tmp_path / "joined", files))
+    index.load()
+    family = GraphQueries(index.graph).hierarchy_methods("m.py:Leaf/_getstate")
+    assert sorted(ref.name_path for ref in family) == ["Base/_getstate", "Container/_getstate", "Item/_getstate", "Leaf/_getstate"]
+    index.close()

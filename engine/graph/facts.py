@@ -22,7 +22,7 @@ from engine.symbols import Segment, Symbol, SymbolKind, walk_all
 from engine.workspace import SourceFile
 
 #: Bump to invalidate every cached fact and snapshot.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 EXTRACTOR_ID = f"tree-sitter+regex/facts-{SCHEMA_VERSION}"
 
 _CODE_KINDS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CONSTRUCTOR, SymbolKind.CLASS})
@@ -194,6 +194,9 @@ def _python_facts(tree: Tree, listing: FileSymbols, symbols: tuple[SymbolFact, .
         name_node = arguments.parent.child_by_field_name("name") if arguments.parent is not None else None
         owner = locate.class_at(name_node.start_point.row + 1, _text(name_node)) if name_node is not None else None
         for argument in arguments.named_children:
+            if argument.type == "subscript":
+                # A generic base, `Serializer[str]`: the class is what it subscripts.
+                argument = argument.child_by_field_name("value") or argument
             if argument.type in ("identifier", "attribute") and owner is not None:
                 bases.append(BaseFact(owner, _text(argument), argument.start_point.row + 1))
     has_main = any('__name__' in _text(n) and '"__main__"' in _text(n).replace("'", '"') for n in captures.get("main_test", []))

@@ -276,18 +276,30 @@ class GraphQueries:
         path = self.graph.nodes[node]["path"]
         if fact.parent is None:
             return [self.ref(node)]
+        # Edges point from a class to its bases.
         inherits = nx.DiGraph(nx.subgraph_view(self.graph, filter_edge=lambda u, v, k: k == "inherits"))
         owner = symbol_node(path, fact.parent)
-        family = {owner}
-        if inherits.has_node(owner):
-            family |= nx.node_connected_component(inherits.to_undirected(), owner)
-        found = []
-        for cls in sorted(family):
+
+        def method_of(cls: str) -> str | None:
             data = self.graph.nodes[cls]
             method = symbol_node(data["path"], f"{data['fact'].name_path}/{fact.name}")
-            if self.graph.has_node(method):
-                found.append(self.ref(method))
-        return found
+            return method if self.graph.has_node(method) else None
+
+        def definers_above(cls: str) -> set[str]:
+            """The class and its ancestors that define the method (the ones its MRO can reach)."""
+            above = {cls, *(nx.descendants(inherits, cls) if inherits.has_node(cls) else ())}
+            return {c for c in above if method_of(c) is not None}
+
+        # One slot: the definers above the owner, then, for every class below any of them, the
+        # definers above that class (a mixin's override meets the base's in a class that has
+        # both). Siblings that merely share a base which lacks the method stay apart.
+        family = definers_above(owner) | {owner}
+        grown = True
+        while grown:
+            below = {d for c in family if inherits.has_node(c) for d in nx.ancestors(inherits, c)}
+            larger = family | {c for d in below for c in definers_above(d)}
+            grown, family = larger != family, larger
+        return [self.ref(method) for cls in sorted(family) if (method := method_of(cls)) is not None]
 
     def import_path(self, start: str, goal: str) -> list[str] | None:
         """The shortest chain of module-level imports from one Python file to another
