@@ -27,6 +27,7 @@ from engine.graph.queries import GraphQueries
 from engine.navigation import TextEdit
 from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
+from engine.refactor.local_scopes import LocalScopes
 from engine.refactor.pytext import CodeMap
 from engine.refactor.receivers import Receivers
 from engine.symbols import Symbol
@@ -67,6 +68,7 @@ def find_name_uses(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> lis
         source = corpus.source(path)
         text, starts = source.text, source.line_starts
         receivers: Receivers | None = None
+        locals_: LocalScopes | None = None
         # Calls may span lines (`monkeypatch.setattr(\n    module, "NAME", …)`): searched in the whole text.
         for match in calls.finditer(text):
             number = bisect_right(starts, match.start()) - 1
@@ -96,6 +98,11 @@ def find_name_uses(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> lis
                 column = match.start() + len(match.group(1))
                 if _DEFINES.search(line[: match.start()]):
                     continue
+                if not match.group(1):
+                    # A bare name a function binds itself is its local, whatever the module has.
+                    locals_ = locals_ or LocalScopes(text)
+                    if locals_.binds(name, number + 1):
+                        continue
                 if resolve(path, match.group(1) + name, number + 1) == target:
                     uses.append(NameUse(path, _span(number, column + len(name), name), "code", line_start + column))
                 elif match.group(1):
