@@ -72,6 +72,7 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
     dest_tree = rewrite_importer(dest_tree, dest_module, names, is_dest=True)
     bound = top_level_bindings(dest_tree, dest_module)
     dest_bindings = bound.names
+    only_for_types = bound.type_checking.names if bound.type_checking is not None else {}
     if name in dest_bindings:
         raise MoveClash(f"{dest_path} already binds {name}; moving {symbol.address} there would replace it")
 
@@ -82,6 +83,8 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
         plain = _plain(carried)
         if plain and plain in bound.plain_imports:
             continue
+        if carried.type_checking and only_for_types.get(carried.name) == carried.absolute:
+            continue  # the destination imports it for type checkers already
         if carried.name in dest_bindings:
             existing = dest_bindings[carried.name]
             if existing == carried.absolute and not plain:
@@ -109,7 +112,8 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
                 f"{dest_module.dotted} would be circular: {' -> '.join(source_reaches_dest + [source.path])}; "
                 "move them first, or choose another destination"
             )
-        spec = dest_module.spec_for(source_module.dotted, relative=_prefers_relative(analysis.tree))
+        # The destination's own import style, when it has one.
+        spec = dest_module.spec_for(source_module.dotted, relative=_prefers_relative(dest_tree if dest_source is not None else analysis.tree))
         imports.append(cst.parse_statement(f"from {spec} import {', '.join(needed_globals)}\n"))  # type: ignore[arg-type]
     dest_reaches_source = [dest_path, source.path] if needed_globals else (
         queries.import_path(dest_path, source.path) if dest_source is not None else None

@@ -125,11 +125,21 @@ def rewrite_dest(
     tree: cst.Module, analysis: SourceAnalysis, imports: list[cst.SimpleStatementLine],
     type_checking: list[cst.SimpleStatementLine], *, export: str | None, create_all: bool,
 ) -> str:
-    """The destination with the moved code at its end and the imports it needs after its own."""
+    """The destination with the moved code at its end, or before the first statement that uses
+    it when the module is imported (a decorator, a default, a base, a class body, module-level
+    code: at the end, that use would raise NameError), and the imports it needs after its own."""
     moved = list(analysis.moved)
-    gap = [cst.EmptyLine(), cst.EmptyLine()] if tree.body else []
-    moved[0] = moved[0].with_changes(leading_lines=[*gap, *analysis.carried_comments])
-    tree = tree.with_changes(body=[*tree.body, *moved])
+    body = list(tree.body)
+    at = first_import_time_use(body, moved_names(moved))
+    if at is None:
+        gap = [cst.EmptyLine(), cst.EmptyLine()] if body else []
+        moved[0] = moved[0].with_changes(leading_lines=[*gap, *analysis.carried_comments])
+        tree = tree.with_changes(body=[*body, *moved])
+    else:
+        # The moved code takes the user's place, blank lines included; the user gets two above it.
+        moved[0] = moved[0].with_changes(leading_lines=[*body[at].leading_lines, *analysis.carried_comments])
+        user = body[at].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+        tree = tree.with_changes(body=[*body[:at], *moved, user, *body[at + 1:]])
     if type_checking:
         block = cst.If(
             test=cst.Name("TYPE_CHECKING"),
@@ -170,27 +180,39 @@ class Bindings:
     (``pkg.mod.name``, ``pkg.mod``; ``a`` for ``import a.b``), or None for its own definitions."""
     plain_imports: set[str] = field(default_factory=set)
     """Modules imported without an alias (``import a.b`` → ``a.b``)."""
+    type_checking: Bindings | None = None
+    """What the module binds only for type checkers (``if TYPE_CHECKING:``): absent at run time."""
 
 
 def top_level_bindings(tree: cst.Module, module: ModuleName) -> Bindings:
-    found = Bindings()
+    found = Bindings(type_checking=Bindings())
 
-    def visit(statements: object) -> None:
+    def visit(statements: object, into: Bindings) -> None:
         for statement in statements:  # type: ignore[attr-defined]
             if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-                found.names[statement.name.value] = None
+                into.names[statement.name.value] = None
             elif isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
-                    _bind_small(small, module, found)
+                    _bind_small(small, module, into)
+            elif isinstance(statement, cst.If) and _is_type_checking(statement.test) and found.type_checking is not None:
+                visit(getattr(statement.body, "body", []), found.type_checking)
+                if statement.orelse is not None:
+                    visit([statement.orelse] if isinstance(statement.orelse, cst.If) else getattr(statement.orelse.body, "body", []), into)
             elif isinstance(statement, (cst.If, cst.Try, cst.With, cst.For, cst.While)):
                 for child in statement.children:
                     if isinstance(child, cst.IndentedBlock):
-                        visit(child.body)
+                        visit(child.body, into)
                     elif isinstance(child, (cst.Else, cst.ExceptHandler, cst.Finally, cst.If)):
-                        visit([child] if isinstance(child, cst.If) else getattr(child.body, "body", []))
+                        visit([child] if isinstance(child, cst.If) else getattr(child.body, "body", []), into)
 
-    visit(tree.body)
+    visit(tree.body, found)
     return found
+
+
+def _is_type_checking(test: cst.BaseExpression) -> bool:
+    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING`` (any module alias)."""
+    return (isinstance(test, cst.Name) and test.value == "TYPE_CHECKING") or (
+        isinstance(test, cst.Attribute) and test.attr.value == "TYPE_CHECKING")
 
 
 def _bind_small(small: cst.BaseSmallStatement, module: ModuleName, found: Bindings) -> None:
@@ -212,3 +234,58 @@ def _bind_small(small: cst.BaseSmallStatement, module: ModuleName, found: Bindin
                 names[target.target.value] = None
     elif isinstance(small, (cst.AnnAssign, cst.AugAssign)) and isinstance(small.target, cst.Name):
         names[small.target.value] = None
+
+
+def moved_names(moved: list[cst.BaseStatement]) -> set[str]:
+    """The names the moved statements bind (a definition, its overloads, a constant)."""
+    names: set[str] = set()
+    for statement in moved:
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            names.add(statement.name.value)
+        elif isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else (
+                    [small.target] if isinstance(small, cst.AnnAssign) else [])
+                names |= {t.value for t in targets if isinstance(t, cst.Name)}
+    return names
+
+
+def first_import_time_use(body: list[cst.BaseStatement], names: set[str]) -> int | None:
+    """The index of the first top-level statement that reads one of ``names`` when the module
+    is imported: anything but a function body (and, in a class, its methods' bodies)."""
+    for index, statement in enumerate(body):
+        if any(_reads(part, names) for part in _import_time_parts(statement)):
+            return index
+    return None
+
+
+def _import_time_parts(statement: cst.CSTNode) -> list[cst.CSTNode]:
+    if isinstance(statement, cst.FunctionDef):
+        return [*statement.decorators, statement.params, *([statement.returns] if statement.returns else [])]
+    if isinstance(statement, cst.ClassDef):
+        parts: list[cst.CSTNode] = [*statement.decorators, *statement.bases, *statement.keywords]
+        for inner in getattr(statement.body, "body", []):
+            parts += _import_time_parts(inner)
+        return parts
+    return [statement]
+
+
+def _reads(node: cst.CSTNode, names: set[str]) -> bool:
+    found = False
+
+    class Find(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            nonlocal found
+            found = found or name.value in names
+
+        def visit_FunctionDef(self, function: cst.FunctionDef) -> bool:
+            # A function nested in module-level code: its decorators and defaults run, its body not.
+            for part in _import_time_parts(function):
+                part.visit(self)
+            return False
+
+        def visit_Lambda(self, lambda_: cst.Lambda) -> bool:
+            return False
+
+    node.visit(Find())
+    return found
