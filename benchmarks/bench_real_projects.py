@@ -170,13 +170,18 @@ def codegraft(root: Path, case: dict[str, object], server: bool) -> Graft:
     from engine.edits.session import EditOptions
     from engine.workspace import Workspace
 
+    from lsp_pool.tools import ProcessTools
+
     workspace = Workspace(root)
     services = None
     if server:
         from lsp_pool.adapter import PoolServices
 
         services = PoolServices(workspace)
-    engine = Engine(workspace, services=services, source=SourcePreference.AUTO if server else SourcePreference.AST)
+    # The process tools, as `graft` has them: moves and file renames import the planned modules
+    # before they are accepted (without them that check is skipped, with a warning).
+    engine = Engine(workspace, services=services, tools=ProcessTools(workspace),
+                    source=SourcePreference.AUTO if server else SourcePreference.AST)
     try:
         if case["op"] == "rename":
             plan = engine.plan_rename(str(case["address"]), str(case["new_name"]))
@@ -410,9 +415,12 @@ def scope_verdict(changed: set[str], case: dict[str, object]) -> str:
     if case["op"] == "rename-file":
         # Importers spell the module's last part (``from . import base``) or its dotted name.
         old = old.rpartition(".")[2]
-        allowed = {str(case["address"]), str(case["dest"])} | {p for p, text in PRISTINE.items() if old in text}
+        own = {str(case["address"]), str(case["dest"])}
     else:
-        allowed = {str(case.get("dest", ""))} | {p for p, text in PRISTINE.items() if old in text}
+        own = {str(case.get("dest", ""))} if case["op"] == "move" else set()
+    # A stub twin goes with its module: the destination's new stub, the renamed file's .pyi.
+    own |= {f"{path}i" for path in own if path.endswith(".py")}
+    allowed = own | {p for p, text in PRISTINE.items() if old in text}
     extra = sorted(changed - allowed)
     return f"unexpected files changed: {', '.join(extra[:4])}" if extra else ""
 

@@ -455,3 +455,11 @@ def test_a_peer_passes_an_expect_case_only_with_a_green_suite(tiny: Tiny) -> Non
     tiny.write({"pkg/b.py": renamed(PRISTINE["pkg/b.py"])})  # a half-done rename breaks the suite
     why, _ = bench.peer_verdict(tiny.root, tiny.before, PROJECT, case, 1, None)
     assert why.startswith("tests: 0/1 passed (red)")
+
+
+def test_a_stub_twin_created_or_renamed_with_its_module_is_in_scope(tiny: Tiny) -> None:
+    """cachetools: moving typedkey into func.py writes its declaration into func.pyi, and
+    renaming keys.py renames keys.pyi; neither file mentioned the name or module before."""
+    assert bench.scope_verdict({"pkg/c.py", "pkg/c.pyi"}, MOVE) == ""
+    assert bench.scope_verdict({"pkg/d.py", "pkg/d.pyi", "pkg/doubling.py", "pkg/doubling.pyi"}, RENAME_FILE) == ""
+    assert bench.scope_verdict({"pkg/c.py", "pkg/b.pyi"}, MOVE) == "unexpected files changed: pkg/b.pyi"

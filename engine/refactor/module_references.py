@@ -3,6 +3,8 @@
 Per file, on its LibCST tree:
 - ``from old import x`` and ``from old.sub import x`` (relative ones stay relative);
 - ``import old`` / ``import old as y`` and the ``old.x`` attribute chains of an unaliased import;
+- ``pkg.old.x`` chains through an import of a package above the module (``import pkg``,
+  ``import pkg as p``, ``from pkg import sub``), when the new module stays under it;
 - ``from pkg import old_last`` (the module taken from its package): the alias follows, and
   the file's uses of the bound name follow it when that name is free, else the import keeps
   the old name as an alias;
@@ -47,9 +49,18 @@ class _Renamer(cst.CSTTransformer):
         """id(Name node that reads a renamed binding) → its new name."""
         self.unaliased: set[str] = set()
         """Dotted names of ``import old…`` statements without alias: their attribute chains follow."""
+        self.ancestors: dict[str, str] = {}
+        """Local name → the package an import binds it to, for packages that contain the old
+        module (``import pkg``, ``import pkg as p``, ``from pkg import sub``): ``pkg.old.x``
+        reaches the old module through them."""
 
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
+            imported = dotted(alias.name) or ""
+            bound = bound_name(alias)
+            package = imported if alias_as(alias) is not None else bound
+            if self.old.startswith(package + "."):
+                self.ancestors[bound] = package
             if alias_as(alias) is None and _renamed(dotted(alias.name) or "", self.old, self.new):
                 self.unaliased.add(dotted(alias.name) or "")
                 if "." not in self.old:
@@ -69,6 +80,8 @@ class _Renamer(cst.CSTTransformer):
         absolute = self._absolute(node)
         new_package, _, new_last = self.new.rpartition(".")
         for alias in node.names:
+            if self.old.startswith(f"{absolute}.{dotted(alias.name)}."):
+                self.ancestors[bound_name(alias)] = f"{absolute}.{dotted(alias.name)}"
             if f"{absolute}.{dotted(alias.name)}" != self.old or alias_as(alias) is not None:
                 continue
             if new_package == absolute and new_last not in self.global_scope:  # type: ignore[operator]
@@ -111,8 +124,15 @@ class _Renamer(cst.CSTTransformer):
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         # `pkg.old` inside `pkg.old.x`, bound by an unaliased `import pkg.old[.sub]`.
-        if self.unaliased and dotted(original) == self.old:
+        chain = dotted(original) or ""
+        if self.unaliased and chain == self.old:
             return cst.parse_expression(self.new)
+        # `p.old.x` where `p` is a package above the old module (`import pkg [as p]`): the
+        # chain follows when the new module is under that package too.
+        head, _, rest = chain.partition(".")
+        package = self.ancestors.get(head)
+        if package is not None and rest and f"{package}.{rest}" == self.old and self.new.startswith(package + "."):
+            return cst.parse_expression(f"{head}.{self.new[len(package) + 1:]}")
         return updated
 
     def leave_Name(self, original: cst.Name, updated: cst.BaseExpression) -> cst.BaseExpression:
