@@ -103,14 +103,28 @@ def unpacked(project: dict[str, object]) -> Path:
 
 
 def with_crlf(root: Path, project: dict[str, object]) -> Path:
-    """The project's ``crlf = [...]`` files given Windows line endings (idempotent): sdists are
-    LF-only, and a tool must keep a CRLF file CRLF, including the lines it inserts."""
-    for path in cast(list[str], project.get("crlf", [])):
+    """A copy of the unpacked project beside it whose ``crlf = [...]`` files have Windows line
+    endings (sdists are LF-only, and a tool must keep a CRLF file CRLF, including the lines it
+    inserts); ``root`` itself when the project names none. The unpacked sdist is never changed:
+    another run may be reading it."""
+    files = cast(list[str], project.get("crlf", []))
+    if not files:
+        return root
+    target = root.with_name(root.name + "-crlf")
+    if target.is_dir():
+        return target
+    with tempfile.TemporaryDirectory(dir=root.parent) as scratch:
+        copy = Path(scratch) / "p"
+        shutil.copytree(root, copy, symlinks=True)
+        convert_to_crlf(copy, files)
+        copy.rename(target)
+    return target
+
+
+def convert_to_crlf(root: Path, files: list[str]) -> None:
+    for path in files:
         data = (root / path).read_bytes()
-        crlf = data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
-        if crlf != data:
-            (root / path).write_bytes(crlf)
-    return root
+        (root / path).write_bytes(data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
 
 
 def install_test_deps(project: dict[str, object]) -> None:

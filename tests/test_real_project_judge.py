@@ -381,7 +381,7 @@ def test_a_file_rename_with_its_importers_rewritten_passes_the_import_check(tiny
 
 def test_a_bare_line_feed_in_a_crlf_file_fails(tiny: Tiny) -> None:
     project = {**PROJECT, "crlf": ["pkg/c.py"]}
-    bench.with_crlf(tiny.root, project)
+    bench.convert_to_crlf(tiny.root, ["pkg/c.py"])
     assert bench.line_endings_verdict(tiny.root, project, MOVE) == ""
     (tiny.root / "pkg/c.py").write_bytes((tiny.root / "pkg/c.py").read_bytes() + b"\ndef f(x):\n    return x\n")
     assert bench.line_endings_verdict(tiny.root, project, MOVE) == "bare LF written into CRLF files: pkg/c.py"
