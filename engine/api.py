@@ -26,6 +26,7 @@ from engine.names import Address, PositionAddress, SymbolAddress, parse_address
 from engine.navigate import NavigationResult, Navigator
 from engine.navigation import Diagnostic
 from engine.ports import LanguageServices, Tools
+from engine.refactor.dynamic_bases import dynamic_base_overrides
 from engine.refactor import attribute_strings, keyword_arguments, move, move_other, rename, rename_file, symbol_edits
 from engine.refactor.corpus import Corpus
 from engine.refactor.import_check import check_imports
@@ -275,6 +276,8 @@ class Engine:
                     twin_uses = [(twin, [attribute_strings.definition_use(twin, corpus),
                                          *attribute_strings.find_name_uses(queries, twin, corpus)]) for twin in twins]
                     unfollowed = [] if mirrors else attribute_strings.mirror_warnings(queries, symbol, corpus)
+                    if len(symbol.path) > 1:  # a member: a class built on a run-time value may override it
+                        unfollowed += dynamic_base_overrides(corpus, symbol.name)
 
                     def add(edit: WorkspaceEdit) -> tuple[WorkspaceEdit, list[str]]:
                         extended, notes = attribute_strings.add_name_uses(edit, uses, new_name, corpus, symbol)
