@@ -26,7 +26,9 @@ from engine.names import Address, PositionAddress, SymbolAddress, parse_address
 from engine.navigate import NavigationResult, Navigator
 from engine.navigation import Diagnostic
 from engine.ports import LanguageServices, Tools
-from engine.refactor.dynamic_bases import dynamic_base_overrides
+from engine.refactor.dynamic_bases import dynamic_subclasses, with_dynamic_overrides
+from engine.refactor.inferred_receivers import FixtureMember
+from engine.refactor.pytest_fixtures import FixtureValues
 from engine.refactor import attribute_strings, keyword_arguments, move, move_other, rename, rename_file, symbol_edits
 from engine.refactor.corpus import Corpus
 from engine.refactor.import_check import check_imports
@@ -242,6 +244,7 @@ class Engine:
         """Rename the symbol an address names (or, for FILE:LINE:COL, the name at that position)."""
         parsed = parse_address(address)
         extend: rename.Extension | None = None
+        fixtures: Callable[[Corpus], FixtureMember] | None = None
         if isinstance(parsed, PositionAddress) and parsed.column is not None:
             file, position = parsed.file, Position(parsed.line - 1, parsed.column - 1)
             line = split_lines(self.workspace.read(file).text)[position.line] if position.line >= 0 else ""
@@ -276,8 +279,9 @@ class Engine:
                     twin_uses = [(twin, [attribute_strings.definition_use(twin, corpus),
                                          *attribute_strings.find_name_uses(queries, twin, corpus)]) for twin in twins]
                     unfollowed = [] if mirrors else attribute_strings.mirror_warnings(queries, symbol, corpus)
-                    if len(symbol.path) > 1:  # a member: a class built on a run-time value may override it
-                        unfollowed += dynamic_base_overrides(corpus, symbol.name)
+                    # A member: a class built on a run-time value may override it.
+                    subclasses = dynamic_subclasses(corpus, symbol.name) if len(symbol.path) > 1 else []
+                    wanted = {(t.file, t.position.line) for t in targets}
 
                     def add(edit: WorkspaceEdit) -> tuple[WorkspaceEdit, list[str]]:
                         extended, notes = attribute_strings.add_name_uses(edit, uses, new_name, corpus, symbol)
@@ -285,11 +289,15 @@ class Engine:
                             extended, _twin_notes = attribute_strings.add_name_uses(extended, found, new_name, corpus, twin)
                             notes.append(f"mirror binding renamed too: {twin.file}:{twin.selection_range.start.line + 1} "
                                          f"mirrors the public names of {symbol.file} (pass --no-mirrors to leave it)")
-                        return extended, [*notes, *unfollowed]
+                        extended, overrides = with_dynamic_overrides(
+                            self.workspace, corpus, extended, subclasses, new_name, wanted, self._member_of(queries, symbol.name))
+                        return extended, [*notes, *overrides, *unfollowed]
 
                     return add
 
                 extend = name_uses
+                if len(symbol.path) > 1:
+                    fixtures = self._fixture_members(queries, old_name)
         if old_name == new_name:
             raise UsageError(f"{address} is already called {new_name}")
         use_server = self.source in (SourcePreference.AUTO, SourcePreference.LSP)
@@ -297,8 +305,53 @@ class Engine:
             raise ServiceUnavailable("no language-server support is installed (the lsp_pool package is missing)")
         return rename.plan_rename(
             self.workspace, self.services, use_server, targets, old_name, new_name, text=text, dotted=dotted, extend=extend,
-            files=list(self.graph().project.facts), require_server=self.source is SourcePreference.LSP,
+            files=list(self.graph().project.facts), require_server=self.source is SourcePreference.LSP, fixtures=fixtures,
         )
+
+    @staticmethod
+    def _member_of(queries: GraphQueries, name: str) -> Callable[[str, int], tuple[str, int] | None]:
+        """(file, 0-based line of a class's name) → where its member ``name`` is declared, its own or inherited."""
+        graph, project = queries.graph, queries.project
+
+        def member_of(path: str, line: int) -> tuple[str, int] | None:
+            facts = project.facts.get(path)
+            cls = next((s for s in facts.symbols if s.name_line == line + 1 and s.kind in (SymbolKind.CLASS, SymbolKind.STRUCT)), None) if facts else None
+            found = project.resolve_in_module(path, f"{cls.name_path}.{name}") if cls is not None and cls.parent is None else None
+            if found is None or not graph.has_node(found):
+                return None
+            return graph.nodes[found]["path"], graph.nodes[found]["fact"].name_line - 1
+
+        return member_of
+
+    @staticmethod
+    def _fixture_members(queries: GraphQueries, old_name: str) -> Callable[[Corpus], FixtureMember]:
+        """How a rename of member ``old_name`` learns what a test's fixture parameter holds."""
+        graph, project = queries.graph, queries.project
+
+        def resolve_class(path: str, expression: str, line: int) -> str | None:
+            node = project.resolve_expression(path, expression, line)
+            fact = graph.nodes[node].get("fact") if node is not None and graph.has_node(node) else None
+            return node if fact is not None and fact.kind in (SymbolKind.CLASS, SymbolKind.STRUCT) else None
+
+        def class_location(node: str) -> tuple[str, str] | None:
+            fact = graph.nodes[node]["fact"]
+            return (graph.nodes[node]["path"], fact.name_path) if fact.parent is None else None
+
+        def for_corpus(corpus: Corpus) -> FixtureMember:
+            values = FixtureValues(corpus, resolve_class, class_location)
+
+            def member(path: str, line: int, receiver: str) -> tuple[str, int] | None:
+                cls = values.instance_class(path, line, receiver)
+                if cls is None:
+                    return None
+                found = project.resolve_in_module(graph.nodes[cls]["path"], f"{graph.nodes[cls]['fact'].name_path}.{old_name}")
+                if found is None or not graph.has_node(found):
+                    return None
+                return graph.nodes[found]["path"], graph.nodes[found]["fact"].name_line - 1
+
+            return member
+
+        return for_corpus
 
     def plan_move(
         self, address: str, dest: str, *, create: bool = False, shim: bool = False, import_check: bool = True,

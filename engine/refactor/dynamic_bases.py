@@ -1,57 +1,144 @@
 """Classes whose base is a value known only at run time, that define the renamed member's name.
 
-itsdangerous' tests write ``class Other(serializer.signer): default_key_derivation = "hmac"``
-inside a test: the base is whatever the ``serializer`` fixture holds. No server, jedi or graph
-resolves it, so a rename of ``Signer.default_key_derivation`` cannot know that ``Other``
-overrides it, and left it (12 red tests). Such a class is named in a warning: it may be an
-override, and only a person (or the suite) can tell.
+itsdangerous' tests write ``class BadUnsign(serializer.signer): def unsign(...)`` inside a test:
+the base is whatever the ``serializer`` fixture holds. No server or graph resolves it, so a rename
+of ``Signer.unsign`` did not know that ``BadUnsign`` overrides it; the server renamed the
+``super().unsign`` call inside it and left the ``def`` (12 red tests). jedi infers such a base
+from annotations and defaults (``serializer: Serializer`` → ``Serializer.signer`` → ``Signer``):
+when the class it infers has the renamed declaration as that member, the override is renamed
+with it. When jedi cannot tell, the class is named in a warning: it may be an override.
 """
 
 from __future__ import annotations
 
 import ast
 import warnings as python_warnings
+from dataclasses import dataclass
+from typing import Callable
 
+from engine.edits.model import FileChange, WorkspaceEdit
+from engine.edits.text import Coverage
+from engine.navigation import TextEdit
+from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
+from engine.refactor.jedi_rename import jedi_definitions
 from engine.refactor.local_scopes import LocalScopes
+from engine.workspace import Workspace
+
+MemberOf = Callable[[str, int], "tuple[str, int] | None"]
+"""(file, 0-based line of a class's name) → (file, 0-based line) of its member under the old
+name, its own or inherited; None when it has none."""
 
 
-def dynamic_base_overrides(corpus: Corpus, old: str) -> list[str]:
-    """A warning per class that defines ``old`` and derives from a function's local value."""
+@dataclass(frozen=True)
+class DynamicSubclass:
+    path: str
+    line: int
+    """1-based line of the ``class``."""
+    name: str
+    base: str
+    base_at: Position
+    """Where the base expression's last name is (what jedi is asked to infer)."""
+    member_at: Position
+    """Where the class's own definition of the old name is spelled."""
+
+
+def dynamic_subclasses(corpus: Corpus, old: str) -> list[DynamicSubclass]:
+    """Classes that define ``old`` and derive from a function's local value (or parameter)."""
     found = []
     for path in corpus.mentioning(old, "python"):
         text = corpus.source(path).text
-        try:
-            with python_warnings.catch_warnings():
-                python_warnings.simplefilter("ignore", SyntaxWarning)
-                tree = ast.parse(text)
-        except (SyntaxError, ValueError):
+        tree = _parse(text)
+        if tree is None:
             continue
         scopes: LocalScopes | None = None
         for node in ast.walk(tree):
-            if not isinstance(node, ast.ClassDef) or not _defines(node, old):
+            defined = _definition_of(node, old) if isinstance(node, ast.ClassDef) else None
+            if defined is None:
                 continue
-            for base in node.bases:
+            member = Position(defined[0] - 1, _code_points(split_line(text, defined[0]), defined[1]))
+            for base in node.bases:  # type: ignore[attr-defined]
                 head = _head(base)
-                if head is None:
-                    continue
                 scopes = scopes or LocalScopes(text)
-                if scopes.binds(head, node.lineno):
-                    found.append(f"{path}:{node.lineno}: class {node.name} derives from {ast.unparse(base)}, a value known "
-                                 f"only at run time, and defines {old}: it may override the renamed member (left as it is; check it)")
+                if head is not None and scopes.binds(head, node.lineno):
+                    column = _code_points(split_line(text, base.end_lineno or node.lineno), base.end_col_offset or 1) - 1
+                    found.append(DynamicSubclass(path, node.lineno, node.name, ast.unparse(base),  # type: ignore[attr-defined]
+                                                 Position((base.end_lineno or 1) - 1, max(column, 0)), member))
                     break
     return found
 
 
-def _defines(cls: ast.ClassDef, name: str) -> bool:
+def with_dynamic_overrides(
+    workspace: Workspace, corpus: Corpus, edit: WorkspaceEdit, subclasses: list[DynamicSubclass], new: str,
+    wanted: set[tuple[str, int]], member_of: MemberOf,
+) -> tuple[WorkspaceEdit, list[str]]:
+    """The edit plus each subclass's member where jedi infers a base whose member is one of the
+    ``wanted`` declarations (file, 0-based line); a warning for each it cannot tell about."""
+    if not subclasses:
+        return edit, []
+    inferred = jedi_definitions(workspace, [(s.path, s.base_at) for s in subclasses], infer=True)
+    edited = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
+    operations = list(edit.operations)
+    renamed, unknown = [], []
+    for subclass, bases in zip(subclasses, inferred):
+        members = {member_of(path, line) for path, line, _column in bases}
+        if not members & wanted:
+            unknown.append(subclass)
+            continue
+        span = TextEdit(Range(subclass.member_at, Position(subclass.member_at.line, subclass.member_at.column + len_of(corpus, subclass))), new)
+        known = edited.get(subclass.path)
+        if known is not None and Coverage(known.edits).covers(span.range.start):
+            continue
+        if known is None:
+            change = FileChange(subclass.path, (span,), corpus.source(subclass.path).sha256)
+            operations.append(change)
+        else:
+            change = FileChange(subclass.path, known.edits + (span,), known.expected_sha256)
+            operations[operations.index(known)] = change
+        edited[subclass.path] = change
+        renamed.append(f"{subclass.path}:{subclass.member_at.line + 1}")
+    notes = [f"overrides in classes built on run-time values that jedi resolves to the renamed member's class, "
+             f"renamed: {', '.join(renamed)}"] if renamed else []
+    notes += [f"{s.path}:{s.line}: class {s.name} derives from {s.base}, a value known only at run time, and defines "
+              f"{_name_at(corpus, s)}: it may override the renamed member (left as it is; check it)" for s in unknown]
+    return WorkspaceEdit(tuple(operations), edit.annotations), notes
+
+
+def len_of(corpus: Corpus, subclass: DynamicSubclass) -> int:
+    return len(_name_at(corpus, subclass))
+
+
+def _name_at(corpus: Corpus, subclass: DynamicSubclass) -> str:
+    line = split_line(corpus.source(subclass.path).text, subclass.member_at.line + 1)
+    rest = line[subclass.member_at.column:]
+    return rest[: len(rest) - len(rest.lstrip("_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"))]
+
+
+def split_line(text: str, number: int) -> str:
+    """The 1-based line ``number`` of ``text``."""
+    lines = text.splitlines()
+    return lines[number - 1] if 0 < number <= len(lines) else ""
+
+
+def _definition_of(cls: ast.ClassDef, name: str) -> tuple[int, int] | None:
+    """(1-based line, UTF-8 byte column) where the class body defines ``name`` (a def, or an
+    assignment's target)."""
     for statement in cls.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
-            return True
+            # The name follows `def ` (or `async def `) on the def's own line (decorators are above).
+            offset = statement.col_offset + (len("async def ") if isinstance(statement, ast.AsyncFunctionDef) else len("def "))
+            return statement.lineno, offset
         targets = statement.targets if isinstance(statement, ast.Assign) else (
             [statement.target] if isinstance(statement, ast.AnnAssign) else [])
-        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-            return True
-    return False
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id == name:
+                return target.lineno, target.col_offset
+    return None
+
+
+def _code_points(line: str, byte_column: int) -> int:
+    """ast's columns count UTF-8 bytes; positions here count code points."""
+    return len(line.encode("utf-8")[:byte_column].decode("utf-8", "replace"))
 
 
 def _head(expression: ast.expr) -> str | None:
@@ -59,3 +146,12 @@ def _head(expression: ast.expr) -> str | None:
     while isinstance(expression, (ast.Attribute, ast.Call, ast.Subscript)):
         expression = expression.value if not isinstance(expression, ast.Call) else expression.func
     return expression.id if isinstance(expression, ast.Name) else None
+
+
+def _parse(text: str) -> ast.Module | None:
+    try:
+        with python_warnings.catch_warnings():
+            python_warnings.simplefilter("ignore", SyntaxWarning)
+            return ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None

@@ -12,8 +12,10 @@ too, and a warning names it as what it is: a receiver of unknown type.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from typing import Callable
 
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.text import Coverage, word_offsets
@@ -36,25 +38,41 @@ class Declaration:
     """Where the declared name starts (a rename target's position)."""
 
 
+FixtureMember = Callable[[str, int, str], "tuple[str, int] | None"]
+"""(file, 1-based line, receiver name) → (file, 0-based line) of the member the receiver's
+pytest fixture value has under the old name, or None (engine/refactor/pytest_fixtures.py)."""
+
+
 def inferred_receiver_uses(
     workspace: Workspace, corpus: Corpus, edit: WorkspaceEdit, old: str, new: str, declarations: list[Declaration],
+    *, ask_jedi: bool = True, fixture_member: FixtureMember | None = None,
 ) -> tuple[WorkspaceEdit, list[str]]:
-    """The edit plus every ``x.old`` it leaves in code that jedi resolves to one of
-    ``declarations``; notes say what was added and what was not asked."""
+    """The edit plus every ``x.old`` it leaves in code that jedi (``ask_jedi``; the edit may be
+    jedi's own) or the receiver's pytest fixture resolves to one of ``declarations``; notes say
+    what was added and what nobody could follow."""
     edited = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
     candidates = _uncovered_attribute_uses(corpus, edited, old)
     if not candidates:
         return edit, []
     asked = candidates[:MAX_ASKED]
     wanted = {(d.path, d.position.line, d.position.column) for d in declarations}
-    found = jedi_definitions(workspace, asked)
+    wanted_lines = {(d.path, d.position.line) for d in declarations}
+    found = jedi_definitions(workspace, asked) if ask_jedi else [set() for _ in asked]
     added: dict[str, list[TextEdit]] = {}
     untyped: list[str] = []
+    through_fixtures: list[str] = []
     for (path, position), definitions in zip(asked, found):
+        span = TextEdit(Range(position, Position(position.line, position.column + len(old))), new)
         if any(definition in wanted for definition in definitions):
-            added.setdefault(path, []).append(TextEdit(Range(position, Position(position.line, position.column + len(old))), new))
+            added.setdefault(path, []).append(span)
         elif not definitions:
-            untyped.append(f"{path}:{position.line + 1}")
+            receiver = _receiver(corpus.source(path).text, corpus.source(path).line_starts[position.line] + position.column)
+            member = fixture_member(path, position.line + 1, receiver) if fixture_member and receiver else None
+            if member is not None and member in wanted_lines:
+                added.setdefault(path, []).append(span)
+                through_fixtures.append(f"{path}:{position.line + 1}")
+            elif member is None and ask_jedi:
+                untyped.append(f"{path}:{position.line + 1}")
     operations = list(edit.operations)
     for path, spans in added.items():
         known = edited.get(path)
@@ -63,10 +81,14 @@ def inferred_receiver_uses(
         else:
             operations[operations.index(known)] = FileChange(path, known.edits + tuple(spans), known.expected_sha256)
     notes = []
-    if added:
-        places = [f"{path}:{span.range.start.line + 1}" for path, spans in added.items() for span in spans]
+    by_jedi = [f"{path}:{span.range.start.line + 1}" for path, spans in added.items() for span in spans
+               if f"{path}:{span.range.start.line + 1}" not in through_fixtures]
+    if by_jedi:
         notes.append(f"uses on receivers the server could not type, resolved to the renamed symbol by jedi (from their "
-                     f"callers' arguments) and renamed: {', '.join(places)}")
+                     f"callers' arguments) and renamed: {', '.join(by_jedi)}")
+    if through_fixtures:
+        notes.append(f"uses on pytest fixture parameters whose fixture makes the renamed symbol's class, renamed: "
+                     f"{', '.join(_shown(through_fixtures))}")
     if untyped:
         shown = ", ".join(untyped[:10]) + (f" and {len(untyped) - 10} more" if len(untyped) > 10 else "")
         notes.append(f"uses of .{old} on receivers of unknown type (neither the server nor jedi can tell what they hold), "
@@ -74,6 +96,19 @@ def inferred_receiver_uses(
     if len(candidates) > len(asked):
         notes.append(f"{len(candidates) - len(asked)} more use(s) of .{old} on receivers the server could not type were not checked")
     return WorkspaceEdit(tuple(operations), edit.annotations), notes
+
+
+def _shown(places: list[str]) -> list[str]:
+    return places[:10] + ([f"and {len(places) - 10} more"] if len(places) > 10 else [])
+
+
+def _receiver(text: str, offset: int) -> str | None:
+    """The bare name before ``.old`` at ``offset`` (``signer`` of ``signer.unsign``), else None."""
+    match = _NAME_BEFORE_DOT.search(text, max(0, offset - 80), offset)
+    return match.group(1) if match else None
+
+
+_NAME_BEFORE_DOT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\.$")
 
 
 def _uncovered_attribute_uses(corpus: Corpus, edited: dict[str, FileChange], old: str) -> list[tuple[str, Position]]:

@@ -83,11 +83,12 @@ def jedi_rename(workspace: Workspace, file: str, position: Position, new_name: s
     return WorkspaceEdit(tuple(changes))
 
 
-def jedi_definitions(workspace: Workspace, places: list[tuple[str, Position]]) -> list[set[tuple[str, int, int]]]:
+def jedi_definitions(workspace: Workspace, places: list[tuple[str, Position]], *, infer: bool = False) -> list[set[tuple[str, int, int]]]:
     """Per place (file, position of a name), where jedi's ``goto`` lands: ``(file, line, column)``
     of each definition (0-based; the file relative to the workspace, or absolute outside it, as
-    ``random.choice`` is), empty when jedi cannot follow it. Every file is parsed from the text the
-    engine reads, through the same private cache as a rename."""
+    ``random.choice`` is), empty when jedi cannot follow it. ``infer``: where the value the name
+    holds is defined instead (``serializer.signer`` → the class ``Signer``). Every file is parsed
+    from the text the engine reads, through the same private cache as a rename."""
     import jedi
 
     found: list[set[tuple[str, int, int]]] = []
@@ -100,7 +101,8 @@ def jedi_definitions(workspace: Workspace, places: list[tuple[str, Position]]) -
             if path not in scripts:
                 scripts[path] = jedi.Script(code=workspace.read(path).text, path=str(root / path), project=project)
             try:
-                names = scripts[path].goto(position.line + 1, position.column)
+                script = scripts[path]
+                names = (script.infer if infer else script.goto)(position.line + 1, position.column)
             except Exception:  # noqa: BLE001 - jedi's inference errors mean "cannot follow"
                 names = []
             landed = set()

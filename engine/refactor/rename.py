@@ -28,7 +28,7 @@ from engine.ports import LanguageServices
 from engine.positions import Position, Range, split_lines
 from engine.refactor.corpus import Corpus
 from engine.refactor.doctests import DoctestPass
-from engine.refactor.inferred_receivers import Declaration, inferred_receiver_uses
+from engine.refactor.inferred_receivers import Declaration, FixtureMember, inferred_receiver_uses
 from engine.refactor.jedi_rename import RenameUnavailable, jedi_rename
 from engine.refactor.leftovers import Leftovers
 from engine.refactor.name_capture import name_captures
@@ -81,11 +81,12 @@ rename (scan files then); returns what to do with the server's edit once it is k
 def plan_rename(
     workspace: Workspace, services: LanguageServices | None, use_server: bool, targets: list[RenameTarget],
     old_name: str, new_name: str, *, text: bool = False, dotted: str | None = None, extend: Extension | None = None,
-    files: list[str] | None = None, require_server: bool = False,
+    files: list[str] | None = None, require_server: bool = False, fixtures: Callable[[Corpus], FixtureMember] | None = None,
 ) -> RefactorPlan:
     """One rename over every target, merged; warnings are computed once on the merged edit.
     ``dotted`` is the symbol's dotted path (``pkg.mod.name``) when strings may name it;
-    ``extend`` adds what the rename itself cannot see (keyword arguments of unresolved calls).
+    ``extend`` adds what the rename itself cannot see (keyword arguments of unresolved calls);
+    ``fixtures`` tells what a test's fixture parameters hold (a member's uses on them).
 
     Several targets are needed because a server renames one declaration's references: a
     ``.pyi`` stub beside a module has its own references (pyright then misses every use
@@ -109,7 +110,8 @@ def plan_rename(
             edit, extended = passes.add(edit, primary)
             if language == "python":
                 declarations = [Declaration(t.file, t.position) for t in targets]
-                edit, inferred = inferred_receiver_uses(workspace, corpus, edit, old_name, new_name, declarations)
+                edit, inferred = inferred_receiver_uses(workspace, corpus, edit, old_name, new_name, declarations,
+                                                        fixture_member=fixtures(corpus) if fixtures else None)
                 extended = [*extended, *inferred]
             extended = [*other_names, *extended]
             complete = all(answer.complete for answer in answers)
@@ -126,6 +128,11 @@ def plan_rename(
         passes = passes or _Passes(corpus, dotted, old_name, new_name, language, extend, primary)
         edit = merge([jedi_rename(workspace, t.file, t.position, new_name) for t in targets])
         edit, extended = passes.add(edit, primary)
+        if fixtures is not None:
+            declarations = [Declaration(t.file, t.position) for t in targets]
+            edit, inferred = inferred_receiver_uses(workspace, corpus, edit, old_name, new_name, declarations,
+                                                    ask_jedi=False, fixture_member=fixtures(corpus))
+            extended = [*extended, *inferred]
         notes += ["scope-aware rename by jedi", *_covered(targets), *extended]
         return _finish("rename", edit, Source.AST, Confidence.MEDIUM, notes, passes.leftovers, new_name)
     if not text:
