@@ -296,8 +296,7 @@ class Engine:
                     return add
 
                 extend = name_uses
-                if len(symbol.path) > 1:
-                    fixtures = self._fixture_members(queries, old_name)
+                fixtures = self._fixture_members(queries, old_name)
         if old_name == new_name:
             raise UsageError(f"{address} is already called {new_name}")
         use_server = self.source in (SourcePreference.AUTO, SourcePreference.LSP)
@@ -338,13 +337,16 @@ class Engine:
             return (graph.nodes[node]["path"], fact.name_path) if fact.parent is None else None
 
         def for_corpus(corpus: Corpus) -> FixtureMember:
-            values = FixtureValues(corpus, resolve_class, class_location)
+            values = FixtureValues(corpus, resolve_class, class_location, project.module_file)
 
             def member(path: str, line: int, receiver: str) -> tuple[str, int] | None:
-                cls = values.instance_class(path, line, receiver)
-                if cls is None:
+                held = values.held(path, line, receiver)
+                if held is None:
                     return None
-                found = project.resolve_in_module(graph.nodes[cls]["path"], f"{graph.nodes[cls]['fact'].name_path}.{old_name}")
+                if held.kind == "module":
+                    found = project.resolve_in_module(held.cls, old_name)
+                else:
+                    found = project.resolve_in_module(graph.nodes[held.cls]["path"], f"{graph.nodes[held.cls]['fact'].name_path}.{old_name}")
                 if found is None or not graph.has_node(found):
                     return None
                 return graph.nodes[found]["path"], graph.nodes[found]["fact"].name_line - 1

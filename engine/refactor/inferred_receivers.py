@@ -39,8 +39,9 @@ class Declaration:
 
 
 FixtureMember = Callable[[str, int, str], "tuple[str, int] | None"]
-"""(file, 1-based line, receiver name) → (file, 0-based line) of the member the receiver's
-pytest fixture value has under the old name, or None (engine/refactor/pytest_fixtures.py)."""
+"""(file, 1-based line, receiver name) → (file, 0-based line) of the member the receiver (a pytest
+fixture's value, a module from import_module) has under the old name, or None
+(engine/refactor/pytest_fixtures.py)."""
 
 
 def inferred_receiver_uses(
@@ -87,7 +88,7 @@ def inferred_receiver_uses(
         notes.append(f"uses on receivers the server could not type, resolved to the renamed symbol by jedi (from their "
                      f"callers' arguments) and renamed: {', '.join(by_jedi)}")
     if through_fixtures:
-        notes.append(f"uses on pytest fixture parameters whose fixture makes the renamed symbol's class, renamed: "
+        notes.append(f"uses on pytest fixture values and modules loaded by import_module that hold the renamed symbol, renamed: "
                      f"{', '.join(_shown(through_fixtures))}")
     if untyped:
         shown = ", ".join(untyped[:10]) + (f" and {len(untyped) - 10} more" if len(untyped) > 10 else "")

@@ -11,7 +11,8 @@ rename. The fixture functions are read here, for the few shapes a fixture's valu
   makes instances of it, so that another fixture's ``return signer_factory()`` is one;
 - ``return other_fixture`` / ``return other_fixture()``: that fixture's value, looked up again
   from the requesting test's class (a subclass's override wins, as in pytest);
-- in the test itself, a local assigned from those (``signer = signer_factory(...)``).
+- in the test itself, a local assigned from those (``signer = signer_factory(...)``), or from
+  ``importlib.import_module("pkg.mod")`` (humanize's tests: ``i18n.activate`` on the module).
 
 Anything else is unknown, and the use stays unknown: a wrong answer would rename a homonym.
 """
@@ -35,9 +36,9 @@ _DEPTH = 8
 @dataclass(frozen=True)
 class Value:
     kind: str
-    """instance | maker (a class, or a partial of one: calling it makes an instance)"""
+    """instance | maker (a class, or a partial of one: calling it makes an instance) | module"""
     cls: str
-    """The class's graph node."""
+    """The class's graph node; for a module, its file."""
 
 
 @dataclass(frozen=True)
@@ -47,14 +48,18 @@ class _Fixture:
 
 
 class FixtureValues:
-    def __init__(self, corpus: Corpus, resolve_class: ResolveClass, class_location: Callable[[str], tuple[str, str] | None]) -> None:
-        """``class_location`` maps a class node to (file, top-level class name)."""
+    def __init__(self, corpus: Corpus, resolve_class: ResolveClass, class_location: Callable[[str], tuple[str, str] | None],
+                 module_file: Callable[[str], str | None]) -> None:
+        """``class_location`` maps a class node to (file, top-level class name); ``module_file`` a
+        dotted module name to its file."""
         self.corpus, self.resolve_class, self.class_location = corpus, resolve_class, class_location
+        self.module_file = module_file
         self._trees: dict[str, ast.Module | None] = {}
 
-    def instance_class(self, path: str, line: int, name: str) -> str | None:
-        """The class node of the instance the untyped parameter ``name`` of the function around
-        ``line`` holds, when that function is a test or fixture and ``name`` a fixture's value."""
+    def held(self, path: str, line: int, name: str) -> Value | None:
+        """What the untyped parameter or local ``name`` of the function around ``line`` holds: an
+        instance of a class (a fixture's value, or made from fixtures), or a module
+        (``importlib.import_module("pkg.mod")``); None when that is not known."""
         tree = self._tree(path)
         if tree is None:
             return None
@@ -70,7 +75,7 @@ class FixtureValues:
             made = {self._evaluate(node.value, _Fixture(path, function), path, owner, 0) for node in ast.walk(function)
                     if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)}
             value = made.pop() if len(made) == 1 else None
-        return value.cls if value is not None and value.kind == "instance" else None
+        return value if value is not None and value.kind in ("instance", "module") else None
 
     # -- lookup, as pytest does it --------------------------------------------------------
 
@@ -132,6 +137,10 @@ class FixtureValues:
         parameters = {a.arg for a in _arguments(fixture.function)} - {"self", "cls", "request"}
         if isinstance(expression, ast.Call):
             function = expression.func
+            if ast.unparse(function) in ("importlib.import_module", "import_module") and expression.args:
+                named = expression.args[0]
+                module = self.module_file(named.value) if isinstance(named, ast.Constant) and isinstance(named.value, str) else None
+                return Value("module", module) if module is not None else None
             if _is_partial(function) and expression.args:
                 made = self._evaluate(expression.args[0], fixture, path, owner, depth)
                 return Value("maker", made.cls) if made is not None and made.kind == "maker" else None
