@@ -72,7 +72,8 @@ def keyword_call_sites(
         text = workspace.read(path).text
         if not (pattern.search(text) and keyword.search(text)):
             continue
-        for span in _keywords_in_calls(workspace, path, called, parameter.name):
+        for span in [*_keywords_in_calls(workspace, path, called, parameter.name),
+                     *_keywords_in_doctests(text, called, parameter.name)]:
             known = edited.get(path)
             if known is not None and any(covers(e, span.start) for e in known.edits):
                 continue  # the rename already changed it
@@ -190,6 +191,37 @@ def _rivals(workspace: Workspace, queries: GraphQueries, parameter: Parameter, f
             if re.search(rf"[(,*\s]{re.escape(parameter.name)}\s*[:=,)]", head + ")"):
                 found.append(f"{path}:{symbol.name_path}")
     return found
+
+
+_DOCTEST_LINE = re.compile(r"^\s*(?:>>>|\.\.\.) ")
+
+
+def _keywords_in_doctests(text: str, called: str, keyword: str) -> list[Range]:
+    """``called(…, keyword=…)`` on doctest example lines (``>>> precisedelta(d, minimum_unit="minutes")``
+    in the function's own docstring): examples are calls too, only inside strings, where no
+    parser of the code sees them. A call's arguments are taken up to its closing parenthesis
+    on the same line."""
+    found: list[Range] = []
+    call = re.compile(rf"\b{re.escape(called)}\s*\(")
+    argument = re.compile(rf"(?<![\w.]){re.escape(keyword)}\s*=(?!=)")
+    for number, line in enumerate(split_lines(text)):
+        if not _DOCTEST_LINE.match(line):
+            continue
+        for opened in call.finditer(line):
+            end = _closing(line, opened.end())
+            for match in argument.finditer(line, opened.end(), end):
+                found.append(Range(Position(number, match.start()), Position(number, match.start() + len(keyword))))
+    return found
+
+
+def _closing(line: str, start: int) -> int:
+    """Where the parenthesis opened just before ``start`` closes (the line's end if it does not)."""
+    depth = 1
+    for index in range(start, len(line)):
+        depth += {"(": 1, ")": -1}.get(line[index], 0)
+        if depth == 0:
+            return index
+    return len(line)
 
 
 def _keywords_in_calls(workspace: Workspace, path: str, called: str, keyword: str) -> list[Range]:
