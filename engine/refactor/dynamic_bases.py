@@ -54,15 +54,15 @@ def dynamic_subclasses(corpus: Corpus, old: str) -> list[DynamicSubclass]:
         scopes: LocalScopes | None = None
         for node in ast.walk(tree):
             defined = _definition_of(node, old) if isinstance(node, ast.ClassDef) else None
-            if defined is None:
+            if defined is None or not isinstance(node, ast.ClassDef):
                 continue
             member = Position(defined[0] - 1, _code_points(split_line(text, defined[0]), defined[1]))
-            for base in node.bases:  # type: ignore[attr-defined]
+            for base in node.bases:
                 head = _head(base)
                 scopes = scopes or LocalScopes(text)
                 if head is not None and scopes.binds(head, node.lineno):
                     column = _code_points(split_line(text, base.end_lineno or node.lineno), base.end_col_offset or 1) - 1
-                    found.append(DynamicSubclass(path, node.lineno, node.name, ast.unparse(base),  # type: ignore[attr-defined]
+                    found.append(DynamicSubclass(path, node.lineno, node.name, ast.unparse(base),
                                                  Position((base.end_lineno or 1) - 1, max(column, 0)), member))
                     break
     return found

@@ -3,6 +3,7 @@ without the imports only it used), the destination with the code and the imports
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -250,7 +251,7 @@ def moved_names(moved: list[cst.BaseStatement]) -> set[str]:
     return names
 
 
-def first_import_time_use(body: list[cst.BaseStatement], names: set[str]) -> int | None:
+def first_import_time_use(body: Sequence[cst.BaseStatement], names: set[str]) -> int | None:
     """The index of the first top-level statement that reads one of ``names`` when the module
     is imported: anything but a function body (and, in a class, its methods' bodies)."""
     for index, statement in enumerate(body):

@@ -114,17 +114,18 @@ class FixtureValues:
     def _class_chain(self, path: str, cls: ast.ClassDef | None) -> list[tuple[str, ast.ClassDef]]:
         """The class and its bases, depth first (close enough to the MRO for fixture lookup)."""
         chain: list[tuple[str, ast.ClassDef]] = []
-        pending = [(path, cls)] if cls is not None else []
+        pending: list[tuple[str, ast.ClassDef]] = [(path, cls)] if cls is not None else []
         while pending and len(chain) < 32:
             where, current = pending.pop(0)
-            if current is None or any(c is current for _p, c in chain):
+            if any(c is current for _p, c in chain):
                 continue
             chain.append((where, current))
             for base in current.bases:
                 node = self.resolve_class(where, ast.unparse(base), current.lineno)
                 located = self.class_location(node) if node is not None else None
-                if located is not None:
-                    pending.append((located[0], self._class_named(*located)))
+                base_class = self._class_named(*located) if located is not None else None
+                if located is not None and base_class is not None:
+                    pending.append((located[0], base_class))
         return chain
 
     def _class_named(self, path: str, name: str) -> ast.ClassDef | None:
