@@ -630,19 +630,22 @@ def test_differential_diagnostics_compare_importers_and_ignore_errors_already_th
 
 
 def test_references_the_server_left_out_are_added_and_the_answer_labelled_partial(tmp_path: Path) -> None:
-    """basedpyright does not know a src/ layout: uses in tests/ that import the package by name
-    are invisible to it, and its answer looked complete (lsp, high). The graph resolves them."""
+    """The package's stub does not declare its submodule, so basedpyright cannot follow
+    ``pkg.core.compute`` in the tests, and its answer looked complete (lsp, high). The graph
+    resolves them (the package's __init__ binds the submodule)."""
     require("basedpyright")
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
     (tmp_path / "src" / "pkg").mkdir(parents=True)
-    (tmp_path / "src" / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "src" / "pkg" / "__init__.py").write_text("from . import core\n")
+    (tmp_path / "src" / "pkg" / "__init__.pyi").write_text("")
     (tmp_path / "src" / "pkg" / "core.py").write_text("def compute() -> int:\n    return 1\n\n\nTWICE = compute() * 2\n")
+    (tmp_path / "src" / "pkg" / "core.pyi").write_text("def compute() -> int: ...\n")
     (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_core.py").write_text("from pkg.core import compute\n\n\ndef test_compute() -> None:\n    assert compute() == 1\n")
+    (tmp_path / "tests" / "test_core.py").write_text("import pkg.core\n\n\ndef test_compute() -> None:\n    assert pkg.core.compute() == 1\n")
     with served_engine(tmp_path, "basedpyright") as engine:
         found = engine.references("src/pkg/core.py:compute")
     places = {(loc.file, loc.range.start.line + 1) for loc in found.locations}
-    assert {("tests/test_core.py", 1), ("tests/test_core.py", 5), ("src/pkg/core.py", 5)} <= places
+    assert {("tests/test_core.py", 5), ("src/pkg/core.py", 5)} <= places
     assert found.source.value == "lsp" and found.confidence.value == "medium"
     assert any(note.startswith("partial: basedpyright left out") for note in found.notes), found.notes
 
