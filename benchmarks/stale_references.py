@@ -230,13 +230,37 @@ def stale_modules(root: Path, case: Mapping[str, object], pristine: Mapping[str,
         return set()
     exporters = re_exporters(pristine, home, old, pythonpath)
     if case["op"] == "move":
-        exporters = {m: p for m, p in exporters.items() if not _still_provides(root / p, old)}
+        modules = {f.module: f for f in python_files(root, pythonpath)}
+        exporters = {m: p for m, p in exporters.items() if not _still_provides(modules.get(m), old, modules)}
     return {home, *exporters}
 
 
-def _still_provides(path: Path, name: str) -> bool:
-    tree = parse(path.read_bytes()) if path.is_file() else None
-    return tree is not None and binds_at_module_level(tree, name)
+def _still_provides(file: PyFile | None, name: str, modules: Mapping[str, PyFile], depth: int = 0) -> bool:
+    """Whether a module binds ``name`` after the refactoring: itself, or through a star import of
+    a module that provides it publicly (``from .more import *`` in more_itertools' __init__, with
+    the name in more's ``__all__`` or public and unlisted)."""
+    if file is None:
+        return False
+    if binds_at_module_level(file.tree, name):
+        return True
+    if depth > 4:
+        return False
+    for statement in module_level(file.tree.body):
+        if isinstance(statement, ast.ImportFrom) and any(a.name == "*" for a in statement.names):
+            source = modules.get(file.source_of(statement) or "")
+            if source is not None and _star_exports(source.tree, name) and _still_provides(source, name, modules, depth + 1):
+                return True
+    return False
+
+
+def _star_exports(tree: ast.Module, name: str) -> bool:
+    """Whether ``from M import *`` hands out ``name``: listed in M's ``__all__``, or public when
+    M has none."""
+    for statement in module_level(tree.body):
+        listing = _all_listing(statement)
+        if listing is not None:
+            return any(isinstance(n, ast.Constant) and n.value == name for n in ast.walk(listing))
+    return not name.startswith("_")
 
 
 # -- one file's stale references ----------------------------------------------------

@@ -463,3 +463,13 @@ def test_a_stub_twin_created_or_renamed_with_its_module_is_in_scope(tiny: Tiny) 
     assert bench.scope_verdict({"pkg/c.py", "pkg/c.pyi"}, MOVE) == ""
     assert bench.scope_verdict({"pkg/d.py", "pkg/d.pyi", "pkg/doubling.py", "pkg/doubling.pyi"}, RENAME_FILE) == ""
     assert bench.scope_verdict({"pkg/c.py", "pkg/b.pyi"}, MOVE) == "unexpected files changed: pkg/b.pyi"
+
+
+def test_a_moved_name_still_provided_through_a_star_import_is_not_stale(tiny: Tiny) -> None:
+    """more-itertools: ``from .more import *`` in the package __init__; is_prime moves from
+    recipes to more and into more's __all__, so ``mi.is_prime`` still works."""
+    tiny.write({**MOVED, "pkg/__init__.py": 'from .a import old_name\nfrom .c import *\n\n__all__ = ["f", "old_name"]\n',
+                "pkg/c.py": '__all__ = ["f"]\n\n' + MOVED["pkg/c.py"]})
+    assert not [f for f in stale.stale_references(tiny.root, MOVE, bench.PRISTINE) if "tests/test_x.py" in f]
+    tiny.write({"pkg/c.py": '__all__ = []\n\n' + MOVED["pkg/c.py"]})  # no longer handed out by the star
+    assert "tests/test_x.py:1: from pkg import f" in stale.stale_references(tiny.root, MOVE, bench.PRISTINE)
