@@ -97,7 +97,8 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
         (type_checking if carried.type_checking else imports).append(carried.statement)
     if type_checking and "TYPE_CHECKING" not in dest_bindings:
         imports.append(from_import("typing", "TYPE_CHECKING"))
-    needed_globals = [g for g in analysis.source_globals if dest_bindings.get(g) != f"{source_module.dotted}.{g}"]
+    needed_globals = [g for g in analysis.source_globals if dest_bindings.get(g) != f"{source_module.dotted}.{g}"
+                      and not _same_definition(analysis.tree, dest_tree, g)]
     for global_name in needed_globals:
         if global_name in dest_bindings:
             raise MoveClash(f"the moved code uses {global_name} from {source.path}, but {dest_path} binds that name already")
@@ -197,6 +198,24 @@ def _has_star(tree: cst.Module) -> bool:
 def _star_exported(tree: cst.Module, name: str) -> bool:
     exports = all_names(tree)
     return name in exports if exports is not None else not name.startswith("_")
+
+
+def _same_definition(source: cst.Module, dest: cst.Module, name: str) -> bool:
+    """Whether both modules bind ``name`` by the same single top-level statement (stubs' own
+    ``_T = TypeVar("_T")``): the destination's serves the moved code as well as the source's."""
+    def definitions(tree: cst.Module) -> list[str]:
+        found = []
+        for statement in tree.body:
+            if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+                small = statement.body[0]
+                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else (
+                    [small.target] if isinstance(small, cst.AnnAssign) else [])
+                if any(isinstance(t, cst.Name) and t.value == name for t in targets):
+                    found.append(re.sub(r"\s+", "", tree.code_for_node(small)).replace("'", '"'))
+        return found
+
+    here, there = definitions(source), definitions(dest)
+    return len(here) == 1 and here == there
 
 
 def _prefers_relative(tree: cst.Module) -> bool:
