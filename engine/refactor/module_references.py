@@ -20,13 +20,16 @@ from engine.refactor.pysource import ModuleName, alias_as, bound_name, dotted, i
 
 
 def rewrite_module_references(
-    tree: cst.Module, module: ModuleName, old: str, new: str, *, moved_from: ModuleName | None = None
+    tree: cst.Module, module: ModuleName, old: str, new: str, *, moved_from: ModuleName | None = None,
+    keep_binding: bool = False,
 ) -> cst.Module:
     """``tree`` with its imports of module ``old`` rewritten to ``new``. ``moved_from`` is set for
-    the renamed file itself: its relative imports were written from that old place."""
+    the renamed file itself: its relative imports were written from that old place.
+    ``keep_binding``: other modules read this one's ``from pkg import old_last`` binding as an
+    attribute (``tags._manylinux``), so it keeps its name (``from pkg import new_last as old_last``)."""
     wrapper = cst.MetadataWrapper(tree, unsafe_skip_copy=True)
     scopes = wrapper.resolve(ScopeProvider)
-    renamer = _Renamer(module, old, new, moved_from, scopes[wrapper.module], scopes)
+    renamer = _Renamer(module, old, new, moved_from, scopes[wrapper.module], scopes, keep_binding)
     return wrapper.module.visit(renamer)
 
 
@@ -40,9 +43,11 @@ def _renamed(name: str, old: str, new: str) -> str | None:
 
 class _Renamer(cst.CSTTransformer):
     def __init__(
-        self, module: ModuleName, old: str, new: str, moved_from: ModuleName | None, global_scope: object, scopes: object
+        self, module: ModuleName, old: str, new: str, moved_from: ModuleName | None, global_scope: object, scopes: object,
+        keep_binding: bool = False,
     ) -> None:
         self.module, self.old, self.new, self.moved_from = module, old, new, moved_from
+        self.keep_binding = keep_binding
         self.global_scope = global_scope
         self.scopes = scopes
         self.renamed_names: dict[int, str] = {}
@@ -84,7 +89,7 @@ class _Renamer(cst.CSTTransformer):
                 self.ancestors[bound_name(alias)] = f"{absolute}.{dotted(alias.name)}"
             if f"{absolute}.{dotted(alias.name)}" != self.old or alias_as(alias) is not None:
                 continue
-            if new_package == absolute and new_last not in self.global_scope:  # type: ignore[operator]
+            if new_package == absolute and new_last not in self.global_scope and not self.keep_binding:  # type: ignore[operator]
                 self._rename_uses(node, bound_name(alias), new_last)
 
     def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.ImportFrom | cst.FlattenSentinel:
@@ -117,7 +122,7 @@ class _Renamer(cst.CSTTransformer):
                     *([updated.with_changes(names=rest)] if rest else []),
                     cst.parse_statement(f"{statement}\n").body[0],  # type: ignore[attr-defined]
                 ])
-            renamed_uses = alias_as(alias) is None and new_last not in self.global_scope  # type: ignore[operator]
+            renamed_uses = alias_as(alias) is None and new_last not in self.global_scope and not self.keep_binding  # type: ignore[operator]
             as_name = alias.asname if alias_as(alias) is not None or renamed_uses else cst.AsName(name=cst.Name(bound_name(alias)))
             names.append(alias.with_changes(name=cst.Name(new_last), asname=as_name))
         return updated.with_changes(names=names)

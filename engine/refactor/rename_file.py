@@ -22,6 +22,7 @@ from engine.graph.queries import GraphQueries
 from engine.languages import language_of
 from engine.ports import LanguageServices
 from engine.refactor.dotted_strings import retarget_dotted_strings
+from engine.refactor.module_doctests import rewrite_doctest_imports
 from engine.refactor.module_mentions import config_edits, documentation_mentions
 from engine.refactor.module_references import rewrite_module_references
 from engine.refactor.plan import RefactorPlan
@@ -84,6 +85,24 @@ def _check_paths(workspace: Workspace, old: str, new: str) -> tuple[str, str]:
     return old_path, new_path
 
 
+def _binding_read_elsewhere(workspace: Workspace, queries: GraphQueries, importer: str, importer_module: str, old_last: str) -> bool:
+    """Whether another file reads ``importer_last.old_last``: the importer's own binding of the old
+    module taken as its attribute (packaging's tests patch ``tags._manylinux``). Renaming that
+    binding would break them; it keeps its name instead."""
+    importer_last = importer_module.rpartition(".")[2]
+    if not importer_last:
+        return False
+    read = re.compile(rf"(?<![\w.]){re.escape(importer_last)}\.{re.escape(old_last)}\b")
+    for path in queries.project.facts:
+        if path == importer or not path.endswith(".py"):
+            continue
+        text = workspace.read(path).text
+        if old_last in text and any(read.search(line) and not line.lstrip().startswith(("import ", "from "))
+                                    for line in text.splitlines() if old_last in line):
+            return True
+    return False
+
+
 def _python_rename(workspace: Workspace, queries: GraphQueries, old_path: str, new_path: str, notes: list[str]) -> RefactorPlan:
     """The LibCST rename of a module: importers, the file's own relative imports, stub, strings."""
     if old_path.endswith("__init__.py") or new_path.endswith("__init__.py"):
@@ -99,19 +118,31 @@ def _python_rename(workspace: Workspace, queries: GraphQueries, old_path: str, n
     stub = old_path[:-3] + ".pyi"
     if old_path.endswith(".py") and (workspace.root / stub).is_file():
         moved.append((stub, new_path[:-3] + ".pyi"))
-    for path in _importers(workspace, queries, old_name, {p for p, _ in moved}):
+    importers = _importers(workspace, queries, old_name, {p for p, _ in moved})
+    for path in importers:
         source = workspace.read(path)
         here = ModuleName(queries.project.module_name_for(path) or "", path.endswith(("__init__.py", "__init__.pyi")))
-        change = file_change(source, rewrite_module_references(parse(source), here, old_name, new_name).code)
+        # The parent package's own binding is the module's attribute path: its chains are rewritten.
+        parent = old_name.rpartition(".")[0]
+        keep = here.dotted != parent and _binding_read_elsewhere(workspace, queries, path, here.dotted, old_name.rpartition(".")[2])
+        rewritten = rewrite_module_references(parse(source), here, old_name, new_name, keep_binding=keep).code
+        change = file_change(source, rewrite_doctest_imports(rewritten, old_name, new_name))
         if change is not None:
             operations.append(change)
     for before, after in moved:
         source = workspace.read(before)
         rewritten = rewrite_module_references(parse(source), new_module, old_name, new_name, moved_from=old_module).code
-        change = file_change(source, rewritten)
+        change = file_change(source, rewrite_doctest_imports(rewritten, old_name, new_name))
         if change is not None:
             operations.append(change)
         operations.append(RenameFile(before, after))
+    done = {*importers, *(before for before, _after in moved)}
+    for path in sorted(p for p in queries.project.facts if p.endswith(".py") and p not in done):
+        # Files that name the module only in their doctest examples.
+        source = workspace.read(path)
+        change = file_change(source, rewrite_doctest_imports(source.text, old_name, new_name)) if ">>>" in source.text else None
+        if change is not None:
+            operations.append(change)
     configured, config_notes = config_edits(workspace, old_name, new_name, old_path, new_path)
     operations.extend(configured)
     edit = retarget_dotted_strings(workspace, WorkspaceEdit(tuple(operations)), old_name, new_name, list(queries.project.facts))
