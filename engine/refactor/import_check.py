@@ -26,7 +26,7 @@ from engine.errors import Refused
 from engine.graph.queries import GraphQueries
 from engine.ports import Tools
 from engine.state_folder import state_folder
-from engine.workspace import Workspace
+from engine.workspace import EXCLUDED_DIR_NAMES, Workspace
 
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
@@ -55,6 +55,7 @@ def check_imports(workspace: Workspace, queries: GraphQueries, tools: Tools | No
     scratch = state_folder(workspace.root, "scratch") / uuid.uuid4().hex[:12]
     try:
         _copy_python_tree(workspace, scratch)
+        _copy_ignored_modules(workspace, scratch, {_package_of(path, name) for path, name in modules})
         already_broken = []
         for path, name in modules:
             if (scratch / path).is_file():
@@ -70,11 +71,16 @@ def check_imports(workspace: Workspace, queries: GraphQueries, tools: Tools | No
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
         broken_before = {name for name, _ in already_broken}
+        errors_before = {error for _, error in already_broken}
         checked = []
         for path, name in modules:
             if name in broken_before or not (scratch / path).is_file():
                 continue
             imported, output = tools.import_module(scratch, roots, name)
+            if not imported and _last_line(output) in errors_before:
+                # A module the plan creates (a renamed file) fails as the package failed before it.
+                already_broken.append((name, _last_line(output)))
+                continue
             checked.append(name)
             if not imported:
                 error = _last_line(output).replace(str(scratch) + os.sep, "")
@@ -110,6 +116,30 @@ def _copy_python_tree(workspace: Workspace, scratch: Path) -> None:
         try:
             os.link(source, target)
         except OSError:
+            shutil.copy2(source, target)
+
+
+def _package_of(path: str, module: str) -> str:
+    """The folder of ``module``'s top-level package (``src/pkg`` for ``src/pkg/a.py`` as ``pkg.a``)."""
+    root = _root_of(path, module)
+    top = module.split(".")[0]
+    return top if root == "." else f"{root}/{top}"
+
+
+def _copy_ignored_modules(workspace: Workspace, scratch: Path, packages: set[str]) -> None:
+    """Python files of the planned packages that the workspace scan leaves out because version
+    control ignores them: a ``_version.py`` written at build time (hatch-vcs, setuptools-scm)
+    is imported by the package's ``__init__``, and without it nothing would import."""
+    for package in sorted(packages):
+        folder = workspace.root / package
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        for source in folder.rglob("*.py"):
+            relative = source.relative_to(workspace.root)
+            target = scratch / relative
+            if target.exists() or source.is_symlink() or EXCLUDED_DIR_NAMES & set(relative.parts):
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
 
 
