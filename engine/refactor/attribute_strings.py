@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -189,9 +190,32 @@ def mirror_modules(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> lis
         if queries.project.resolve_expression(path, symbol.name, 1) == symbol_node(symbol.file, symbol.name_path):
             continue  # it imports the symbol itself, which the rename updates
         shared = len(home & names)
-        if shared >= max(3, len(home) // 2):
+        if shared >= max(3, len(home) // 2) and _rebinds(corpus.source(path).text, symbol.name):
             found.append((path, shared))
     return found
+
+
+def _rebinds(text: str, name: str) -> bool:
+    """Whether the module's top-level binding of ``name`` is built from a same-named thing
+    (``pluck = core.pluck``, ``groupby = curry(toolz.groupby)``, ``x = wrap(_x)`` after ``from
+    home import x as _x``): a mirror re-binds, it does not define its own (packaging's ranges.py
+    has its own ``UnparsedVersion = Version | str``, which is no twin of specifiers')."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    imported_as = {alias.asname for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                   for alias in node.names if alias.name == name and alias.asname}
+    for statement in tree.body:
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if not any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                continue
+            for node in ast.walk(statement.value):
+                if (isinstance(node, ast.Attribute) and node.attr == name) or (
+                        isinstance(node, ast.Name) and node.id in imported_as):
+                    return True
+    return False
 
 
 def mirror_warnings(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> list[str]:

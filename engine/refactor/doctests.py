@@ -17,6 +17,7 @@ author's to change.
 
 from __future__ import annotations
 
+import ast
 import configparser
 import fnmatch
 import re
@@ -44,11 +45,13 @@ class DoctestPass:
     def __init__(self, corpus: Corpus, defining_file: str, old: str, new: str) -> None:
         self.corpus, self.defining_file, self.old = corpus, defining_file, old
         mention = re.compile(rf"(?<![\w.]){re.escape(old)}(?!\w)")
+        # A class whose repr is built from its own name prints the new name in expected output.
+        shown = re.compile(rf"(?<![\w.]){re.escape(old)}(?=\()") if _repr_names_the_class(corpus, defining_file, old) else None
         self._python: dict[str, list[TextEdit]] = {}
         for path in corpus.mentioning(old, "python"):
             source = corpus.source(path)
             code = CodeMap(source.text)
-            edits = _example_edits(source.text, mention, new, lambda offset: not code.is_code(offset))
+            edits = _example_edits(source.text, mention, new, lambda offset: not code.is_code(offset), shown)
             if edits:
                 self._python[path] = edits
         files = corpus.workspace.scan(".").files
@@ -84,18 +87,54 @@ class DoctestPass:
         return added, notes
 
 
-def _example_edits(text: str, mention: re.Pattern[str], new: str, accept: Callable[[int], bool]) -> list[TextEdit]:
-    """Edits of the old name on example lines (``>>>``/``...``) whose offsets ``accept`` takes."""
+def _example_edits(
+    text: str, mention: re.Pattern[str], new: str, accept: Callable[[int], bool], shown: re.Pattern[str] | None = None,
+) -> list[TextEdit]:
+    """Edits of the old name on example lines (``>>>``/``...``) whose offsets ``accept`` takes,
+    and, with ``shown``, of the class's repr (``Old([...])``) on the expected-output lines
+    that follow an example."""
     edits = []
     lines = text.split("\n")
     offset = 0
+    in_output = False
     for number, line in enumerate(lines):
         prompt = _EXAMPLE.match(line)
         if prompt is not None and accept(offset + prompt.start()):
             for found in mention.finditer(line, prompt.end()):
                 edits.append(TextEdit(Range(Position(number, found.start()), Position(number, found.end())), new))
+            in_output = True
+        elif prompt is None and in_output and line.strip() and shown is not None:
+            for found in shown.finditer(line):
+                edits.append(TextEdit(Range(Position(number, found.start()), Position(number, found.end())), new))
+        else:
+            in_output = in_output and bool(line.strip()) and prompt is None
         offset += len(line) + 1
     return edits
+
+
+_NAME_OF_CLASS = re.compile(r"__class__\.__(?:qual)?name__|type\(self\)\.__(?:qual)?name__")
+
+
+def _repr_names_the_class(corpus: Corpus, defining_file: str, old: str) -> bool:
+    """Whether ``old`` is a top-level class of the defining file whose ``__repr__`` (its own, or a
+    base's in the same file) prints the class's own name (``self.__class__.__name__``)."""
+    try:
+        tree = ast.parse(corpus.source(defining_file).text)
+    except (SyntaxError, ValueError, GraftError):
+        return False
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    pending, seen = [old], set()
+    while pending:
+        name = pending.pop()
+        cls = classes.get(name)
+        if cls is None or name in seen:
+            continue
+        seen.add(name)
+        for statement in cls.body:
+            if isinstance(statement, ast.FunctionDef) and statement.name == "__repr__":
+                return bool(_NAME_OF_CLASS.search(ast.unparse(statement)))
+        pending += [base.id for base in cls.bases if isinstance(base, ast.Name)]
+    return False
 
 
 def _collected_text_files(corpus: Corpus, files: list[str]) -> list[str]:

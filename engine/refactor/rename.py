@@ -31,6 +31,7 @@ from engine.refactor.doctests import DoctestPass
 from engine.refactor.inferred_receivers import Declaration, FixtureMember, inferred_receiver_uses
 from engine.refactor.jedi_rename import RenameUnavailable, jedi_rename
 from engine.refactor.leftovers import Leftovers
+from engine.refactor.local_twins import keep_local_twins
 from engine.refactor.name_capture import name_captures
 from engine.refactor.plan import RefactorPlan
 from engine.symbols import Confidence, Source, Symbol
@@ -112,7 +113,9 @@ def plan_rename(
                 declarations = [Declaration(t.file, t.position) for t in targets]
                 edit, inferred = inferred_receiver_uses(workspace, corpus, edit, old_name, new_name, declarations,
                                                         fixture_member=fixtures(corpus) if fixtures else None)
-                extended = [*extended, *inferred]
+                # Last: a module with a twin of its own keeps its name, whatever a pass added there.
+                edit, twins = keep_local_twins(corpus, edit, primary, old_name, new_name)
+                extended = [*extended, *inferred, *twins]
             extended = [*other_names, *extended]
             complete = all(answer.complete for answer in answers)
             confidence = Confidence.HIGH if complete else Confidence.MEDIUM
@@ -133,6 +136,8 @@ def plan_rename(
             edit, inferred = inferred_receiver_uses(workspace, corpus, edit, old_name, new_name, declarations,
                                                     ask_jedi=False, fixture_member=fixtures(corpus))
             extended = [*extended, *inferred]
+        edit, twins = keep_local_twins(corpus, edit, primary, old_name, new_name)
+        extended = [*extended, *twins]
         notes += ["scope-aware rename by jedi", *_covered(targets), *extended]
         return _finish("rename", edit, Source.AST, Confidence.MEDIUM, notes, passes.leftovers, new_name)
     if not text:

@@ -1,0 +1,957 @@
+"""Load and soak: the MCP server under concurrent real clients, the LSP server under a didChange flood.
+
+Run: ``.venv/bin/python benchmarks/bench_soak.py [--json] [--deadline 600] [--protocol auto|legacy]``
+
+Two parts, each against a real server process started here, on its own copy of
+``fixtures/sample`` in a temporary folder (the repository's copy is never touched):
+
+- **MCP**: ``graft mcp --http`` on 127.0.0.1 (a free port, its bearer token read from its
+  banner), 8 concurrent clients of the official ``mcp`` SDK over streamable HTTP, each its own
+  session, each making 200 mixed tool calls: reads (files, symbols, outlines, searches),
+  references, dry-run edits, edits applied to a module only that client touches
+  (``shop/client_N.py``), undo of its own transactions, and ledger-isolation probes. A probe
+  is an edit of another client's ``shop/probe_M.py``, a file only its owner M has read: the
+  server must refuse it with ``not_read``; an edit that goes through is a cross-session leak.
+- **LSP**: ``graft lsp`` over stdio with a pygls client: one open document, 2,000 incremental
+  ``textDocument/didChange`` notifications (a comment line inserted, then removed), with a rename
+  every 100 changes (buffer equal to the disk: a WorkspaceEdit is expected) and one 51 changes
+  later (buffer dirty: the server's "unsaved changes" refusal is expected, which also shows it
+  applied every change it was sent).
+
+Measured: latency per request kind (p50, p99), errors (exceptions, timeouts, unexpected error
+answers, files on disk differing from what the edits and undos should have left, tracebacks in the
+server's log), cross-session leaks, and the growth of each server's resident memory from the end of
+the warm-up (the first 10 % of the requests) to the end of the run. A global deadline stops the run
+(it reports what it did); every process it started is killed on exit. Prints PASS/FAIL against
+0 errors, 0 leaks and memory growth <= 10 %, and exits 0 either way: a benchmark, not a test.
+
+``--protocol`` is the MCP client's negotiation mode: ``auto`` (the SDK's default, which speaks
+the 2026-07-28 protocol when the server offers it) or ``legacy`` (the initialize handshake).
+``--source ast`` (the default) keeps language servers out, so the figures are the engine's own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import atexit
+import json
+import math
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import anyio
+import httpx2
+from lsprotocol import types as t
+from mcp.client import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types import CallToolResult
+from pygls.lsp.client import LanguageClient
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "fixtures" / "sample"
+GRAFT = Path(sys.executable).parent / "graft"
+
+MAX_ERRORS_KEPT = 12
+"""Error and leak descriptions kept for the report (all are counted)."""
+REQUEST_TIMEOUT = 120.0
+WARMUP_SHARE = 0.10
+MEMORY_TARGET_PCT = 10.0
+
+#: Every process this run started, by pid (each leads its own process group): killed on exit.
+_STARTED: set[int] = set()
+
+
+# -- processes and memory ------------------------------------------------------------------
+
+
+def _kill_group(pid: int) -> None:
+    """SIGTERM then SIGKILL to a process group we started (the server and anything it spawned)."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            break
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and _alive(pid):
+            time.sleep(0.1)
+        if not _alive(pid):
+            break
+    _STARTED.discard(pid)
+
+
+def _kill_everything_started() -> None:
+    for pid in list(_STARTED):
+        _kill_group(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    if state == "Z":
+        # Our own zombie child: reap it so the pid is not reused under our feet.
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+        return False
+    return True
+
+
+def rss_kib(pid: int) -> int | None:
+    """Resident memory of one process (VmRSS), or None once it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+@dataclass
+class MemoryTrack:
+    """RSS of a server process: at the end of the warm-up, at the end, and the peak in between."""
+
+    pid: int
+    warm_kib: int | None = None
+    end_kib: int | None = None
+    peak_kib: int = 0
+
+    def sample(self) -> int | None:
+        value = rss_kib(self.pid)
+        if value is not None:
+            self.peak_kib = max(self.peak_kib, value)
+        return value
+
+    def mark_warm(self) -> None:
+        if self.warm_kib is None:
+            self.warm_kib = self.sample()
+
+    def mark_end(self) -> None:
+        self.end_kib = self.sample()
+        if self.warm_kib is None:
+            # The run stopped before the warm-up ended: no growth can be claimed.
+            self.warm_kib = self.end_kib
+
+    def growth_pct(self) -> float | None:
+        if not self.warm_kib or self.end_kib is None:
+            return None
+        return (self.end_kib - self.warm_kib) * 100.0 / self.warm_kib
+
+    def to_json(self) -> dict[str, Any]:
+        growth = self.growth_pct()
+        return {"warm_kib": self.warm_kib, "end_kib": self.end_kib, "peak_kib": self.peak_kib,
+                "growth_pct": None if growth is None else round(growth, 2)}
+
+    async def sample_forever(self, every: float = 0.5) -> None:
+        """The peak is sampled in the background; warm and end are taken at their moments."""
+        while True:
+            self.sample()
+            await asyncio.sleep(every)
+
+
+# -- what a part measured ------------------------------------------------------------------
+
+
+def percentile(values: list[float], share: float) -> float:
+    """Nearest-rank percentile (no interpolation: p99 of 200 samples is the 198th)."""
+    ordered = sorted(values)
+    # Rounded first: 0.99 * 100 is 99.00000000000001 in floating point, whose ceiling is 100.
+    rank = max(1, math.ceil(round(share * len(ordered), 9)))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+@dataclass
+class Tally:
+    """Latencies per request kind, errors and leaks of one part."""
+
+    planned: int
+    latencies: dict[str, list[float]] = field(default_factory=dict)
+    errors: int = 0
+    error_samples: list[str] = field(default_factory=list)
+    leaks: int = 0
+    leak_probes: int = 0
+    leak_samples: list[str] = field(default_factory=list)
+    interrupted: int = 0
+    """Requests cut by the global deadline (not errors: the run was told to stop)."""
+    done: int = 0
+    on_progress: Callable[[int], None] | None = None
+
+    def record(self, kind: str, seconds: float) -> None:
+        self.latencies.setdefault(kind, []).append(seconds)
+        self.done += 1
+        if self.on_progress is not None:
+            self.on_progress(self.done)
+
+    def error(self, message: str) -> None:
+        self.errors += 1
+        if len(self.error_samples) < MAX_ERRORS_KEPT:
+            self.error_samples.append(message)
+
+    def leak(self, message: str) -> None:
+        self.leaks += 1
+        if len(self.leak_samples) < MAX_ERRORS_KEPT:
+            self.leak_samples.append(message)
+
+    def summary(self) -> dict[str, dict[str, float]]:
+        rows = {kind: values for kind, values in sorted(self.latencies.items())}
+        rows["all"] = [v for values in self.latencies.values() for v in values]
+        return {kind: {"count": len(values), "p50_ms": round(percentile(values, 0.50) * 1000, 1),
+                       "p99_ms": round(percentile(values, 0.99) * 1000, 1)}
+                for kind, values in rows.items() if values}
+
+
+# -- the workspace ---------------------------------------------------------------------------
+
+
+def client_module(n: int) -> str:
+    """Client n's own module: only client n edits it, so applies and undos never race."""
+    return (
+        f'"""Soak client {n}\'s own module: only client {n} edits it."""\n\n'
+        "from __future__ import annotations\n\n"
+        "from .util import round_cents\n\n"
+        "REVISION = 0  # bumped by edit_file\n\n\n"
+        f"def compute_{n}(amount):\n"
+        '    """A price through the shared helper."""\n'
+        "    return round_cents(amount)\n\n\n"
+        f"def total_{n}(amounts):\n"
+        f"    return sum(compute_{n}(a) for a in amounts)\n\n\n"
+        f"def label_{n}() -> str:\n"
+        f'    return "client {n} label 0"\n\n\n'
+        f"class Tally{n}:\n"
+        "    def __init__(self) -> None:\n"
+        "        self.count = 0\n\n"
+        "    def bump(self) -> int:\n"
+        "        self.count += 1\n"
+        "        return self.count\n"
+    )
+
+
+def make_workspace(parent: Path, clients: int) -> Path:
+    root = parent / "sample"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".graft", "__pycache__"))
+    for n in range(clients):
+        (root / "shop" / f"client_{n}.py").write_text(client_module(n))
+        # A file only client n ever reads: the target of the other clients' isolation probes.
+        (root / "shop" / f"probe_{n}.py").write_text(f'"""Read by client {n} only."""\n\nOWNER = {n}\n')
+    return root
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+# -- MCP part ---------------------------------------------------------------------------------
+
+
+@dataclass
+class McpServer:
+    process: subprocess.Popen[bytes]
+    url: str
+    token: str
+    log: Path
+
+
+def start_mcp_server(root: Path, source: str, log: Path, deadline: float) -> McpServer:
+    """``graft mcp --http`` in its own process group, its stderr (banner, logs) into a file."""
+    port = free_port()
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            [str(GRAFT), "mcp", "--root", str(root), "--source", source, "--http", "--port", str(port)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=sink,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True,
+        )
+    _STARTED.add(process.pid)
+    token = ""
+    while not token:
+        if time.monotonic() > deadline or process.poll() is not None:
+            raise RuntimeError(f"the MCP server did not start: {log.read_text(errors='replace')[-2000:]}")
+        banner = log.read_text(errors="replace")
+        if "Bearer " in banner:
+            token = banner.split("Bearer ", 1)[1].split(")", 1)[0].strip()
+        else:
+            time.sleep(0.1)
+    # The banner is printed before uvicorn binds: wait until the port takes connections.
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise RuntimeError(f"the MCP server never listened: {log.read_text(errors='replace')[-2000:]}")
+            time.sleep(0.1)
+    return McpServer(process, f"http://127.0.0.1:{port}/mcp", token, log)
+
+
+def error_code(result: CallToolResult) -> str:
+    """The engine's refusal code of a tool error (structured content first, else the text's prefix)."""
+    structured = result.structured_content
+    if isinstance(structured, dict) and isinstance(structured.get("error"), dict):
+        return str(structured["error"].get("code", ""))
+    text = result.content[0].text if result.content and hasattr(result.content[0], "text") else ""
+    return text.split(":", 1)[0]
+
+
+def text_of(result: CallToolResult) -> str:
+    return "\n".join(getattr(block, "text", "") for block in result.content)
+
+
+class Unexpected(Exception):
+    """An answer that is not what this request must give (counted as an error)."""
+
+
+@dataclass
+class ClientState:
+    """What client n's own module should hold, and the transactions it may undo (newest last)."""
+
+    n: int
+    revision: int = 0
+    label: int = 0
+    fresh: bool = False
+    """Whether the server's ledger holds the module's current bytes for this client (an undo
+    rewrites the file without recording it, so the client reads again before its next edit)."""
+    undo_stack: list[tuple[str, int, int]] = field(default_factory=list)
+    """(transaction, revision before, label before)."""
+    renames: int = 0
+
+    @property
+    def path(self) -> str:
+        return f"shop/client_{self.n}.py"
+
+
+#: Request kinds and their weights in each client's mix.
+MIX: dict[str, int] = {
+    "read_file": 18, "read_symbol": 8, "file_outline": 6, "workspace_symbols": 4, "search": 4,
+    "references": 10,
+    "dry_edit_file": 6, "dry_replace": 5, "dry_rename": 3, "dry_insert": 2,
+    "apply_edit_file": 8, "apply_replace": 6,
+    "undo": 8,
+    "probe": 8,
+}
+CATEGORY = {
+    "read_file": "read", "read_symbol": "read", "file_outline": "read", "workspace_symbols": "read", "search": "read",
+    "references": "references",
+    "dry_edit_file": "dry-run edit", "dry_replace": "dry-run edit", "dry_rename": "dry-run edit", "dry_insert": "dry-run edit",
+    "apply_edit_file": "applied edit", "apply_replace": "applied edit",
+    "undo": "undo", "probe": "isolation probe",
+}
+SHARED_FILES = ("shop/pricing.py", "shop/util.py", "shop/models.py")
+SHARED_SYMBOLS = ("shop/pricing.py:apply_discount", "shop/util.py:round_cents", "shop/pricing.py:PriceRule/apply")
+
+
+class SoakClient:
+    """One MCP session making its share of the mixed requests, checking every answer."""
+
+    def __init__(self, n: int, clients: int, root: Path, client: Client, tally: Tally, rng: random.Random) -> None:
+        self.state = ClientState(n)
+        self.clients = clients
+        self.root = root
+        self.client = client
+        self.tally = tally
+        self.rng = rng
+        self.calls = 0
+        """Tool calls this client made (the tally's count is every client's)."""
+
+    async def call(self, kind: str, tool: str, arguments: dict[str, Any], hard_deadline: float) -> CallToolResult:
+        """One timed tool call; only a completed call's latency is recorded."""
+        timeout = max(1.0, min(REQUEST_TIMEOUT, hard_deadline - time.monotonic()))
+        start = time.perf_counter()
+        self.calls += 1
+        with anyio.fail_after(timeout):
+            result = await self.client.call_tool(tool, arguments)
+        self.tally.record(CATEGORY.get(kind, kind), time.perf_counter() - start)
+        return result
+
+    def ok(self, result: CallToolResult, what: str) -> dict[str, Any]:
+        if result.is_error:
+            raise Unexpected(f"{what}: {text_of(result)[:300]}")
+        return result.structured_content if isinstance(result.structured_content, dict) else {}
+
+    def check_disk(self, what: str) -> None:
+        """Client n's module must hold exactly what its applies and undos should have left."""
+        text = (self.root / self.state.path).read_text()
+        wanted = [f"REVISION = {self.state.revision}  #", f'"client {self.state.n} label {self.state.label}"']
+        missing = [w for w in wanted if w not in text]
+        if missing:
+            raise Unexpected(f"{what}: {self.state.path} on disk lacks {missing}")
+
+    # -- the requests --------------------------------------------------------------------
+
+    async def read_own(self, deadline: float) -> None:
+        payload = self.ok(await self.call("read_file", "read_file", {"path": self.state.path}, deadline), "read own module")
+        if payload.get("path") != self.state.path or not payload.get("sha256"):
+            raise Unexpected(f"read own module: answer names {payload.get('path')!r}, sha256 {payload.get('sha256')!r}")
+        self.state.fresh = True
+
+    async def step(self, kind: str, deadline: float) -> None:
+        s, n = self.state, self.state.n
+        arguments: dict[str, Any]
+        if kind == "read_file":
+            if self.rng.random() < 0.5:
+                await self.read_own(deadline)
+            else:
+                path = self.rng.choice(SHARED_FILES)
+                self.ok(await self.call(kind, "read_file", {"path": path, "outline": self.rng.random() < 0.3}, deadline), f"read {path}")
+        elif kind == "read_symbol":
+            address = self.rng.choice([f"{s.path}:compute_{n}", f"{s.path}:Tally{n}/bump", "shop/pricing.py:with_vat"])
+            result = await self.call(kind, "read_symbol", {"address": address}, deadline)
+            self.ok(result, f"read_symbol {address}")
+            if address.rsplit("/", 1)[-1].rsplit(":", 1)[-1] not in text_of(result):
+                raise Unexpected(f"read_symbol {address}: the source does not name the symbol")
+        elif kind == "file_outline":
+            path = self.rng.choice([s.path, *SHARED_FILES])
+            self.ok(await self.call(kind, "file_outline", {"path": path}, deadline), f"file_outline {path}")
+        elif kind == "workspace_symbols":
+            result = await self.call(kind, "workspace_symbols", {"query": f"compute_{n}"}, deadline)
+            self.ok(result, "workspace_symbols")
+            if f"compute_{n}" not in text_of(result):
+                raise Unexpected(f"workspace_symbols compute_{n}: not found")
+        elif kind == "search":
+            payload = self.ok(await self.call(kind, "search_in_files", {"query": f"compute_{n}", "glob": "*.py"}, deadline), "search")
+            if not payload.get("total"):
+                raise Unexpected(f"search compute_{n}: no hit")
+        elif kind == "references":
+            address = self.rng.choice([f"{s.path}:compute_{n}", *SHARED_SYMBOLS])
+            payload = self.ok(await self.call(kind, "find_references", {"address": address}, deadline), f"find_references {address}")
+            if address.endswith(f"compute_{n}") and not payload.get("locations"):
+                raise Unexpected(f"find_references {address}: no location (total_{n} calls it)")
+        elif kind in ("dry_edit_file", "apply_edit_file") and not s.fresh:
+            # Read before write, as an agent must after its undo: the edit comes next time round.
+            await self.read_own(deadline)
+        elif kind == "dry_edit_file":
+            arguments = {"path": s.path, "old_string": "self.count += 1", "new_string": "self.count += 2"}
+            self.dry(await self.call(kind, "edit_file", arguments, deadline), "dry edit_file")
+        elif kind == "dry_replace":
+            text = f"def label_{n}() -> str:\n    return 'dry'\n"
+            self.dry(await self.call(kind, "replace_symbol_body", {"address": f"{s.path}:label_{n}", "text": text}, deadline), "dry replace")
+        elif kind == "dry_rename":
+            s.renames += 1
+            arguments = {"address": f"{s.path}:compute_{n}", "new_name": f"compute_{n}_v{s.renames}"}
+            result = await self.call(kind, "rename_symbol", arguments, deadline)
+            self.dry(result, "dry rename")
+            if f"compute_{n}_v{s.renames}" not in str((result.structured_content or {}).get("diff", "")):
+                raise Unexpected("dry rename: the new name is not in the diff")
+        elif kind == "dry_insert":
+            arguments = {"address": f"{s.path}:Tally{n}", "text": f"def extra_{n}():\n    return {n}\n"}
+            self.dry(await self.call(kind, "insert_after_symbol", arguments, deadline), "dry insert")
+        elif kind == "apply_edit_file":
+            arguments = {"path": s.path, "old_string": f"REVISION = {s.revision}  #", "new_string": f"REVISION = {s.revision + 1}  #", "apply": True}
+            await self.applied(kind, "edit_file", arguments, deadline, revision=s.revision + 1, label=s.label)
+        elif kind == "apply_replace":
+            text = f'def label_{n}() -> str:\n    return "client {n} label {s.label + 1}"\n'
+            arguments = {"address": f"{s.path}:label_{n}", "text": text, "apply": True}
+            await self.applied(kind, "replace_symbol_body", arguments, deadline, revision=s.revision, label=s.label + 1)
+        elif kind == "undo":
+            await self.undo(deadline)
+        elif kind == "probe":
+            await self.probe(deadline)
+        else:
+            raise ValueError(kind)
+
+    def dry(self, result: CallToolResult, what: str) -> None:
+        payload = self.ok(result, what)
+        if payload.get("applied") is not False or not payload.get("diff"):
+            raise Unexpected(f"{what}: applied={payload.get('applied')!r}, diff of {len(str(payload.get('diff', '')))} chars")
+        if (self.root / self.state.path).exists():
+            self.check_disk(f"{what} (a dry run must not write)")
+
+    async def applied(self, kind: str, tool: str, arguments: dict[str, Any], deadline: float, *, revision: int, label: int) -> None:
+        s = self.state
+        payload = self.ok(await self.call(kind, tool, arguments, deadline), f"applied {tool}")
+        transaction = payload.get("transaction")
+        if payload.get("applied") is not True or not transaction:
+            raise Unexpected(f"applied {tool}: applied={payload.get('applied')!r}, transaction={transaction!r}")
+        s.undo_stack.append((str(transaction), s.revision, s.label))
+        s.revision, s.label, s.fresh = revision, label, True
+        self.check_disk(f"after applied {tool}")
+
+    async def undo(self, deadline: float) -> None:
+        s = self.state
+        if not s.undo_stack:
+            # Nothing of ours to undo yet: apply something instead, so the mix keeps its writes.
+            await self.step("apply_replace", deadline)
+            return
+        transaction, revision, label = s.undo_stack[-1]
+        # Always by id: a bare undo_edit undoes the workspace's last transaction, whoever made it.
+        payload = self.ok(await self.call("undo", "undo_edit", {"transaction": transaction}, deadline), f"undo {transaction}")
+        if payload.get("applied") is not True or s.path not in [f.get("path") for f in payload.get("files", [])]:
+            raise Unexpected(f"undo {transaction}: applied={payload.get('applied')!r}, files={payload.get('files')!r}")
+        s.undo_stack.pop()
+        s.revision, s.label, s.fresh = revision, label, False
+        self.check_disk(f"after undo {transaction}")
+
+    async def probe(self, deadline: float) -> None:
+        """Edit a file only another client has read: anything but ``not_read`` breaks isolation."""
+        owner = self.rng.choice([m for m in range(self.clients) if m != self.state.n])
+        path = f"shop/probe_{owner}.py"
+        if self.rng.random() < 0.5:
+            tool, arguments = "edit_file", {"path": path, "old_string": f"OWNER = {owner}", "new_string": f"OWNER = {self.state.n}"}
+        else:
+            tool, arguments = "write_file", {"path": path, "content": f"OWNER = {self.state.n}\n"}
+        # A dry run is enough (the ledger is checked while planning) and leaves the file alone.
+        result = await self.call("probe", tool, arguments, deadline)
+        self.tally.leak_probes += 1
+        if not result.is_error:
+            self.tally.leak(f"client {self.state.n}: {tool} of {path} (read only by client {owner}) was planned, not refused")
+        elif error_code(result) != "not_read":
+            raise Unexpected(f"probe {tool} {path}: refused as {error_code(result)!r}, expected 'not_read': {text_of(result)[:200]}")
+
+    async def run(self, requests: int, barrier: "Barrier", soft_deadline: float, hard_deadline: float) -> None:
+        # The owner reads its probe file (and its module) before anyone probes it.
+        try:
+            payload = self.ok(await self.call("read_file", "read_file", {"path": f"shop/probe_{self.state.n}.py"}, hard_deadline), "read own probe")
+            if payload.get("path") != f"shop/probe_{self.state.n}.py":
+                raise Unexpected(f"read own probe: answer names {payload.get('path')!r}")
+            await self.read_own(hard_deadline)
+        finally:
+            await barrier.arrive(hard_deadline)
+        kinds = list(MIX)
+        weights = [MIX[k] for k in kinds]
+        while self.calls < requests and time.monotonic() < soft_deadline:
+            kind = self.rng.choices(kinds, weights)[0]
+            try:
+                await self.step(kind, hard_deadline)
+            except Unexpected as problem:
+                self.tally.error(f"client {self.state.n}: {problem}")
+            except TimeoutError:
+                if time.monotonic() >= hard_deadline - 1:
+                    self.tally.interrupted += 1
+                    return
+                self.tally.error(f"client {self.state.n}: {kind} timed out after {REQUEST_TIMEOUT:.0f} s")
+
+
+class Barrier:
+    """Every client arrives (its probe file read) before any client starts its mix."""
+
+    def __init__(self, parties: int) -> None:
+        self.parties = parties
+        self.arrived = 0
+        self.event = asyncio.Event()
+
+    async def arrive(self, deadline: float) -> None:
+        self.arrived += 1
+        if self.arrived >= self.parties:
+            self.event.set()
+        try:
+            await asyncio.wait_for(self.event.wait(), max(1.0, deadline - time.monotonic()))
+        except asyncio.TimeoutError:
+            pass
+
+
+async def run_one_client(n: int, args: argparse.Namespace, server: McpServer, root: Path, tally: Tally,
+                         barrier: Barrier, soft_deadline: float, hard_deadline: float) -> None:
+    """Client n's own session over its own HTTP connection pool, bearer token included."""
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {server.token}"}, timeout=httpx2.Timeout(30, read=300))
+    will_arrive = False
+    try:
+        # No timeout around entering the client: the transport opens a task group there, and an
+        # anyio cancel scope must not end while a task group opened inside it is still running.
+        # The HTTP client's own timeouts bound the handshake.
+        async with http, Client(streamable_http_client(server.url, http_client=http), mode=args.protocol) as client:
+            soak = SoakClient(n, args.clients, root, client, tally, random.Random(args.seed * 1000 + n))
+            will_arrive = True
+            await soak.run(args.requests, barrier, soft_deadline, hard_deadline)
+    except Exception as error:  # noqa: BLE001 - any failure of a session is a measured error, never a crash
+        tally.error(f"client {n}: {type(error).__name__}: {error}"[:400])
+        if not will_arrive:
+            await barrier.arrive(hard_deadline)
+
+
+def logged_exceptions(log: Path) -> list[str]:
+    """The exception line (``module.Error: message``) of every traceback a server logged."""
+    text = log.read_text(errors="replace") if log.exists() else ""
+    found = []
+    for chunk in text.split("Traceback (most recent call last):")[1:]:
+        lines = [line for line in chunk.splitlines()[1:] if line.strip()]
+        found.append(next((line for line in lines if not line.startswith(" ")), "(no exception line)")[:300])
+    return found
+
+
+async def run_mcp(args: argparse.Namespace, workdir: Path, soft_deadline: float, hard_deadline: float) -> dict[str, Any]:
+    root = make_workspace(workdir / "mcp", args.clients)
+    server = start_mcp_server(root, args.source, workdir / "mcp-server.log", hard_deadline)
+    memory = MemoryTrack(server.process.pid)
+    planned = args.clients * args.requests
+    tally = Tally(planned)
+    warm_after = max(1, int(planned * WARMUP_SHARE))
+    tally.on_progress = lambda done: memory.mark_warm() if done >= warm_after else None
+    sampler = asyncio.create_task(memory.sample_forever())
+    started = time.monotonic()
+    try:
+        barrier = Barrier(args.clients)
+        await asyncio.gather(*(run_one_client(n, args, server, root, tally, barrier, soft_deadline, hard_deadline)
+                               for n in range(args.clients)))
+        memory.mark_end()
+    finally:
+        sampler.cancel()
+        _kill_group(server.process.pid)
+    for exception in logged_exceptions(server.log):
+        tally.error(f"server log: {exception}")
+    return part_json("mcp", tally, memory, time.monotonic() - started,
+                     {"clients": args.clients, "protocol": args.protocol, "source": args.source,
+                      "stopped_by_deadline": tally.done < planned and time.monotonic() >= soft_deadline})
+
+
+# -- LSP part ---------------------------------------------------------------------------------
+
+
+@dataclass
+class LspEvents:
+    """What the server sent on its own: error messages are errors (nothing here should fail)."""
+
+    errors: list[str] = field(default_factory=list)
+
+
+def make_lsp_client(events: LspEvents) -> LanguageClient:
+    client = LanguageClient("graft-soak", "1")
+
+    @client.feature(t.WINDOW_SHOW_MESSAGE)
+    def show(params: t.ShowMessageParams) -> None:
+        if params.type == t.MessageType.Error:
+            events.errors.append(f"window/showMessage: {params.message}"[:300])
+
+    @client.feature(t.WINDOW_LOG_MESSAGE)
+    def log(params: t.LogMessageParams) -> None:
+        if params.type == t.MessageType.Error:
+            events.errors.append(f"window/logMessage: {params.message}"[:300])
+
+    @client.feature(t.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: t.ApplyWorkspaceEditParams) -> t.ApplyWorkspaceEditResult:
+        events.errors.append("the server asked to apply an edit nobody requested")
+        return t.ApplyWorkspaceEditResult(applied=False)
+
+    return client
+
+
+async def drain_stderr(stream: asyncio.StreamReader | None, log: Path) -> None:
+    """Copy the server's stderr into a file as it comes: an unread pipe would block it once full."""
+    if stream is None:
+        return
+    with log.open("wb") as sink:
+        while chunk := await stream.read(65536):
+            sink.write(chunk)
+            sink.flush()
+
+
+@dataclass
+class Buffer:
+    """The editor's copy of the document, changed the way the edits say (to check the server's)."""
+
+    lines: list[str]
+    version: int = 1
+
+    @property
+    def text(self) -> str:
+        return "".join(self.lines)
+
+
+def rename_targets(text: str) -> list[tuple[str, t.Position]]:
+    """Declarations of shop/pricing.py to rename: (name, position of the name)."""
+    found = []
+    for number, line in enumerate(text.splitlines()):
+        for prefix in ("def apply_discount", "def with_vat", "class PriceRule"):
+            if line.startswith(prefix):
+                name = prefix.split()[1]
+                found.append((name, t.Position(number, line.index(name))))
+    return found
+
+
+def change_at(buffer: Buffer, index: int, anchor_lines: tuple[int, int]) -> t.TextDocumentContentChangePartial:
+    """Change ``index`` (1-based): odd ones insert a comment line, even ones remove it again, so
+    after an even count the buffer equals the file on disk. The line alternates between the end
+    of the file and the middle; the comment has non-ASCII and astral characters (UTF-16 columns)."""
+    pair = (index - 1) // 2
+    line = anchor_lines[pair % 2]
+    if index % 2:
+        inserted = f"# soak édit 𝄞 {pair}\n"
+        buffer.lines.insert(line, inserted)
+        edit = t.TextDocumentContentChangePartial(range=t.Range(t.Position(line, 0), t.Position(line, 0)), text=inserted)
+    else:
+        del buffer.lines[line]
+        edit = t.TextDocumentContentChangePartial(range=t.Range(t.Position(line, 0), t.Position(line + 1, 0)), text="")
+    buffer.version += 1
+    return edit
+
+
+async def timed_rename(client: LanguageClient, uri: str, position: t.Position, new_name: str,
+                       timeout: float) -> tuple[float, t.WorkspaceEdit | None, str | None]:
+    """(seconds, the edit or None, the refusal's message or None)."""
+    start = time.perf_counter()
+    try:
+        with anyio.fail_after(timeout):
+            edit = await client.text_document_rename_async(t.RenameParams(t.TextDocumentIdentifier(uri), position, new_name))
+        return time.perf_counter() - start, edit, None
+    except TimeoutError:
+        raise
+    except Exception as error:  # noqa: BLE001 - the server's refusal arrives as a JSON-RPC error
+        return time.perf_counter() - start, None, str(error)
+
+
+def check_clean_rename(edit: t.WorkspaceEdit | None, refusal: str | None, uri: str, new_name: str) -> str | None:
+    """A rename with the buffer equal to the disk must give edits of this document to ``new_name``."""
+    if edit is None:
+        return f"rename to {new_name} on a clean buffer was refused: {refusal}"
+    ours = [change for change in edit.document_changes or [] if isinstance(change, t.TextDocumentEdit) and change.text_document.uri == uri]
+    texts = {getattr(e, "new_text", None) for change in ours for e in change.edits}
+    if not ours or texts != {new_name}:
+        return f"rename to {new_name}: edits of the document {sorted(map(str, texts))} (wanted only {new_name!r})"
+    return None
+
+
+async def run_lsp(args: argparse.Namespace, workdir: Path, hard_deadline: float) -> dict[str, Any]:
+    root = make_workspace(workdir / "lsp", 0)
+    path = root / "shop" / "pricing.py"
+    uri = path.as_uri()
+    disk = path.read_text()
+    events = LspEvents()
+    client = make_lsp_client(events)
+    planned_renames = 2 * (args.changes // args.rename_every)
+    tally = Tally(args.changes + planned_renames)
+    started = time.monotonic()
+    await client.start_io(str(GRAFT), "lsp", "--source", args.source, start_new_session=True)
+    # pygls keeps the process it started on a private attribute; its pid is what we measure and kill.
+    process: asyncio.subprocess.Process = client._server  # type: ignore[assignment]
+    _STARTED.add(process.pid)
+    memory = MemoryTrack(process.pid)
+    log = workdir / "lsp-server.log"
+    stderr_task = asyncio.create_task(drain_stderr(process.stderr, log))
+    sampler = asyncio.create_task(memory.sample_forever())
+    changes_sent = 0
+    try:
+        with anyio.fail_after(max(1.0, min(REQUEST_TIMEOUT, hard_deadline - time.monotonic()))):
+            init = await client.initialize_async(t.InitializeParams(
+                capabilities=t.ClientCapabilities(workspace=t.WorkspaceClientCapabilities(
+                    apply_edit=True, workspace_edit=t.WorkspaceEditClientCapabilities(document_changes=True))),
+                root_uri=root.as_uri()))
+        client.initialized(t.InitializedParams())
+        sync = init.capabilities.text_document_sync
+        kind = sync.change if isinstance(sync, t.TextDocumentSyncOptions) else sync
+        if kind != t.TextDocumentSyncKind.Incremental:
+            tally.error(f"the server does not take incremental changes (sync kind {kind}); changes are sent incrementally anyway")
+        client.text_document_did_open(t.DidOpenTextDocumentParams(t.TextDocumentItem(uri, "python", 1, disk)))
+        buffer = Buffer(disk.splitlines(keepends=True))
+        targets = rename_targets(disk)
+        middle = next(pos.line for name, pos in targets if name == "with_vat") - 1
+        anchors = (len(buffer.lines), middle)
+        block_start = time.perf_counter()
+        block_changes = 0
+        renames = 0
+        warm_after = max(1, int(args.changes * WARMUP_SHARE))
+        while changes_sent < args.changes and time.monotonic() < hard_deadline:
+            changes_sent += 1
+            block_changes += 1
+            change = change_at(buffer, changes_sent, anchors)
+            client.text_document_did_change(t.DidChangeTextDocumentParams(
+                t.VersionedTextDocumentIdentifier(uri=uri, version=buffer.version), [change]))
+            if changes_sent == warm_after:
+                # Notifications have no answer: a round trip (documentSymbol) makes sure the server
+                # has taken the warm-up's changes before its memory is read; its time is left out
+                # of the changes' block.
+                paused = time.perf_counter()
+                await client.text_document_document_symbol_async(t.DocumentSymbolParams(t.TextDocumentIdentifier(uri)))
+                memory.mark_warm()
+                block_start += time.perf_counter() - paused
+            # Half-way between two clean points, at an odd count: the inserted line is still there.
+            dirty_point = changes_sent % args.rename_every == (args.rename_every // 2) | 1
+            clean_point = changes_sent % args.rename_every == 0
+            if not (clean_point or dirty_point):
+                continue
+            renames += 1
+            name, position = targets[renames % len(targets)]
+            new_name = f"{name}_soak{renames}"
+            timeout = max(1.0, min(REQUEST_TIMEOUT, hard_deadline - time.monotonic()))
+            try:
+                seconds, edit, refusal = await timed_rename(client, uri, position, new_name, timeout)
+            except TimeoutError:
+                if time.monotonic() >= hard_deadline - 1:
+                    tally.interrupted += 1
+                    break
+                tally.error(f"rename {new_name} at change {changes_sent} timed out")
+                continue
+            # The changes before a rename were answered once the rename is: the server reads its
+            # input in order. Their per-change cost is the block's time over its changes.
+            block = time.perf_counter() - block_start
+            for _ in range(block_changes):
+                tally.record("didChange (amortised)", block / block_changes)
+            block_start, block_changes = time.perf_counter(), 0
+            if clean_point:
+                tally.record("rename (clean buffer)", seconds)
+                problem = check_clean_rename(edit, refusal, uri, new_name)
+            else:
+                tally.record("rename (dirty buffer)", seconds)
+                problem = None if refusal and "unsaved changes" in refusal else (
+                    f"rename to {new_name} at change {changes_sent} (buffer differs from disk) was not refused as "
+                    f"'unsaved changes': {refusal or 'an edit came back'}")
+            if problem:
+                tally.error(f"change {changes_sent}: {problem}"[:400])
+        if buffer.text != disk and changes_sent % 2 == 0:
+            tally.error("the benchmark's own buffer model drifted from the disk text (a benchmark bug)")
+        # Changes after the last rename (none with the defaults) are still counted.
+        if block_changes:
+            await client.text_document_document_symbol_async(t.DocumentSymbolParams(t.TextDocumentIdentifier(uri)))
+            block = time.perf_counter() - block_start
+            for _ in range(block_changes):
+                tally.record("didChange (amortised)", block / block_changes)
+        memory.mark_end()
+        with anyio.move_on_after(10):
+            await client.shutdown_async(None)
+            client.exit(None)
+    except Exception as error:  # noqa: BLE001 - a failure of the session is a measured error
+        tally.error(f"LSP session: {type(error).__name__}: {error}"[:400])
+        if memory.end_kib is None:
+            memory.mark_end()
+    finally:
+        sampler.cancel()
+        with anyio.move_on_after(10):
+            await client.stop()
+        _kill_group(process.pid)
+        with anyio.move_on_after(5):
+            await stderr_task
+        stderr_task.cancel()
+    for message in events.errors:
+        tally.error(message)
+    # pygls logs every request a handler refused with its traceback: the dirty-buffer renames'
+    # refusals are expected there; any other exception is an error.
+    logged = logged_exceptions(log)
+    expected = [line for line in logged if "has unsaved changes" in line]
+    for exception in logged:
+        if "has unsaved changes" not in exception:
+            tally.error(f"server log: {exception}")
+    return part_json("lsp", tally, memory, time.monotonic() - started,
+                     {"changes_sent": changes_sent, "changes_planned": args.changes, "source": args.source,
+                      "refusals_logged_by_the_server": len(expected), "stopped_by_deadline": changes_sent < args.changes})
+
+
+# -- report -----------------------------------------------------------------------------------
+
+
+def part_json(name: str, tally: Tally, memory: MemoryTrack, seconds: float, extra: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "part": name, "seconds": round(seconds, 1), "requests_planned": tally.planned, "requests_done": tally.done,
+        "interrupted_by_deadline": tally.interrupted, **extra,
+        "latency": tally.summary(), "errors": tally.errors, "error_samples": tally.error_samples,
+        "leak_probes": tally.leak_probes, "leaks": tally.leaks, "leak_samples": tally.leak_samples,
+        "memory": memory.to_json(),
+    }
+
+
+def verdict(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    errors = sum(p["errors"] for p in parts)
+    leaks = sum(p["leaks"] for p in parts)
+    growths = [p["memory"]["growth_pct"] for p in parts]
+    worst = max((g for g in growths if g is not None), default=None)
+    memory_ok = worst is not None and all(g is not None for g in growths) and worst <= MEMORY_TARGET_PCT
+    probes_ok = any(p["leak_probes"] for p in parts if p["part"] == "mcp") or not any(p["part"] == "mcp" for p in parts)
+    return {
+        "errors": errors, "leaks": leaks, "worst_memory_growth_pct": worst,
+        "errors_ok": errors == 0, "leaks_ok": leaks == 0 and probes_ok, "memory_ok": memory_ok,
+        "pass": errors == 0 and leaks == 0 and probes_ok and memory_ok,
+    }
+
+
+def print_table(report: dict[str, Any]) -> None:
+    print(f"soak run: {report['run_seconds']:.0f} s of a {report['deadline_seconds']:.0f} s deadline; "
+          f"workspace {report['workspace']}")
+    for part in report["parts"]:
+        extra = (f"{part['clients']} clients, protocol {part['protocol']}" if part["part"] == "mcp"
+                 else f"{part['changes_sent']}/{part['changes_planned']} didChange")
+        print(f"\n[{part['part']}] {extra}, source {part['source']}: {part['requests_done']}/{part['requests_planned']} requests "
+              f"in {part['seconds']:.0f} s" + ("  (stopped by the deadline)" if part["stopped_by_deadline"] else ""))
+        print(f"  {'request kind':<24}{'count':>7}{'p50':>11}{'p99':>11}")
+        for kind, row in part["latency"].items():
+            print(f"  {kind:<24}{row['count']:>7}{row['p50_ms']:>9.1f}ms{row['p99_ms']:>9.1f}ms")
+        memory = part["memory"]
+        growth = "n/a" if memory["growth_pct"] is None else f"{memory['growth_pct']:+.1f} %"
+        print(f"  server RSS: {memory['warm_kib']} KiB after warm-up -> {memory['end_kib']} KiB at the end "
+              f"(peak {memory['peak_kib']} KiB): {growth}")
+        print(f"  errors: {part['errors']}" + (f"   cross-session leaks: {part['leaks']} of {part['leak_probes']} probes"
+                                                 if part["part"] == "mcp" else ""))
+        for sample in part["error_samples"]:
+            print(f"    error: {sample}")
+        for sample in part["leak_samples"]:
+            print(f"    leak: {sample}")
+    v = report["verdict"]
+    worst = "n/a" if v["worst_memory_growth_pct"] is None else f"{v['worst_memory_growth_pct']:+.1f} %"
+    print("\nverdict:")
+    print(f"  {'PASS' if v['errors_ok'] else 'FAIL'}  errors: {v['errors']} (target 0)")
+    print(f"  {'PASS' if v['leaks_ok'] else 'FAIL'}  cross-session leaks: {v['leaks']} (target 0)")
+    print(f"  {'PASS' if v['memory_ok'] else 'FAIL'}  memory growth: worst {worst} (target <= {MEMORY_TARGET_PCT:.0f} %)")
+    print(f"  overall: {'PASS' if v['pass'] else 'FAIL'}")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", action="store_true", help="print the report as JSON instead of the table")
+    parser.add_argument("--deadline", type=float, default=600.0, help="seconds for the whole run (default 600)")
+    parser.add_argument("--mcp-share", type=float, default=0.6, help="share of the deadline the MCP part may use (default 0.6)")
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--requests", type=int, default=200, help="requests per MCP client")
+    parser.add_argument("--changes", type=int, default=2000, help="didChange notifications")
+    parser.add_argument("--rename-every", type=int, default=100, help="changes between renames")
+    parser.add_argument("--protocol", default="auto", choices=("auto", "legacy"), help="the MCP client's negotiation mode")
+    parser.add_argument("--source", default="ast", choices=("ast", "auto", "lsp", "regex"), help="the servers' --source")
+    parser.add_argument("--parts", default="mcp,lsp", help="which parts to run (mcp, lsp or both)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--keep", action="store_true", help="keep the temporary workspace and server log")
+    args = parser.parse_args(argv)
+    if args.clients < 2:
+        parser.error("--clients must be at least 2 (the isolation probes need another session)")
+    if args.rename_every < 4 or args.rename_every % 2:
+        parser.error("--rename-every must be even and at least 4 (changes come in insert/remove pairs)")
+    return args
+
+
+async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    start = time.monotonic()
+    hard_deadline = start + args.deadline
+    parts = [p.strip() for p in args.parts.split(",") if p.strip()]
+    results = []
+    if "mcp" in parts:
+        soft = start + args.deadline * (args.mcp_share if "lsp" in parts else 1.0)
+        print(f"MCP: {args.clients} clients x {args.requests} requests ...", file=sys.stderr, flush=True)
+        results.append(await run_mcp(args, workdir, soft, hard_deadline))
+    if "lsp" in parts:
+        print(f"LSP: {args.changes} didChange, renames every {args.rename_every} changes on a clean and on a dirty buffer ...",
+              file=sys.stderr, flush=True)
+        results.append(await run_lsp(args, workdir, hard_deadline))
+    return {"run_seconds": round(time.monotonic() - start, 1), "deadline_seconds": args.deadline,
+            "workspace": str(workdir) if args.keep else "(removed)", "parts": results, "verdict": verdict(results)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    atexit.register(_kill_everything_started)
+    # SIGTERM/SIGHUP end the run through the finally blocks, which kill the servers.
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda number, _frame: sys.exit(128 + number))
+    workdir = Path(tempfile.mkdtemp(prefix="graft-soak-"))
+    try:
+        report = asyncio.run(run(args, workdir))
+    finally:
+        _kill_everything_started()
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print_table(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""A module that defines the renamed name itself and also imports it: its own binding stays.
+
+boltons' urlutils.py carries a copy of ``OrderedMultiDict`` (a fallback class) and then, in a
+``try``, ``from .dictutils import OrderedMultiDict``: whichever binds last wins. basedpyright
+merges the two declarations into one symbol, so its rename of dictutils' class renamed urlutils'
+own class, its isinstance checks and its subclass too. The module's name is its own: only the
+import changes, to ``from .dictutils import MultiValueDict as OrderedMultiDict``, and every other
+edit the server made in that file is dropped.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+
+from engine.edits.model import FileChange, WorkspaceEdit
+from engine.navigation import TextEdit
+from engine.positions import Position, Range
+from engine.refactor.corpus import Corpus
+
+
+def keep_local_twins(corpus: Corpus, edit: WorkspaceEdit, defining_file: str, old: str, new: str) -> tuple[WorkspaceEdit, list[str]]:
+    """``edit`` with each file that both defines ``old`` at module level and imports the renamed
+    symbol reduced to that import, aliased to the old name."""
+    operations = list(edit.operations)
+    kept: list[str] = []
+    for index, change in enumerate(operations):
+        if not isinstance(change, FileChange) or change.path == defining_file or not change.path.endswith(".py"):
+            continue
+        text = corpus.source(change.path).text
+        tree = _parse(text)
+        if tree is None or not _defines_at_module_level(tree, old):
+            continue
+        starts = corpus.source(change.path).line_starts
+        imports = {_position(text, starts, alias) for alias in _plain_import_aliases(tree, old)}
+        at_imports = [e for e in change.edits if (e.range.start.line, e.range.start.column) in imports]
+        if not at_imports:
+            continue
+        aliased = tuple(TextEdit(Range(e.range.start, Position(e.range.start.line, e.range.start.column + len(old))), f"{new} as {old}")
+                        for e in at_imports)
+        operations[index] = FileChange(change.path, aliased, change.expected_sha256)
+        kept.append(change.path)
+    notes = [f"{', '.join(kept)} define(s) {old} too: that binding keeps its name; the import of the renamed symbol there "
+             f"becomes `{new} as {old}`"] if kept else []
+    return WorkspaceEdit(tuple(operations), edit.annotations), notes
+
+
+def _defines_at_module_level(tree: ast.Module, name: str) -> bool:
+    for statement in _module_level(tree.body):
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and statement.name == name:
+            return True
+        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets):
+            return True
+    return False
+
+
+def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
+    found: list[ast.stmt] = []
+    for statement in body:
+        found.append(statement)
+        if isinstance(statement, (ast.If, ast.Try)):
+            for block in (statement.body, statement.orelse, *(getattr(statement, "finalbody", []),),
+                          *(h.body for h in getattr(statement, "handlers", []))):
+                found += _module_level(block)
+    return found
+
+
+def _plain_import_aliases(tree: ast.Module, name: str) -> list[ast.alias]:
+    return [alias for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+            for alias in node.names if alias.name == name and alias.asname is None]
+
+
+def _position(text: str, starts: list[int], alias: ast.alias) -> tuple[int, int]:
+    line = alias.lineno - 1
+    end = starts[line + 1] if line + 1 < len(starts) else len(text)
+    raw = text[starts[line]:end]
+    return line, len(raw.encode("utf-8")[:alias.col_offset].decode("utf-8", "replace"))
+
+
+def _parse(text: str) -> ast.Module | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
