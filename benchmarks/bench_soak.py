@@ -45,6 +45,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -916,7 +917,37 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def stop_on_signals() -> None:
+    """SIGINT/SIGTERM/SIGHUP: kill the servers at once (a client whose server is gone cannot hang
+    on it), then cancel the run so every ``finally`` runs."""
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+
+    def stop(number: int) -> None:
+        print(f"signal {number}: stopping", file=sys.stderr, flush=True)
+        _kill_everything_started()
+        if task is not None:
+            task.cancel()
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(sig, stop, int(sig))
+
+
+def start_watchdog(seconds: float) -> None:
+    """The last bound on the run's time: should cleanup itself hang past the deadline and its
+    grace, kill the servers and leave without a report."""
+    def expire() -> None:
+        print(f"soak: still running {seconds:.0f} s after the start; killing the servers and exiting", file=sys.stderr, flush=True)
+        _kill_everything_started()
+        os._exit(3)
+
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True
+    timer.start()
+
+
 async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    stop_on_signals()
     start = time.monotonic()
     hard_deadline = start + args.deadline
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
@@ -936,12 +967,13 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     atexit.register(_kill_everything_started)
-    # SIGTERM/SIGHUP end the run through the finally blocks, which kill the servers.
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda number, _frame: sys.exit(128 + number))
+    start_watchdog(args.deadline + 120)
     workdir = Path(tempfile.mkdtemp(prefix="graft-soak-"))
     try:
         report = asyncio.run(run(args, workdir))
+    except asyncio.CancelledError:
+        print("soak: interrupted; no report", file=sys.stderr)
+        return 130
     finally:
         _kill_everything_started()
         if not args.keep:

@@ -340,6 +340,11 @@ class Engine:
             values = FixtureValues(corpus, resolve_class, class_location, project.module_file)
 
             def member(path: str, line: int, receiver: str) -> tuple[str, int] | None:
+                if receiver in ("self", "cls"):
+                    # The enclosing class's member, its own or inherited (a subclass writing
+                    # `self.message_args = ...` in its __init__ sets the base's class attribute).
+                    found = project.resolve_expression(path, f"self.{old_name}", line)
+                    return (graph.nodes[found]["path"], graph.nodes[found]["fact"].name_line - 1) if found and graph.has_node(found) else None
                 held = values.held(path, line, receiver)
                 if held is None:
                     return None
@@ -418,7 +423,8 @@ class Engine:
     def _rename_targets(self, symbol: Symbol) -> list[rename.RenameTarget]:
         """The symbol, the same method everywhere in its class hierarchy, and the stub twin of each."""
         declarations = [symbol]
-        if symbol.kind in (SymbolKind.METHOD, SymbolKind.PROPERTY) and language_of(symbol.file) == "python":
+        # An attribute set on self in a subclass is the base's attribute too: fields have a hierarchy as methods do.
+        if symbol.kind in (SymbolKind.METHOD, SymbolKind.PROPERTY, SymbolKind.FIELD) and language_of(symbol.file) == "python":
             family = self.graph().hierarchy_methods(f"{symbol.file}:{symbol.name_path}")
             for ref in family:
                 try:

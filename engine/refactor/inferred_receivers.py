@@ -64,10 +64,15 @@ def inferred_receiver_uses(
     through_fixtures: list[str] = []
     for (path, position), definitions in zip(asked, found):
         span = TextEdit(Range(position, Position(position.line, position.column + len(old))), new)
+        receiver = _receiver(corpus.source(path).text, corpus.source(path).line_starts[position.line] + position.column)
+        if receiver in ("self", "cls") and fixture_member is not None:
+            # jedi lands an assignment `self.old = ...` on itself; the class's hierarchy decides.
+            if fixture_member(path, position.line + 1, receiver) in wanted_lines:
+                added.setdefault(path, []).append(span)
+            continue
         if any(definition in wanted for definition in definitions):
             added.setdefault(path, []).append(span)
         elif not definitions:
-            receiver = _receiver(corpus.source(path).text, corpus.source(path).line_starts[position.line] + position.column)
             member = fixture_member(path, position.line + 1, receiver) if fixture_member and receiver else None
             if member is not None and member in wanted_lines:
                 added.setdefault(path, []).append(span)
