@@ -14,15 +14,18 @@ Two parts, each against a real server process started here, on its own copy of
   server must refuse it with ``not_read``; an edit that goes through is a cross-session leak.
 - **LSP**: ``graft lsp`` over stdio with a pygls client: one open document, 2,000 incremental
   ``textDocument/didChange`` notifications (a comment line inserted, then removed), with a rename
-  every 100 changes (buffer equal to the disk: a WorkspaceEdit is expected) and one 51 changes
-  later (buffer dirty: the server's "unsaved changes" refusal is expected, which also shows it
-  applied every change it was sent).
+  every 100 changes (buffer equal to the disk: a WorkspaceEdit is expected) and one at the 51st
+  change of every hundred (buffer dirty: the server's "unsaved changes" refusal is expected, which
+  also shows it applied every change it was sent).
 
 Measured: latency per request kind (p50, p99), errors (exceptions, timeouts, unexpected error
 answers, files on disk differing from what the edits and undos should have left, tracebacks in the
 server's log), cross-session leaks, and the growth of each server's resident memory from the end of
-the warm-up (the first 10 % of the requests) to the end of the run. A global deadline stops the run
-(it reports what it did); every process it started is killed on exit. Prints PASS/FAIL against
+the warm-up (the first 10 % of the requests) to the end of the run (for MCP, once every client
+has closed its session: what the server keeps). A global deadline (``--deadline``,
+600 s) stops the run and it reports what it did: the MCP clients start no request after 60 % of
+it (``--mcp-share``), leaving the rest to the LSP part; every request has its own timeout, and
+every process the run started is killed on exit, on SIGINT/SIGTERM too. Prints PASS/FAIL against
 0 errors, 0 leaks and memory growth <= 10 %, and exits 0 either way: a benchmark, not a test.
 
 ``--protocol`` is the MCP client's negotiation mode: ``auto`` (the SDK's default, which speaks
@@ -534,6 +537,8 @@ class SoakClient:
                     self.tally.interrupted += 1
                     return
                 self.tally.error(f"client {self.state.n}: {kind} timed out after {REQUEST_TIMEOUT:.0f} s")
+            except Exception as error:  # noqa: BLE001 - a failed request is counted, and the session goes on
+                self.tally.error(f"client {self.state.n}: {kind}: {type(error).__name__}: {error}"[:400])
 
 
 class Barrier:

@@ -26,6 +26,7 @@ from engine.names import Address, PositionAddress, SymbolAddress, parse_address
 from engine.navigate import NavigationResult, Navigator
 from engine.navigation import Diagnostic
 from engine.ports import LanguageServices, Tools
+from engine.refactor.attribute_lists import with_attribute_lists
 from engine.refactor.dynamic_bases import dynamic_subclasses, with_dynamic_overrides
 from engine.refactor.inferred_receivers import FixtureMember
 from engine.refactor.pytest_fixtures import FixtureValues
@@ -291,6 +292,9 @@ class Engine:
                                          f"mirrors the public names of {symbol.file} (pass --no-mirrors to leave it)")
                         extended, overrides = with_dynamic_overrides(
                             self.workspace, corpus, extended, subclasses, new_name, wanted, self._member_of(queries, symbol.name))
+                        if len(symbol.path) == 2:  # a member of a top-level class
+                            extended, listed = with_attribute_lists(corpus, extended, symbol.file, symbol.path[0].name, symbol.name, new_name)
+                            overrides += listed
                         return extended, [*notes, *overrides, *unfollowed]
 
                     return add
