@@ -734,3 +734,24 @@ def test_a_src_layout_package_shadowed_by_typeshed_stubs_is_the_one_renamed_thro
     assert plan.source.value == "lsp"
     assert sorted(change.path for change in plan.edit.operations) == ["src/cachetools/__init__.py", "tests/test_cache.py"]
     assert not any("jedi" in warning for warning in plan.warnings), plan.warnings  # the server's own answer
+
+
+def test_self_uses_in_a_same_named_class_of_another_module_are_not_renamed(tmp_path: Path) -> None:
+    """boltons: urlutils.py has its own copy of OrderedMultiDict (with its own _insert), then
+    imports dictutils' over it. basedpyright took the copy's ``self._insert`` calls for the
+    renamed method's; the graph resolves them to the copy's own _insert, and they stay."""
+    require("basedpyright")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'pkg'\n")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    body = "    def _insert(self, k, v):\n        self[k] = v\n\n    def add(self, k, v):\n        self._insert(k, v)\n"
+    (package / "dictutils.py").write_text("class OrderedMultiDict(dict):\n" + body)
+    (package / "urlutils.py").write_text(
+        "class OrderedMultiDict(dict):\n" + body + "\n\ntry:\n    from .dictutils import OrderedMultiDict\nexcept ImportError:\n    pass\n\n\n"
+        "class QueryParamDict(OrderedMultiDict):\n    pass\n")
+    with served_engine(tmp_path, "basedpyright") as engine:
+        plan = engine.plan_rename("pkg/dictutils.py:OrderedMultiDict/_insert", "_append_item")
+        engine.edits().apply(plan.edit)
+    assert (package / "dictutils.py").read_text().count("_append_item") == 2
+    assert "_append_item" not in (package / "urlutils.py").read_text()

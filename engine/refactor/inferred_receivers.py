@@ -134,3 +134,36 @@ def _uncovered_attribute_uses(corpus: Corpus, edited: dict[str, FileChange], old
             if (coverage is None or not coverage.covers(position)) and code.is_code(offset):
                 found.append((path, position))
     return found
+
+
+def without_self_homonyms(
+    corpus: Corpus, edit: WorkspaceEdit, old: str, declarations: list[Declaration], fixture_member: FixtureMember,
+) -> tuple[WorkspaceEdit, list[str]]:
+    """``edit`` without the server's edits of ``self.old`` that the project graph resolves, in
+    their enclosing class, to another declaration than the renamed ones: a class of the same
+    name elsewhere (boltons urlutils' own copy of OrderedMultiDict, with its own ``_insert``),
+    which the server took for the renamed class."""
+    wanted = {(d.path, d.position.line) for d in declarations}
+    operations = list(edit.operations)
+    dropped: list[str] = []
+    for index, change in enumerate(operations):
+        if not isinstance(change, FileChange) or not change.path.endswith(".py"):
+            continue
+        source = corpus.source(change.path)
+        kept = []
+        for text_edit in change.edits:
+            start = text_edit.range.start
+            offset = source.line_starts[start.line] + start.column if start.line < len(source.line_starts) else -1
+            receiver = _receiver(source.text, offset) if offset > 0 and source.text[offset - 1] == "." else None
+            if receiver in ("self", "cls") and source.text[offset:offset + len(old)] == old:
+                member = fixture_member(change.path, start.line + 1, receiver)
+                if member is not None and member not in wanted:
+                    dropped.append(f"{change.path}:{start.line + 1}")
+                    continue
+            kept.append(text_edit)
+        if len(kept) != len(change.edits):
+            operations[index] = FileChange(change.path, tuple(kept), change.expected_sha256)
+    operations = [op for op in operations if not (isinstance(op, FileChange) and not op.edits)]
+    notes = [f"uses of self.{old} in classes whose own {old} is another declaration, left as they are (the server "
+             f"had renamed them): {', '.join(_shown(dropped))}"] if dropped else []
+    return WorkspaceEdit(tuple(operations), edit.annotations), notes

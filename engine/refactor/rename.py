@@ -28,7 +28,7 @@ from engine.ports import LanguageServices
 from engine.positions import Position, Range, split_lines
 from engine.refactor.corpus import Corpus
 from engine.refactor.doctests import DoctestPass
-from engine.refactor.inferred_receivers import Declaration, FixtureMember, inferred_receiver_uses
+from engine.refactor.inferred_receivers import Declaration, FixtureMember, inferred_receiver_uses, without_self_homonyms
 from engine.refactor.jedi_rename import RenameUnavailable, jedi_rename
 from engine.refactor.leftovers import Leftovers
 from engine.refactor.local_twins import keep_local_twins
@@ -111,6 +111,9 @@ def plan_rename(
             edit, extended = passes.add(edit, primary)
             if language == "python":
                 declarations = [Declaration(t.file, t.position) for t in targets]
+                if fixtures is not None:
+                    edit, homonyms = without_self_homonyms(corpus, edit, old_name, declarations, fixtures(corpus))
+                    extended = [*extended, *homonyms]
                 edit, inferred = inferred_receiver_uses(workspace, corpus, edit, old_name, new_name, declarations,
                                                         fixture_member=fixtures(corpus) if fixtures else None)
                 # Last: a module with a twin of its own keeps its name, whatever a pass added there.
