@@ -269,6 +269,7 @@ class Engine:
             old_name = symbol.name
             rename.check_name(new_name, language_of(symbol.file))
             rename.check_clash(family, self._siblings(symbol), new_name)
+            rename.check_not_compiled(self.workspace, symbol.file)
             targets = [target for member in family for target in self._rename_targets(member)]
             dotted = self._dotted_path(symbol)
             if language_of(symbol.file) == "python":

@@ -55,6 +55,30 @@ def check_name(new_name: str, language: str | None) -> None:
         raise UsageError(f"{new_name!r} is a keyword in {language}")
 
 
+class CompiledImplementation(Refused):
+    code = "compiled_module"
+
+
+_COMPILED_SUFFIXES = (".c", ".cc", ".cpp", ".pyx", ".so", ".pyd", ".rs")
+
+
+def check_not_compiled(workspace: Workspace, file: str) -> None:
+    """Refuse a rename whose symbol is declared in a stub of a compiled module (markupsafe's
+    ``_speedups.pyi`` beside ``_speedups.c``): the stub and the imports can be renamed, the
+    compiled symbol cannot, and the import would then fail (markupsafe would fall back to its
+    pure-Python twin, silently)."""
+    if not file.endswith(".pyi") or (workspace.root / file[:-1]).is_file():
+        return
+    stub = workspace.root / file
+    stem = stub.name[: -len(".pyi")]
+    compiled = sorted(p.name for p in stub.parent.iterdir()
+                      if p.name.startswith(stem + ".") and p.name.endswith(_COMPILED_SUFFIXES)) if stub.parent.is_dir() else []
+    if compiled:
+        raise CompiledImplementation(
+            f"{file} describes a compiled module ({', '.join(compiled)}): renaming the stub and its importers cannot "
+            "rename the compiled symbol, and the imports would fail; rename it in the extension's source and rebuild first")
+
+
 def check_clash(family: list[Symbol], siblings: list[Symbol], new_name: str) -> None:
     """``family``: the definitions being renamed (one, or an overload stack's, a property's)."""
     target = family[-1]
