@@ -17,6 +17,7 @@ from engine.api import Engine
 from engine.edits.diff import summarize, unified_diff
 from engine.edits.model import WorkspaceEdit
 from engine.edits.session import EditOptions
+from engine.errors import Refused
 from engine.refactor.plan import RefactorPlan
 
 
@@ -63,10 +64,19 @@ class EditResult:
         return "\n".join([head, *rows, *notes])
 
 
+class NotThisClientsTransaction(Refused):
+    code = "not_yours"
+
+
 class EngineClient:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, own_undo_only: bool = False) -> None:
+        """``own_undo_only``: one of several clients of a shared engine (MCP sessions): it undoes
+        only what it applied itself, so one session never reverts another's work."""
         self.engine = engine
         self.ledger = files.ReadLedger()
+        self.own_undo_only = own_undo_only
+        self.applied: list[str] = []
+        """Transactions this client applied and has not undone, oldest first."""
 
     # -- changes ---------------------------------------------------------------------
 
@@ -90,6 +100,7 @@ class EngineClient:
             return EditResult(operation, False, diff, changed, edit.edit_count, source, confidence, list(warnings))
         chosen = options or EditOptions(allow_dirty=self.engine.settings.allow_dirty)
         outcome = session.apply(edit, chosen)
+        self.applied.append(outcome.applied.transaction)
         written = [ChangedFile(f.path, f.status, f.added, f.removed) for f in outcome.applied.files]
         for changed in written:
             if changed.status != "deleted":
@@ -103,8 +114,22 @@ class EngineClient:
         )
 
     def undo(self, transaction: str | None = None) -> EditResult:
+        if self.own_undo_only:
+            if transaction is None and not self.applied:
+                raise NotThisClientsTransaction("this session has applied nothing it could undo; another session's "
+                                                "changes are undone from that session (or with `graft undo ID`)")
+            if transaction is not None and transaction not in self.applied:
+                raise NotThisClientsTransaction(f"transaction {transaction} was not applied by this session: undo it from "
+                                                "the session that applied it (or with `graft undo ID`)")
+            transaction = transaction or self.applied[-1]
         undone = self.engine.edits().undo(transaction)
+        if undone.transaction in self.applied:
+            self.applied.remove(undone.transaction)
         changed = [ChangedFile(f.path, f.status, f.added, f.removed) for f in undone.files]
+        for restored in changed:
+            if restored.status != "deleted" and (self.engine.workspace.root / restored.path).is_file():
+                # The client knows what its undo restored: its next edit needs no new read.
+                self.ledger.record(restored.path, self.engine.workspace.read(restored.path).sha256)
         return EditResult("undo", True, "", changed, 0, transaction=undone.transaction)
 
     # -- file tools ------------------------------------------------------------------

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 from engine.api import Engine, SourcePreference
 from engine.cli import graph_commands, render
 from engine.client import EditResult, EngineClient
-from engine.errors import GraftError
+from engine.errors import GraftError, UsageError
 from engine.files import EditRequest
 from engine.names import parse_address
 from engine.ports import load_language_services, load_tools
@@ -144,11 +144,16 @@ class GraftTools:
 
     def client(self, ctx: Context | None) -> EngineClient:
         """The client of this connection: over HTTP each MCP session (its ``mcp-session-id``
-        header) is one; stdio serves a single connection per process."""
+        header) is one; stdio serves a single connection per process. An HTTP request without
+        a session is refused: sharing one read ledger between such clients let one client's
+        read pass another's edit (the soak benchmark's probes all leaked)."""
         headers = ctx.headers if ctx is not None else None
-        key = (headers or {}).get("mcp-session-id", "") if headers is not None else ""
+        key = headers.get("mcp-session-id", "") if headers is not None else ""
+        if headers is not None and not key:
+            raise UsageError("this MCP server keeps a read ledger per session: connect with the session handshake "
+                             "(initialize), not a sessionless request")
         if key not in self.clients:
-            self.clients[key] = EngineClient(self.engine)
+            self.clients[key] = EngineClient(self.engine, own_undo_only=True)
         return self.clients[key]
 
     def call(self, work: Callable[[], CallToolResult]) -> CallToolResult:
@@ -369,6 +374,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _serve_http(server: MCPServer, port: int) -> int:
     import uvicorn
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
     from starlette.middleware.base import BaseHTTPMiddleware
     from starlette.responses import JSONResponse
 
@@ -380,6 +386,18 @@ def _serve_http(server: MCPServer, port: int) -> int:
             return JSONResponse({"error": "missing or wrong bearer token"}, status_code=401)
         return await call_next(request)
 
+    async def require_sessions(request: Any, call_next: Any) -> Any:
+        # The 2026-07-28 protocol has no sessions, and the read ledger is per session: such a
+        # request is refused with a JSON-RPC error, and a client in auto mode falls back to the
+        # handshake (sessions).
+        version = request.headers.get("mcp-protocol-version")
+        if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            return JSONResponse({"jsonrpc": "2.0", "id": None, "error": {
+                "code": -32600, "message": f"protocol {version} has no sessions; codegraft keeps a read ledger per "
+                                           "session: connect with the initialize handshake"}}, status_code=400)
+        return await call_next(request)
+
+    app.add_middleware(BaseHTTPMiddleware, dispatch=require_sessions)
     app.add_middleware(BaseHTTPMiddleware, dispatch=require_token)
     print(f"codegraft MCP on http://127.0.0.1:{port}/mcp  (Authorization: Bearer {token})", file=sys.stderr, flush=True)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")

@@ -178,17 +178,22 @@ def test_stdio_server_from_the_command_line(project: Path) -> None:
     assert "apply_discount" in json.dumps(outline.structured_content)
 
 
-def test_http_needs_the_bearer_token(project: Path) -> None:
+def _http_server(project: Path) -> tuple[subprocess.Popen[str], int, str]:
+    """``graft mcp --http`` on a free port: the process, the port and its bearer token."""
     graft = shutil.which("graft", path=str(Path(sys.executable).parent))
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen([graft, "mcp", "--root", str(project), "--source", "ast", "--http", "--port", str(port)],
+    server = subprocess.Popen([str(graft), "mcp", "--root", str(project), "--source", "ast", "--http", "--port", str(port)],
                               stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    banner = server.stderr.readline()  # type: ignore[union-attr]
+    assert f"127.0.0.1:{port}" in banner and "Bearer " in banner, banner
+    return server, port, banner.rsplit("Bearer ", 1)[1].strip(" )\n")
+
+
+def test_http_needs_the_bearer_token(project: Path) -> None:
+    server, port, token = _http_server(project)
     try:
-        banner = server.stderr.readline()  # type: ignore[union-attr]
-        assert f"127.0.0.1:{port}" in banner and "Bearer " in banner
-        token = banner.rsplit("Bearer ", 1)[1].strip(" )\n")
         request = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}).encode()
         headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
         deadline = time.monotonic() + 30
@@ -214,3 +219,48 @@ def test_http_needs_the_bearer_token(project: Path) -> None:
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_http_sessions_keep_their_own_read_ledger_and_undo_only_their_own_edits(project: Path) -> None:
+    """The soak benchmark's probes: SDK clients in their default mode spoke the sessionless
+    protocol, every one of them shared one read ledger, and B's edit passed on A's read; a bare
+    undo from B reverted A's edit. Sessionless requests are refused (the client falls back to
+    sessions); each session's ledger and undo are its own."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    server, port, token = _http_server(project)
+    url = f"http://127.0.0.1:{port}/mcp"
+    edit = {"path": "shop/util.py", "old_string": "Small helpers.", "new_string": "Small helpers!", "apply": True}
+
+    async def run() -> tuple[Any, Any, Any, Any, str]:
+        for _ in range(150):  # the server is up when it answers
+            try:
+                async with httpx2.AsyncClient() as probe:
+                    await probe.get(url)
+                break
+            except httpx2.HTTPError:
+                await asyncio.sleep(0.2)
+        auth = {"Authorization": f"Bearer {token}"}
+        async with httpx2.AsyncClient(headers=auth) as http_a, httpx2.AsyncClient(headers=auth) as http_b:
+            async with Client(streamable_http_client(url, http_client=http_a)) as a, \
+                    Client(streamable_http_client(url, http_client=http_b)) as b:
+                await a.call_tool("read_file", {"path": "shop/util.py"})
+                b_without_read = await b.call_tool("edit_file", edit)
+                a_applied = await a.call_tool("edit_file", edit)
+                b_undo = await b.call_tool("undo_edit", {})
+                after_b_undo = (project / "shop" / "util.py").read_text()
+                a_undo = await a.call_tool("undo_edit", {})
+                return b_without_read, a_applied, b_undo, a_undo, after_b_undo
+
+    original = (project / "shop" / "util.py").read_text()
+    try:
+        b_without_read, a_applied, b_undo, a_undo, after_b_undo = asyncio.run(run())
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert b_without_read.is_error and "not_read" in b_without_read.content[0].text
+    assert not a_applied.is_error
+    assert b_undo.is_error and "not_yours" in b_undo.content[0].text
+    assert after_b_undo != original  # A's edit survived B's undo
+    assert not a_undo.is_error and (project / "shop" / "util.py").read_text() == original
