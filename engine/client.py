@@ -102,10 +102,10 @@ class EngineClient:
         outcome = session.apply(edit, chosen)
         self.applied.append(outcome.applied.transaction)
         written = [ChangedFile(f.path, f.status, f.added, f.removed) for f in outcome.applied.files]
-        for changed in written:
-            if changed.status != "deleted":
+        for written_file in written:
+            if written_file.status != "deleted":
                 # The client has seen what it wrote: its next edit of the file needs no new read.
-                self.ledger.record(changed.path, self.engine.workspace.read(changed.path).sha256)
+                self.ledger.record(written_file.path, self.engine.workspace.read(written_file.path).sha256)
         notes = [*warnings, outcome.diagnostics_note] if outcome.diagnostics_note else list(warnings)
         return EditResult(
             operation, True, diff, written, edit.edit_count, source, confidence, notes,
