@@ -11,13 +11,13 @@ is an attribute name of the class, not prose.
 from __future__ import annotations
 
 import ast
-import warnings
 
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.text import Coverage
 from engine.navigation import TextEdit
 from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
+from engine.refactor.pytrees import code_points, parse_python, with_spans
 
 _ATTRIBUTE_CALLS = frozenset({"getattr", "setattr", "hasattr", "delattr"})
 
@@ -25,7 +25,7 @@ _ATTRIBUTE_CALLS = frozenset({"getattr", "setattr", "hasattr", "delattr"})
 def with_attribute_lists(corpus: Corpus, edit: WorkspaceEdit, path: str, owner: str, old: str, new: str) -> tuple[WorkspaceEdit, list[str]]:
     """``edit`` plus the ``'old'`` strings of class ``owner``'s attribute-name collections."""
     text = corpus.source(path).text
-    tree = _parse(text)
+    tree = parse_python(text)
     cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == owner), None) if tree else None
     if cls is None:
         return edit, []
@@ -41,22 +41,17 @@ def with_attribute_lists(corpus: Corpus, edit: WorkspaceEdit, path: str, owner: 
         for element in strings:
             if element.value == old and element.end_col_offset is not None:
                 line = lines[element.lineno - 1]
-                start = len(line.encode("utf-8")[:element.col_offset].decode("utf-8", "replace")) + 1  # after the quote
+                start = code_points(line, element.col_offset) + 1  # after the quote
                 spans.append(TextEdit(Range(Position(element.lineno - 1, start), Position(element.lineno - 1, start + len(old))), new))
     if not spans:
         return edit, []
-    operations = list(edit.operations)
-    known = next((op for op in operations if isinstance(op, FileChange) and op.path == path), None)
+    known = next((op for op in edit.operations if isinstance(op, FileChange) and op.path == path), None)
     coverage = Coverage(known.edits) if known is not None else None
     spans = [s for s in spans if coverage is None or not coverage.covers(s.range.start)]
     if not spans:
         return edit, []
-    if known is None:
-        operations.append(FileChange(path, tuple(spans), corpus.source(path).sha256))
-    else:
-        operations[operations.index(known)] = FileChange(path, known.edits + tuple(spans), known.expected_sha256)
     places = ", ".join(f"{path}:{s.range.start.line + 1}" for s in spans)
-    return WorkspaceEdit(tuple(operations), edit.annotations), [
+    return with_spans(edit, lambda _path: corpus.source(path).sha256, {path: spans}), [
         f"attribute names listed by {owner} and read back with getattr renamed with it: {places}"]
 
 
@@ -77,11 +72,3 @@ def _looped_into_getattr(cls: ast.ClassDef, collection: str) -> bool:
                 return True
     return False
 
-
-def _parse(text: str) -> ast.Module | None:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SyntaxWarning)
-            return ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None

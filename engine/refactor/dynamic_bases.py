@@ -12,7 +12,6 @@ with it. When jedi cannot tell, the class is named in a warning: it may be an ov
 from __future__ import annotations
 
 import ast
-import warnings as python_warnings
 from dataclasses import dataclass
 from typing import Callable
 
@@ -23,6 +22,7 @@ from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
 from engine.refactor.jedi_rename import jedi_definitions
 from engine.refactor.local_scopes import LocalScopes
+from engine.refactor.pytrees import code_points, parse_python
 from engine.workspace import Workspace
 
 MemberOf = Callable[[str, int], "tuple[str, int] | None"]
@@ -48,7 +48,7 @@ def dynamic_subclasses(corpus: Corpus, old: str) -> list[DynamicSubclass]:
     found = []
     for path in corpus.mentioning(old, "python"):
         text = corpus.source(path).text
-        tree = _parse(text)
+        tree = parse_python(text)
         if tree is None:
             continue
         scopes: LocalScopes | None = None
@@ -56,12 +56,12 @@ def dynamic_subclasses(corpus: Corpus, old: str) -> list[DynamicSubclass]:
             defined = _definition_of(node, old) if isinstance(node, ast.ClassDef) else None
             if defined is None or not isinstance(node, ast.ClassDef):
                 continue
-            member = Position(defined[0] - 1, _code_points(split_line(text, defined[0]), defined[1]))
+            member = Position(defined[0] - 1, code_points(split_line(text, defined[0]), defined[1]))
             for base in node.bases:
                 head = _head(base)
                 scopes = scopes or LocalScopes(text)
                 if head is not None and scopes.binds(head, node.lineno):
-                    column = _code_points(split_line(text, base.end_lineno or node.lineno), base.end_col_offset or 1) - 1
+                    column = code_points(split_line(text, base.end_lineno or node.lineno), base.end_col_offset or 1) - 1
                     found.append(DynamicSubclass(path, node.lineno, node.name, ast.unparse(base),
                                                  Position((base.end_lineno or 1) - 1, max(column, 0)), member))
                     break
@@ -136,22 +136,9 @@ def _definition_of(cls: ast.ClassDef, name: str) -> tuple[int, int] | None:
     return None
 
 
-def _code_points(line: str, byte_column: int) -> int:
-    """ast's columns count UTF-8 bytes; positions here count code points."""
-    return len(line.encode("utf-8")[:byte_column].decode("utf-8", "replace"))
-
-
 def _head(expression: ast.expr) -> str | None:
     """The name an attribute chain, call or subscript starts from (``serializer`` of ``serializer.signer``)."""
     while isinstance(expression, (ast.Attribute, ast.Call, ast.Subscript)):
         expression = expression.value if not isinstance(expression, ast.Call) else expression.func
     return expression.id if isinstance(expression, ast.Name) else None
 
-
-def _parse(text: str) -> ast.Module | None:
-    try:
-        with python_warnings.catch_warnings():
-            python_warnings.simplefilter("ignore", SyntaxWarning)
-            return ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None

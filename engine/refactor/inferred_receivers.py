@@ -24,6 +24,7 @@ from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
 from engine.refactor.jedi_rename import jedi_definitions
 from engine.refactor.pytext import CodeMap
+from engine.refactor.pytrees import with_spans
 from engine.workspace import Workspace
 
 MAX_ASKED = 400
@@ -79,13 +80,6 @@ def inferred_receiver_uses(
                 through_fixtures.append(f"{path}:{position.line + 1}")
             elif member is None and ask_jedi:
                 untyped.append(f"{path}:{position.line + 1}")
-    operations = list(edit.operations)
-    for path, spans in added.items():
-        known = edited.get(path)
-        if known is None:
-            operations.append(FileChange(path, tuple(spans), corpus.source(path).sha256))
-        else:
-            operations[operations.index(known)] = FileChange(path, known.edits + tuple(spans), known.expected_sha256)
     notes = []
     by_jedi = [f"{path}:{span.range.start.line + 1}" for path, spans in added.items() for span in spans
                if f"{path}:{span.range.start.line + 1}" not in through_fixtures]
@@ -101,7 +95,7 @@ def inferred_receiver_uses(
                      f"left as they are: check them, they may be the renamed member: {shown}")
     if len(candidates) > len(asked):
         notes.append(f"{len(candidates) - len(asked)} more use(s) of .{old} on receivers the server could not type were not checked")
-    return WorkspaceEdit(tuple(operations), edit.annotations), notes
+    return with_spans(edit, lambda path: corpus.source(path).sha256, added), notes
 
 
 def _shown(places: list[str]) -> list[str]:

@@ -21,6 +21,7 @@ from engine.edits.text import covers
 from engine.navigation import TextEdit
 from engine.positions import Position, Range, split_lines
 from engine.refactor.pysource import parse
+from engine.refactor.pytrees import with_spans
 from engine.symbols import SymbolKind
 from engine.workspace import Workspace
 
@@ -86,15 +87,8 @@ def keyword_call_sites(
             f"calls of {called}(…, {parameter.name}=…) the rename could not resolve were left as they are, because "
             f"{', '.join(rivals)} also take {parameter.name}: {places}"
         ]
-    operations = list(already.operations)
-    for path, edits in sites.items():
-        known = edited.get(path)
-        if known is None:
-            operations.append(FileChange(path, tuple(edits), workspace.read(path).sha256))
-        else:
-            operations[operations.index(known)] = FileChange(path, known.edits + tuple(edits), known.expected_sha256)
     note = f"keyword {parameter.name}= renamed at calls of {called} found by name (no other {called} takes it): {places}"
-    return WorkspaceEdit(tuple(operations), already.annotations), [*family_notes, note]
+    return with_spans(already, lambda path: workspace.read(path).sha256, sites), [*family_notes, note]
 
 
 def _family(queries: GraphQueries, parameter: Parameter) -> list[tuple[str, int]]:
@@ -134,15 +128,8 @@ def _with_family_signatures(
         added.setdefault(path, []).append(TextEdit(span, new))
     if not added:
         return already, []
-    operations = list(already.operations)
-    for path, edits in added.items():
-        known = edited.get(path)
-        if known is None:
-            operations.append(FileChange(path, tuple(edits), workspace.read(path).sha256))
-        else:
-            operations[operations.index(known)] = FileChange(path, known.edits + tuple(edits), known.expected_sha256)
     places = ", ".join(f"{path}:{e.range.start.line + 1}" for path, edits in added.items() for e in edits)
-    return WorkspaceEdit(tuple(operations), already.annotations), [
+    return with_spans(already, lambda path: workspace.read(path).sha256, added), [
         f"the same parameter renamed in the function's other signatures (overloads, stub): {places}"]
 
 

@@ -10,9 +10,10 @@ the whole function unless it is declared ``global`` or ``nonlocal`` there: Pytho
 from __future__ import annotations
 
 import ast
-import warnings
 from bisect import bisect_right
 from dataclasses import dataclass
+
+from engine.refactor.pytrees import parse_python
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
@@ -28,12 +29,7 @@ class LocalScopes:
     """The functions of one file and the names each binds, asked by line."""
 
     def __init__(self, text: str) -> None:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", SyntaxWarning)
-                tree = ast.parse(text)
-        except (SyntaxError, ValueError):
-            tree = None
+        tree = parse_python(text)
         scopes = [_scope(node) for node in ast.walk(tree) if isinstance(node, _FUNCTIONS)] if tree is not None else []
         self._scopes = sorted(scopes, key=lambda s: (s.first, -s.last))
         self._firsts = [s.first for s in self._scopes]

@@ -11,12 +11,12 @@ edit the server made in that file is dropped.
 from __future__ import annotations
 
 import ast
-import warnings
 
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.navigation import TextEdit
 from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
+from engine.refactor.pytrees import code_points, parse_python
 
 
 def keep_local_twins(corpus: Corpus, edit: WorkspaceEdit, defining_file: str, old: str, new: str) -> tuple[WorkspaceEdit, list[str]]:
@@ -28,7 +28,7 @@ def keep_local_twins(corpus: Corpus, edit: WorkspaceEdit, defining_file: str, ol
         if not isinstance(change, FileChange) or change.path == defining_file or not change.path.endswith(".py"):
             continue
         text = corpus.source(change.path).text
-        tree = _parse(text)
+        tree = parse_python(text)
         if tree is None or not _defines_at_module_level(tree, old):
             continue
         starts = corpus.source(change.path).line_starts
@@ -73,14 +73,5 @@ def _plain_import_aliases(tree: ast.Module, name: str) -> list[ast.alias]:
 def _position(text: str, starts: list[int], alias: ast.alias) -> tuple[int, int]:
     line = alias.lineno - 1
     end = starts[line + 1] if line + 1 < len(starts) else len(text)
-    raw = text[starts[line]:end]
-    return line, len(raw.encode("utf-8")[:alias.col_offset].decode("utf-8", "replace"))
+    return line, code_points(text[starts[line]:end], alias.col_offset)
 
-
-def _parse(text: str) -> ast.Module | None:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SyntaxWarning)
-            return ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None

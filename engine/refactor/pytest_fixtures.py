@@ -20,12 +20,12 @@ Anything else is unknown, and the use stays unknown: a wrong answer would rename
 from __future__ import annotations
 
 import ast
-import warnings
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Callable
 
 from engine.refactor.corpus import Corpus
+from engine.refactor.pytrees import parse_python
 
 ResolveClass = Callable[[str, str, int], str | None]
 """(file, dotted expression, 1-based line) → the graph node of the class it names, or None."""
@@ -157,17 +157,8 @@ class FixtureValues:
     def _tree(self, path: str) -> ast.Module | None:
         if path not in self._trees:
             text = self.corpus.source(path).text if self.corpus.bytes_of(path) is not None else None
-            self._trees[path] = _parse(text) if text is not None else None
+            self._trees[path] = parse_python(text) if text is not None else None
         return self._trees[path]
-
-
-def _parse(text: str) -> ast.Module | None:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SyntaxWarning)
-            return ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
 
 
 def _arguments(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
