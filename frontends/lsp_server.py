@@ -105,6 +105,10 @@ class GraftLanguageServer(LanguageServer):
         for change in data["documentChanges"]:
             if "edits" in change:
                 change["edits"] = [{**edit, "annotationId": "graft"} for edit in change["edits"]]
+                # An open buffer's version (the plan was checked against it): the editor refuses the
+                # edit if the buffer moved on since. Closed files have none (null: the file on disk).
+                document = self.workspace.text_documents.get(change["textDocument"]["uri"])
+                change["textDocument"]["version"] = document.version if document is not None else None
             else:
                 change["annotationId"] = "graft"
         return _CONVERTER.structure(data, t.WorkspaceEdit)

@@ -166,6 +166,24 @@ def test_a_buffer_with_unsaved_changes_is_not_renamed_from_stale_disk(project: P
     assert "unsaved changes" in outcome and edits == []
 
 
+def test_edits_carry_the_open_buffers_versions(project: Path) -> None:
+    """The plan is checked against open buffers; its edit names each one's version, so an editor
+    whose buffer moved on since refuses it. Files not open carry none (null: the disk)."""
+    pricing = uri(project, "shop/pricing.py")
+    text = (project / "shop/pricing.py").read_text()
+    line = next(n for n, row in enumerate(text.splitlines()) if row.startswith("def apply_discount"))
+
+    async def steps(client: LanguageClient) -> Any:
+        client.text_document_did_open(t.DidOpenTextDocumentParams(t.TextDocumentItem(pricing, "python", 7, text)))
+        return await client.text_document_rename_async(t.RenameParams(t.TextDocumentIdentifier(pricing), t.Position(line, 6), "discounted"))
+
+    renamed, _edits, _ = asyncio.run(session(project, steps))
+    versions = {change.text_document.uri: change.text_document.version
+                for change in renamed.document_changes if hasattr(change, "text_document")}
+    assert versions[pricing] == 7
+    assert len(versions) > 1 and all(version is None for document, version in versions.items() if document != pricing)
+
+
 def test_the_other_commands_outline_impact_insert_and_replace(project: Path) -> None:
     async def steps(client: LanguageClient) -> Any:
         run = client.workspace_execute_command_async
