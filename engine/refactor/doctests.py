@@ -32,6 +32,7 @@ from engine.navigation import TextEdit
 from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
 from engine.refactor.pytext import CodeMap
+from engine.refactor.pytrees import parse_python
 
 _EXAMPLE = re.compile(r"^[ \t]*(?:>>>|\.\.\.)(?: |$)", re.M)
 _DOC_SUFFIXES = (".md", ".rst", ".txt")
@@ -42,20 +43,31 @@ class DoctestPass:
     """Built while the server computes its rename (it only reads files); :meth:`add` then keeps
     the examples of the files the rename changes."""
 
-    def __init__(self, corpus: Corpus, defining_file: str, old: str, new: str) -> None:
+    def __init__(self, corpus: Corpus, defining_file: str, old: str, new: str, declared_at: int | None = None) -> None:
+        """``declared_at``: the 0-based line of the symbol's name; for a class member, the examples
+        in its class (its own docstrings and its methods') also have ``x.old`` renamed: there
+        ``p.prepend(10)`` is the member (more-itertools' peekable)."""
         self.corpus, self.defining_file, self.old = corpus, defining_file, old
         mention = re.compile(rf"(?<![\w.]){re.escape(old)}(?!\w)")
         # A class whose repr is built from its own name prints the new name in expected output.
         shown = re.compile(rf"(?<![\w.]){re.escape(old)}(?=\()") if _repr_names_the_class(corpus, defining_file, old) else None
         self._python: dict[str, list[TextEdit]] = {}
+        owner = _owner_class(corpus.source(defining_file).text, old, declared_at) if declared_at is not None else None
         for path in corpus.mentioning(old, "python"):
             source = corpus.source(path)
             code = CodeMap(source.text)
-            edits = _example_edits(source.text, mention, new, lambda offset: not code.is_code(offset), shown)
+            if owner is None:
+                edits = _example_edits(source.text, mention, new, lambda offset: not code.is_code(offset), shown)
+            elif path == defining_file:
+                # A member is only ever reached as an attribute: a bare name in an example is another thing.
+                edits = _member_example_edits(source.text, old, new, owner, code)
+            else:
+                edits = []
             if edits:
                 self._python[path] = edits
         files = corpus.workspace.scan(".").files
-        collected = _collected_text_files(corpus, files)
+        # A member's name alone in a text file's example is not the member.
+        collected = _collected_text_files(corpus, files) if owner is None else []
         self._text: list[FileChange] = []
         for path in collected:
             try:
@@ -110,6 +122,29 @@ def _example_edits(
             in_output = in_output and bool(line.strip()) and prompt is None
         offset += len(line) + 1
     return edits
+
+
+def _owner_class(text: str, old: str, declared_at: int) -> range | None:
+    """The 0-based lines of the class that declares ``old`` at ``declared_at`` (None when it is no member)."""
+    tree = parse_python(text)
+    owner = next((node for node in ast.walk(tree) if isinstance(node, ast.ClassDef) and any(
+        _declares(statement, old, declared_at + 1) for statement in node.body)), None) if tree else None
+    return range(owner.lineno - 1, owner.end_lineno or owner.lineno) if owner is not None else None
+
+
+def _member_example_edits(text: str, old: str, new: str, inside: range, code: CodeMap) -> list[TextEdit]:
+    """``x.old`` on the example lines inside the class (its docstrings and its methods')."""
+    attribute = re.compile(rf"(?<=\.){re.escape(old)}(?!\w)")
+    return [edit for edit in _example_edits(text, attribute, new, lambda offset: not code.is_code(offset))
+            if edit.range.start.line in inside]
+
+
+def _declares(statement: ast.stmt, name: str, line: int) -> bool:
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return statement.name == name and statement.lineno <= line <= (statement.body[0].lineno if statement.body else line)
+    targets = statement.targets if isinstance(statement, ast.Assign) else (
+        [statement.target] if isinstance(statement, ast.AnnAssign) else [])
+    return any(isinstance(t, ast.Name) and t.id == name and t.lineno == line for t in targets)
 
 
 _NAME_OF_CLASS = re.compile(r"__class__\.__(?:qual)?name__|type\(self\)\.__(?:qual)?name__")

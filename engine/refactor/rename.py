@@ -128,7 +128,7 @@ def plan_rename(
             with ThreadPoolExecutor(1, thread_name_prefix="graft-rename") as waiting, _responsive_threads():
                 # The server renames in its own process; the passes that only read files run meanwhile.
                 asked = waiting.submit(lambda: [services.rename(s, t.position, new_name) for s, t in zip(sources, targets)])
-                passes = _Passes(corpus, dotted, old_name, new_name, language, extend, primary)
+                passes = _Passes(corpus, dotted, old_name, new_name, language, extend, primary, targets[0].position.line)
                 answers = asked.result()
             edit = merge([_from_server(corpus, answer.value) for answer in answers])
             edit, other_names = _only_the_old_name(corpus, edit, old_name)
@@ -155,7 +155,7 @@ def plan_rename(
     if require_server:
         raise ServiceUnavailable("no language server is configured to rename here, and --source lsp allows no fallback")
     if language == "python":
-        passes = passes or _Passes(corpus, dotted, old_name, new_name, language, extend, primary)
+        passes = passes or _Passes(corpus, dotted, old_name, new_name, language, extend, primary, targets[0].position.line)
         edit = merge([jedi_rename(workspace, t.file, t.position, new_name) for t in targets])
         edit, extended = passes.add(edit, primary)
         if fixtures is not None:
@@ -197,7 +197,7 @@ class _Passes:
 
     def __init__(
         self, corpus: Corpus, dotted: str | None, old: str, new: str, language: str | None, extend: Extension | None,
-        defining_file: str,
+        defining_file: str, declared_at: int | None = None,
     ) -> None:
         self.corpus, self.old, self.new = corpus, old, new
         self.dotted_strings = dotted_strings(corpus, dotted, old, new)
@@ -208,7 +208,7 @@ class _Passes:
         self.all_entries = {path: all_entries(corpus.source(path), old) for path in python_files}
         # Symbols only (they have a dotted path): a parameter's or local's name on an example line
         # is as likely another function's keyword (`pred=` in a sibling's doctest) as this one.
-        self.doctests = DoctestPass(corpus, defining_file, old, new) if language == "python" and dotted is not None else None
+        self.doctests = DoctestPass(corpus, defining_file, old, new, declared_at) if language == "python" and dotted is not None else None
         self.lookups = dynamic_module_lookups(corpus, defining_file, old) if language == "python" else []
 
     def add(self, edit: WorkspaceEdit, defining_file: str) -> tuple[WorkspaceEdit, list[str]]:
