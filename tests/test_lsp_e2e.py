@@ -755,3 +755,20 @@ def test_self_uses_in_a_same_named_class_of_another_module_are_not_renamed(tmp_p
         engine.edits().apply(plan.edit)
     assert (package / "dictutils.py").read_text().count("_append_item") == 2
     assert "_append_item" not in (package / "urlutils.py").read_text()
+
+
+def test_a_property_with_a_setter_is_renamed_with_every_self_use_in_its_class(tmp_path: Path) -> None:
+    """pyflakes' Checker.futuresAllowed: the graph resolves ``self.futuresAllowed`` to the
+    setter, which is the same property as the getter the rename started from; the server's
+    edits of those uses stay (they were taken back as another class's: 708 red tests)."""
+    require("basedpyright")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'm'\n")
+    (tmp_path / "m.py").write_text(
+        "class Checker:\n    def __init__(self):\n        self._allowed = True\n\n    @property\n    def futuresAllowed(self):\n"
+        "        return self._allowed\n\n    @futuresAllowed.setter\n    def futuresAllowed(self, value):\n        self._allowed = value\n\n"
+        "    def handle(self):\n        if self.futuresAllowed:\n            self.futuresAllowed = False\n        return self.futuresAllowed\n")
+    with served_engine(tmp_path, "basedpyright") as engine:
+        plan = engine.plan_rename("m.py:Checker/futuresAllowed[0]", "futures_allowed")
+        engine.edits().apply(plan.edit)
+    text = (tmp_path / "m.py").read_text()
+    assert "futuresAllowed" not in text and text.count("futures_allowed") == 6, text

@@ -12,6 +12,7 @@ too, and a warning names it as what it is: a receiver of unknown type.
 
 from __future__ import annotations
 
+import ast
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
 from engine.refactor.jedi_rename import jedi_definitions
 from engine.refactor.pytext import CodeMap
-from engine.refactor.pytrees import with_spans
+from engine.refactor.pytrees import parse_python, with_spans
 from engine.workspace import Workspace
 
 MAX_ASKED = 400
@@ -58,8 +59,8 @@ def inferred_receiver_uses(
         return edit, []
     asked = candidates[:MAX_ASKED]
     wanted = {(d.path, d.position.line, d.position.column) for d in declarations}
-    wanted_lines = {(d.path, d.position.line) for d in declarations}
     found = jedi_definitions(workspace, asked) if ask_jedi else [set() for _ in asked]
+    classes = _Classes(corpus)
     added: dict[str, list[TextEdit]] = {}
     untyped: list[str] = []
     through_fixtures: list[str] = []
@@ -68,14 +69,14 @@ def inferred_receiver_uses(
         receiver = _receiver(corpus.source(path).text, corpus.source(path).line_starts[position.line] + position.column)
         if receiver in ("self", "cls") and fixture_member is not None:
             # jedi lands an assignment `self.old = ...` on itself; the class's hierarchy decides.
-            if fixture_member(path, position.line + 1, receiver) in wanted_lines:
+            if classes.same(fixture_member(path, position.line + 1, receiver), declarations):
                 added.setdefault(path, []).append(span)
             continue
         if any(definition in wanted for definition in definitions):
             added.setdefault(path, []).append(span)
         elif not definitions:
             member = fixture_member(path, position.line + 1, receiver) if fixture_member and receiver else None
-            if member is not None and member in wanted_lines:
+            if member is not None and classes.same(member, declarations):
                 added.setdefault(path, []).append(span)
                 through_fixtures.append(f"{path}:{position.line + 1}")
             elif member is None and ask_jedi:
@@ -134,10 +135,11 @@ def without_self_homonyms(
     corpus: Corpus, edit: WorkspaceEdit, old: str, declarations: list[Declaration], fixture_member: FixtureMember,
 ) -> tuple[WorkspaceEdit, list[str]]:
     """``edit`` without the server's edits of ``self.old`` that the project graph resolves, in
-    their enclosing class, to another declaration than the renamed ones: a class of the same
-    name elsewhere (boltons urlutils' own copy of OrderedMultiDict, with its own ``_insert``),
-    which the server took for the renamed class."""
-    wanted = {(d.path, d.position.line) for d in declarations}
+    their enclosing class, to a declaration in another class than the renamed ones': a class of
+    the same name elsewhere (boltons urlutils' own copy of OrderedMultiDict, with its own
+    ``_insert``), which the server took for the renamed class. (Within the renamed member's own
+    class, a property's setter and getter are one member.)"""
+    classes = _Classes(corpus)
     operations = list(edit.operations)
     dropped: list[str] = []
     for index, change in enumerate(operations):
@@ -151,7 +153,7 @@ def without_self_homonyms(
             receiver = _receiver(source.text, offset) if offset > 0 and source.text[offset - 1] == "." else None
             if receiver in ("self", "cls") and source.text[offset:offset + len(old)] == old:
                 member = fixture_member(change.path, start.line + 1, receiver)
-                if member is not None and member not in wanted:
+                if member is not None and not classes.same(member, declarations):
                     dropped.append(f"{change.path}:{start.line + 1}")
                     continue
             kept.append(text_edit)
@@ -161,3 +163,30 @@ def without_self_homonyms(
     notes = [f"uses of self.{old} in classes whose own {old} is another declaration, left as they are (the server "
              f"had renamed them): {', '.join(_shown(dropped))}"] if dropped else []
     return WorkspaceEdit(tuple(operations), edit.annotations), notes
+
+
+class _Classes:
+    """Which class a declaration sits in (file and the ``class`` line), from Python's own trees."""
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+        self._ranges: dict[str, list[tuple[int, int]]] = {}
+
+    def of(self, path: str, line: int) -> tuple[str, int] | None:
+        """(file, 0-based line of its ``class``) of the innermost class around 0-based ``line``."""
+        if path not in self._ranges:
+            tree = parse_python(self.corpus.source(path).text) if self.corpus.bytes_of(path) is not None else None
+            self._ranges[path] = sorted((n.lineno - 1, (n.end_lineno or n.lineno) - 1) for n in ast.walk(tree)
+                                        if isinstance(n, ast.ClassDef)) if tree is not None else []
+        around = [start for start, end in self._ranges[path] if start <= line <= end]
+        return (path, max(around)) if around else None
+
+    def same(self, member: tuple[str, int] | None, declarations: list[Declaration]) -> bool:
+        """Whether ``member`` (file, 0-based line) is one of the declarations, or sits in the same
+        class as one of them (an accessor of the same property)."""
+        if member is None:
+            return False
+        if any((d.path, d.position.line) == member for d in declarations):
+            return True
+        owner = self.of(*member)
+        return owner is not None and any(self.of(d.path, d.position.line) == owner for d in declarations)
