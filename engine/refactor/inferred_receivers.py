@@ -64,6 +64,7 @@ def inferred_receiver_uses(
     added: dict[str, list[TextEdit]] = {}
     untyped: list[str] = []
     through_fixtures: list[str] = []
+    through_self: list[str] = []
     for (path, position), definitions in zip(asked, found):
         span = TextEdit(Range(position, Position(position.line, position.column + len(old))), new)
         receiver = _receiver(corpus.source(path).text, corpus.source(path).line_starts[position.line] + position.column)
@@ -71,6 +72,7 @@ def inferred_receiver_uses(
             # jedi lands an assignment `self.old = ...` on itself; the class's hierarchy decides.
             if classes.same(fixture_member(path, position.line + 1, receiver), declarations):
                 added.setdefault(path, []).append(span)
+                through_self.append(f"{path}:{position.line + 1}")
             continue
         if any(definition in wanted for definition in definitions):
             added.setdefault(path, []).append(span)
@@ -83,7 +85,10 @@ def inferred_receiver_uses(
                 untyped.append(f"{path}:{position.line + 1}")
     notes = []
     by_jedi = [f"{path}:{span.range.start.line + 1}" for path, spans in added.items() for span in spans
-               if f"{path}:{span.range.start.line + 1}" not in through_fixtures]
+               if f"{path}:{span.range.start.line + 1}" not in {*through_fixtures, *through_self}]
+    if through_self:
+        notes.append(f"uses on self (or cls) whose class has the renamed member, its own or inherited, renamed: "
+                     f"{', '.join(_shown(through_self))}")
     if by_jedi:
         notes.append(f"uses on receivers the server could not type, resolved to the renamed symbol by jedi (from their "
                      f"callers' arguments) and renamed: {', '.join(by_jedi)}")
