@@ -106,8 +106,10 @@ def find_name_uses(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> lis
                         continue
                 if resolve(path, match.group(1) + name, number + 1) == target:
                     uses.append(NameUse(path, _span(number, column + len(name), name), "code", line_start + column))
-                elif match.group(1):
+                elif match.group(1) and match.group(1) not in ("self.", "cls."):
                     # ``x.name`` where x holds an instance: its class, from annotations and constructors.
+                    # (``self`` is the graph's to resolve: by its class's name, a module that also
+                    # imports a same-named class would send it to that one.)
                     receivers = receivers or Receivers(text)
                     held = receivers.class_of(match.group(1)[:-1], number + 1)
                     if held is not None and resolve(path, f"{held}.{name}", number + 1) == target:
