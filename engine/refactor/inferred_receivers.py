@@ -109,12 +109,18 @@ def _shown(places: list[str]) -> list[str]:
 
 
 def _receiver(text: str, offset: int) -> str | None:
-    """The bare name before ``.old`` at ``offset`` (``signer`` of ``signer.unsign``), else None."""
-    match = _NAME_BEFORE_DOT.search(text, max(0, offset - 80), offset)
+    """The bare name before ``.old`` at ``offset`` (``signer`` of ``signer.unsign``), else None.
+    An instance of self's own class made on the spot (``self.__class__(value).unescape()``,
+    ``type(self)(...)``: markupsafe's striptags) is ``self`` as far as its members go."""
+    window = max(0, offset - 200)
+    if _SAME_CLASS_BEFORE_DOT.search(text, window, offset):
+        return "self"
+    match = _NAME_BEFORE_DOT.search(text, window, offset)
     return match.group(1) if match else None
 
 
 _NAME_BEFORE_DOT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\.$")
+_SAME_CLASS_BEFORE_DOT = re.compile(r"(?<![\w.])(?:self\.__class__|type\(self\)|cls)\([^()]*\)\.$")
 
 
 def _uncovered_attribute_uses(corpus: Corpus, edited: dict[str, FileChange], old: str) -> list[tuple[str, Position]]:
