@@ -49,9 +49,13 @@ class DocumentTracker:
     def open_documents(self) -> list[Path]:
         return [path for path, seen in self._seen.items() if seen.version is not None]
 
-    def use(self, path: Path, *, open_it: bool) -> bool:
+    def use(self, path: Path, *, open_it: bool, written: bool = False) -> bool:
         """Bring the server up to date with ``path`` before a request about it; True when
-        that sent the server the document (didOpen or didChange)."""
+        that sent the server the document (didOpen or didChange). ``written``: the file is known
+        to have been rewritten, so its content is compared even when its size and mtime look
+        the same (a same-length edit within the file system's timestamp granularity, a few
+        milliseconds: the change went unseen, and a diagnostics pull right after an apply was
+        answered from the old content)."""
         stat = path.stat()
         seen = self._seen.get(path)
         now = time.monotonic()
@@ -64,7 +68,7 @@ class DocumentTracker:
             return open_it
         seen.last_used = now
         sent = False
-        if (stat.st_size, stat.st_mtime_ns) != (seen.size, seen.mtime_ns):
+        if written or (stat.st_size, stat.st_mtime_ns) != (seen.size, seen.mtime_ns):
             data = path.read_bytes()
             digest = hashlib.sha256(data).hexdigest()
             seen.size, seen.mtime_ns = stat.st_size, stat.st_mtime_ns
@@ -86,7 +90,9 @@ class DocumentTracker:
                 self._notify(t.TEXT_DOCUMENT_DID_CLOSE, t.DidCloseTextDocumentParams(t.TextDocumentIdentifier(path.as_uri())))
             self._watched(path, t.FileChangeType.Deleted)
         elif path in self._seen:
-            self.use(path, open_it=False)
+            # Sent as an open document, not only as a watched-file event: servers take those after
+            # a debounce, and a diagnostics pull right after an apply was answered from the old text.
+            self.use(path, open_it=True, written=True)
         else:
             # A file the server has not been shown, most often one the edit created: servers
             # treat Created as "add it to the program, or re-read it".

@@ -88,6 +88,7 @@ class EditSession:
             deleted = {f.path for f in applied.files if f.status == "deleted"}
             after_paths = [p for p in before if p not in deleted] + [f.path for f in applied.files if f.status == "created"]
             after, skipped_after = self._errors(after_paths, time.monotonic() + self.diagnostics_budget / 2)
+            after = self._settled(before, after, set(written), renamed)
             skipped = skipped or skipped_after
         else:
             after = None
@@ -126,6 +127,23 @@ class EditSession:
         if self.files_edited is not None:
             self.files_edited(paths)
 
+    def _settled(
+        self, before: dict[str, list[Diagnostic]], after: dict[str, list[Diagnostic]] | None, written: set[str],
+        renamed: dict[str, str],
+    ) -> dict[str, list[Diagnostic]] | None:
+        """The after pass asked once more for the untouched importers when it found nothing new:
+        a server re-checks a file's dependents after a change on its own schedule, and under load
+        its first answer for an importer could still be the one from before the write (the
+        differential check then missed the error it exists for)."""
+        if after is None or _new_errors({p: d for p, d in before.items() if p in after}, after, renamed):
+            return after
+        importers = [p for p in after if p not in written]
+        if not importers:
+            return after
+        time.sleep(_SETTLE_SECONDS)
+        again, _skipped = self._errors(importers, time.monotonic() + self.diagnostics_budget / 4)
+        return {**after, **(again or {})}
+
     def _errors(self, paths: list[str], deadline: float) -> tuple[dict[str, list[Diagnostic]] | None, str]:
         """Error diagnostics per file, each from a server that had finished analysing, or None
         with the reason when they cannot be had complete. Files past the deadline are left out,
@@ -149,6 +167,10 @@ class EditSession:
                 return None, f"{answer.server} had not finished analysing {path}; diagnostics not compared"
             found[path] = [d for d in answer.value if d.severity == "error"]
         return found, ""
+
+
+_SETTLE_SECONDS = 0.3
+"""How long the after pass waits before asking the untouched importers again."""
 
 
 def _diagnostics_note(checked: bool, compared: int, wanted: int, seconds: float, skipped: str) -> str:
