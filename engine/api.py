@@ -29,8 +29,7 @@ from engine.ports import LanguageServices, Tools
 from engine.refactor.attribute_lists import with_attribute_lists
 from engine.refactor.dynamic_bases import dynamic_subclasses, with_dynamic_overrides
 from engine.refactor.inferred_receivers import FixtureMember
-from engine.refactor.pytest_fixtures import FixtureValues
-from engine.refactor import attribute_strings, keyword_arguments, move, move_other, rename, rename_file, symbol_edits
+from engine.refactor import attribute_strings, keyword_arguments, member_lookup, move, move_other, rename, rename_file, symbol_edits
 from engine.refactor.corpus import Corpus
 from engine.refactor.import_check import check_imports
 from engine.refactor.name_uses import name_uses
@@ -292,7 +291,7 @@ class Engine:
                             notes.append(f"mirror binding renamed too: {twin.file}:{twin.selection_range.start.line + 1} "
                                          f"mirrors the public names of {symbol.file} (pass --no-mirrors to leave it)")
                         extended, overrides = with_dynamic_overrides(
-                            self.workspace, corpus, extended, subclasses, new_name, wanted, self._member_of(queries, symbol.name))
+                            self.workspace, corpus, extended, subclasses, new_name, wanted, member_lookup.member_of(queries, symbol.name))
                         if len(symbol.path) == 2:  # a member of a top-level class
                             extended, listed = with_attribute_lists(corpus, extended, symbol.file, symbol.path[0].name, symbol.name, new_name)
                             overrides += listed
@@ -301,7 +300,7 @@ class Engine:
                     return add
 
                 extend = name_uses
-                fixtures = self._fixture_members(queries, old_name)
+                fixtures = member_lookup.receiver_members(queries, old_name)
         if old_name == new_name:
             raise UsageError(f"{address} is already called {new_name}")
         use_server = self.source in (SourcePreference.AUTO, SourcePreference.LSP)
@@ -311,59 +310,6 @@ class Engine:
             self.workspace, self.services, use_server, targets, old_name, new_name, text=text, dotted=dotted, extend=extend,
             files=list(self.graph().project.facts), require_server=self.source is SourcePreference.LSP, fixtures=fixtures,
         )
-
-    @staticmethod
-    def _member_of(queries: GraphQueries, name: str) -> Callable[[str, int], tuple[str, int] | None]:
-        """(file, 0-based line of a class's name) → where its member ``name`` is declared, its own or inherited."""
-        graph, project = queries.graph, queries.project
-
-        def member_of(path: str, line: int) -> tuple[str, int] | None:
-            facts = project.facts.get(path)
-            cls = next((s for s in facts.symbols if s.name_line == line + 1 and s.kind in (SymbolKind.CLASS, SymbolKind.STRUCT)), None) if facts else None
-            found = project.resolve_in_module(path, f"{cls.name_path}.{name}") if cls is not None and cls.parent is None else None
-            if found is None or not graph.has_node(found):
-                return None
-            return graph.nodes[found]["path"], graph.nodes[found]["fact"].name_line - 1
-
-        return member_of
-
-    @staticmethod
-    def _fixture_members(queries: GraphQueries, old_name: str) -> Callable[[Corpus], FixtureMember]:
-        """How a rename of member ``old_name`` learns what a test's fixture parameter holds."""
-        graph, project = queries.graph, queries.project
-
-        def resolve_class(path: str, expression: str, line: int) -> str | None:
-            node = project.resolve_expression(path, expression, line)
-            fact = graph.nodes[node].get("fact") if node is not None and graph.has_node(node) else None
-            return node if fact is not None and fact.kind in (SymbolKind.CLASS, SymbolKind.STRUCT) else None
-
-        def class_location(node: str) -> tuple[str, str] | None:
-            fact = graph.nodes[node]["fact"]
-            return (graph.nodes[node]["path"], fact.name_path) if fact.parent is None else None
-
-        def for_corpus(corpus: Corpus) -> FixtureMember:
-            values = FixtureValues(corpus, resolve_class, class_location, project.module_file)
-
-            def member(path: str, line: int, receiver: str) -> tuple[str, int] | None:
-                if receiver in ("self", "cls"):
-                    # The enclosing class's member, its own or inherited (a subclass writing
-                    # `self.message_args = ...` in its __init__ sets the base's class attribute).
-                    found = project.resolve_expression(path, f"self.{old_name}", line)
-                    return (graph.nodes[found]["path"], graph.nodes[found]["fact"].name_line - 1) if found and graph.has_node(found) else None
-                held = values.held(path, line, receiver)
-                if held is None:
-                    return None
-                if held.kind == "module":
-                    found = project.resolve_in_module(held.cls, old_name)
-                else:
-                    found = project.resolve_in_module(graph.nodes[held.cls]["path"], f"{graph.nodes[held.cls]['fact'].name_path}.{old_name}")
-                if found is None or not graph.has_node(found):
-                    return None
-                return graph.nodes[found]["path"], graph.nodes[found]["fact"].name_line - 1
-
-            return member
-
-        return for_corpus
 
     def plan_move(
         self, address: str, dest: str, *, create: bool = False, shim: bool = False, import_check: bool = True,

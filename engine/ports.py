@@ -85,9 +85,11 @@ class LanguageServices(Protocol):
         server offers no such code action."""
         ...
 
-    def diagnostics(self, source: "SourceFile", *, when_ready: bool = False) -> "Answered[list[Diagnostic]]":
+    def diagnostics(self, source: "SourceFile", *, when_ready: bool = False, recheck: bool = False) -> "Answered[list[Diagnostic]]":
         """The server's diagnostics for a file as it is on disk now; with ``when_ready``, once the
-        server has finished analysing (within its readiness budget), else labelled incomplete."""
+        server has finished analysing (within its readiness budget), else labelled incomplete.
+        ``recheck``: asked again after files it imports changed; the implementation gives the
+        server the time it takes to re-check a file's dependents."""
         ...
 
     def files_changed(self, paths: list[str]) -> None:

@@ -84,9 +84,9 @@ class PoolServices:
         path, dest = self.workspace.root / source.path, self.workspace.root / dest_path
         return self.api.call(lambda api: api.move_to_file(path, span, dest))
 
-    def diagnostics(self, source: SourceFile, *, when_ready: bool = False) -> Answered[list[Diagnostic]]:
+    def diagnostics(self, source: SourceFile, *, when_ready: bool = False, recheck: bool = False) -> Answered[list[Diagnostic]]:
         path = self.workspace.root / source.path
-        return self.api.call(lambda api: api.diagnostics(path, when_ready=when_ready))
+        return self.api.call(lambda api: api.diagnostics(path, when_ready=when_ready, recheck=recheck))
 
     def files_changed(self, paths: list[str]) -> None:
         if self._api is None:

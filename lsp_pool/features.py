@@ -26,6 +26,9 @@ from lsp_pool.errors import ServerNotFound, Unsupported
 from lsp_pool.pool import Pool
 from lsp_pool.server import ManagedServer
 
+RECHECK_SECONDS = 0.3
+"""The wait before asking a file's diagnostics again after what it imports changed."""
+
 
 
 class LanguageApi:
@@ -241,7 +244,9 @@ class LanguageApi:
 
     # -- diagnostics ---------------------------------------------------------
 
-    async def diagnostics(self, path: Path, *, wait: float = 10.0, when_ready: bool = False) -> Answered[list[Diagnostic]]:
+    async def diagnostics(
+        self, path: Path, *, wait: float = 10.0, when_ready: bool = False, recheck: bool = False,
+    ) -> Answered[list[Diagnostic]]:
         """Pull diagnostics where the server offers them, else open the file and take what it pushes.
 
         Either way the answer is labelled incomplete while the server is still indexing; with
@@ -250,6 +255,10 @@ class LanguageApi:
         server = self.server_for(path)
         await server.ensure_started()
         uri = path.as_uri()
+        if recheck:
+            # A server re-checks the dependents of a changed file on its own schedule: under load its
+            # first answer for an importer after an apply could still be the one from before it.
+            await asyncio.sleep(RECHECK_SECONDS)
         if server.capabilities is not None and server.capabilities.diagnostic_provider is not None:
             params = t.DocumentDiagnosticParams(text_document=t.TextDocumentIdentifier(uri=uri))
             value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_DIAGNOSTIC, params, allow_incomplete=not when_ready)

@@ -140,11 +140,10 @@ class EditSession:
         importers = [p for p in after if p not in written]
         if not importers:
             return after
-        time.sleep(_SETTLE_SECONDS)
-        again, _skipped = self._errors(importers, time.monotonic() + self.diagnostics_budget / 4)
+        again, _skipped = self._errors(importers, time.monotonic() + self.diagnostics_budget / 4, recheck=True)
         return {**after, **(again or {})}
 
-    def _errors(self, paths: list[str], deadline: float) -> tuple[dict[str, list[Diagnostic]] | None, str]:
+    def _errors(self, paths: list[str], deadline: float, *, recheck: bool = False) -> tuple[dict[str, list[Diagnostic]] | None, str]:
         """Error diagnostics per file, each from a server that had finished analysing, or None
         with the reason when they cannot be had complete. Files past the deadline are left out,
         and the reason says how many."""
@@ -156,7 +155,7 @@ class EditSession:
                 return found, f"{len(paths) - index} file(s) left out after the {self.diagnostics_budget:.0f} s budget"
             try:
                 # Compared like with like: each answer from a server that has finished analysing.
-                answer = self.services.diagnostics(self.workspace.read(path), when_ready=True)
+                answer = self.services.diagnostics(self.workspace.read(path), when_ready=True, recheck=recheck and index == 0)
             except ServiceUnavailable as error:
                 return None, f"diagnostics unavailable: {error.message}"
             except GraftError:
@@ -167,10 +166,6 @@ class EditSession:
                 return None, f"{answer.server} had not finished analysing {path}; diagnostics not compared"
             found[path] = [d for d in answer.value if d.severity == "error"]
         return found, ""
-
-
-_SETTLE_SECONDS = 0.3
-"""How long the after pass waits before asking the untouched importers again."""
 
 
 def _diagnostics_note(checked: bool, compared: int, wanted: int, seconds: float, skipped: str) -> str:
