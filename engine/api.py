@@ -291,7 +291,7 @@ class Engine:
                             notes.append(f"mirror binding renamed too: {twin.file}:{twin.selection_range.start.line + 1} "
                                          f"mirrors the public names of {symbol.file} (pass --no-mirrors to leave it)")
                         extended, overrides = with_dynamic_overrides(
-                            self.workspace, corpus, extended, subclasses, new_name, wanted, member_lookup.member_of(queries, symbol.name))
+                            self.workspace, corpus, extended, subclasses, symbol.name, new_name, wanted, member_lookup.member_of(queries, symbol.name))
                         if len(symbol.path) == 2:  # a member of a top-level class
                             extended, listed = with_attribute_lists(corpus, extended, symbol.file, symbol.path[0].name, symbol.name, new_name)
                             overrides += listed

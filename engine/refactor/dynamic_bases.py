@@ -22,7 +22,7 @@ from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
 from engine.refactor.jedi_rename import jedi_definitions
 from engine.refactor.local_scopes import LocalScopes
-from engine.refactor.pytrees import code_points, parse_python
+from engine.refactor.pytrees import code_points, parse_python, with_spans
 from engine.workspace import Workspace
 
 MemberOf = Callable[[str, int], "tuple[str, int] | None"]
@@ -69,7 +69,7 @@ def dynamic_subclasses(corpus: Corpus, old: str) -> list[DynamicSubclass]:
 
 
 def with_dynamic_overrides(
-    workspace: Workspace, corpus: Corpus, edit: WorkspaceEdit, subclasses: list[DynamicSubclass], new: str,
+    workspace: Workspace, corpus: Corpus, edit: WorkspaceEdit, subclasses: list[DynamicSubclass], old: str, new: str,
     wanted: set[tuple[str, int]], member_of: MemberOf,
 ) -> tuple[WorkspaceEdit, list[str]]:
     """The edit plus each subclass's member where jedi infers a base whose member is one of the
@@ -78,40 +78,22 @@ def with_dynamic_overrides(
         return edit, []
     inferred = jedi_definitions(workspace, [(s.path, s.base_at) for s in subclasses], infer=True)
     edited = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
-    operations = list(edit.operations)
-    renamed, unknown = [], []
+    added: dict[str, list[TextEdit]] = {}
+    unknown = []
     for subclass, bases in zip(subclasses, inferred):
-        members = {member_of(path, line) for path, line, _column in bases}
-        if not members & wanted:
+        if not {member_of(path, line) for path, line, _column in bases} & wanted:
             unknown.append(subclass)
             continue
-        span = TextEdit(Range(subclass.member_at, Position(subclass.member_at.line, subclass.member_at.column + len_of(corpus, subclass))), new)
+        start = subclass.member_at
         known = edited.get(subclass.path)
-        if known is not None and Coverage(known.edits).covers(span.range.start):
-            continue
-        if known is None:
-            change = FileChange(subclass.path, (span,), corpus.source(subclass.path).sha256)
-            operations.append(change)
-        else:
-            change = FileChange(subclass.path, known.edits + (span,), known.expected_sha256)
-            operations[operations.index(known)] = change
-        edited[subclass.path] = change
-        renamed.append(f"{subclass.path}:{subclass.member_at.line + 1}")
+        if known is None or not Coverage(known.edits).covers(start):
+            added.setdefault(subclass.path, []).append(TextEdit(Range(start, Position(start.line, start.column + len(old))), new))
+    renamed = [f"{path}:{span.range.start.line + 1}" for path, spans in added.items() for span in spans]
     notes = [f"overrides in classes built on run-time values that jedi resolves to the renamed member's class, "
              f"renamed: {', '.join(renamed)}"] if renamed else []
     notes += [f"{s.path}:{s.line}: class {s.name} derives from {s.base}, a value known only at run time, and defines "
-              f"{_name_at(corpus, s)}: it may override the renamed member (left as it is; check it)" for s in unknown]
-    return WorkspaceEdit(tuple(operations), edit.annotations), notes
-
-
-def len_of(corpus: Corpus, subclass: DynamicSubclass) -> int:
-    return len(_name_at(corpus, subclass))
-
-
-def _name_at(corpus: Corpus, subclass: DynamicSubclass) -> str:
-    line = split_line(corpus.source(subclass.path).text, subclass.member_at.line + 1)
-    rest = line[subclass.member_at.column:]
-    return rest[: len(rest) - len(rest.lstrip("_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"))]
+              f"{old}: it may override the renamed member (left as it is; check it)" for s in unknown]
+    return with_spans(edit, lambda path: corpus.source(path).sha256, added), notes
 
 
 def split_line(text: str, number: int) -> str:
