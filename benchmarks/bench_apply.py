@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.edits.apply import Transactions  # noqa: E402
 from engine.edits.model import FileChange, WorkspaceEdit  # noqa: E402
-from engine.navigation import TextEdit  # noqa: E402
+from engine.answers import TextEdit  # noqa: E402
 from engine.positions import Position, Range  # noqa: E402
 from engine.workspace import Workspace  # noqa: E402
 

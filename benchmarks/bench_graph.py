@@ -27,30 +27,29 @@ from multiprocessing import get_context
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tree_sitter import Language, Parser  # noqa: E402
+from tree_sitter import Parser  # noqa: E402
 from benchmarks.bench_extract import bare_walk, raw_parse_and_walk  # noqa: E402
 from benchmarks.corpus import DJANGO_VERSION, django_source, python_files  # noqa: E402
-from engine.extract.rules import GRAMMARS  # noqa: E402
+from engine.extract.treesitter import load_grammar  # noqa: E402
+from engine.languages import Grammar, profile_of  # noqa: E402
 from engine.graph import GraphQueries, ProjectIndex  # noqa: E402
-from engine.languages import language_of  # noqa: E402
 from engine.workspace import Workspace  # noqa: E402
 
 RUNS = 5
 
 
-def _raw_chunk(items: list[tuple[str, str]]) -> int:
-    """Raw parse + bare walk of (languageId, path) pairs, each with its own grammar."""
-    parsers: dict[str, Parser] = {}
+def _raw_chunk(items: list[tuple[Grammar, str]]) -> int:
+    """Raw parse + bare walk of (grammar, path) pairs, each file with its language's grammar."""
+    parsers: dict[Grammar, Parser] = {}
     visited = 0
-    for language, path in items:
-        if language not in parsers:
-            module_name, function_name = GRAMMARS[language]
-            parsers[language] = Parser(Language(getattr(__import__(module_name), function_name)()))
-        visited += bare_walk(parsers[language].parse(Path(path).read_bytes()))
+    for grammar, path in items:
+        if grammar not in parsers:
+            parsers[grammar] = Parser(load_grammar(grammar))
+        visited += bare_walk(parsers[grammar].parse(Path(path).read_bytes()))
     return visited
 
 
-def raw_two_cores(items: list[tuple[str, str]]) -> float:
+def raw_two_cores(items: list[tuple[Grammar, str]]) -> float:
     halves = [items[0::2], items[1::2]]
     with ProcessPoolExecutor(2, mp_context=get_context("spawn")) as pool:
         list(pool.map(_raw_chunk, [[items[0]], [items[1]]]))  # start the workers outside the timing
@@ -73,8 +72,8 @@ def main() -> int:
     blobs = [p.read_bytes() for p in paths]
     # The baseline parses the same files the index does: every file with a grammar (Django's
     # JavaScript too, vendored minified libraries included), each with its own grammar.
-    same_files = [(language, str(root / path)) for path in workspace.scan().files
-                  if (language := language_of(path)) in GRAMMARS]
+    same_files = [(kind.grammar, str(root / path)) for path in workspace.scan().files
+                  if (kind := profile_of(path)) is not None and kind.grammar is not None]
     # This machine's timings swing between runs: every figure is the median of several,
     # each side measured alternately so that a slow spell hits both.
     raw_python_times, raw_one_times, cold_times = [], [], []

@@ -182,9 +182,12 @@ def codegraft(root: Path, case: dict[str, object], server: bool) -> Graft:
     """Plan and apply the case with codegraft; engine refusals propagate (GraftError)."""
     from engine.api import Engine, SourcePreference
     from engine.edits.session import EditOptions
+    from engine.refactor.operations.move_file import FileRename
+    from engine.refactor.operations.move_symbol import Move
+    from engine.refactor.operations.rename_symbol import Rename
     from engine.workspace import Workspace
 
-    from lsp_pool.tools import ProcessTools
+    from process_tools.adapter import ProcessTools
 
     workspace = Workspace(root)
     services = None
@@ -198,11 +201,11 @@ def codegraft(root: Path, case: dict[str, object], server: bool) -> Graft:
                     source=SourcePreference.AUTO if server else SourcePreference.AST)
     try:
         if case["op"] == "rename":
-            plan = engine.plan_rename(str(case["address"]), str(case["new_name"]))
+            plan = engine.plan(Rename(str(case["address"]), str(case["new_name"])))
         elif case["op"] == "rename-file":
-            plan = engine.plan_rename_file(str(case["address"]), str(case["dest"]))
+            plan = engine.plan(FileRename(str(case["address"]), str(case["dest"])))
         else:
-            plan = engine.plan_move(str(case["address"]), str(case["dest"]))
+            plan = engine.plan(Move(str(case["address"]), str(case["dest"])))
         engine.edits().apply(plan.edit, EditOptions(allow_dirty=True))
     finally:
         engine.close()

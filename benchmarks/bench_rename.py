@@ -35,6 +35,7 @@ from benchmarks.corpus import DJANGO_VERSION, django_source  # noqa: E402
 from benchmarks.raw_lsp import RawClient  # noqa: E402
 from engine.api import Engine, SourcePreference  # noqa: E402
 from engine.workspace import Workspace  # noqa: E402
+from engine.refactor.operations.rename_symbol import Rename  # noqa: E402
 from lsp_pool.adapter import PoolServices  # noqa: E402
 from lsp_pool.registry import SPECS_BY_ID, locate  # noqa: E402
 
@@ -118,7 +119,7 @@ class Codegraft:
 
     def plan(self) -> float:
         start = time.perf_counter()
-        self.last = self.engine.plan_rename(f"{FILE}:{NAME_PATH}", NEW_NAME)
+        self.last = self.engine.plan(Rename(f"{FILE}:{NAME_PATH}", NEW_NAME))
         return time.perf_counter() - start
 
     def apply(self) -> float:

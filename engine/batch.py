@@ -18,58 +18,27 @@ import json
 import shutil
 import tempfile
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
 from engine.api import Engine
 from engine.edits.diff import FileSummary, summarize, unified_diff
-from engine.edits.plan import FileState
+from engine.edits.outcome import EditOutcome, StepOutcome
+from engine.edits.materialize import FileState
 from engine.edits.model import CreateFile, DeleteFile, FileChange, Operation, WorkspaceEdit
 from engine.edits.session import EditOptions
 from engine.errors import GraftError, Refused, UsageError
-from engine.refactor.plan import RefactorPlan
-from engine.refactor.pysource import line_edits
+from engine.refactor.operations import RefactorOperation, build
+from engine.refactor.cst_edits import line_edits
+from engine.symbols import Confidence, Source
 from engine.workspace import Workspace, decode_source
-
-_STEP_FIELDS: dict[str, tuple[str, ...]] = {
-    "rename": ("address", "new_name"),
-    "move": ("address", "dest"),
-    "rename-file": ("old", "new"),
-    "replace": ("address", "text"),
-    "insert-before": ("address", "text"),
-    "insert-after": ("address", "text"),
-    "delete": ("address",),
-}
-
 
 class BatchStepRefused(Refused):
     code = "batch_refused"
 
 
-@dataclass(frozen=True)
-class StepOutcome:
-    index: int
-    op: str
-    target: str
-    source: str
-    confidence: str
-    files: list[str]
-    warnings: list[str]
-    transaction: str | None = None
-
-
-@dataclass
-class BatchOutcome:
-    applied: bool
-    steps: list[StepOutcome] = field(default_factory=list)
-    diff: str = ""
-    files: list[FileSummary] = field(default_factory=list)
-    verify_output: str = ""
-    """The tail of what ``--verify`` printed, when it ran."""
-
-
-def load_plan(path: Path) -> list[dict[str, Any]]:
+def load_plan(path: Path) -> list[RefactorOperation]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
@@ -88,72 +57,63 @@ def load_plan(path: Path) -> list[dict[str, Any]]:
     steps = data.get("steps", data.get("step")) if isinstance(data, dict) else data
     if not isinstance(steps, list) or not steps:
         raise UsageError(f"{path} holds no steps: give a list of {{op: ..., ...}} (or steps = [...], or [[step]] in TOML)")
+    operations = []
     for index, step in enumerate(steps, 1):
-        if not isinstance(step, dict) or step.get("op") not in _STEP_FIELDS:
-            raise UsageError(f"step {index} of {path}: op must be one of {', '.join(_STEP_FIELDS)}")
-        missing = [name for name in _STEP_FIELDS[step["op"]] if not isinstance(step.get(name), str)]
-        if missing:
-            raise UsageError(f"step {index} ({step['op']}) of {path} lacks {', '.join(missing)}")
-    return steps
-
-
-def plan_step(engine: Engine, step: dict[str, Any]) -> RefactorPlan:
-    op = step["op"]
-    if op == "rename":
-        return engine.plan_rename(step["address"], step["new_name"], text=bool(step.get("text")), mirrors=bool(step.get("mirrors", True)))
-    if op == "move":
-        return engine.plan_move(step["address"], step["dest"], create=bool(step.get("create")), shim=bool(step.get("shim")),
-                                import_check=bool(step.get("import_check", True)))
-    if op == "rename-file":
-        return engine.plan_rename_file(step["old"], step["new"], import_check=bool(step.get("import_check", True)))
-    if op == "replace":
-        return engine.plan_replace(step["address"], step["text"])
-    if op in ("insert-before", "insert-after"):
-        return engine.plan_insert(step["address"], step["text"], before=op == "insert-before")
-    return engine.plan_delete(step["address"])
+        where = f"step {index} of {path}"
+        if not isinstance(step, dict):
+            raise UsageError(f"{where} is not a table of op and fields")
+        fields = {key: value for key, value in step.items() if key != "op"}
+        operations.append(build(step.get("op"), fields, where=where))
+    return operations
 
 
 def run_batch(
-    engine: Engine, steps: list[dict[str, Any]], *, apply: bool, each: bool = False,
+    engine: Engine, steps: list[RefactorOperation], *, apply: bool, each: bool = False,
     options: EditOptions | None = None, scratch_engine: Callable[[Path], Engine] | None = None,
     progress: Callable[[int, int, str], None] | None = None,
-) -> BatchOutcome:
+) -> EditOutcome:
     chosen = options or EditOptions(allow_dirty=engine.settings.allow_dirty)
     if apply and each:
         return _step_by_step(engine, steps, chosen, progress)
     trial, states = _in_scratch(engine, steps, scratch_engine, progress)
+    diff = unified_diff(states)
     if not apply:
-        return BatchOutcome(False, trial.steps, unified_diff(states), summarize(states))
+        return replace(trial, files=summarize(states), diff=diff)
     # The whole batch as one transaction: one journal entry, one undo, all files or none.
     written = engine.edits().apply(_edit_from(engine, states), chosen)
-    steps_out = [replace(s, transaction=written.applied.transaction) for s in trial.steps]
-    return BatchOutcome(True, steps_out, unified_diff(states), list(written.applied.files), written.verify_output)
+    steps_out = [replace(s, transaction=written.transaction) for s in trial.steps]
+    return replace(written, operation="batch", steps=steps_out, diff=diff, edits=trial.edits, **_provenance(steps_out))
 
 
 def _step_by_step(
-    engine: Engine, steps: list[dict[str, Any]], options: EditOptions, progress: Callable[[int, int, str], None] | None,
-) -> BatchOutcome:
+    engine: Engine, steps: list[RefactorOperation], options: EditOptions, progress: Callable[[int, int, str], None] | None,
+) -> EditOutcome:
     """Every step its own transaction; a refusal stops the batch and leaves earlier steps applied."""
-    outcome = BatchOutcome(applied=True)
+    done: list[StepOutcome] = []
+    files: list[FileSummary] = []
+    edits = 0
     for index, step in enumerate(steps, 1):
         if progress is not None:
-            progress(index, len(steps), _target(step))
+            progress(index, len(steps), step.target())
         try:
-            plan = plan_step(engine, step)
-            own = frozenset(f.path for f in outcome.files)
-            applied = engine.edits().apply(plan.edit, replace(options, own_changes=own)).applied
+            plan = engine.plan(step)
+            own = frozenset(f.path for f in files)
+            applied = engine.edits().apply(plan.edit, replace(options, own_changes=own))
         except GraftError as error:
-            kept = f"; steps 1-{index - 1} stay applied (--each)" if outcome.steps else ""
-            raise BatchStepRefused(f"step {index} ({step['op']} {_target(step)}) was refused: {error.message}{kept}") from None
-        outcome.steps.append(_outcome(index, step, plan, [f.path for f in applied.files], applied.transaction))
-        outcome.files += applied.files
-    return outcome
+            kept = f"; steps 1-{index - 1} stay applied (--each)" if done else ""
+            raise BatchStepRefused(f"step {index} ({step.name} {step.target()}) was refused: {error.message}{kept}") from None
+        done.append(StepOutcome(index, step.name, step.target(), plan.source, plan.confidence, [f.path for f in applied.files],
+                                plan.warnings, applied.transaction))
+        files += applied.files
+        edits += plan.edit.edit_count
+    last = done[-1].transaction if done else None
+    return EditOutcome("batch", True, files, last, edits, steps=done, **_provenance(done))
 
 
 def _in_scratch(
-    engine: Engine, steps: list[dict[str, Any]], scratch_engine: Callable[[Path], Engine] | None,
+    engine: Engine, steps: list[RefactorOperation], scratch_engine: Callable[[Path], Engine] | None,
     progress: Callable[[int, int, str], None] | None,
-) -> tuple[BatchOutcome, list[FileState]]:
+) -> tuple[EditOutcome, list[FileState]]:
     """Every step applied in a scratch copy of the workspace (which is only read), and the
     before/after of every file the batch changes."""
     root = engine.workspace.root
@@ -176,7 +136,7 @@ def _in_scratch(
             mode = (after if after.exists() else original).stat().st_mode & 0o777
             states.append(FileState(path, before_bytes, after_bytes, mode))
     steps_out = [replace(s, transaction=None) for s in outcome.steps]
-    return BatchOutcome(False, steps_out), [s for s in states if s.changed]
+    return replace(outcome, applied=False, transaction=None, steps=steps_out), [s for s in states if s.changed]
 
 
 def _edit_from(engine: Engine, states: list[FileState]) -> WorkspaceEdit:
@@ -196,9 +156,14 @@ def _edit_from(engine: Engine, states: list[FileState]) -> WorkspaceEdit:
     return WorkspaceEdit(tuple(operations))
 
 
-def _outcome(index: int, step: dict[str, Any], plan: RefactorPlan, files: list[str], transaction: str | None) -> StepOutcome:
-    return StepOutcome(index, step["op"], _target(step), plan.source.value, plan.confidence.value, files, plan.warnings, transaction)
+def _provenance(steps: list[StepOutcome]) -> dict[str, Any]:
+    """A batch is as trustworthy as its weakest step: the lowest confidence, and the source of that step."""
+    if not steps:
+        return {}
+    weakest = max(steps, key=lambda s: (_CONFIDENCE_ORDER.index(s.confidence), _SOURCE_ORDER.index(s.source)))
+    return {"source": weakest.source, "confidence": weakest.confidence,
+            "warnings": [f"step {s.index}: {w}" for s in steps for w in s.warnings]}
 
 
-def _target(step: dict[str, Any]) -> str:
-    return str(step.get("address") or f"{step.get('old')} -> {step.get('new')}")
+_CONFIDENCE_ORDER = list(Confidence)
+_SOURCE_ORDER = list(Source)

@@ -1,4 +1,4 @@
-"""The facade every front end talks to: one client of one workspace's :class:`Engine`.
+"""One connection's client of a workspace's :class:`Engine`: the path every front end's edits take.
 
 A front end (MCP server, LSP server, batch CLI) parses a request into these calls, makes
 one call, and renders the value it gets back. A client holds what is per connection: the
@@ -10,58 +10,18 @@ fields plus the transaction.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import replace
 
 from engine import files
 from engine.api import Engine
 from engine.edits.diff import summarize, unified_diff
 from engine.edits.model import WorkspaceEdit
+from engine.edits.outcome import EditOutcome
 from engine.edits.session import EditOptions
 from engine.errors import Refused
+from engine.refactor.operations import RefactorOperation
 from engine.refactor.plan import RefactorPlan
-
-
-@dataclass(frozen=True)
-class ChangedFile:
-    path: str
-    status: str
-    added: int
-    removed: int
-
-
-@dataclass(frozen=True)
-class EditResult:
-    """What a change did (applied) or would do (dry run)."""
-
-    operation: str
-    applied: bool
-    diff: str
-    files: list[ChangedFile]
-    edits: int
-    source: str = "text"
-    """Where the facts behind it came from: lsp, ast, regex, or text for plain file edits."""
-    confidence: str = "high"
-    warnings: list[str] = field(default_factory=list)
-    transaction: str | None = None
-    new_syntax_errors: list[str] = field(default_factory=list)
-    new_diagnostics: list[str] = field(default_factory=list)
-    """``file:line: message`` of errors the servers report that were not there before."""
-
-    def to_json(self) -> dict[str, object]:
-        """The shape the CLI's ``--json`` and the MCP tools return."""
-        return {
-            "operation": self.operation, "applied": self.applied, "diff": self.diff,
-            "files": [vars(f) for f in self.files], "edits": self.edits, "source": self.source,
-            "confidence": self.confidence, "warnings": self.warnings, "transaction": self.transaction,
-            "new_diagnostics": self.new_diagnostics, "new_syntax_errors": self.new_syntax_errors,
-        }
-
-    def summary(self) -> str:
-        head = f"{self.operation}: {'applied as ' + str(self.transaction) if self.applied else 'dry run'}; " \
-               f"{len(self.files)} file(s), {self.edits} edit(s) from {self.source} ({self.confidence})"
-        rows = [f"  {f.status:<9} {f.path}  +{f.added} -{f.removed}" for f in self.files]
-        notes = [f"note: {w}" for w in self.warnings] + [f"new error: {d}" for d in self.new_diagnostics]
-        return "\n".join([head, *rows, *notes])
+from engine.symbols import Confidence, Source
 
 
 class NotThisClientsTransaction(Refused):
@@ -80,40 +40,38 @@ class EngineClient:
 
     # -- changes ---------------------------------------------------------------------
 
-    def run(self, plan: RefactorPlan, *, apply: bool = False, options: EditOptions | None = None) -> EditResult:
+    def run(self, plan: RefactorPlan, *, apply: bool = False, options: EditOptions | None = None) -> EditOutcome:
         """Preview or apply a refactoring plan."""
-        return self._run(plan.operation, plan.edit, apply, options, plan.source.value, plan.confidence.value, plan.warnings)
+        return self._run(plan.operation, plan.edit, apply, options, plan.source, plan.confidence, plan.warnings)
 
-    def run_edit(self, operation: str, edit: WorkspaceEdit, *, apply: bool = False, options: EditOptions | None = None) -> EditResult:
+    def run_operation(self, operation: RefactorOperation, *, apply: bool = False, options: EditOptions | None = None) -> EditOutcome:
+        """Plan an operation from the registry, then preview or apply it."""
+        return self.run(self.engine.plan(operation), apply=apply, options=options)
+
+    def run_edit(self, operation: str, edit: WorkspaceEdit, *, apply: bool = False, options: EditOptions | None = None) -> EditOutcome:
         """Preview or apply a plain file edit."""
-        return self._run(operation, edit, apply, options, "text", "high", [])
+        return self._run(operation, edit, apply, options, Source.TEXT, Confidence.HIGH, [])
 
     def _run(
         self, operation: str, edit: WorkspaceEdit, apply: bool, options: EditOptions | None,
-        source: str, confidence: str, warnings: list[str],
-    ) -> EditResult:
+        source: Source, confidence: Confidence, warnings: list[str],
+    ) -> EditOutcome:
         session = self.engine.edits()
         states = session.preview(edit)
         diff = unified_diff(states)
         if not apply:
-            changed = [ChangedFile(f.path, f.status, f.added, f.removed) for f in summarize(states)]
-            return EditResult(operation, False, diff, changed, edit.edit_count, source, confidence, list(warnings))
+            return EditOutcome(operation, False, summarize(states), None, edit.edit_count, diff, source, confidence, list(warnings))
         chosen = options or EditOptions(allow_dirty=self.engine.settings.allow_dirty)
         outcome = session.apply(edit, chosen)
-        self.applied.append(outcome.applied.transaction)
-        written = [ChangedFile(f.path, f.status, f.added, f.removed) for f in outcome.applied.files]
-        for written_file in written:
-            if written_file.status != "deleted":
+        if outcome.transaction is not None:
+            self.applied.append(outcome.transaction)
+        for written in outcome.files:
+            if written.status != "deleted":
                 # The client has seen what it wrote: its next edit of the file needs no new read.
-                self.ledger.record(written_file.path, self.engine.workspace.read(written_file.path).sha256)
-        notes = [*warnings, outcome.diagnostics_note] if outcome.diagnostics_note else list(warnings)
-        return EditResult(
-            operation, True, diff, written, edit.edit_count, source, confidence, notes,
-            outcome.applied.transaction, list(outcome.applied.new_syntax_errors),
-            [f"{d.file}:{d.range.start.line + 1}: {d.message}" for d in outcome.new_diagnostics],
-        )
+                self.ledger.record(written.path, self.engine.workspace.read(written.path).sha256)
+        return replace(outcome, operation=operation, diff=diff, source=source, confidence=confidence, warnings=list(warnings))
 
-    def undo(self, transaction: str | None = None) -> EditResult:
+    def undo(self, transaction: str | None = None) -> EditOutcome:
         if self.own_undo_only:
             if transaction is None and not self.applied:
                 raise NotThisClientsTransaction("this session has applied nothing it could undo; another session's "
@@ -125,12 +83,11 @@ class EngineClient:
         undone = self.engine.edits().undo(transaction)
         if undone.transaction in self.applied:
             self.applied.remove(undone.transaction)
-        changed = [ChangedFile(f.path, f.status, f.added, f.removed) for f in undone.files]
-        for restored in changed:
+        for restored in undone.files:
             if restored.status != "deleted" and (self.engine.workspace.root / restored.path).is_file():
                 # The client knows what its undo restored: its next edit needs no new read.
                 self.ledger.record(restored.path, self.engine.workspace.read(restored.path).sha256)
-        return EditResult("undo", True, "", changed, 0, transaction=undone.transaction)
+        return undone
 
     # -- file tools ------------------------------------------------------------------
 
@@ -138,16 +95,18 @@ class EngineClient:
         return files.read(self.engine.workspace, self.ledger, path, start=start, end=end,
                           outline=self._outline_lines if outline else None)
 
-    def write_file(self, path: str, content: str, *, overwrite_changed: bool = False, apply: bool = False) -> EditResult:
+    def write_file(self, path: str, content: str, *, overwrite_changed: bool = False, apply: bool = False,
+                   options: EditOptions | None = None) -> EditOutcome:
         edit = files.plan_write(self.engine.workspace, self.ledger, path, content, overwrite_changed=overwrite_changed)
-        return self.run_edit("write_file", edit, apply=apply)
+        return self.run_edit("write_file", edit, apply=apply, options=options)
 
-    def edit_file(self, request: files.EditRequest, *, apply: bool = False) -> EditResult:
-        return self.run_edit("edit_file", files.plan_edit(self.engine.workspace, self.ledger, request), apply=apply)
+    def edit_file(self, request: files.EditRequest, *, apply: bool = False, options: EditOptions | None = None) -> EditOutcome:
+        return self.run_edit("edit_file", files.plan_edit(self.engine.workspace, self.ledger, request), apply=apply, options=options)
 
-    def find_replace(self, query: str, replacement: str, *, regex: bool = False, glob: str = "*", apply: bool = False) -> EditResult:
+    def find_replace(self, query: str, replacement: str, *, regex: bool = False, glob: str = "*", apply: bool = False,
+                     options: EditOptions | None = None) -> EditOutcome:
         edit = files.plan_find_replace(self.engine.workspace, query, replacement, regex=regex, glob=glob)
-        return self.run_edit("find_replace", edit, apply=apply)
+        return self.run_edit("find_replace", edit, apply=apply, options=options)
 
     def search(self, query: str, *, regex: bool = False, glob: str = "*", limit: int = 200) -> tuple[list[files.Hit], int]:
         project = self.engine.graph().project

@@ -124,3 +124,51 @@ class ServiceUnavailable(Refused):
     """
 
     code = "service_unavailable"
+
+
+class InvalidName(UsageError):
+    """A new name that is not an identifier of the language, or is one of its keywords."""
+
+    code = "invalid_name"
+
+
+class EmptyText(UsageError):
+    """Replacement or inserted text that is empty (a delete is its own operation)."""
+
+    code = "empty_text"
+
+
+class NotTopLevel(UsageError):
+    """An operation that takes top-level symbols (move) given a nested one."""
+
+    code = "not_top_level"
+
+
+class DestinationMissing(UsageError):
+    """A destination file or folder that does not exist and will not be made unless asked."""
+
+    code = "destination_missing"
+
+
+class TargetExists(UsageError):
+    """A file operation whose target path is already taken."""
+
+    code = "target_exists"
+
+
+class ExtensionMismatch(UsageError):
+    """A file rename that would change what kind of file it is (a.py to a.txt)."""
+
+    code = "extension_mismatch"
+
+
+class PackageInit(UsageError):
+    """A file rename of a package's ``__init__``: that renames a package, which is many modules."""
+
+    code = "package_init"
+
+
+class DefinitionsApart(Refused):
+    """Same-named definitions that act as one (an overload stack) but have other code between them."""
+
+    code = "definitions_apart"

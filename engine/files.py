@@ -20,7 +20,7 @@ from typing import Callable
 
 from engine.edits.model import CreateFile, FileChange, WorkspaceEdit
 from engine.errors import Refused, UsageError
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 from engine.positions import Position, Range, split_lines
 from engine.workspace import Workspace
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from engine.extract import FileSymbols
-    from engine.navigation import Diagnostic, Location, ServerEdit
+    from engine.answers import Diagnostic, Location, ServerEdit
     from engine.positions import Position, Range
     from engine.workspace import SourceFile, Workspace
 
@@ -97,6 +97,10 @@ class LanguageServices(Protocol):
         ...
 
     def status(self) -> list[ServerStatus]:
+        ...
+
+    def start_for_workspace(self) -> None:
+        """Start the server of every language the workspace has (``graft servers --start``)."""
         ...
 
     def close(self) -> None:

@@ -65,6 +65,8 @@ class Source(str, Enum):
     LSP = "lsp"
     AST = "ast"
     REGEX = "regex"
+    TEXT = "text"
+    """No symbol facts at all: a plain file edit (never a symbol's source)."""
 
 
 class Confidence(str, Enum):

@@ -2,15 +2,19 @@
 
 - ``textDocument/documentSymbol`` serves the engine's outline; ``prepareRename`` and
   ``rename`` its rename (the editor asks for the new name and applies the edit itself).
-- Code actions on the symbol under the cursor: "Rename across workspace (graft)",
-  "Move to module…", "Safe delete", "Replace body…", each a command.
-- Commands ``graft.rename``, ``graft.move``, ``graft.safeDelete``,
-  ``graft.replaceSymbolBody``, ``graft.insertBefore``, ``graft.insertAfter`` plan the
-  change and send it through ``workspace/applyEdit``, so the editor's buffers and undo
+- Code actions on the symbol under the cursor, one per operation of the registry that has
+  one (engine.refactor.operations: rename, move, safe delete, replace body), each a command.
+- One command per registered operation (``graft.rename``, ``graft.move``, ``graft.renameFile``,
+  ``graft.safeDelete``, ``graft.replaceSymbolBody``, ``graft.insertBefore``, ``graft.insertAfter``),
+  its arguments the operation's fields in order or one object of them: it plans the
+  change and sends it through ``workspace/applyEdit``, so the editor's buffers and undo
   stay in step; the edit carries a change annotation with the engine's source and
   confidence. ``graft.outline`` and ``graft.impact`` return data. Long work reports
   ``$/progress``. A command missing an argument it needs (a destination) asks with
   ``window/showMessageRequest`` where a choice can be offered.
+- An engine refusal in a request (documentSymbol, prepareRename, rename, codeAction) is a
+  RequestFailed error (-32803) whose message is the engine's sentence and whose data carries
+  its ``code``; commands answer ``{"applied": false, "error": ...}`` and show the message.
 - Plans are made from the files on disk: a command on a document with unsaved changes
   is refused with a message, rather than computed from stale text.
 """
@@ -26,24 +30,30 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as t
 from lsprotocol.converters import get_converter
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from engine.api import Engine, SourcePreference
+from engine.opening import open_engine
 from engine.edits.lsp_json import to_lsp
 from engine.edits.model import ChangeAnnotation, WorkspaceEdit
-from engine.errors import GraftError, UsageError
+from engine.errors import GraftError, SymbolNotFound, UsageError
 from engine.names import PositionAddress, parse_address
 from engine.positions import LineIndex, Position, PositionEncoding
-from engine.ports import load_language_services
+from engine.refactor.operations import OPERATIONS, FieldInfo, RefactorOperation
+from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.plan import RefactorPlan
 from engine.symbols import Symbol
-from engine.workspace import Workspace
 
 _CONVERTER = get_converter()
-COMMANDS = (
-    "graft.rename", "graft.move", "graft.safeDelete", "graft.replaceSymbolBody",
-    "graft.insertBefore", "graft.insertAfter", "graft.outline", "graft.impact",
-)
+REQUEST_FAILED = -32803
+"""LSP's RequestFailed: the request was valid and the server refuses it (the engine's refusals)."""
+COMMANDS = ("graft.outline", "graft.impact", *(operation.lsp_command for operation in OPERATIONS.values()))
+
+
+def refused(error: GraftError) -> JsonRpcException:
+    """An engine refusal as the protocol's error: the engine's sentence, its code in ``data``."""
+    return JsonRpcException(error.message, code=REQUEST_FAILED, data=error.to_json())
 
 
 class GraftLanguageServer(LanguageServer):
@@ -134,9 +144,9 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
         if not root:
             ls.window_show_message(t.ShowMessageParams(t.MessageType.Error, "graft: no workspace root given; open a folder"))
             return
-        workspace = Workspace(Path(root).resolve())
-        services = load_language_services(workspace) if ls.source in (SourcePreference.AUTO, SourcePreference.LSP) else None
-        ls.engine = Engine(workspace, services=services, source=ls.source)
+        ls.engine = open_engine(Path(root).resolve(), ls.source)
+        for report in ls.engine.recovered:
+            ls.window_show_message(t.ShowMessageParams(t.MessageType.Warning, f"graft: {report.message()}"))
 
     @server.feature(t.SHUTDOWN)
     def shutdown(ls: GraftLanguageServer, params: None) -> None:
@@ -146,9 +156,12 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
 
     @server.feature(t.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def document_symbol(ls: GraftLanguageServer, params: t.DocumentSymbolParams) -> list[t.DocumentSymbol]:
-        path = ls.path_of(params.text_document.uri)
-        listing = ls.require_engine().outline(path)
-        index = ls.index_of(path)
+        try:
+            path = ls.path_of(params.text_document.uri)
+            listing = ls.require_engine().outline(path)
+            index = ls.index_of(path)
+        except GraftError as error:
+            raise refused(error) from None
 
         def convert(symbol: Symbol) -> t.DocumentSymbol:
             return t.DocumentSymbol(
@@ -162,8 +175,11 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
 
     @server.feature(t.TEXT_DOCUMENT_PREPARE_RENAME)
     def prepare_rename(ls: GraftLanguageServer, params: t.PrepareRenameParams) -> t.Range | None:
-        path = ls.path_of(params.text_document.uri)
-        position = ls.to_engine(path, params.position)
+        try:
+            path = ls.path_of(params.text_document.uri)
+            position = ls.to_engine(path, params.position)
+        except GraftError as error:
+            raise refused(error) from None
         line = ls.index_of(path).line_text(position.line)
         start = position.column
         while start > 0 and (line[start - 1].isalnum() or line[start - 1] == "_"):
@@ -177,28 +193,27 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
 
     @server.feature(t.TEXT_DOCUMENT_RENAME)
     def rename(ls: GraftLanguageServer, params: t.RenameParams) -> t.WorkspaceEdit:
-        ls.check_saved(params.text_document.uri)
-        plan = ls.require_engine().plan_rename(_address_at(ls, params.text_document.uri, params.position), params.new_name)
-        ls.check_plan_saved(plan)
-        return ls.as_lsp_edit(plan)
+        try:
+            ls.check_saved(params.text_document.uri)
+            address = _address_at(ls, params.text_document.uri, params.position)
+            plan = ls.require_engine().plan(Rename(address, params.new_name))
+            ls.check_plan_saved(plan)
+            return ls.as_lsp_edit(plan)
+        except GraftError as error:
+            raise refused(error) from None
 
     @server.feature(t.TEXT_DOCUMENT_CODE_ACTION, t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.Refactor]))
     def code_action(ls: GraftLanguageServer, params: t.CodeActionParams) -> list[t.CodeAction]:
         try:
             symbol = ls.symbol_at(params.text_document.uri, params.range.start)
-        except GraftError:
-            return []
-        address = symbol.address
-        actions = [
-            ("Rename across workspace (graft)", "graft.rename", t.CodeActionKind.Refactor),
-            ("Move to module…", "graft.move", t.CodeActionKind.RefactorMove),
-            ("Safe delete", "graft.safeDelete", t.CodeActionKind.Refactor),
-            ("Replace body…", "graft.replaceSymbolBody", t.CodeActionKind.RefactorRewrite),
-        ]
-        if len(symbol.path) != 1:
-            actions = [a for a in actions if a[1] != "graft.move"]
-        return [t.CodeAction(title=f"{title}: {symbol.name_path}", kind=kind, command=t.Command(title=title, command=command, arguments=[address]))
-                for title, command, kind in actions]
+        except SymbolNotFound:
+            return []  # no symbol under the cursor: nothing to offer, not a failure
+        except GraftError as error:
+            raise refused(error) from None
+        offered = [o for o in OPERATIONS.values() if o.code_action is not None and (len(symbol.path) == 1 or not o.code_action.top_level_only)]
+        return [t.CodeAction(title=f"{o.code_action.title}: {symbol.name_path}", kind=t.CodeActionKind(o.code_action.kind),
+                             command=t.Command(title=o.code_action.title, command=o.lsp_command, arguments=[symbol.address]))
+                for o in offered if o.code_action is not None]
 
     @server.command("graft.outline")
     def outline(ls: GraftLanguageServer, *arguments: Any) -> list[dict[str, Any]]:
@@ -211,18 +226,19 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
     def impact(ls: GraftLanguageServer, *arguments: Any) -> list[dict[str, Any]]:
         return [r.to_json() for r in ls.require_engine().graph().impact(_argument(list(arguments), 0, "an address"))]
 
-    def refactor_command(name: str, make: Any) -> None:
-        @server.command(name)
+    def refactor_command(operation: type[RefactorOperation]) -> None:
+        @server.command(operation.lsp_command)
         async def run(ls: GraftLanguageServer, *arguments: Any) -> dict[str, Any]:
             window = ls.client_capabilities.window
             token = uuid.uuid4().hex if window is not None and window.work_done_progress else None
             if token is not None:
                 await ls.work_done_progress.create_async(token)
-                ls.work_done_progress.begin(token, t.WorkDoneProgressBegin(title=name, message="planning"))
+                ls.work_done_progress.begin(token, t.WorkDoneProgressBegin(title=operation.lsp_command, message="planning"))
             try:
-                plan = await make(ls, list(arguments))
-                if plan is None:
+                values = await _values(ls, operation, list(arguments))
+                if values is None:
                     return {"applied": False, "cancelled": True}
+                plan = ls.require_engine().plan(operation.build(values))
                 if token is not None:
                     ls.work_done_progress.report(token, t.WorkDoneProgressReport(message="applying in the editor"))
                 return await ls.send(plan)
@@ -233,34 +249,8 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
                 if token is not None:
                     ls.work_done_progress.end(token, t.WorkDoneProgressEnd(message="done"))
 
-    async def plan_rename(ls: GraftLanguageServer, arguments: list[Any]) -> RefactorPlan:
-        new_name = _argument(arguments, 1, "the new name (editors ask for it; textDocument/rename does too)")
-        return ls.require_engine().plan_rename(_argument(arguments, 0, "an address"), new_name)
-
-    async def plan_move(ls: GraftLanguageServer, arguments: list[Any]) -> RefactorPlan | None:
-        address = _argument(arguments, 0, "an address")
-        engine = ls.require_engine()
-        dest = arguments[1] if len(arguments) > 1 else await _choose_module(ls, engine.resolve(parse_address(address)))
-        if dest is None:
-            return None
-        return engine.plan_move(address, dest, create=bool(arguments[2]) if len(arguments) > 2 else False)
-
-    async def plan_delete(ls: GraftLanguageServer, arguments: list[Any]) -> RefactorPlan:
-        return ls.require_engine().plan_delete(_argument(arguments, 0, "an address"))
-
-    async def plan_replace(ls: GraftLanguageServer, arguments: list[Any]) -> RefactorPlan:
-        return ls.require_engine().plan_replace(_argument(arguments, 0, "an address"), _argument(arguments, 1, "the new declaration"))
-
-    async def plan_before(ls: GraftLanguageServer, arguments: list[Any]) -> RefactorPlan:
-        return ls.require_engine().plan_insert(_argument(arguments, 0, "an address"), _argument(arguments, 1, "the text"), before=True)
-
-    async def plan_after(ls: GraftLanguageServer, arguments: list[Any]) -> RefactorPlan:
-        return ls.require_engine().plan_insert(_argument(arguments, 0, "an address"), _argument(arguments, 1, "the text"), before=False)
-
-    for name, make in (("graft.rename", plan_rename), ("graft.move", plan_move), ("graft.safeDelete", plan_delete),
-                       ("graft.replaceSymbolBody", plan_replace), ("graft.insertBefore", plan_before),
-                       ("graft.insertAfter", plan_after)):
-        refactor_command(name, make)
+    for operation in OPERATIONS.values():
+        refactor_command(operation)
 
     return server
 
@@ -269,6 +259,29 @@ def _argument(arguments: list[Any], index: int, what: str) -> str:
     if len(arguments) <= index or not isinstance(arguments[index], str) or not arguments[index]:
         raise UsageError(f"argument {index + 1} must be {what}")
     return arguments[index]
+
+
+async def _values(ls: GraftLanguageServer, operation: type[RefactorOperation], arguments: list[Any]) -> dict[str, Any] | None:
+    """A command's arguments as the operation's fields: one object of named fields, or the fields
+    in order (required ones first, as the registry lists them). A missing destination module is
+    asked for with the modules beside the symbol's own; None when the user cancels."""
+    fields = operation.fields()
+    if len(arguments) == 1 and isinstance(arguments[0], dict):
+        values = dict(arguments[0])
+    else:
+        if len(arguments) > len(fields):
+            raise UsageError(f"{operation.lsp_command} takes at most {len(fields)} arguments ({_names(fields)}), not {len(arguments)}")
+        values = {info.name: value for info, value in zip(fields, arguments)}
+    if "dest" in {f.name for f in fields if f.required} and "dest" not in values and isinstance(values.get("address"), str):
+        chosen = await _choose_module(ls, ls.require_engine().resolve(parse_address(values["address"])))
+        if chosen is None:
+            return None
+        values["dest"] = chosen
+    return values
+
+
+def _names(fields: list[FieldInfo]) -> str:
+    return ", ".join(info.name for info in fields)
 
 
 def _address_at(ls: GraftLanguageServer, uri: str, position: t.Position) -> str:

@@ -11,6 +11,7 @@ Refusals come back as tool errors carrying the engine's code and message.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import secrets
 import sys
@@ -20,43 +21,28 @@ from typing import Annotated, Any, Callable
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent
-from pydantic import BaseModel, ConfigDict
+from pydantic import Field
 
 from engine.api import Engine, SourcePreference
-from engine.cli import graph_commands, render
-from engine.client import EditResult, EngineClient
+from engine.opening import open_engine
+from engine.client import EngineClient
+from engine.edits.outcome import EditOutcome
 from engine.errors import GraftError, UsageError
-from engine.files import EditRequest
+from engine.files import EditRequest, FileView
 from engine.names import parse_address
-from engine.ports import load_language_services, load_tools
-from engine.refactor.plan import RefactorPlan
-from engine.workspace import Workspace, find_root
+from engine.refactor.operations import OPERATIONS, RefactorOperation
+from engine.workspace import find_root
+from frontends.mcp_models import Output, model_of
+from frontends.render import graph as graph_render, symbols as render
+from frontends.render.edits import outcome_text
 
 #: Characters of structured content a result may carry before it is cut.
 RESULT_BUDGET = 60_000
 _LIST_CUT = 200
 
 
-class Output(BaseModel):
-    """Every result: open-ended objects whose documented fields are listed per tool."""
-
-    model_config = ConfigDict(extra="allow")
-    omitted: dict[str, int] | None = None
-    """What was cut to fit: list key → items left out, ``text``/``diff`` → characters left out."""
-
-
-class EditOutput(Output):
-    operation: str
-    applied: bool
-    diff: str
-    files: list[dict[str, Any]]
-    edits: int
-    source: str
-    confidence: str
-    warnings: list[str]
-    transaction: str | None = None
-    new_diagnostics: list[str] = []
-    new_syntax_errors: list[str] = []
+EditOutput = model_of(EditOutcome, "EditOutput")
+FileOutput = model_of(FileView, "FileOutput")
 
 
 class NavigationOutput(Output):
@@ -64,16 +50,6 @@ class NavigationOutput(Output):
     confidence: str
     locations: list[dict[str, Any]]
     notes: list[str] = []
-
-
-class FileOutput(Output):
-    path: str
-    sha256: str
-    mtime: float
-    total_lines: int
-    first_line: int
-    lines: list[str]
-    outline: list[str] = []
 
 
 class Listing(Output):
@@ -93,7 +69,7 @@ def _both_ways(*sides: tuple[str, list[Any], bool]) -> CallToolResult:
     """Edges both ways from a symbol (callers and callees, bases and subclasses): each side is
     (its name, its edges, whether they go out from the symbol)."""
     payload = {name: [edge.to_json() for edge in edges] for name, edges, _outgoing in sides}
-    text = "\n".join(f"{name}:\n{graph_commands.edges_result(edges, outgoing=outgoing)[1]}" for name, edges, outgoing in sides)
+    text = "\n".join(f"{name}:\n{graph_render.edges_result(edges, outgoing=outgoing)[1]}" for name, edges, outgoing in sides)
     return _result(payload, text)
 
 
@@ -119,10 +95,41 @@ def _fit(payload: dict[str, Any], text: str) -> tuple[dict[str, Any], str]:
     return payload, text
 
 
-def _edit(result: EditResult) -> CallToolResult:
-    payload = result.to_json()
-    text = result.summary() + ("" if result.applied else "\n" + result.diff + "\n(dry run: pass apply=true to write)")
-    return _result(payload, text)
+def _edit(outcome: EditOutcome, target: str = "") -> CallToolResult:
+    text, notes = outcome_text(outcome, target=target, apply_hint="pass apply=true to write")
+    return _result(outcome.to_json(), "\n".join(filter(None, [text, notes])))
+
+
+def _operation_tool(operation: type[RefactorOperation], tools: GraftTools) -> Callable[..., CallToolResult]:
+    """One MCP tool per registered operation: its fields are the tool's parameters (with their
+    help as descriptions), plus ``apply``; the engine refuses unknown or missing fields by name."""
+
+    def run(**arguments: Any) -> CallToolResult:
+        ctx = arguments.pop("ctx", None)
+        apply = bool(arguments.pop("apply", False))
+
+        def work() -> CallToolResult:
+            built = operation.build(arguments)
+            return _edit(tools.client(ctx).run_operation(built, apply=apply), built.target())
+
+        return tools.call(work)
+
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    parameters = [
+        inspect.Parameter(info.name, keyword, default=inspect.Parameter.empty if info.required else info.default,
+                          annotation=Annotated[info.python_type, Field(description=info.help)])
+        for info in operation.fields()
+    ]
+    parameters += [
+        inspect.Parameter("apply", keyword, default=False,
+                          annotation=Annotated[bool, Field(description="write the change (default: a dry run returning the diff)")]),
+        inspect.Parameter("ctx", keyword, default=None, annotation=Context | None),
+    ]
+    returns = Annotated[CallToolResult, EditOutput]
+    run.__signature__ = inspect.Signature(parameters, return_annotation=returns)  # type: ignore[attr-defined]  # the SDK reads it
+    run.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": returns}
+    run.__name__ = operation.mcp_tool
+    return run
 
 
 def _refused(error: GraftError) -> CallToolResult:
@@ -179,9 +186,6 @@ def build_server(engine: Engine) -> MCPServer:
     )
     tools = GraftTools(engine)
 
-    def plan_tool(plan: Callable[[], RefactorPlan], apply: bool, ctx: Context | None) -> CallToolResult:
-        return tools.call(lambda: _edit(tools.client(ctx).run(plan(), apply=apply)))
-
     def triple(result: tuple[dict[str, Any], str, str]) -> CallToolResult:
         payload, text, notes = result
         return _result(dict(payload), "\n".join(filter(None, [text, notes])))
@@ -194,7 +198,7 @@ def build_server(engine: Engine) -> MCPServer:
 
     @server.tool(description="Symbols whose name path matches, across the workspace (e.g. 'Order/total', 'models.py:Order').")
     def workspace_symbols(query: str) -> Result:
-        return tools.call(lambda: triple(graph_commands.nodes_result("symbols", engine.graph().lookup(query))))
+        return tools.call(lambda: triple(graph_render.nodes_result("symbols", engine.graph().lookup(query))))
 
     @server.tool(description="A symbol's source, decorators to end, by name path.")
     def read_symbol(address: str) -> Result:
@@ -202,11 +206,11 @@ def build_server(engine: Engine) -> MCPServer:
 
     @server.tool(description="Every reference to a symbol: the language server's when it answers, else the graph's, labelled.")
     def find_references(address: str) -> Annotated[CallToolResult, NavigationOutput]:
-        return tools.call(lambda: triple(graph_commands.navigation_result(engine.references(address))))
+        return tools.call(lambda: triple(graph_render.navigation_result(engine.references(address))))
 
     @server.tool(description="Where the name at FILE:LINE:COL (1-based) is defined.")
     def get_definition(position: str) -> Annotated[CallToolResult, NavigationOutput]:
-        return tools.call(lambda: triple(graph_commands.navigation_result(engine.definition(position))))
+        return tools.call(lambda: triple(graph_render.navigation_result(engine.definition(position))))
 
     @server.tool(description="What a symbol is: its source, what calls it, what it calls, its base and derived types.")
     def explain_symbol(address: str) -> Result:
@@ -227,35 +231,10 @@ def build_server(engine: Engine) -> MCPServer:
         return tools.show(lambda: engine.diagnostics(path),
                           lambda found: _result(render.diagnostics_json(found), render.diagnostics_text(found)))
 
-    # -- semantic edits -----------------------------------------------------------------
+    # -- semantic edits: one tool per registered operation -------------------------------
 
-    @server.tool(description="Rename a symbol (name path, or FILE:LINE:COL for parameters and locals) across the workspace.")
-    def rename_symbol(
-        address: str, new_name: str, apply: bool = False, mirrors: bool = True, ctx: Context | None = None,
-    ) -> Annotated[CallToolResult, EditOutput]:
-        """mirrors=false leaves the own bindings of mirror modules (curried/compat twins) as they are."""
-        return plan_tool(lambda: engine.plan_rename(address, new_name, mirrors=mirrors), apply, ctx)
-
-    @server.tool(description="Replace a symbol's whole declaration (decorators included); the text is re-indented to fit.")
-    def replace_symbol_body(address: str, text: str, apply: bool = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
-        return plan_tool(lambda: engine.plan_replace(address, text), apply, ctx)
-
-    @server.tool(description="Insert code before a symbol (above its doc comment), with the language's blank lines.")
-    def insert_before_symbol(address: str, text: str, apply: bool = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
-        return plan_tool(lambda: engine.plan_insert(address, text, before=True), apply, ctx)
-
-    @server.tool(description="Insert code after a symbol, with the language's blank lines.")
-    def insert_after_symbol(address: str, text: str, apply: bool = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
-        return plan_tool(lambda: engine.plan_insert(address, text, before=False), apply, ctx)
-
-    @server.tool(description="Delete a symbol; refused, with every reference listed, while anything else refers to it.")
-    def safe_delete_symbol(address: str, apply: bool = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
-        return plan_tool(lambda: engine.plan_delete(address), apply, ctx)
-
-    @server.tool(description="Move a top-level function, class or constant to another module; importers are rewritten.")
-    def move_symbol(address: str, dest: str, create: bool = False, shim: bool = False, apply: bool = False,
-                    ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
-        return plan_tool(lambda: engine.plan_move(address, dest, create=create, shim=shim), apply, ctx)
+    for operation in OPERATIONS.values():
+        server.add_tool(_operation_tool(operation, tools), name=operation.mcp_tool, description=operation.summary)
 
     # -- files --------------------------------------------------------------------------
 
@@ -330,15 +309,15 @@ def build_server(engine: Engine) -> MCPServer:
 
     @server.tool(description="The project's folders and files with each file's top-level symbols.")
     def project_overview(under: str = ".", depth: int = 1) -> Result:
-        return tools.call(lambda: triple(graph_commands.overview_result(engine.overview(under, depth))))
+        return tools.call(lambda: triple(graph_render.overview_result(engine.overview(under, depth))))
 
     @server.tool(description="What depends on a symbol or file, transitively (callers, importers, subclasses).")
     def impact(address: str, depth: int = 3) -> Result:
-        return tools.call(lambda: triple(graph_commands.reached_result(engine.graph().impact(address, depth))))
+        return tools.call(lambda: triple(graph_render.reached_result(engine.graph().impact(address, depth))))
 
     @server.tool(description="The tests that reach any of these symbols or files.")
     def affected_tests(addresses: list[str]) -> Result:
-        return tools.call(lambda: triple(graph_commands.nodes_result("tests", engine.graph().affected_tests(addresses))))
+        return tools.call(lambda: triple(graph_render.nodes_result("tests", engine.graph().affected_tests(addresses))))
 
     @server.tool(description="The language servers: state, pid, memory, and why one is not ready.")
     def server_status() -> Result:
@@ -358,10 +337,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8765)
     args = parser.parse_args(argv)
     root = Path(args.root).resolve() if args.root else find_root(Path.cwd())
-    workspace = Workspace(root)
-    source = SourcePreference(args.source)
-    services = load_language_services(workspace) if source in (SourcePreference.AUTO, SourcePreference.LSP) else None
-    engine = Engine(workspace, services=services, tools=load_tools(workspace), source=source)
+    engine = open_engine(root, SourcePreference(args.source))
+    for report in engine.recovered:
+        print(f"graft mcp: {report.message()}", file=sys.stderr, flush=True)
     try:
         server = build_server(engine)
         if not args.http:

@@ -9,7 +9,7 @@ from pathlib import Path
 from engine.errors import ServiceUnavailable
 from engine.extract import FileSymbols
 from engine.languages import language_of
-from engine.navigation import Diagnostic, Location, ServerEdit
+from engine.answers import Diagnostic, Location, ServerEdit
 from engine.ports import Answered, ServerStatus
 from engine.positions import Position, Range
 from engine.symbols import Confidence, Source

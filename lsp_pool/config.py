@@ -42,7 +42,8 @@ def load_config(root: Path) -> PoolConfig:
     if graft_toml.is_file():
         return _parse(_read(graft_toml), str(graft_toml))
     if pyproject.is_file():
-        table = _read(pyproject).get("tool", {}).get("graft")
+        tool = _read(pyproject).get("tool", {})
+        table = tool.get("graft") if isinstance(tool, dict) else None
         if isinstance(table, dict):
             return _parse(table, f"{pyproject} [tool.graft]")
     return PoolConfig()

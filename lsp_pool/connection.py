@@ -62,10 +62,10 @@ class _ClientProtocol(JsonRPCProtocol):
 
     def _handle_request(self, msg_id: Any, method_name: str, params: Any) -> None:
         # pygls only uses the id as a table key and hands it back to _send_response below.
-        super()._handle_request(_ServerRequestId(msg_id), method_name, params)  # type: ignore[arg-type]
+        super()._handle_request(_ServerRequestId(msg_id), method_name, params)  # type: ignore[arg-type]  # not a MsgId, on purpose
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
-        super()._handle_cancel_notification(_ServerRequestId(msg_id))  # type: ignore[arg-type] # a table key, as above
+        super()._handle_cancel_notification(_ServerRequestId(msg_id))  # type: ignore[arg-type]  # a table key, as above
 
     def _send_response(self, msg_id: Any, result: Any | None = None, error: Any = None) -> None:
         if not isinstance(msg_id, _ServerRequestId):
@@ -134,6 +134,17 @@ _WORKSPACE_EDIT_RESULTS = (
 )
 
 
+class _Client(JsonRPCClient):
+    """pygls's client, with the errors it reports handed to the connection."""
+
+    def __init__(self, on_error: Callable[[Exception, Any], None]) -> None:
+        super().__init__(protocol_cls=_ClientProtocol, converter_factory=shared_converter)
+        self._on_error = on_error
+
+    def report_server_error(self, error: Exception, source: type[PyglsError] | type[JsonRpcException]) -> None:
+        self._on_error(error, source)
+
+
 @functools.cache
 def shared_converter() -> Any:
     """One cattrs converter for every connection: it generates its (un)structuring code per type
@@ -167,8 +178,7 @@ class Connection:
         self.failure: Exception | None = None
         """Set once the connection is unusable; every later request fails with it."""
         self._ids = itertools.count(1)
-        self._client = JsonRPCClient(protocol_cls=_ClientProtocol, converter_factory=shared_converter)
-        self._client.report_server_error = self._on_protocol_error  # type: ignore[method-assign]
+        self._client = _Client(self._on_protocol_error)
         self._tasks: list[asyncio.Task[Any]] = []
         self._local_errors: list[Exception] = []
         self._register_handlers()

@@ -17,7 +17,7 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as t
 
-from engine.navigation import CallEdge, CodeAction, Diagnostic, FileEdits, HierarchyItem, Hover, Location, ServerEdit, TextEdit
+from engine.answers import CallEdge, CodeAction, Diagnostic, FileEdits, HierarchyItem, Hover, Location, ServerEdit, TextEdit
 from engine.positions import LineIndex, Position, PositionEncoding, Range
 from engine.symbols import Confidence, Source, Symbol, SymbolKind
 from lsp_pool.connection import shared_converter

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 from lsprotocol import types as t
 
 from engine.extract import finalize
 from engine.languages import language_of
 from engine.ports import Answered
-from engine.navigation import CallEdge, CodeAction, Diagnostic, HierarchyItem, Hover, Location, ServerEdit
+from engine.answers import CallEdge, CodeAction, Diagnostic, HierarchyItem, Hover, Location, ServerEdit
 from engine.positions import Position, Range
 from engine.symbols import Symbol
 from lsp_pool.convert import Converter
@@ -157,7 +157,10 @@ class LanguageApi:
             command = handle.command if isinstance(handle, t.CodeAction) else None
             if command is None or command.command != "_typescript.applyRefactoring" or not command.arguments:
                 continue
-            arguments = dict(command.arguments[0])
+            first = command.arguments[0]
+            if not isinstance(first, dict):
+                continue  # not the shape typescript-language-server's refactoring command takes
+            arguments = dict(first)
             arguments.update(refactor="Move to file", action="Move to file", interactiveRefactorArguments={"targetFile": str(dest)})
             language = language_of(path.name) or ""
             answer = await self.execute_command(language, command.command, [arguments])
@@ -211,12 +214,12 @@ class LanguageApi:
         return await self._hierarchy_items(path, t.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY, position=position)
 
     async def incoming_calls(self, path: Path, item: HierarchyItem) -> Answered[list[CallEdge]]:
-        params = t.CallHierarchyIncomingCallsParams(item=item.handle)  # type: ignore[arg-type]
+        params = t.CallHierarchyIncomingCallsParams(item=_server_item(item))
         value, complete, server, converter = await self._ask(path, t.CALL_HIERARCHY_INCOMING_CALLS, params)
         return Answered(converter.call_edges(value, incoming=True), server.spec.id, complete)
 
     async def outgoing_calls(self, path: Path, item: HierarchyItem) -> Answered[list[CallEdge]]:
-        params = t.CallHierarchyOutgoingCallsParams(item=item.handle)  # type: ignore[arg-type]
+        params = t.CallHierarchyOutgoingCallsParams(item=_server_item(item))
         value, complete, server, converter = await self._ask(path, t.CALL_HIERARCHY_OUTGOING_CALLS, params)
         return Answered(converter.call_edges(value, incoming=False), server.spec.id, complete)
 
@@ -233,12 +236,14 @@ class LanguageApi:
         self, path: Path, method: str, *, position: Position | None = None, item: HierarchyItem | None = None
     ) -> Answered[list[HierarchyItem]]:
         """A prepare request (at a position) or a follow-up (from an item) that answers hierarchy items."""
-        params_type = t.METHOD_TO_TYPES[method][2]
+        params_type: Any = t.METHOD_TO_TYPES[method][2]  # the request's params class, chosen by method at run time
         if position is not None:
             document, lsp_position = await self._positional(path, position)
             params = params_type(text_document=document, position=lsp_position)
+        elif item is not None:
+            params = params_type(item=item.handle)
         else:
-            params = params_type(item=item.handle)  # type: ignore[union-attr]
+            raise ValueError("a hierarchy request needs a position or an item")
         value, complete, server, converter = await self._ask(path, method, params)
         return Answered([converter.hierarchy_item(i) for i in value or []], server.spec.id, complete)
 
@@ -277,3 +282,10 @@ class LanguageApi:
         # Otherwise the document is open and unchanged since the server last published for it.
         converter = Converter(self.root, server.encoding)
         return Answered(converter.diagnostics(uri, server.diagnostics.get(uri, [])), server.spec.id, complete)
+
+
+def _server_item(item: HierarchyItem) -> t.CallHierarchyItem:
+    """The server's own item behind ``item``, as the follow-up request sends it back.
+    ``HierarchyItem.handle`` is typed ``object`` to keep the engine free of lsprotocol;
+    it holds the item the server sent (see ``Converter.hierarchy_item``)."""
+    return cast(t.CallHierarchyItem, item.handle)

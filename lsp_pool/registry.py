@@ -10,7 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
 
+from engine.languages import LANGUAGES
 from engine.positions import PositionEncoding
+
+
+def family(name: str) -> tuple[str, ...]:
+    """The languageIds of a family (TypeScript's: ts, tsx, js, jsx): one server serves them all."""
+    return tuple(language.id for language in LANGUAGES if language.family == name)
 
 
 @dataclass(frozen=True)
@@ -150,7 +156,7 @@ SPECS: tuple[ServerSpec, ...] = (
     ),
     ServerSpec(
         id="typescript-language-server",
-        languages=("typescript", "typescriptreact", "javascript", "javascriptreact"),
+        languages=family("typescript"),
         command=("typescript-language-server", "--stdio"),
         # Small projects load without announcing progress; diagnostics for the opened file
         # come only once the project is loaded.
@@ -168,7 +174,7 @@ SPECS: tuple[ServerSpec, ...] = (
     ),
     ServerSpec(
         id="clangd",
-        languages=("c", "cpp"),
+        languages=family("c"),
         command=("clangd", "--background-index", "--log=error"),
         # Without compile_commands.json clangd announces no background indexing.
         readiness=ReadinessPolicy(progress_pattern=r"[Ii]ndexing", diagnostics=True, quiet_after=5.0, budget=60.0),
@@ -185,17 +191,17 @@ SPECS: tuple[ServerSpec, ...] = (
     ),
 )
 
-#: Which server answers for a language when the project's configuration names none.
-DEFAULT_PREFERENCE: dict[str, tuple[str, ...]] = {
+_PREFERENCE_BY_FAMILY: dict[str, tuple[str, ...]] = {
     "python": ("basedpyright", "pyright", "jedi-language-server", "pylsp", "ty"),
     "typescript": ("typescript-language-server",),
-    "typescriptreact": ("typescript-language-server",),
-    "javascript": ("typescript-language-server",),
-    "javascriptreact": ("typescript-language-server",),
     "go": ("gopls",),
     "c": ("clangd",),
-    "cpp": ("clangd",),
     "rust": ("rust-analyzer",),
+}
+
+#: Which server answers for a language when the project's configuration names none: its family's.
+DEFAULT_PREFERENCE: dict[str, tuple[str, ...]] = {
+    language.id: _PREFERENCE_BY_FAMILY[language.family] for language in LANGUAGES if language.family in _PREFERENCE_BY_FAMILY
 }
 
 SPECS_BY_ID: dict[str, ServerSpec] = {spec.id: spec for spec in SPECS}

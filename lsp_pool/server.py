@@ -247,8 +247,9 @@ class ManagedServer:
     # -- events --------------------------------------------------------------
 
     def _notify(self, method: str, params: object) -> None:
-        if method in (t.TEXT_DOCUMENT_DID_OPEN, t.TEXT_DOCUMENT_DID_CHANGE):
-            self.stale_diagnostics.add(params.text_document.uri)  # type: ignore[attr-defined]
+        # didOpen and didChange: the document changed, and its diagnostics are due again.
+        if isinstance(params, (t.DidOpenTextDocumentParams, t.DidChangeTextDocumentParams)):
+            self.stale_diagnostics.add(params.text_document.uri)
         if self.connection is not None and self.connection.alive:
             self.connection.notify(method, params)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from engine.edits.apply import Transactions
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.errors import Refused
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 from engine.positions import Position, Range
 from engine.workspace import Workspace
 

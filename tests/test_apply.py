@@ -16,9 +16,9 @@ import pytest
 
 from engine.edits.apply import ApplyOptions, DirtyFiles, SyntaxBroken, Transactions, UndoRefused, WriteFailed
 from engine.edits.model import CreateFile, FileChange, WorkspaceEdit
-from engine.edits.plan import StalePlan
+from engine.edits.materialize import StalePlan
 from engine.errors import UnsafePath
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 from engine.positions import Position, Range
 from engine.workspace import Workspace
 from tests.apply_worker import make_files, whole_file_edit
@@ -215,7 +215,7 @@ def test_syntax_check_refuses_an_edit_that_breaks_parsing(tmp_path: Path) -> Non
 
 
 def test_dirty_files_are_refused_unless_allowed(tmp_path: Path) -> None:
-    from lsp_pool.tools import ProcessTools
+    from process_tools.adapter import ProcessTools
 
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
     (tmp_path / "m.py").write_text("x = 1\n")
@@ -230,6 +230,28 @@ def test_dirty_files_are_refused_unless_allowed(tmp_path: Path) -> None:
         transactions.apply(WorkspaceEdit((change,)))
     transactions.apply(WorkspaceEdit((change,)), ApplyOptions(allow_dirty=True))
     assert (tmp_path / "m.py").read_text() == "x = 3\n"
+
+
+def test_a_repository_whose_status_cannot_be_read_is_refused_not_taken_as_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from process_tools.adapter import DirtyCheckFailed, ProcessTools
+
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "m.py").write_text("x = 1\n")
+    data = (tmp_path / "m.py").read_bytes()
+    change = FileChange("m.py", (TextEdit(Range(Position(0, 4), Position(0, 5)), "3"),), hashlib.sha256(data).hexdigest())
+    workspace = Workspace(tmp_path)
+    transactions = Transactions(workspace, dirty_check=ProcessTools(workspace).dirty_files)
+    (tmp_path / ".git" / "index").write_bytes(b"not an index")  # git status now fails: "index file corrupt"
+    with pytest.raises(DirtyCheckFailed, match="git status failed with status"):
+        transactions.apply(WorkspaceEdit((change,)))
+    assert (tmp_path / "m.py").read_bytes() == data
+    # git missing altogether: a repository is still refused; a folder that is no repository is not guarded.
+    monkeypatch.setenv("PATH", str(tmp_path / "no-programs-here"))
+    with pytest.raises(DirtyCheckFailed, match="git is not installed"):
+        transactions.apply(WorkspaceEdit((change,)))
+    plain = tmp_path.parent / f"{tmp_path.name}-plain"  # beside, not under, the repository
+    plain.mkdir()
+    assert ProcessTools(Workspace(plain)).dirty_files(["m.py"]) == set()
 
 
 def test_an_edit_through_a_symlink_inside_changes_its_target_and_keeps_the_link(tmp_path: Path) -> None:
@@ -313,7 +335,7 @@ def test_before_images_are_the_files_themselves_and_undo_checks_them(project: Pa
 
 def test_renamed_names_are_read_from_the_edit(tmp_path: Path) -> None:
     from engine.edits.session import _new_errors, _renamed_names
-    from engine.navigation import Diagnostic
+    from engine.answers import Diagnostic
 
     (tmp_path / "a.py").write_text("import pkg.old\nx = Box()\ny = Box()\nz = Other\n")
     data = (tmp_path / "a.py").read_bytes()
@@ -348,7 +370,7 @@ def test_the_syntax_check_sees_what_only_the_interpreter_rejects(tmp_path: Path)
 
 
 def test_an_unparsable_source_is_located_where_python_puts_the_error(tmp_path: Path) -> None:
-    from engine.refactor.pysource import UnparsablePython, parse
+    from engine.refactor.cst_edits import UnparsablePython, parse
 
     (tmp_path / "m.py").write_text("import os\n\n\ndef f(x):\n    return (x +\n\n\nVALUE = f(1)\n")
     source = Workspace(tmp_path).read("m.py")

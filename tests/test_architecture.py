@@ -10,8 +10,28 @@ import pytest
 
 from tests.conftest import REPO
 
-FORBIDDEN_IN_ENGINE = {"pygls", "mcp", "mcp_types", "subprocess", "lsp_pool", "lsprotocol", "frontends"}
-LIBRARY_PACKAGES = ("engine", "lsp_pool", "frontends")
+FORBIDDEN_IN_ENGINE = {"pygls", "mcp", "mcp_types", "subprocess", "lsp_pool", "lsprotocol", "frontends", "process_tools"}
+LIBRARY_PACKAGES = ("engine", "lsp_pool", "frontends", "process_tools")
+
+ENGINE_LAYERS = (
+    {"errors", "positions", "settings", "source_roots"},
+    {"symbols", "state_folder"},
+    {"languages"},
+    {"names", "workspace"},
+    {"extract", "answers"},
+    {"ports", "resolve"},
+    {"edits", "graph"},
+    {"references", "files"},
+    {"refactor"},
+    {"api"},
+    {"client", "batch", "opening"},
+)
+"""engine/'s units, lowest first: a unit imports only units of lower layers (and itself)."""
+
+PROCESS_MAKERS = {"fork", "forkpty", "ProcessPoolExecutor", "get_context", "Process", "system", "popen", "spawnv", "spawnvp",
+                  "execv", "execvp", "posix_spawn", "Popen"}
+"""Names that start a process. The engine runs no program; the one place it makes processes at all
+is the index's extraction workers (copies of itself, engine/graph/index.py)."""
 
 
 def python_files(package: str) -> list[Path]:
@@ -90,3 +110,61 @@ def test_architecture_code_map_names_every_folder() -> None:
     folders = {p.relative_to(REPO).as_posix() for p in (REPO / "engine").rglob("*") if p.is_dir() and p.name != "__pycache__"}
     for folder in sorted(folders | {"engine", "lsp_pool", "frontends", "tests", "fixtures", "benchmarks"}):
         assert f"`{folder}/`" in text, f"ARCHITECTURE.md's code map does not describe {folder}/"
+
+
+def engine_unit(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "engine" else None
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+    return found
+
+
+def test_engine_units_import_only_lower_layers() -> None:
+    layer_of = {unit: rank for rank, units in enumerate(ENGINE_LAYERS) for unit in units}
+    units = {path.relative_to(REPO / "engine").parts[0].removesuffix(".py") for path in python_files("engine")} - {"__init__"}
+    assert units == set(layer_of), f"units without a layer (add them to ENGINE_LAYERS): {sorted(units - set(layer_of))}"
+    upward = []
+    for path in python_files("engine"):
+        own = path.relative_to(REPO / "engine").parts[0].removesuffix(".py")
+        if own == "__init__":
+            continue
+        for module in imported_modules(path):
+            target = engine_unit(module)
+            if target is not None and target != own and layer_of[target] >= layer_of[own]:
+                upward.append(f"{path.relative_to(REPO)} imports {module}")
+    assert upward == []
+
+
+def test_only_lsp_pool_and_the_lsp_front_end_speak_the_protocol() -> None:
+    speakers = sorted(
+        str(path.relative_to(REPO)) for package in LIBRARY_PACKAGES for path in python_files(package)
+        if imported_top_level_names(path) & {"lsprotocol", "pygls"}
+    )
+    assert speakers and all(p.startswith("lsp_pool/") or p == "frontends/lsp_server.py" for p in speakers), speakers
+
+
+def test_front_ends_reach_language_servers_only_through_the_engine() -> None:
+    offenders = [str(path.relative_to(REPO)) for path in python_files("frontends")
+                 if imported_top_level_names(path) & {"lsp_pool", "process_tools"}]
+    assert offenders == []
+
+
+@pytest.mark.parametrize("path", python_files("engine"), ids=lambda p: str(p.relative_to(REPO)))
+def test_the_engine_makes_processes_only_for_its_index_workers(path: Path) -> None:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    used = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)} | \
+           {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
+    makers = used & PROCESS_MAKERS
+    if path.relative_to(REPO).as_posix() == "engine/graph/index.py":
+        assert makers, "the scan should see the index's own workers"
+    else:
+        assert makers == set()

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from engine.cli.main import main
+from frontends.cli.main import main
 from tests.conftest import SAMPLE, tree_fingerprint
 
 RENAME = {"op": "rename", "address": "shop/pricing.py:apply_discount", "new_name": "discounted_total"}
@@ -57,7 +57,8 @@ def test_applied_batch_is_one_transaction_with_one_undo(project: Path, tmp_path:
     before = tree_fingerprint(project)
     code, out, _ = graft(project, "batch", str(plan), "--apply", "--allow-dirty", capsys=capsys)
     assert code == 0 and out["applied"] is True
-    assert len({s["transaction"] for s in out["steps"]}) == 1
+    transactions = {s["transaction"] for s in out["steps"]}
+    assert transactions == {out["transaction"]} and out["transaction"] is not None
     assert (project / "shop" / "tax.py").is_file() and project_tests_pass(project)
     code, _out, _ = graft(project, "undo", capsys=capsys)
     assert code == 0 and tree_fingerprint(project) == before

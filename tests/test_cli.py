@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from engine.cli.main import main
+from frontends.cli.main import main
 from tests.conftest import SAMPLE, tree_fingerprint
 from tests.test_outlines import SOURCE_FILES
 
@@ -150,7 +150,7 @@ def test_usage_errors_answer_in_json_when_asked(capsys: pytest.CaptureFixture[st
 
 
 def _commands() -> list[list[str]]:
-    from engine.cli.main import FRONT_ENDS, build_parser
+    from frontends.cli.main import FRONT_ENDS, build_parser
 
     def subcommands(parser: Any) -> dict[str, Any]:
         found = [a for a in parser._actions if isinstance(getattr(a, "choices", None), dict)]

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from engine.edits.diff import summarize, unified_diff
 from engine.edits.lsp_json import MalformedEdit, from_lsp, to_lsp
 from engine.edits.model import FileChange, OverlappingEdits, WorkspaceEdit
-from engine.edits.plan import StalePlan, materialize
+from engine.edits.materialize import StalePlan, materialize
 from engine.edits.text import apply_text_edits, line_starts
 from engine.errors import UnsafePath
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 from engine.positions import Position, PositionEncoding, Range
 from engine.workspace import Workspace
 

@@ -12,7 +12,9 @@ import pytest
 import engine.graph.cache as cache_module
 from engine.graph import GraphQueries, ProjectIndex
 from engine.workspace import Workspace
+from engine.refactor.operations.rename_symbol import Rename
 from tests.conftest import EXPECTED, SAMPLE
+from tests.test_outlines import SOURCE_FILES  # every source file of the sample, listed by hand
 
 GOLDEN = EXPECTED / "graph_edges.txt"
 
@@ -124,7 +126,7 @@ def test_warm_start_incremental_change_and_schema_bump(sample_copy: Path, monkey
     first = index_of(sample_copy)
     cold = first.load()
     first.close()
-    assert cold.mode == "cold" and cold.extracted == cold.files == 19
+    assert cold.mode == "cold" and cold.extracted == cold.files == len(SOURCE_FILES)
 
     second = index_of(sample_copy)
     warm = second.load()
@@ -148,7 +150,7 @@ def test_warm_start_incremental_change_and_schema_bump(sample_copy: Path, monkey
     fourth = index_of(sample_copy)
     bumped = fourth.load()
     fourth.close()
-    assert (bumped.mode, bumped.extracted) == ("cold", 19)
+    assert (bumped.mode, bumped.extracted) == ("cold", len(SOURCE_FILES))
 
 
 def test_only_files_whose_size_or_mtime_moved_are_read_again(sample_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -192,7 +194,7 @@ def test_the_engine_graph_sees_what_an_apply_wrote(sample_copy: Path) -> None:
     try:
         engine.index()
         before = engine.graph().lookup("round_cents")
-        engine.edits().apply(engine.plan_rename("shop/util.py:round_cents", "round_to_cents").edit)
+        engine.edits().apply(engine.plan(Rename("shop/util.py:round_cents", "round_to_cents")).edit)
         renamed = [n.address for n in engine.graph().lookup("round_to_cents")]
         gone = engine.graph().lookup("round_cents")
         callers = [e.source.address for e in engine.graph().callers("shop/util.py:round_to_cents")]
@@ -238,11 +240,11 @@ def test_concurrent_indexers_share_the_cache(sample_copy: Path) -> None:
     context = get_context("spawn")
     with context.Pool(4) as pool:
         counts = pool.map(_index_in_process, [str(sample_copy)] * 8)
-    assert counts == [19] * 8
+    assert counts == [len(SOURCE_FILES)] * 8
     index = index_of(sample_copy)
     stats = index.load()
     index.close()
-    assert stats.mode == "warm" and stats.files == 19
+    assert stats.mode == "warm" and stats.files == len(SOURCE_FILES)
 
 
 def test_parallel_cold_index_equals_serial(tmp_path: Path) -> None:

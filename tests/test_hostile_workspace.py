@@ -20,7 +20,7 @@ from engine.api import Engine, SourcePreference
 from engine.edits.apply import Transactions, UndoRefused
 from engine.edits.model import CreateFile, FileChange, WorkspaceEdit
 from engine.errors import ProtectedPath
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 from engine.positions import Position, Range
 from engine.state_folder import UnsafeStateFolder
 from engine.workspace import Workspace, WorkspaceConfig
@@ -192,7 +192,7 @@ def test_the_cli_reports_a_quarantine_once_and_goes_on(root: Path) -> None:
     journal = root / ".graft" / "journal" / TRANSACTION
     journal.mkdir(parents=True)
     (journal / "manifest.json").write_text("{")
-    graft = [sys.executable, "-m", "engine.cli.main", "--root", str(root), "--source", "ast", "outline", "a.py"]
+    graft = [sys.executable, "-m", "frontends.cli.main", "--root", str(root), "--source", "ast", "outline", "a.py"]
     first = subprocess.run(graft, cwd=REPO, capture_output=True, text=True, check=False)
     second = subprocess.run(graft, cwd=REPO, capture_output=True, text=True, check=False)
     assert first.returncode == 0 and "could not be trusted" in first.stderr and "moved aside" in first.stderr
@@ -254,7 +254,7 @@ def test_mcp_write_file_into_git_or_graft_is_refused(root: Path) -> None:
 def test_the_dirty_check_runs_no_program_the_repository_names(root: Path, tmp_path: Path) -> None:
     """A repository whose config names an fsmonitor, a filter driver and an index hook: git
     status runs all three unless told not to."""
-    from lsp_pool.tools import ProcessTools
+    from process_tools.adapter import ProcessTools
 
     ran = tmp_path / "ran"
     ran.mkdir()
@@ -391,7 +391,7 @@ def test_cli_json_carries_the_typed_write_error(tmp_path: Path) -> None:
         edit = {"changes": {(folder / "a.py").as_uri(): [
             {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}, "newText": big}]}}
         (tmp_path / "edit.json").write_text(json.dumps(edit))
-        ran = subprocess.run([sys.executable, "-m", "engine.cli.main", "--root", str(folder), "--json", "--source", "ast",
+        ran = subprocess.run([sys.executable, "-m", "frontends.cli.main", "--root", str(folder), "--json", "--source", "ast",
                               "--max-file-bytes", "10000000", "apply", str(tmp_path / "edit.json"), "--apply"],
                              cwd=REPO, capture_output=True, text=True, check=False)
         assert ran.returncode == 1 and "Traceback" not in ran.stderr, ran.stderr
@@ -444,7 +444,7 @@ def test_mcp_file_uris_are_paths_and_overview_refuses_what_it_cannot_show(root: 
 
 def test_a_read_only_file_is_refused_unless_forced_and_keeps_its_mode(root: Path) -> None:
     from engine.edits.apply import ApplyOptions
-    from engine.edits.plan import ReadOnlyFile
+    from engine.edits.materialize import ReadOnlyFile
 
     os.chmod(root / "a.py", 0o444)
     with pytest.raises(ReadOnlyFile, match=r"read-only \(mode 0444\).*--force"):

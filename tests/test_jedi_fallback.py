@@ -20,9 +20,10 @@ from engine.api import Engine, SourcePreference
 from engine.refactor import jedi_rename as jedi_module
 from engine.refactor.jedi_rename import SourceChangedUnderJedi
 from engine.workspace import Workspace
+from engine.refactor.operations.rename_symbol import Rename
 from tests.conftest import REPO, SAMPLE
 
-GRAFT = [sys.executable, "-m", "engine.cli.main"]
+GRAFT = [sys.executable, "-m", "frontends.cli.main"]
 
 
 def _python_copy(tmp_path: Path) -> Path:
@@ -50,12 +51,12 @@ def test_in_process_renames_do_not_plan_on_a_tree_cached_before_a_restore(tmp_pa
     saved = tmp_path / "saved"
     shutil.copytree(root, saved)
     engine = Engine(Workspace(root), source=SourcePreference.AST)
-    engine.edits().apply(engine.plan_rename("shop/models.py:LineItem", "Item2").edit)
-    engine.plan_rename("shop/models.py:Order", "Order2")  # a dry run: parso caches the renamed files
+    engine.edits().apply(engine.plan(Rename("shop/models.py:LineItem", "Item2")).edit)
+    engine.plan(Rename("shop/models.py:Order", "Order2"))  # a dry run: parso caches the renamed files
     engine.close()
     _restore_with_old_mtimes(saved, root)
     engine = Engine(Workspace(root), source=SourcePreference.AST)
-    engine.edits().apply(engine.plan_rename("shop/models.py:Order", "Order2").edit)
+    engine.edits().apply(engine.plan(Rename("shop/models.py:Order", "Order2")).edit)
     engine.close()
     _assert_no_trace_of_the_first_rename(root)
     assert "class Order2" in (root / "shop/models.py").read_text()
@@ -105,7 +106,7 @@ def test_a_tree_that_does_not_match_the_disk_is_refused_not_written(tmp_path: Pa
     off), the rename is checked against the bytes read and refused, with nothing written."""
     root = _python_copy(tmp_path)
     engine = Engine(Workspace(root), source=SourcePreference.AST)
-    engine.plan_rename("shop/models.py:Order", "Order2")  # parso now holds every file's tree
+    engine.plan(Rename("shop/models.py:Order", "Order2"))  # parso now holds every file's tree
     monkeypatch.setattr(jedi_module, "_private_fresh_cache", lambda root: None)
     pricing = root / "shop/pricing.py"
     stat = pricing.stat()
@@ -113,7 +114,7 @@ def test_a_tree_that_does_not_match_the_disk_is_refused_not_written(tmp_path: Pa
     os.utime(pricing, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # the content moves, the mtime does not
     before = pricing.read_bytes()
     with pytest.raises(SourceChangedUnderJedi, match="shop/pricing.py"):
-        engine.plan_rename("shop/models.py:Order", "Order2")
+        engine.plan(Rename("shop/models.py:Order", "Order2"))
     engine.close()
     assert pricing.read_bytes() == before
 
@@ -161,7 +162,7 @@ def test_source_lsp_refuses_a_rename_the_server_cannot_give(tmp_path: Path) -> N
     engine = Engine(Workspace(tmp_path), services=SymbolsButNoRename(), source=SourcePreference.LSP)  # type: ignore[arg-type]
     try:
         with pytest.raises(ServiceUnavailable, match="cannot rename here"):
-            engine.plan_rename("m.py:helper", "assist")
+            engine.plan(Rename("m.py:helper", "assist"))
     finally:
         engine.close()
     assert (tmp_path / "m.py").read_text().startswith("def helper")

@@ -17,6 +17,10 @@ import pytest
 from engine.api import Engine, SourcePreference
 from engine.positions import Position, PositionEncoding, Range, split_lines
 from engine.workspace import Workspace
+from engine.refactor.operations.move_file import FileRename
+from engine.refactor.operations.move_symbol import Move
+from engine.refactor.operations.rename_symbol import Rename
+from engine.refactor.operations.safe_delete import Delete
 from lsp_pool.adapter import PoolServices
 from lsp_pool.config import PoolConfig
 from lsp_pool.registry import DEFAULT_PREFERENCE, SPECS_BY_ID, locate
@@ -297,7 +301,7 @@ def test_code_actions_offer_organize_imports(project: Path) -> None:
 
 def test_cli_auto_source_uses_the_server_and_says_so(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     require("basedpyright")
-    from engine.cli.main import main
+    from frontends.cli.main import main
 
     assert main(["--root", str(project), "outline", "shop/models.py"]) == 0
     out = capsys.readouterr().out
@@ -310,7 +314,7 @@ def test_cli_servers_reports_state_pid_and_memory(project: Path, capsys: pytest.
     require("basedpyright")
     import json
 
-    from engine.cli.main import main
+    from frontends.cli.main import main
 
     assert main(["--root", str(project), "--json", "servers", "--start"]) == 0
     servers = {s["id"]: s for s in json.loads(capsys.readouterr().out)["servers"]}
@@ -392,7 +396,7 @@ def test_index_takes_symbols_from_servers_and_keeps_the_tree_graph_apart(project
     require("basedpyright")
     import json
 
-    from engine.cli.main import main
+    from frontends.cli.main import main
 
     assert main(["--root", str(project), "--json", "index"]) == 0
     served = json.loads(capsys.readouterr().out)
@@ -410,7 +414,7 @@ def test_new_errors_from_the_server_roll_an_edit_back(tmp_path: Path) -> None:
 
     from engine.edits.model import FileChange, WorkspaceEdit
     from engine.edits.session import EditOptions, NewErrors
-    from engine.navigation import TextEdit
+    from engine.answers import TextEdit
 
     (tmp_path / "pyproject.toml").write_text("")
     module = tmp_path / "m.py"
@@ -433,8 +437,8 @@ def test_safe_delete_checks_references_with_the_server(project: Path) -> None:
 
     with served_engine(project, "basedpyright") as engine:
         with pytest.raises(ReferencesRemain) as refused:
-            engine.plan_delete("shop/pricing.py:with_vat")
-        plan = engine.plan_delete("shop/models.py:Order/Status")
+            engine.plan(Delete("shop/pricing.py:with_vat"))
+        plan = engine.plan(Delete("shop/models.py:Order/Status"))
     assert "tests/test_shop.py:22 (in test_vat_and_rules)" in refused.value.message
     assert plan.warnings[-2:] == ["references checked by lsp (high)", "from basedpyright"]
 
@@ -449,7 +453,7 @@ def test_rename_through_the_server_keeps_the_fixture_tests_green(project: Path, 
     copy = tmp_path / "sample"
     shutil.copytree(project, copy, ignore=shutil.ignore_patterns(".graft"))
     with served_engine(copy, "basedpyright") as engine:
-        plan = engine.plan_rename("shop/pricing.py:apply_discount", "discounted_total")
+        plan = engine.plan(Rename("shop/pricing.py:apply_discount", "discounted_total"))
         engine.edits().apply(plan.edit)
     assert (plan.source.value, plan.confidence.value) == ("lsp", "high")
     assert sorted(plan.files) == ["shop/__init__.py", "shop/pricing.py"]
@@ -473,7 +477,7 @@ def test_server_rename_covers_stubs_re_exports_and_the_whole_hierarchy(tmp_path:
     shutil.copytree(case / "before", root)
     (root / "pyproject.toml").write_text("")
     with served_engine(root, "basedpyright") as engine:
-        plan = engine.plan_rename("pkg/shapes.py:Shape/area", "surface")
+        plan = engine.plan(Rename("pkg/shapes.py:Shape/area", "surface"))
         engine.edits().apply(plan.edit)
     assert plan.source.value == "lsp"
     for expected in (case / "after").rglob("*.py*"):
@@ -486,7 +490,7 @@ def test_typescript_rename_file_updates_importers_through_will_rename_files(proj
     copy = tmp_path / "sample"
     shutil.copytree(project, copy, ignore=shutil.ignore_patterns(".graft"))
     with served_engine(copy, "typescript-language-server") as engine:
-        plan = engine.plan_rename_file("web/format.ts", "web/money.ts")
+        plan = engine.plan(FileRename("web/format.ts", "web/money.ts"))
         engine.edits().apply(plan.edit)
     assert (plan.source.value, plan.warnings) == ("lsp", ["from typescript-language-server"])
     assert not (copy / "web" / "format.ts").exists() and (copy / "web" / "money.ts").is_file()
@@ -504,7 +508,7 @@ def test_typescript_move_to_file_through_the_server(project: Path, tmp_path: Pat
     (copy / "web" / "tsconfig.json").write_text('{"compilerOptions": {"strict": true, "target": "es2020"}, "files": ["cart.ts", "format.ts", "money.ts"]}\n')
     (copy / "web" / "money.ts").write_text("export const CURRENCY = \"EUR\";\n")
     with served_engine(copy, "typescript-language-server") as engine:
-        plan = engine.plan_move("web/format.ts:formatPrice", "web/money.ts")
+        plan = engine.plan(Move("web/format.ts:formatPrice", "web/money.ts"))
         engine.edits().apply(plan.edit)
     assert (plan.source.value, plan.warnings) == ("lsp", ["from typescript-language-server"])
     assert "export function formatPrice" in (copy / "web" / "money.ts").read_text()
@@ -512,11 +516,12 @@ def test_typescript_move_to_file_through_the_server(project: Path, tmp_path: Pat
     cart = (copy / "web" / "cart.ts").read_text()
     assert 'from "./money"' in cart and 'from "./format"' not in cart
     tsc = shutil.which("tsc")
-    if tsc is not None:  # installed with typescript by .ci/install-servers
-        import subprocess
+    if tsc is None:  # installed with typescript by .ci/install-servers
+        pytest.skip("tsc is not installed: the move matched what was expected, but the result was not type-checked")
+    import subprocess
 
-        checked = subprocess.run([tsc, "--noEmit", "-p", "web"], cwd=copy, capture_output=True, text=True)
-        assert checked.returncode == 0, checked.stdout + checked.stderr
+    checked = subprocess.run([tsc, "--noEmit", "-p", "web"], cwd=copy, capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 def test_the_server_is_told_that_src_is_an_import_root(tmp_path: Path) -> None:
@@ -532,7 +537,7 @@ def test_the_server_is_told_that_src_is_an_import_root(tmp_path: Path) -> None:
     (root / "src" / "mypkg" / "core.py").write_text("class Thing:\n    pass\n")
     (root / "tests" / "test_thing.py").write_text("import mypkg\n\n\ndef test_thing():\n    assert mypkg.Thing()\n")
     with served_engine(root, "basedpyright") as engine:
-        plan = engine.plan_rename("src/mypkg/core.py:Thing", "Widget")
+        plan = engine.plan(Rename("src/mypkg/core.py:Thing", "Widget"))
         engine.edits().apply(plan.edit)
     assert plan.source.value == "lsp"
     assert "mypkg.Widget()" in (root / "tests" / "test_thing.py").read_text()
@@ -551,7 +556,7 @@ def test_an_error_that_quotes_a_renamed_name_is_not_new(tmp_path: Path) -> None:
     (tmp_path / "n.py").write_text('from m import Box\n\nLABEL: Box = "x"\n')
     with served_engine(tmp_path, "basedpyright") as engine:
         before = [d.message.split("\n")[0] for d in engine.diagnostics("m.py") if d.severity == "error"]
-        outcome = engine.edits().apply(engine.plan_rename("m.py:Box", "Crate").edit)
+        outcome = engine.edits().apply(engine.plan(Rename("m.py:Box", "Crate")).edit)
         after = [d.message.split("\n")[0] for d in engine.diagnostics("m.py") if d.severity == "error"]
     assert before == ['"Box" is not iterable'] and after == ['"Crate" is not iterable']
     assert outcome.diagnostics_checked and outcome.new_diagnostics == []
@@ -575,7 +580,7 @@ def test_a_narrowing_type_checker_config_does_not_make_the_server_drop_out(tmp_p
     if config != "pyproject":
         (root / "pyrightconfig.json").write_text('{\n  // the sources are left to another tool\n  "exclude": ["ledger"],\n}\n')
     with served_engine(root, "basedpyright") as engine:
-        plan = engine.plan_rename("ledger/entries.py:total", "grand_total")
+        plan = engine.plan(Rename("ledger/entries.py:total", "grand_total"))
     assert plan.source.value == "lsp" and plan.warnings[0] == "from basedpyright", plan.warnings
     assert any("narrows the server's files" in note for note in plan.warnings)
     assert sorted(c.path for c in plan.edit.operations) == ["ledger/__init__.py", "ledger/entries.py", "ledger/report.py", "tests/test_ledger.py"]
@@ -609,7 +614,7 @@ def test_differential_diagnostics_compare_importers_and_ignore_errors_already_th
 
     from engine.edits.model import FileChange, WorkspaceEdit
     from engine.edits.session import EditOptions, NewErrors
-    from engine.navigation import TextEdit
+    from engine.answers import TextEdit
 
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "m.py").write_text("def helper() -> int:\n    return 1\n\n\nBROKEN: int = 'already wrong'\n")
@@ -623,7 +628,7 @@ def test_differential_diagnostics_compare_importers_and_ignore_errors_already_th
             engine.edits().apply(definition_only, EditOptions(fail_on_new_errors=True))
         assert "already wrong" not in refused.value.message and "ALSO" not in refused.value.message
         assert (tmp_path / "m.py").read_bytes() == data
-        plan = engine.plan_rename("m.py:helper", "assist")
+        plan = engine.plan(Rename("m.py:helper", "assist"))
         outcome = engine.edits().apply(plan.edit, EditOptions(fail_on_new_errors=True))
     assert outcome.diagnostics_checked and outcome.new_diagnostics == []
     assert "for 2 of 2 file(s)" in outcome.diagnostics_note
@@ -663,7 +668,7 @@ def test_renaming_an_alias_whose_stub_declares_a_function_leaves_the_original(tm
         "from typing import Iterable, Iterator\n\n__all__ = ['pad_none', 'padnone']\n\n"
         "def pad_none(items: Iterable[int]) -> Iterator[int]: ...\ndef padnone(items: Iterable[int]) -> Iterator[int]: ...\n")
     with served_engine(tmp_path, "basedpyright") as engine:
-        plan = engine.plan_rename("pkg/recipes.py:padnone", "pad_nones")
+        plan = engine.plan(Rename("pkg/recipes.py:padnone", "pad_nones"))
         engine.edits().apply(plan.edit)
     text = (tmp_path / "pkg" / "recipes.py").read_text()
     assert "def pad_none(items)" in text and "pad_nones = pad_none\n" in text and "'pad_none', 'pad_nones'" in text
@@ -686,7 +691,7 @@ def test_uses_through_a_package_bound_submodule_are_renamed_with_the_server(tmp_
     (tmp_path / "tests" / "test_keys.py").write_text(
         "import pkg.keys\n\n\ndef test_it(key=pkg.keys.typedkey):\n    assert key(1) == pkg.keys.typedkey(1)\n")
     with served_engine(tmp_path, "basedpyright") as engine:
-        plan = engine.plan_rename("src/pkg/keys.py:typedkey", "typed_hashkey")
+        plan = engine.plan(Rename("src/pkg/keys.py:typedkey", "typed_hashkey"))
         engine.edits().apply(plan.edit)
     assert plan.source.value == "lsp"
     assert (tmp_path / "tests" / "test_keys.py").read_text().count("pkg.keys.typed_hashkey") == 2
@@ -709,7 +714,7 @@ def test_uses_on_untyped_receivers_are_renamed_when_jedi_follows_them_and_named_
         "def test_it():\n    assert check(Cache()) == 0\n    copy = pickle.loads(pickle.dumps(Cache()))\n"
         "    assert copy.currsize == 0\n    assert Meter().currsize == 3\n")
     with served_engine(tmp_path, "basedpyright") as engine:
-        plan = engine.plan_rename("m.py:Cache/currsize", "current_size")
+        plan = engine.plan(Rename("m.py:Cache/currsize", "current_size"))
         engine.edits().apply(plan.edit)
     assert plan.source.value == "lsp"
     text = (tmp_path / "test_m.py").read_text()
@@ -730,7 +735,7 @@ def test_a_src_layout_package_shadowed_by_typeshed_stubs_is_the_one_renamed_thro
     (tmp_path / "tests" / "test_cache.py").write_text(
         "import cachetools\n\n\ndef test_it() -> None:\n    cache = cachetools.Cache()\n    assert cache.currsize == 0\n")
     with served_engine(tmp_path, "basedpyright") as engine:
-        plan = engine.plan_rename("src/cachetools/__init__.py:Cache/currsize", "current_size")
+        plan = engine.plan(Rename("src/cachetools/__init__.py:Cache/currsize", "current_size"))
     assert plan.source.value == "lsp"
     assert sorted(change.path for change in plan.edit.operations) == ["src/cachetools/__init__.py", "tests/test_cache.py"]
     assert not any("jedi" in warning for warning in plan.warnings), plan.warnings  # the server's own answer
@@ -751,7 +756,7 @@ def test_self_uses_in_a_same_named_class_of_another_module_are_not_renamed(tmp_p
         "class OrderedMultiDict(dict):\n" + body + "\n\ntry:\n    from .dictutils import OrderedMultiDict\nexcept ImportError:\n    pass\n\n\n"
         "class QueryParamDict(OrderedMultiDict):\n    pass\n")
     with served_engine(tmp_path, "basedpyright") as engine:
-        plan = engine.plan_rename("pkg/dictutils.py:OrderedMultiDict/_insert", "_append_item")
+        plan = engine.plan(Rename("pkg/dictutils.py:OrderedMultiDict/_insert", "_append_item"))
         engine.edits().apply(plan.edit)
     assert (package / "dictutils.py").read_text().count("_append_item") == 2
     assert "_append_item" not in (package / "urlutils.py").read_text()
@@ -768,7 +773,7 @@ def test_a_property_with_a_setter_is_renamed_with_every_self_use_in_its_class(tm
         "        return self._allowed\n\n    @futuresAllowed.setter\n    def futuresAllowed(self, value):\n        self._allowed = value\n\n"
         "    def handle(self):\n        if self.futuresAllowed:\n            self.futuresAllowed = False\n        return self.futuresAllowed\n")
     with served_engine(tmp_path, "basedpyright") as engine:
-        plan = engine.plan_rename("m.py:Checker/futuresAllowed[0]", "futures_allowed")
+        plan = engine.plan(Rename("m.py:Checker/futuresAllowed[0]", "futures_allowed"))
         engine.edits().apply(plan.edit)
     text = (tmp_path / "m.py").read_text()
     assert "futuresAllowed" not in text and text.count("futures_allowed") == 6, text

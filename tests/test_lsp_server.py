@@ -203,3 +203,45 @@ def test_the_other_commands_outline_impact_insert_and_replace(project: Path) -> 
     assert labels[2].startswith("graft replace (")
     new_texts = [edit.new_text for e in edits for change in e.edit.document_changes for edit in change.edits]
     assert any("def net(x):" in text for text in new_texts) and any("def money(x):" in text for text in new_texts)
+
+
+def test_refusals_in_requests_are_request_failed_errors_with_the_engines_code(project: Path) -> None:
+    """rename, prepareRename, documentSymbol and codeAction: an engine refusal is RequestFailed
+    (-32803) carrying the engine's sentence and code, never an internal error or an empty answer."""
+    from pygls.exceptions import JsonRpcException
+
+    pricing = uri(project, "shop/pricing.py")
+    line = next(n for n, text in enumerate((project / "shop/pricing.py").read_text().splitlines()) if text.startswith("def apply_discount"))
+    (project / "blob.py").write_bytes(b"\x00\x01 not text")
+    outside = (project.parent / "outside.py")
+    outside.write_text("x = 1\n")
+
+    async def steps(client: LanguageClient) -> Any:
+        failures: dict[str, Any] = {}
+        requests = {
+            "rename": lambda: client.text_document_rename_async(t.RenameParams(
+                t.TextDocumentIdentifier(pricing), t.Position(line, 6), "class")),
+            "documentSymbol": lambda: client.text_document_document_symbol_async(t.DocumentSymbolParams(
+                t.TextDocumentIdentifier(uri(project, "blob.py")))),
+            "prepareRename": lambda: client.text_document_prepare_rename_async(t.PrepareRenameParams(
+                t.TextDocumentIdentifier(outside.as_uri()), t.Position(0, 0))),
+            "codeAction": lambda: client.text_document_code_action_async(t.CodeActionParams(
+                t.TextDocumentIdentifier(uri(project, "blob.py")), t.Range(t.Position(0, 0), t.Position(0, 0)),
+                t.CodeActionContext(diagnostics=[]))),
+        }
+        for name, request in requests.items():
+            try:
+                failures[name] = await request()
+            except JsonRpcException as error:
+                failures[name] = error
+        return failures
+
+    (failures, edits, _progress) = asyncio.run(session(project, steps))
+    expected = {"rename": "invalid_name", "documentSymbol": "unreadable_file", "prepareRename": "unsafe_path", "codeAction": "unreadable_file"}
+    for name, code in expected.items():
+        error = failures[name]
+        assert isinstance(error, JsonRpcException), (name, error)
+        assert error.code == -32803, (name, error.code, error.message)
+        assert error.data["code"] == code, (name, error.data)
+        assert "Traceback" not in error.message and error.message == error.data["message"]
+    assert edits == []

@@ -34,6 +34,7 @@ SOURCE_FILES = [
     "native/labels.c",
     "native/shapes.cpp",
     "java/com/example/Ledger.java",
+    "csharp/Order.cs",
     "scripts/deploy.rb",
 ]
 

@@ -19,16 +19,17 @@ import os
 import shutil
 import stat
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, IO
 
-from engine.edits.diff import FileSummary, summarize
+from engine.edits.outcome import EditOutcome
+from engine.edits.diff import summarize
 from engine.edits.journal import (
     DamagedJournal, Entry, Journal, JournalRecord, fsync_directory, load, sync_filesystems, try_lock, write_durably,
 )
 from engine.edits.model import WorkspaceEdit
-from engine.edits.plan import FileState, with_canonical_paths, materialize
+from engine.edits.materialize import FileState, with_canonical_paths, materialize
 from engine.edits.syntax import newly_broken
 from engine.errors import Refused, UnsafePath
 from engine.extract.treesitter import TreeSitterExtractor
@@ -76,14 +77,6 @@ class ApplyOptions:
 
 
 @dataclass(frozen=True)
-class Applied:
-    transaction: str
-    files: list[FileSummary]
-    new_syntax_errors: list[str] = field(default_factory=list)
-    """Touched files that parsed before and do not now (only with allow_syntax_errors)."""
-
-
-@dataclass(frozen=True)
 class Recovered:
     transaction: str
     action: str
@@ -123,7 +116,7 @@ class Transactions:
         """What the edit would write, checked against the disk; writes nothing."""
         return materialize(edit, self.workspace)
 
-    def apply(self, edit: WorkspaceEdit, options: ApplyOptions = ApplyOptions()) -> Applied:
+    def apply(self, edit: WorkspaceEdit, options: ApplyOptions = ApplyOptions()) -> EditOutcome:
         canonical = self.workspace.canonical_all(edit.touched)
         for path in canonical.values():
             self.workspace.check_writable(path)  # before the lock: a refused edit leaves no trace
@@ -147,7 +140,7 @@ class Transactions:
                     "nothing was changed (pass --allow-syntax-errors to apply anyway)"
                 )
             record = self._write(states, "apply")
-        return Applied(record.id, summarize(states), broken)
+        return EditOutcome("apply", True, summarize(states), record.id, edits=edit.edit_count, new_syntax_errors=broken)
 
     def _write(self, states: list[FileState], kind: str) -> JournalRecord:
         try:
@@ -245,7 +238,7 @@ class Transactions:
     def history(self) -> list[JournalRecord]:
         return self.journal.records()
 
-    def undo(self, transaction: str | None = None) -> Applied:
+    def undo(self, transaction: str | None = None) -> EditOutcome:
         candidates = [r for r in self.history() if not r.undone and r.kind == "apply"]
         if transaction is not None:
             candidates = [r for r in candidates if r.id == transaction]
@@ -273,7 +266,7 @@ class Transactions:
                 states.append(FileState(entry.path, current, before, entry.mode))
             undo_record = self._write(states, "undo")
             write_durably(record.directory / "UNDONE", undo_record.id.encode())
-        return Applied(undo_record.id, summarize(states))
+        return EditOutcome("undo", True, summarize(states), undo_record.id)
 
     # -- helpers -----------------------------------------------------------------
 

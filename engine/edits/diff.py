@@ -7,7 +7,7 @@ from itertools import compress
 from operator import ne
 from dataclasses import dataclass
 
-from engine.edits.plan import FileState
+from engine.edits.materialize import FileState
 
 _RED, _GREEN, _CYAN, _BOLD, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[1m", "\x1b[0m"
 

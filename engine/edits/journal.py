@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, IO
 
-from engine.edits.plan import FileState
+from engine.edits.materialize import FileState
 from engine.errors import Refused
 from engine.state_folder import Quarantined, is_real_folder, open_state_file, quarantine, read_state_file, state_folder, write_new_file
 
@@ -85,7 +85,7 @@ def _libc_syncfs() -> Callable[[int], int] | None:
     except (OSError, AttributeError):
         return None
     function.argtypes, function.restype = [ctypes.c_int], ctypes.c_int
-    return function  # type: ignore[no-any-return]
+    return function
 
 
 def write_durably(path: Path, data: bytes) -> None:

@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlparse
 
 from engine.edits.edit_schema import MalformedEdit, check_workspace_edit
 from engine.edits.model import ChangeAnnotation, CreateFile, DeleteFile, FileChange, Operation, RenameFile, WorkspaceEdit
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 from engine.positions import LineIndex, PositionEncoding, Range
 from engine.workspace import Workspace
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.errors import Refused
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 
 
 class OverlappingEdits(Refused):

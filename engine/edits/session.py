@@ -6,15 +6,16 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Callable
 
-from engine.edits.apply import Applied, ApplyOptions, Transactions, VerifyFailed
+from engine.edits.apply import ApplyOptions, Transactions, VerifyFailed
+from engine.edits.outcome import EditOutcome
 from engine.edits.model import FileChange, WorkspaceEdit
-from engine.edits.plan import FileState
+from engine.edits.materialize import FileState
 from engine.edits.text import offset_of
 from engine.errors import GraftError, Refused, ServiceUnavailable
-from engine.navigation import Diagnostic
+from engine.answers import Diagnostic
 from engine.ports import LanguageServices, Tools
 from engine.workspace import Workspace
 
@@ -41,17 +42,6 @@ touched file and its importers twice (16-19 s for an 83-file rename in Django). 
 not yet compared are left out, and the outcome says so."""
 
 
-@dataclass(frozen=True)
-class ApplyOutcome:
-    applied: Applied
-    new_diagnostics: list[Diagnostic] = field(default_factory=list)
-    diagnostics_checked: bool = False
-    """False when no language server could give complete diagnostics (then only the syntax check ran)."""
-    verify_output: str = ""
-    diagnostics_note: str = ""
-    """What the differential diagnostics compared, how long they took, and what they left out and why."""
-
-
 class EditSession:
     def __init__(
         self, workspace: Workspace, transactions: Transactions, services: LanguageServices | None,
@@ -72,7 +62,7 @@ class EditSession:
     def preview(self, edit: WorkspaceEdit) -> list[FileState]:
         return [s for s in self.transactions.preview(edit) if s.changed]
 
-    def apply(self, edit: WorkspaceEdit, options: EditOptions = EditOptions()) -> ApplyOutcome:
+    def apply(self, edit: WorkspaceEdit, options: EditOptions = EditOptions()) -> EditOutcome:
         # The paths the edit names are enough here; the plan's bytes are computed once, under the locks.
         started = time.monotonic()
         touched = [p for p in edit.touched if (self.workspace.root / p).is_file()]
@@ -111,14 +101,14 @@ class EditSession:
             if status != 0:
                 self._undo(applied)
                 raise VerifyFailed(f"`{options.verify}` failed with status {status}, so the edit was rolled back:\n{output}")
-        return ApplyOutcome(applied, new, checked, output, note)
+        return replace(applied, new_diagnostics=new, diagnostics_checked=checked, verify_output=output, diagnostics_note=note)
 
-    def undo(self, transaction: str | None = None) -> Applied:
+    def undo(self, transaction: str | None = None) -> EditOutcome:
         undone = self.transactions.undo(transaction)
         self._after_write([f.path for f in undone.files])
         return undone
 
-    def _undo(self, applied: Applied) -> None:
+    def _undo(self, applied: EditOutcome) -> None:
         self.undo(applied.transaction)
 
     def _after_write(self, paths: list[str]) -> None:

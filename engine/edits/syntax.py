@@ -17,22 +17,15 @@ whole identifier for another: that cannot change whether the file parses. "Whole
 from __future__ import annotations
 
 import ast
-import re
 from typing import Iterable
 
 from engine.edits.model import FileChange, Operation, paths_of
-from engine.edits.plan import FileState
+from engine.edits.materialize import FileState
 from engine.edits.text import line_starts, offset_of
 from engine.extract.treesitter import TreeSitterExtractor
-from engine.languages import CONTEXTUAL_KEYWORDS, KEYWORDS, language_of
-from engine.navigation import TextEdit
+from engine.languages import language_of, profile
+from engine.answers import TextEdit
 
-_NAME = {
-    "python": re.compile(r"[A-Za-z_][A-Za-z0-9_]*"),
-    "go": re.compile(r"[A-Za-z_][A-Za-z0-9_]*"),
-    "rust": re.compile(r"[A-Za-z_][A-Za-z0-9_]*"),
-}
-_SCRIPT_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _QUOTES = "\"'`"
 
 
@@ -53,10 +46,10 @@ def newly_broken(
     broken = []
     for state in states:
         language = language_of(state.path)
-        if state.after is None or not parser.supports(language):
+        if state.after is None or language is None or not parser.supports(language):
             continue
         edits = edits_by_path.get(state.path)
-        if state.before is not None and edits and state.path not in other_operations and language is not None:
+        if state.before is not None and edits and state.path not in other_operations:
             text, starts = (decoded or {}).get(state.path) or (_decode(state.before), None)
             if swaps_identifiers_only(text, edits, language, starts):
                 continue
@@ -67,13 +60,14 @@ def newly_broken(
     return broken
 
 
-def _parses(parser: TreeSitterExtractor, language: str | None, data: bytes, path: str) -> bool:
+def _parses(parser: TreeSitterExtractor, language: str, data: bytes, path: str) -> bool:
     """Whether the bytes parse. For Python, the interpreter's own parser too: tree-sitter
     recovers from an unexpected indent without flagging it, and the module would not import."""
     text = _strip_bom(data)
-    if parser.parse(language, text).root_node.has_error:  # type: ignore[arg-type]
+    if parser.parse(language, text).root_node.has_error:
         return False
-    if language != "python":
+    kind = profile(language)
+    if kind is None or not kind.interpreter_parses:
         return True
     try:
         compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
@@ -84,11 +78,12 @@ def _parses(parser: TreeSitterExtractor, language: str | None, data: bytes, path
 
 def swaps_identifiers_only(text: str, edits: tuple[TextEdit, ...], language: str, starts: list[int] | None = None) -> bool:
     """Whether every edit replaces a whole identifier token by another (see the module's rules)."""
-    name = _NAME.get(language, _SCRIPT_NAME if language in KEYWORDS else None)
-    if name is None:
+    kind = profile(language)
+    name = kind.identifier_token if kind is not None else None
+    if kind is None or name is None:
         return False
-    reserved = KEYWORDS[language] | CONTEXTUAL_KEYWORDS.get(language, frozenset())
-    word_characters = "$" if name is _SCRIPT_NAME else ""
+    reserved = kind.keywords | kind.contextual_keywords
+    word_characters = "$" if name.match("$") else ""
     starts = starts if starts is not None else line_starts(text)
     for edit in edits:
         if edit.range.start.line != edit.range.end.line:

@@ -6,7 +6,7 @@ import re
 from bisect import bisect_right
 from functools import lru_cache
 
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 from engine.positions import Position, line_starts
 
 _LINE_BREAKS = re.compile(r"\r\n|\r|\n")

@@ -1,4 +1,4 @@
-"""Symbols from a tree-sitter syntax tree, driven by the per-language tables in ``rules/``."""
+"""Symbols from a tree-sitter syntax tree, driven by each language profile's rules (engine/languages/)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from tree_sitter import Language, Node, Parser, Tree
 
-from engine.extract.rules import RULES, GRAMMARS
-from engine.extract.spec import Definition, LanguageRules, Where
+from engine.languages import Grammar, profile
+from engine.languages.spec import Definition, LanguageRules, Where
 from engine.positions import LineIndex, Range
 from engine.symbols import TYPE_KINDS, Confidence, Source, Symbol, SymbolKind
 
@@ -39,14 +39,13 @@ class TreeSitterExtractor:
 
     @staticmethod
     def supports(language_id: str | None) -> bool:
-        return language_id in RULES
+        found = profile(language_id)
+        return found is not None and found.grammar is not None and found.rules is not None
 
     def parse(self, language_id: str, data: bytes) -> Tree:
         parser = self._parsers.get(language_id)
         if parser is None:
-            module_name, function_name = GRAMMARS[language_id]
-            module = importlib.import_module(module_name)
-            parser = Parser(Language(getattr(module, function_name)()))
+            parser = Parser(load_grammar(_grammar(language_id)))
             self._parsers[language_id] = parser
         return parser.parse(data)
 
@@ -55,7 +54,7 @@ class TreeSitterExtractor:
         root = tree.root_node
         has_errors = root.has_error
         confidence = Confidence.MEDIUM if has_errors else Confidence.HIGH
-        walker = _Walker(RULES[language_id], file, data, index, confidence)
+        walker = _Walker(_rules(language_id), file, data, index, confidence)
         symbols: list[Symbol] = []
         walker.walk(root, _Context(None, False, ()), symbols)
         useful = True
@@ -63,6 +62,25 @@ class TreeSitterExtractor:
             error_bytes = sum(c.end_byte - c.start_byte for c in root.children if c.type == "ERROR")
             useful = error_bytes / len(data) <= _USEFUL_ERROR_SHARE
         return TreeExtraction(symbols, has_errors, useful, tree)
+
+
+def load_grammar(grammar: Grammar) -> Language:
+    """The tree-sitter language a grammar wheel provides (imported when first needed)."""
+    return Language(getattr(importlib.import_module(grammar.module), grammar.function)())
+
+
+def _grammar(language_id: str) -> Grammar:
+    found = profile(language_id)
+    if found is None or found.grammar is None:
+        raise ValueError(f"no tree-sitter grammar for {language_id}")  # callers ask supports() first
+    return found.grammar
+
+
+def _rules(language_id: str) -> LanguageRules:
+    found = profile(language_id)
+    if found is None or found.rules is None:
+        raise ValueError(f"no tree-sitter rules for {language_id}")
+    return found.rules
 
 
 @dataclass(frozen=True)

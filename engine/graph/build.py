@@ -20,6 +20,7 @@ import networkx as nx
 from engine.graph.facts import FileFacts, ImportFact, SymbolFact
 from engine.graph.modules import ModuleIndex
 from engine.symbols import SymbolKind
+from engine.languages import ImportStyle, profile
 
 _RESOLVE_DEPTH = 8
 #: Bump when ProjectGraph's pickled shape changes: older snapshots are then ignored.
@@ -191,17 +192,18 @@ class ProjectGraph:
 
     def _add_edges(self, path: str) -> None:
         facts = self.facts[path]
-        if facts.language == "python":
+        imports = _import_style(facts.language)
+        if imports is ImportStyle.PYTHON:
             bindings = self._python_bindings(path)
             self._python_import_edges(path, bindings)
             self._python_call_edges(path, bindings)
             self._python_base_edges(path, bindings)
-        elif facts.language in ("typescript", "typescriptreact", "javascript", "javascriptreact"):
+        elif imports is ImportStyle.ES_MODULES:
             for fact in facts.imports:
                 target = self._modules.js_file(path, fact.module)
                 if target is not None:
                     self._edge(file_node(path), file_node(target), "imports", fact.line)
-        elif facts.language == "go":
+        elif imports is ImportStyle.GO_PACKAGES:
             for fact in facts.imports:
                 for target in self._modules.go_files(fact.module):
                     self._edge(file_node(path), file_node(target), "imports", fact.line)
@@ -491,8 +493,8 @@ class ProjectGraph:
 
     def resolve_expression(self, path: str, expression: str, line: int) -> str | None:
         """The node a name written on a line of a Python file stands for, by the same rules as calls."""
-        if self.facts.get(path) is None or self.facts[path].language != "python":
-            return None
+        if self.facts.get(path) is None or _import_style(self.facts[path].language) is not ImportStyle.PYTHON:
+            return None  # names resolve by Python's scoping rules only
         caller = self._innermost_code(path, line)
         return self._resolve_python_name(path, expression, caller, self._python_bindings(path))
 
@@ -557,3 +559,9 @@ def _interface(facts: FileFacts) -> tuple[object, ...]:
         facts.exports,
         tuple((i.module, i.level, i.names, i.alias, i.star, i.scope) for i in facts.imports),
     )
+
+
+def _import_style(language: str | None) -> ImportStyle:
+    """How a file's imports (and, for Python, its names) resolve: its language profile says."""
+    kind = profile(language)
+    return kind.imports if kind is not None else ImportStyle.NONE

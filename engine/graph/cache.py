@@ -99,7 +99,11 @@ class FactsCache:
         """The last graph written, or None (also when it cannot be read back: it is then rebuilt).
         A graph built with server symbols and one built from the tree alone are kept apart."""
         try:
-            return self._cache.get(_key("snapshot", SCHEMA_VERSION, EXTRACTOR_ID, GRAPH_FORMAT, symbols_from))  # type: ignore[no-any-return]
+            # diskcache is untyped; store_snapshot below writes this shape.
+            snapshot: tuple[Fingerprint, Any] | None = self._cache.get(
+                _key("snapshot", SCHEMA_VERSION, EXTRACTOR_ID, GRAPH_FORMAT, symbols_from)
+            )
+            return snapshot
         except _UNREADABLE:
             return None
 

@@ -12,12 +12,13 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import PurePosixPath
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict
 
-from tree_sitter import Language, Node, Query, QueryCursor, Tree
+from tree_sitter import Node, Query, QueryCursor, Tree
 
 from engine.extract import FileSymbols, SymbolExtractor
-from engine.extract.rules import GRAMMARS
+from engine.extract.treesitter import load_grammar
+from engine.languages import ImportStyle, profile
 from engine.symbols import Segment, Symbol, SymbolKind, walk_all
 from engine.workspace import SourceFile
 
@@ -102,6 +103,29 @@ class FileFacts:
     is_test: bool = False
 
 
+class _CommonFacts(TypedDict):
+    """The fields of :class:`FileFacts` every file has, whatever its language (symbols aside)."""
+
+    path: str
+    language: str | None
+    sha256: str
+    source: str
+    confidence: str
+    is_test: bool
+
+
+class _PythonFacts(TypedDict):
+    """The fields of :class:`FileFacts` read from a Python syntax tree."""
+
+    symbols: tuple[SymbolFact, ...]
+    imports: tuple[ImportFact, ...]
+    calls: tuple[CallFact, ...]
+    bases: tuple[BaseFact, ...]
+    exports: tuple[str, ...] | None
+    has_main: bool
+    attributes: frozenset[str]
+
+
 def is_test_path(path: str) -> bool:
     return bool(_TEST_FILE.search(path))
 
@@ -117,19 +141,21 @@ def file_facts(
     if served is not None:
         listing = served
     symbols = tuple(_symbol_facts(listing))  # Python adds decorators to these below
-    base = dict(
+    base = _CommonFacts(
         path=source.path, language=source.language, sha256=source.sha256, source=listing.source.value,
-        confidence=listing.confidence.value, symbols=symbols, is_test=is_test_path(source.path),
+        confidence=listing.confidence.value, is_test=is_test_path(source.path),
     )
     if tree is None:
-        return FileFacts(**base)  # type: ignore[arg-type]
-    if source.language == "python":
-        return FileFacts(**{**base, **_python_facts(tree, listing, symbols)})  # type: ignore[arg-type]
-    if source.language in ("typescript", "typescriptreact", "javascript", "javascriptreact"):
-        return FileFacts(**base, imports=_js_imports(tree, source.language))  # type: ignore[arg-type]
-    if source.language == "go":
-        return FileFacts(**base, imports=_go_imports(tree))  # type: ignore[arg-type]
-    return FileFacts(**base)  # type: ignore[arg-type]
+        return FileFacts(**base, symbols=symbols)
+    kind = profile(source.language)
+    imports = kind.imports if kind is not None else ImportStyle.NONE
+    if imports is ImportStyle.PYTHON:
+        return FileFacts(**base, **_python_facts(tree, listing, symbols))
+    if imports is ImportStyle.ES_MODULES and source.language is not None:
+        return FileFacts(**base, symbols=symbols, imports=_js_imports(tree, source.language))
+    if imports is ImportStyle.GO_PACKAGES:
+        return FileFacts(**base, symbols=symbols, imports=_go_imports(tree))
+    return FileFacts(**base, symbols=symbols)
 
 
 def _symbol_facts(listing: FileSymbols) -> list[SymbolFact]:
@@ -171,12 +197,13 @@ _AFTER_A_DOT = re.compile(rb"\.[ \t]*([A-Za-z_][A-Za-z0-9_]*)")
 
 @cache
 def _query(language_id: str, text: str) -> Query:
-    module_name, function_name = GRAMMARS[language_id]
-    module = __import__(module_name)
-    return Query(Language(getattr(module, function_name)()), text)
+    kind = profile(language_id)
+    if kind is None or kind.grammar is None:
+        raise ValueError(f"no tree-sitter grammar for {language_id}")  # facts are read only from parsed files
+    return Query(load_grammar(kind.grammar), text)
 
 
-def _python_facts(tree: Tree, listing: FileSymbols, symbols: tuple[SymbolFact, ...]) -> dict[str, object]:
+def _python_facts(tree: Tree, listing: FileSymbols, symbols: tuple[SymbolFact, ...]) -> _PythonFacts:
     captures = QueryCursor(_query("python", _PYTHON_QUERY)).captures(tree.root_node)
     locate = _Enclosing(listing)
     imports = sorted(
@@ -200,15 +227,15 @@ def _python_facts(tree: Tree, listing: FileSymbols, symbols: tuple[SymbolFact, .
             if argument.type in ("identifier", "attribute") and owner is not None:
                 bases.append(BaseFact(owner, _text(argument), argument.start_point.row + 1))
     has_main = any('__name__' in _text(n) and '"__main__"' in _text(n).replace("'", '"') for n in captures.get("main_test", []))
-    return {
-        "symbols": _with_decorators(symbols, captures.get("decorator", [])),
-        "imports": tuple(imports),
-        "calls": tuple(calls),
-        "bases": tuple(bases),
-        "exports": _python_all(tree.root_node),
-        "has_main": has_main,
-        "attributes": frozenset(name.decode() for name in _AFTER_A_DOT.findall(tree.root_node.text or b"")),
-    }
+    return _PythonFacts(
+        symbols=_with_decorators(symbols, captures.get("decorator", [])),
+        imports=tuple(imports),
+        calls=tuple(calls),
+        bases=tuple(bases),
+        exports=_python_all(tree.root_node),
+        has_main=has_main,
+        attributes=frozenset(name.decode() for name in _AFTER_A_DOT.findall(tree.root_node.text or b"")),
+    )
 
 
 def _with_decorators(facts: tuple[SymbolFact, ...], decorators: list[Node]) -> tuple[SymbolFact, ...]:

@@ -21,6 +21,7 @@ from engine.graph.facts import SymbolFact
 from engine.names import NamePath, PositionAddress, SymbolAddress, parse_address
 from engine.resolve import ambiguous_among
 from engine.symbols import SymbolKind
+from engine.languages import profile
 
 _USE_KINDS = ("imports", "calls", "inherits")
 _TEST_NAME = re.compile(r"^(test|Test)")
@@ -386,7 +387,7 @@ class GraphQueries:
             read = lambda path: texts[path] if path in texts else texts.setdefault(path, read_once(path))  # noqa: E731
         found = []
         for path, facts in sorted(self.project.facts.items()):
-            if facts.is_test or facts.language != "python" or path.endswith(".pyi"):
+            if facts.is_test or not _sees_uses(facts.language) or path.endswith(".pyi"):
                 continue
             families: dict[str, list[SymbolFact]] = {}
             for symbol in facts.symbols:
@@ -414,7 +415,7 @@ class GraphQueries:
         ``units.Unit.X``, a name passed along): the graph records calls, imports and bases only."""
         word = re.compile(rf"(?<!\w){re.escape(name)}\b")
         for other, facts in self.project.facts.items():
-            if facts.language != "python" or other.endswith(".pyi"):
+            if not _sees_uses(facts.language) or other.endswith(".pyi"):
                 continue
             text = read(other)
             if name not in text:
@@ -442,7 +443,9 @@ class GraphQueries:
         return sorted(tests.values(), key=lambda r: r.address)
 
     def _edge(self, u: str, v: str, kind: str, data: dict[str, object]) -> EdgeRef:
-        return EdgeRef(kind, self.ref(u), self.ref(v), data.get("line"), str(data.get("source")), str(data.get("confidence")))  # type: ignore[arg-type]
+        line = data.get("line")  # an int, or absent (a ``contains`` edge has none)
+        return EdgeRef(kind, self.ref(u), self.ref(v), line if isinstance(line, int) else None,
+                       str(data.get("source")), str(data.get("confidence")))
 
 
 def _judged(symbol: SymbolFact) -> bool:
@@ -455,3 +458,9 @@ def _judged(symbol: SymbolFact) -> bool:
 
 def _contains_view(graph: nx.MultiDiGraph) -> nx.MultiDiGraph:
     return nx.subgraph_view(graph, filter_edge=lambda u, v, k: k == "contains")
+
+
+def _sees_uses(language: str | None) -> bool:
+    """Whether the graph resolves this language's names, so that its dead-code pass can judge uses."""
+    kind = profile(language)
+    return kind is not None and kind.graph_sees_uses

@@ -14,7 +14,7 @@ import ast
 
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.text import Coverage
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
 from engine.refactor.pytrees import code_points, parse_python, with_spans

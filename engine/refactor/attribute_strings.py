@@ -25,11 +25,11 @@ from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.text import Coverage, word_offsets
 from engine.graph.build import symbol_node
 from engine.graph.queries import GraphQueries
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
 from engine.refactor.local_scopes import LocalScopes
-from engine.refactor.pytext import CodeMap
+from engine.refactor.strings_and_comments import CodeMap
 from engine.refactor.receivers import Receivers
 from engine.symbols import Symbol
 

@@ -28,10 +28,10 @@ from typing import Callable
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.text import Coverage
 from engine.errors import GraftError
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
-from engine.refactor.pytext import CodeMap
+from engine.refactor.strings_and_comments import CodeMap
 from engine.refactor.pytrees import parse_python
 
 _EXAMPLE = re.compile(r"^[ \t]*(?:>>>|\.\.\.)(?: |$)", re.M)

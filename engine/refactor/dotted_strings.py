@@ -6,7 +6,7 @@ import re
 
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.languages import language_of
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 from engine.positions import Position, Range, split_lines
 from engine.workspace import Workspace
 

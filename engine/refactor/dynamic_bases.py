@@ -17,7 +17,7 @@ from typing import Callable
 
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.text import Coverage
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
 from engine.refactor.jedi_rename import jedi_definitions

@@ -20,7 +20,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.edits.plan import materialize
+from engine.edits.materialize import materialize
 from engine.edits.model import WorkspaceEdit
 from engine.errors import Refused
 from engine.graph.queries import GraphQueries

@@ -20,11 +20,11 @@ from typing import Callable
 
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.text import Coverage, word_offsets
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
 from engine.refactor.jedi_rename import jedi_definitions
-from engine.refactor.pytext import CodeMap
+from engine.refactor.strings_and_comments import CodeMap
 from engine.refactor.pytrees import parse_python, with_spans
 from engine.workspace import Workspace
 

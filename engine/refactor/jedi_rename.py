@@ -33,9 +33,9 @@ from typing import Any
 
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.errors import Refused
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 from engine.positions import Position, Range, split_lines
-from engine.refactor.pysource import line_edits
+from engine.refactor.cst_edits import line_edits
 from engine.source_roots import source_roots
 from engine.workspace import Workspace
 

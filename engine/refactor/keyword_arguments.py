@@ -19,9 +19,9 @@ from libcst.metadata import PositionProvider
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.graph.queries import GraphQueries
 from engine.edits.text import covers
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 from engine.positions import Position, Range, split_lines
-from engine.refactor.pysource import parse
+from engine.refactor.cst_edits import parse
 from engine.refactor.pytrees import code_points, parse_python, with_spans
 from engine.symbols import SymbolKind
 from engine.workspace import Workspace

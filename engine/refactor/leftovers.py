@@ -13,10 +13,10 @@ import re
 from bisect import bisect_right
 
 from engine.edits.model import FileChange, WorkspaceEdit
-from engine.edits.plan import materialize
+from engine.edits.materialize import materialize
 from engine.edits.text import apply_text_edits, line_starts, splice_line, word_offsets
 from engine.errors import Refused
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 from engine.positions import split_lines
 from engine.refactor.corpus import Corpus
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from engine.edits.model import FileChange, WorkspaceEdit
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
 from engine.refactor.pytrees import code_points, parse_python

@@ -16,7 +16,7 @@ import re
 
 from engine.edits.model import FileChange
 from engine.errors import GraftError
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 from engine.positions import Position, Range
 from engine.workspace import Workspace
 

@@ -14,9 +14,17 @@ Per file, on its LibCST tree:
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import ScopeProvider
+from libcst.metadata import Scope, ScopeProvider
 
-from engine.refactor.pysource import ModuleName, alias_as, bound_name, dotted, import_module_of
+from engine.refactor.cst_edits import (
+    ModuleName,
+    ScopeMap,
+    alias_as,
+    bound_name,
+    dotted,
+    import_module_of,
+    parse_small_statement,
+)
 
 
 def rewrite_module_references(
@@ -29,7 +37,10 @@ def rewrite_module_references(
     attribute (``tags._manylinux``), so it keeps its name (``from pkg import new_last as old_last``)."""
     wrapper = cst.MetadataWrapper(tree, unsafe_skip_copy=True)
     scopes = wrapper.resolve(ScopeProvider)
-    renamer = _Renamer(module, old, new, moved_from, scopes[wrapper.module], scopes, keep_binding)
+    global_scope = scopes[wrapper.module]
+    if global_scope is None:
+        raise TypeError("LibCST gave the module no scope")  # it always gives one: only narrows the type
+    renamer = _Renamer(module, old, new, moved_from, global_scope, scopes, keep_binding)
     return wrapper.module.visit(renamer)
 
 
@@ -43,7 +54,7 @@ def _renamed(name: str, old: str, new: str) -> str | None:
 
 class _Renamer(cst.CSTTransformer):
     def __init__(
-        self, module: ModuleName, old: str, new: str, moved_from: ModuleName | None, global_scope: object, scopes: object,
+        self, module: ModuleName, old: str, new: str, moved_from: ModuleName | None, global_scope: Scope, scopes: ScopeMap,
         keep_binding: bool = False,
     ) -> None:
         self.module, self.old, self.new, self.moved_from = module, old, new, moved_from
@@ -89,7 +100,7 @@ class _Renamer(cst.CSTTransformer):
                 self.ancestors[bound_name(alias)] = f"{absolute}.{dotted(alias.name)}"
             if f"{absolute}.{dotted(alias.name)}" != self.old or alias_as(alias) is not None:
                 continue
-            if new_package == absolute and new_last not in self.global_scope and not self.keep_binding:  # type: ignore[operator]
+            if new_package == absolute and new_last not in self.global_scope and not self.keep_binding:
                 self._rename_uses(node, bound_name(alias), new_last)
 
     def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.ImportFrom | cst.FlattenSentinel:
@@ -99,7 +110,9 @@ class _Renamer(cst.CSTTransformer):
         target = _renamed(absolute, self.old, self.new)
         if target is not None or (self.moved_from is not None and relative):
             spec = self.module.spec_for(target or absolute, relative=relative)
-            parsed = cst.parse_statement(f"from {spec} import x\n").body[0]  # type: ignore[attr-defined]
+            parsed = parse_small_statement(f"from {spec} import x\n")
+            if not isinstance(parsed, cst.ImportFrom):
+                raise TypeError(f"not an import: {spec!r}")  # only narrows the type: the text is a from-import
             updated = updated.with_changes(module=parsed.module, relative=parsed.relative)
         if isinstance(updated.names, cst.ImportStar):
             return updated
@@ -120,9 +133,9 @@ class _Renamer(cst.CSTTransformer):
                     rest[-1] = rest[-1].with_changes(comma=alias.comma)
                 return cst.FlattenSentinel([
                     *([updated.with_changes(names=rest)] if rest else []),
-                    cst.parse_statement(f"{statement}\n").body[0],  # type: ignore[attr-defined]
+                    parse_small_statement(f"{statement}\n"),
                 ])
-            renamed_uses = alias_as(alias) is None and new_last not in self.global_scope and not self.keep_binding  # type: ignore[operator]
+            renamed_uses = alias_as(alias) is None and new_last not in self.global_scope and not self.keep_binding
             as_name = alias.asname if alias_as(alias) is not None or renamed_uses else cst.AsName(name=cst.Name(bound_name(alias)))
             names.append(alias.with_changes(name=cst.Name(new_last), asname=as_name))
         return updated.with_changes(names=names)
@@ -149,7 +162,7 @@ class _Renamer(cst.CSTTransformer):
         return (self.moved_from or self.module).absolute(level, written)
 
     def _rename_uses(self, statement: cst.Import | cst.ImportFrom, bound: str, new_name: str) -> None:
-        for scope in {id(s): s for s in self.scopes.values() if s is not None}.values():  # type: ignore[attr-defined]
+        for scope in {id(s): s for s in self.scopes.values() if s is not None}.values():
             for access in scope.accesses:
                 if isinstance(access.node, cst.Name) and access.node.value == bound and any(
                     getattr(r, "node", None) is statement for r in access.referents

@@ -20,17 +20,18 @@ from dataclasses import dataclass
 import libcst as cst
 
 from engine.edits.model import WorkspaceEdit
-from engine.edits.plan import materialize
-from engine.errors import Refused, UsageError
+from engine.edits.materialize import materialize
+from engine.errors import DestinationMissing, Refused, UsageError
 from engine.graph.queries import GraphQueries
-from engine.languages import language_of
+from engine.languages import SymbolMoves, profile_of
 from engine.refactor.dotted_strings import retarget_dotted_strings
 from engine.refactor.move_importers import MoveNames, rewrite_importer
 from engine.refactor.move_rewrite import rewrite_dest, rewrite_source, top_level_bindings
 from engine.refactor.move_source import CannotMove, CarriedImport, analyse
 from engine.refactor.plan import RefactorPlan
-from engine.refactor.pysource import (
+from engine.refactor.cst_edits import (
     ModuleName, all_names, code_of, file_change, from_import, grouped_imports, move_operations, parse,
+    parse_simple_statement,
 )
 from engine.symbols import Confidence, Source, Symbol
 from engine.workspace import SourceFile, Workspace
@@ -115,7 +116,7 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
             )
         # The destination's own import style, when it has one.
         spec = dest_module.spec_for(source_module.dotted, relative=_prefers_relative(dest_tree if dest_source is not None else analysis.tree))
-        imports.append(cst.parse_statement(f"from {spec} import {', '.join(needed_globals)}\n"))  # type: ignore[arg-type]
+        imports.append(parse_simple_statement(f"from {spec} import {', '.join(needed_globals)}\n"))
     dest_reaches_source = [dest_path, source.path] if needed_globals else (
         queries.import_path(dest_path, source.path) if dest_source is not None else None
     )
@@ -165,14 +166,15 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
 def _destination(workspace: Workspace, request: MoveRequest) -> tuple[str, SourceFile | None]:
     relative, absolute = workspace.resolve(request.dest)
     stub = request.symbol.file.endswith(".pyi")
-    if language_of(relative) != "python" or not relative.endswith(".pyi" if stub else ".py"):
+    kind = profile_of(relative)
+    if kind is None or kind.symbol_moves is not SymbolMoves.PYTHON or not relative.endswith(".pyi" if stub else ".py"):
         raise UsageError(f"the destination {relative} is not a Python {'stub (.pyi)' if stub else 'module (.py)'}")
     if relative == request.symbol.file:
         raise UsageError(f"{request.symbol.address} is already in {relative}")
     if absolute.exists():
         return relative, workspace.read(relative)
     if not request.create:
-        raise UsageError(f"{relative} does not exist; pass --create to make it")
+        raise DestinationMissing(f"{relative} does not exist; pass --create to make it")
     if not absolute.parent.is_dir():
         raise UsageError(f"the folder of {relative} does not exist; create the package first")
     return relative, None

@@ -18,8 +18,9 @@ import libcst as cst
 from libcst.metadata import ScopeProvider
 
 from engine.errors import Refused
-from engine.refactor.pysource import (
+from engine.refactor.cst_edits import (
     ModuleName,
+    ScopeMap,
     alias_as,
     bound_name,
     dotted,
@@ -56,9 +57,9 @@ class ImporterPlan:
 def rewrite_importer(tree: cst.Module, module: ModuleName, names: MoveNames, *, is_dest: bool) -> cst.Module:
     """The file with every import of the moved name pointed at the new module (unchanged when
     it does not import it)."""
-    scope_cache: list[object] = []
+    scope_cache: list[ScopeMap] = []
 
-    def scopes() -> object:
+    def scopes() -> ScopeMap:
         """Scope analysis is the costly part: only files that need it (attribute uses, star
         imports) pay for it. The wrapper keeps the tree's nodes, so ids stay valid."""
         if not scope_cache:
@@ -124,9 +125,9 @@ def _imports(tree: cst.Module) -> list[cst.Import | cst.ImportFrom]:
     return found
 
 
-def _reads_unbound(scopes: object, name: str) -> bool:
+def _reads_unbound(scopes: ScopeMap, name: str) -> bool:
     """Whether the file reads ``name`` without binding it itself (so it came from a star import)."""
-    for scope in {id(s): s for s in scopes.values() if s is not None}.values():  # type: ignore[attr-defined]
+    for scope in {id(s): s for s in scopes.values() if s is not None}.values():
         for access in scope.accesses:
             if isinstance(access.node, cst.Name) and access.node.value == name and not access.referents:
                 return True
@@ -134,7 +135,7 @@ def _reads_unbound(scopes: object, name: str) -> bool:
 
 
 def _rewrite_attributes(
-    tree: cst.Module, scopes: object, module: ModuleName, names: MoveNames,
+    tree: cst.Module, scopes: ScopeMap, module: ModuleName, names: MoveNames,
     bindings: dict[str, tuple[cst.CSTNode, str, bool]], dest_expression: str | None, plan: ImporterPlan, is_dest: bool,
 ) -> None:
     """``owner.name`` (and ``"owner.name"`` in string annotations) → the destination's."""
@@ -148,7 +149,7 @@ def _rewrite_attributes(
 
     tree.visit(Find())
     accesses = [
-        access for scope in {id(s): s for s in scopes.values() if s is not None}.values()  # type: ignore[attr-defined]
+        access for scope in {id(s): s for s in scopes.values() if s is not None}.values()
         for access in scope.accesses
     ]
     for owner, (statement, bound, relative) in bindings.items():
@@ -178,11 +179,13 @@ def _rewrite_attributes(
 
 
 def _dest_binding(
-    tree: cst.Module, scopes: object, module: ModuleName, names: MoveNames, owner: str, relative: bool
+    tree: cst.Module, scopes: ScopeMap, module: ModuleName, names: MoveNames, owner: str, relative: bool
 ) -> tuple[str, cst.SimpleStatementLine]:
     """How the file will name the destination module, and the import that binds it: the full
     dotted name beside ``import a.b.source``, else the module's own name beside ``from a.b import``."""
-    global_scope = scopes[tree]  # type: ignore[index]
+    global_scope = scopes[tree]
+    if global_scope is None:
+        raise TypeError("LibCST gave the module no scope")  # it always gives one: only narrows the type
     if owner == names.source.dotted:
         head = names.dest.dotted.split(".")[0]
         if head != owner.split(".")[0] and head in global_scope:

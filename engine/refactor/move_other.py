@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from engine.edits.model import CreateFile, FileChange, Operation, WorkspaceEdit
-from engine.errors import Refused, ServiceUnavailable, UsageError
-from engine.languages import language_of
-from engine.navigation import ServerEdit, TextEdit
+from engine.errors import DestinationMissing, Refused, ServiceUnavailable, UsageError
+from engine.languages import SymbolMoves, language_of, profile_of
+from engine.answers import ServerEdit, TextEdit
 from engine.ports import LanguageServices
 from engine.positions import Range, split_lines
 from engine.refactor.plan import RefactorPlan
-from engine.refactor.pysource import move_operations
+from engine.refactor.cst_edits import move_operations
 from engine.symbols import Confidence, Source, Symbol
 from engine.workspace import Workspace
 
@@ -42,7 +42,7 @@ def plan_other_move(
         raise UsageError(f"{symbol.address} is already in {dest_path}")
     exists = absolute.is_file()
     if not exists and not create:
-        raise UsageError(f"{dest_path} does not exist; pass --create to make it")
+        raise DestinationMissing(f"{dest_path} does not exist; pass --create to make it")
     notes: list[str] = []
     if use_server and services is not None:
         try:
@@ -52,12 +52,14 @@ def plan_other_move(
             return RefactorPlan("move", edit, Source.LSP, confidence, [f"from {answer.server}"])
         except ServiceUnavailable as error:
             notes.append(f"language server: {error.message}")
-    if language == "go" and PurePosixPath(dest_path).parent == PurePosixPath(symbol.file).parent:
+    moves = profile_of(symbol.file)
+    same_package = moves is not None and moves.symbol_moves is SymbolMoves.SAME_PACKAGE
+    if same_package and PurePosixPath(dest_path).parent == PurePosixPath(symbol.file).parent:
         return _go_move(workspace, symbol, dest_path, exists, notes)
     raise MoveUnavailable(
         f"cannot move {language} code from {symbol.file} to {dest_path} without a language server that offers a move"
         + (f" ({notes[0]})" if notes else "")
-        + ("; Go moves within one folder need none" if language == "go" else "")
+        + ("; moves within one folder (its package) need none" if same_package else "")
     )
 
 

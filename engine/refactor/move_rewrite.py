@@ -3,15 +3,17 @@ without the imports only it used), the destination with the code and the imports
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import libcst as cst
 
 from engine.refactor.move_source import SourceAnalysis
-from engine.refactor.pysource import (
+from engine.refactor.cst_edits import (
     AllEditor,
     ModuleName,
+    TopLevelStatement,
     alias_as,
     bound_name,
     dotted,
@@ -19,8 +21,11 @@ from engine.refactor.pysource import (
     insert_top_level,
     is_import_line,
     is_docstring,
+    parse_simple_statement,
     without_aliases,
 )
+
+_Node = TypeVar("_Node", bound=cst.CSTNode)
 
 
 def rewrite_source(
@@ -53,17 +58,20 @@ class _SourceEditor(cst.CSTTransformer):
         self.kept_any = False
         """Whether a top-level statement is kept before this point (else the next one loses its blank lines)."""
 
-    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> object:
+    def on_leave(
+        self, original: _Node, updated: _Node
+    ) -> _Node | cst.RemovalSentinel | cst.FlattenSentinel[_Node]:
         result = super().on_leave(original, updated)
-        if id(original) not in self.top:
+        # A module's body holds nothing else: the check only narrows the type.
+        if id(original) not in self.top or not isinstance(original, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             return result
         if id(original) in self.moved:
             if original is self.analysis.moved[0]:
-                self.pending += _kept_lines(original, self.analysis.carried_comments)  # type: ignore[arg-type]
+                self.pending += _kept_lines(original, self.analysis.carried_comments)
             return cst.RemovalSentinel.REMOVE
         if isinstance(result, cst.RemovalSentinel):
             # An import line that went: its blank lines and comments stay for what follows.
-            self.pending += list(original.leading_lines)  # type: ignore[attr-defined]
+            self.pending += list(original.leading_lines)
             return result
         if isinstance(result, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             lines = list(result.leading_lines)
@@ -87,9 +95,7 @@ class _SourceEditor(cst.CSTTransformer):
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         if self.local_import is None or id(original) not in self.analysis.runtime_uses:
             return updated
-        body = updated.body
-        if not isinstance(body, cst.IndentedBlock):
-            body = cst.IndentedBlock(body=[cst.SimpleStatementLine(body=list(body.body))])
+        body = _indented(updated.body)
         statements = list(body.body)
         index = 1 if statements and is_docstring(statements[0]) else 0
         statements.insert(index, self.local_import)
@@ -114,7 +120,16 @@ class _SourceEditor(cst.CSTTransformer):
         return updated.with_changes(body=[*body[:-1], body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
 
 
-def _kept_lines(statement: cst.BaseStatement, carried: list[cst.EmptyLine]) -> list[cst.EmptyLine]:
+def _indented(body: cst.BaseSuite) -> cst.IndentedBlock:
+    """A function's body as an indented block: ``def f(): return x`` gets one to take a line above."""
+    if isinstance(body, cst.IndentedBlock):
+        return body
+    if isinstance(body, cst.SimpleStatementSuite):
+        return cst.IndentedBlock(body=[cst.SimpleStatementLine(body=list(body.body))])
+    raise TypeError(f"unknown suite: {type(body).__name__}")  # LibCST has no third kind
+
+
+def _kept_lines(statement: TopLevelStatement, carried: list[cst.EmptyLine]) -> list[cst.EmptyLine]:
     """The lines above the moved code that do not move with it: up to the last section comment."""
     lines = list(statement.leading_lines)[: len(statement.leading_lines) - len(carried)]
     while lines and lines[-1].comment is None:
@@ -141,14 +156,14 @@ def rewrite_dest(
         moved[0] = moved[0].with_changes(leading_lines=[*body[at].leading_lines, *analysis.carried_comments])
         user = body[at].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
         tree = tree.with_changes(body=[*body[:at], *moved, user, *body[at + 1:]])
+    added: list[TopLevelStatement] = list(imports)
     if type_checking:
-        block = cst.If(
+        added.append(cst.If(
             test=cst.Name("TYPE_CHECKING"),
             body=cst.IndentedBlock(body=type_checking),
             leading_lines=[cst.EmptyLine()],
-        )
-        imports = [*imports, block]  # type: ignore[list-item]
-    tree = insert_top_level(tree, imports)
+        ))
+    tree = insert_top_level(tree, added)
     if analysis.future_annotations and not _has_future_annotations(tree):
         body = list(tree.body)
         index = 1 if body and is_docstring(body[0]) else 0
@@ -160,10 +175,10 @@ def rewrite_dest(
         editor = AllEditor(add=export)
         tree = tree.visit(editor)
         if not editor.changed and create_all:
-            listing = cst.parse_statement(f'__all__ = ["{export}"]\n', config=tree.config_for_parsing)
+            listing = parse_simple_statement(f'__all__ = ["{export}"]\n', config=tree.config_for_parsing)
             if tree.body and is_import_line(tree.body[0]):
                 listing = listing.with_changes(leading_lines=[cst.EmptyLine()])
-            tree = insert_top_level(tree, [listing])  # type: ignore[list-item]
+            tree = insert_top_level(tree, [listing])
     return tree.code
 
 
@@ -188,8 +203,8 @@ class Bindings:
 def top_level_bindings(tree: cst.Module, module: ModuleName) -> Bindings:
     found = Bindings(type_checking=Bindings())
 
-    def visit(statements: object, into: Bindings) -> None:
-        for statement in statements:  # type: ignore[attr-defined]
+    def visit(statements: Iterable[cst.CSTNode], into: Bindings) -> None:
+        for statement in statements:
             if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
                 into.names[statement.name.value] = None
             elif isinstance(statement, cst.SimpleStatementLine):
@@ -237,7 +252,7 @@ def _bind_small(small: cst.BaseSmallStatement, module: ModuleName, found: Bindin
         names[small.target.value] = None
 
 
-def moved_names(moved: list[cst.BaseStatement]) -> set[str]:
+def moved_names(moved: Sequence[cst.BaseStatement]) -> set[str]:
     """The names the moved statements bind (a definition, its overloads, a constant)."""
     names: set[str] = set()
     for statement in moved:

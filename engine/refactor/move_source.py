@@ -10,13 +10,14 @@ between a module-level and a function-local import when a cycle threatens.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
 from libcst.metadata import (
     Access,
     Assignment,
-    BuiltinAssignment,
+    CodeRange,
     GlobalScope,
     ImportAssignment,
     ParentNodeProvider,
@@ -25,8 +26,9 @@ from libcst.metadata import (
 )
 
 from engine.errors import Refused
-from engine.refactor.pysource import (
+from engine.refactor.cst_edits import (
     ModuleName,
+    TopLevelStatement,
     code_of,
     dotted,
     from_import,
@@ -61,7 +63,7 @@ class CarriedImport:
 @dataclass
 class SourceAnalysis:
     tree: cst.Module
-    moved: list[cst.BaseStatement]
+    moved: list[TopLevelStatement]
     """The top-level statements that move: a definition (all of its overloads), or a constant
     with the docstring that follows it."""
     carried_comments: list[cst.EmptyLine]
@@ -111,7 +113,8 @@ def analyse(source: SourceFile, name: str, module: ModuleName, dest: ModuleName)
         if not inside(access.node):
             continue
         written = code_of(access.node)
-        referents = [r for r in access.referents if not isinstance(r, BuiltinAssignment)]
+        # Everything but builtins (LibCST's only other kind of binding, one without a node).
+        referents = [r for r in access.referents if isinstance(r, Assignment)]
         if not access.referents:
             if written not in seen:
                 seen.add(written)
@@ -121,14 +124,15 @@ def analyse(source: SourceFile, name: str, module: ModuleName, dest: ModuleName)
         if not module_level or written in seen:
             continue
         seen.add(written)
-        carried = [_carried(r, parents, module, dest) for r in module_level if isinstance(r, ImportAssignment)]
+        import_bindings = [r for r in module_level if isinstance(r, ImportAssignment)]
+        carried = [_carried(r, parents, module, dest) for r in import_bindings]
         if len(carried) == len(module_level) and all(c is not None for c in carried):
             first_import = carried[0]
             if first_import is not None and not first_import.absolute.startswith(dest.dotted + "."):
                 line = positions[module_level[0].node].start.line
                 analysis.imports.append(replace(first_import, line=line))
-            for r in module_level:
-                used_imports[id(r)] = (r.node, r)  # type: ignore[assignment]
+            for r in import_bindings:
+                used_imports[id(r)] = (r.node, r)
         else:
             analysis.source_globals.append(module_level[0].name)
     analysis.imports.sort(key=lambda carried: carried.line)
@@ -137,10 +141,10 @@ def analyse(source: SourceFile, name: str, module: ModuleName, dest: ModuleName)
             # `import a.b` binds `a` (LibCST calls the binding `a.b`).
             analysis.unused_after.setdefault(id(node), set()).add(assignment.name.split(".")[0])
     _drop_emptied_type_checking_blocks(analysis, global_scope, positions)
-    for assignment in global_scope.assignments[name]:
-        if not _is_moved_definition(assignment, moved):
+    for binding in global_scope.assignments[name]:
+        if not (isinstance(binding, Assignment) and _is_moved_definition(binding, moved)):
             continue
-        for reference in assignment.references:
+        for reference in binding.references:
             if inside(reference.node):
                 continue
             function = _runtime_function(reference.node, parents)
@@ -156,7 +160,9 @@ def analyse(source: SourceFile, name: str, module: ModuleName, dest: ModuleName)
     return analysis
 
 
-def _drop_emptied_type_checking_blocks(analysis: SourceAnalysis, global_scope: GlobalScope, positions: object) -> None:
+def _drop_emptied_type_checking_blocks(
+    analysis: SourceAnalysis, global_scope: GlobalScope, positions: Mapping[cst.CSTNode, CodeRange]
+) -> None:
     """An ``if TYPE_CHECKING:`` block left without imports goes, and with it the import of
     TYPE_CHECKING when nothing else reads it."""
     for statement in analysis.tree.body:
@@ -166,25 +172,32 @@ def _drop_emptied_type_checking_blocks(analysis: SourceAnalysis, global_scope: G
             continue
         inner = statement.body.body
         if all(
-            isinstance(line, cst.SimpleStatementLine)
-            and all(isinstance(small, (cst.Import, cst.ImportFrom)) and id(small) in analysis.unused_after
-                    and {bound_name(a) for a in small.names} <= analysis.unused_after[id(small)]  # type: ignore[union-attr]
-                    for small in line.body)
+            isinstance(line, cst.SimpleStatementLine) and all(_goes_whole(small, analysis) for small in line.body)
             for line in inner
         ):
             analysis.emptied_blocks.add(id(statement))
     if not analysis.emptied_blocks:
         return
-    removed = [positions[s] for s in analysis.tree.body if id(s) in analysis.emptied_blocks]  # type: ignore[index]
+    removed = [positions[s] for s in analysis.tree.body if id(s) in analysis.emptied_blocks]
     for assignment in global_scope.assignments["TYPE_CHECKING"]:
         if not isinstance(assignment, ImportAssignment):
             continue
-        lines = [positions[reference.node].start.line for reference in assignment.references]  # type: ignore[index]
+        lines = [positions[reference.node].start.line for reference in assignment.references]
         if all(any(r.start.line <= line <= r.end.line for r in removed) for line in lines):
             analysis.unused_after.setdefault(id(assignment.node), set()).add("TYPE_CHECKING")
 
 
-def _moved_statements(tree: cst.Module, name: str, path: str) -> list[cst.BaseStatement]:
+def _goes_whole(small: cst.BaseSmallStatement, analysis: SourceAnalysis) -> bool:
+    """Whether ``small`` is an import all of whose names only the moved code used."""
+    return (
+        isinstance(small, (cst.Import, cst.ImportFrom)) and id(small) in analysis.unused_after
+        # A star import binds nothing LibCST can follow, so it is never in unused_after.
+        and not isinstance(small.names, cst.ImportStar)
+        and {bound_name(a) for a in small.names} <= analysis.unused_after[id(small)]
+    )
+
+
+def _moved_statements(tree: cst.Module, name: str, path: str) -> list[TopLevelStatement]:
     """The definition of ``name`` at the top of the module: every overload of a function, or a
     single-name assignment and the docstring right after it."""
     found = [index for index, statement in enumerate(tree.body) if name in _defines(statement)]
@@ -230,7 +243,7 @@ def _target_names(target: cst.BaseExpression) -> set[str]:
     return set()
 
 
-def _carried_comments(statement: cst.BaseStatement) -> list[cst.EmptyLine]:
+def _carried_comments(statement: TopLevelStatement) -> list[cst.EmptyLine]:
     """The comment lines right above a statement (no blank line between) travel with it."""
     lines = list(statement.leading_lines)
     carried: list[cst.EmptyLine] = []
@@ -241,7 +254,7 @@ def _carried_comments(statement: cst.BaseStatement) -> list[cst.EmptyLine]:
     return carried
 
 
-def _is_moved_definition(assignment: Assignment, moved: list[cst.BaseStatement]) -> bool:
+def _is_moved_definition(assignment: Assignment, moved: list[TopLevelStatement]) -> bool:
     node = assignment.node
     for statement in moved:
         if node is statement:
@@ -258,23 +271,25 @@ def _contains(root: cst.CSTNode, node: cst.CSTNode) -> bool:
 
 
 def _carried(
-    assignment: ImportAssignment, parents: object, module: ModuleName, dest: ModuleName
+    assignment: ImportAssignment, parents: Mapping[cst.CSTNode, cst.CSTNode], module: ModuleName, dest: ModuleName
 ) -> CarriedImport | None:
     """The import statement the destination needs for one import binding of the source, or None
     when it cannot simply be carried (an import under ``try``: the source's binding is used instead)."""
-    statement: cst.CSTNode = assignment.node
-    line = parents[statement]  # type: ignore[index]
-    holder = parents[line]  # type: ignore[index]
+    statement = assignment.node
+    if not isinstance(statement, (cst.Import, cst.ImportFrom)):
+        return None  # LibCST types the node loosely; an import binding's is always its import statement
+    line = parents[statement]
+    holder = parents[line]
     type_checking = False
     if isinstance(holder, cst.IndentedBlock):
-        block_owner = parents[holder]  # type: ignore[index]
+        block_owner = parents[holder]
         if isinstance(block_owner, cst.If) and (dotted(block_owner.test) or "").endswith("TYPE_CHECKING"):
-            type_checking = isinstance(parents[block_owner], cst.Module)  # type: ignore[index]
+            type_checking = isinstance(parents[block_owner], cst.Module)
         if not type_checking:
             return None
     elif not isinstance(holder, cst.Module):
         return None
-    for alias in statement.names if not isinstance(statement.names, cst.ImportStar) else ():  # type: ignore[attr-defined]
+    for alias in statement.names if not isinstance(statement.names, cst.ImportStar) else ():
         # LibCST names the binding of `import a.b` by its whole dotted name.
         if assignment.name not in (bound_name(alias), dotted(alias.name)):
             continue
@@ -290,13 +305,13 @@ def _carried(
     return None
 
 
-def _runtime_function(node: cst.CSTNode, parents: object) -> cst.FunctionDef | None:
+def _runtime_function(node: cst.CSTNode, parents: Mapping[cst.CSTNode, cst.CSTNode]) -> cst.FunctionDef | None:
     """The outermost function whose body holds ``node`` (the use runs when it is called), or None
     when the use runs at import time (module level, class bodies, decorators, defaults)."""
     found: cst.FunctionDef | None = None
-    child, current = node, parents[node]  # type: ignore[index]
+    child, current = node, parents[node]
     while not isinstance(current, cst.Module):
         if isinstance(current, cst.FunctionDef) and child is current.body:
             found = current
-        child, current = current, parents[current]  # type: ignore[index]
+        child, current = current, parents[current]
     return found

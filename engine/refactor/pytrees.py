@@ -8,7 +8,7 @@ import warnings
 from typing import Callable
 
 from engine.edits.model import FileChange, WorkspaceEdit
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 
 
 def parse_python(text: str) -> ast.Module | None:

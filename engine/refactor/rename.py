@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from engine.edits.model import FileChange, Operation, WorkspaceEdit
-from engine.errors import Refused, ServiceUnavailable, UsageError
-from engine.languages import KEYWORDS, language_of
-from engine.navigation import ServerEdit, TextEdit
+from engine.errors import InvalidName, Refused, ServiceUnavailable
+from engine.languages import language_of, profile
+from engine.answers import ServerEdit, TextEdit
 from engine.ports import LanguageServices
 from engine.positions import Position, Range, split_lines
 from engine.refactor.corpus import Corpus
@@ -45,14 +45,12 @@ class NameClash(Refused):
 
 
 def check_name(new_name: str, language: str | None) -> None:
-    if language == "python":
-        valid = new_name.isidentifier()
-    else:
-        valid = _IDENTIFIER.fullmatch(new_name) is not None
+    kind = profile(language)
+    valid = kind.is_identifier(new_name) if kind is not None else _IDENTIFIER.fullmatch(new_name) is not None
     if not valid:
-        raise UsageError(f"{new_name!r} is not a valid identifier in {language or 'this language'}")
-    if new_name in KEYWORDS.get(language or "", frozenset()):
-        raise UsageError(f"{new_name!r} is a keyword in {language}")
+        raise InvalidName(f"{new_name!r} is not a valid identifier in {language or 'this language'}")
+    if kind is not None and new_name in kind.keywords:
+        raise InvalidName(f"{new_name!r} is a keyword in {language}")
 
 
 class CompiledImplementation(Refused):

@@ -17,16 +17,16 @@ import re
 from pathlib import PurePosixPath
 
 from engine.edits.model import FileChange, Operation, RenameFile, WorkspaceEdit
-from engine.errors import Refused, ServiceUnavailable, UsageError
+from engine.errors import DestinationMissing, ExtensionMismatch, FileNotInWorkspace, PackageInit, Refused, ServiceUnavailable, TargetExists, UsageError
 from engine.graph.queries import GraphQueries
-from engine.languages import language_of
+from engine.languages import FileMoves, language_of, profile_of
 from engine.ports import LanguageServices
 from engine.refactor.dotted_strings import retarget_dotted_strings
 from engine.refactor.module_doctests import rewrite_doctest_imports
 from engine.refactor.module_mentions import config_edits, documentation_mentions
 from engine.refactor.module_references import rewrite_module_references
 from engine.refactor.plan import RefactorPlan
-from engine.refactor.pysource import ModuleName, file_change, parse
+from engine.refactor.cst_edits import ModuleName, file_change, parse
 from engine.symbols import Confidence, Source
 from engine.workspace import Workspace
 
@@ -40,16 +40,18 @@ def plan_rename_file(
 ) -> RefactorPlan:
     old_path, new_path = _check_paths(workspace, old, new)
     language = language_of(old_path)
+    kind = profile_of(old_path)
+    moves = kind.file_moves if kind is not None else FileMoves.SERVER
     notes: list[str] = []
-    if language == "python":
+    if moves is FileMoves.PYTHON:
         # Measured: basedpyright's willRenameFiles leaves relative imports (`from . import m`,
         # `from .m import f`) and the moved file's own relative imports unchanged, without a
         # word; the LibCST rewrite covers them, and stubs and patch strings as well.
         return _python_rename(workspace, queries, old_path, new_path, notes)
-    if language == "go" and PurePosixPath(old_path).parent == PurePosixPath(new_path).parent:
+    if moves is FileMoves.SAME_FOLDER_FREE and PurePosixPath(old_path).parent == PurePosixPath(new_path).parent:
         # Go imports name directories: a file renamed inside its package changes no import.
         edit = WorkspaceEdit((RenameFile(old_path, new_path),))
-        return RefactorPlan("rename-file", edit, Source.AST, Confidence.HIGH, ["same Go package: no import names the file"])
+        return RefactorPlan("rename-file", edit, Source.AST, Confidence.HIGH, [f"same {language} package: no import names the file"])
     if use_server and services is not None:
         try:
             answer = services.will_rename_file(workspace.read(old_path), new_path)
@@ -75,13 +77,13 @@ def _check_paths(workspace: Workspace, old: str, new: str) -> tuple[str, str]:
     old_path, old_absolute = workspace.resolve(old)
     new_path, new_absolute = workspace.resolve(new)
     if not old_absolute.is_file():
-        raise UsageError(f"{old_path} is not a file in the workspace" + (" (rename-file moves one module file)" if old_absolute.is_dir() else ""))
+        raise FileNotInWorkspace(f"{old_path} is not a file in the workspace" + (" (rename-file moves one module file)" if old_absolute.is_dir() else ""))
     if new_absolute.exists():
-        raise UsageError(f"{new_path} already exists")
+        raise TargetExists(f"{new_path} already exists")
     if not new_absolute.parent.is_dir():
-        raise UsageError(f"the folder of {new_path} does not exist; create it first")
+        raise DestinationMissing(f"the folder of {new_path} does not exist; create it first")
     if language_of(old_path) != language_of(new_path) or old_path.endswith(".py") != new_path.endswith(".py"):
-        raise UsageError(f"{old_path} and {new_path} must have the same kind of extension")
+        raise ExtensionMismatch(f"{old_path} and {new_path} must have the same kind of extension")
     return old_path, new_path
 
 
@@ -106,7 +108,7 @@ def _binding_read_elsewhere(workspace: Workspace, queries: GraphQueries, importe
 def _python_rename(workspace: Workspace, queries: GraphQueries, old_path: str, new_path: str, notes: list[str]) -> RefactorPlan:
     """The LibCST rename of a module: importers, the file's own relative imports, stub, strings."""
     if old_path.endswith("__init__.py") or new_path.endswith("__init__.py"):
-        raise UsageError("rename-file moves a module file; to rename a package, rename its folder's modules one by one")
+        raise PackageInit("rename-file moves a module file; to rename a package, rename its folder's modules one by one")
     workspace.read(old_path)  # a file that cannot be read as source is refused with the reason, not "not importable"
     old_name = queries.project.module_name(old_path)
     new_name = queries.project.module_name_for(new_path)

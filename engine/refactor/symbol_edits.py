@@ -8,12 +8,12 @@ language's conventions (two around top-level Python definitions, one elsewhere).
 
 from __future__ import annotations
 
-import re
 import textwrap
 
 from engine.edits.model import FileChange, WorkspaceEdit
-from engine.errors import Refused, UsageError
-from engine.navigation import TextEdit
+from engine.errors import EmptyText, Refused
+from engine.answers import TextEdit
+from engine.languages import Language, profile
 from engine.positions import Position, Range, split_lines
 from engine.refactor.plan import RefactorPlan
 from engine.symbols import Symbol, SymbolKind
@@ -35,7 +35,7 @@ def plan_replace(symbol: Symbol, source: SourceFile, new_text: str, *, include_d
     last = symbol.range.last_line - 1
     body = _indented(new_text, _indent(lines[symbol.range.start.line]))
     if not body.strip():
-        raise UsageError("the replacement text is empty; use `graft delete` to remove a symbol")
+        raise EmptyText("the replacement text is empty; use `graft delete` to remove a symbol")
     edit = TextEdit(Range(Position(first, 0), Position(last, len(lines[last]))), body)
     return _plan("replace", symbol, source, edit)
 
@@ -45,7 +45,7 @@ def plan_insert(symbol: Symbol, source: SourceFile, text: str, *, before: bool) 
     indent = _indent(lines[symbol.range.start.line])
     block = _indented(text, indent)
     if not block.strip():
-        raise UsageError("the text to insert is empty")
+        raise EmptyText("the text to insert is empty")
     gap = "\n" * (1 + _blank_lines(source, indent, symbol, block))
     if before:
         # Above the doc comment, so that the comment stays with the symbol it describes.
@@ -70,9 +70,10 @@ def plan_delete(symbol: Symbol, source: SourceFile, outside_references: list[str
     first = symbol.range.start.line
     if symbol.doc_range is not None and symbol.doc_range.start.line < first:
         first = symbol.doc_range.start.line
-    if source.language == "python":
+    comment = _profile(source).leading_comment
+    if comment is not None:
         # Comment lines right above a definition describe it: they go with it.
-        while first > 0 and lines[first - 1].lstrip().startswith("#"):
+        while first > 0 and lines[first - 1].lstrip().startswith(comment):
             first -= 1
     after = symbol.range.last_line  # the first line after the symbol
     if first > 0 and not lines[first - 1].strip():
@@ -108,15 +109,22 @@ def _indented(text: str, indent: str) -> str:
     return "\n".join(indent + line if line.strip() else "" for line in body.split("\n"))
 
 
-_PYTHON_DEFINITION = re.compile(r"^\s*(@|def |async def |class )")
-
-
 def _blank_lines(source: SourceFile, indent: str, target: Symbol, text: str) -> int:
-    """PEP 8 around top-level Python definitions (two lines), one elsewhere; a constant next
-    to a constant gets none, as assignments sit together."""
-    if source.language != "python":
-        return 1
-    definitions = target.kind in _DEFINITION_KINDS or bool(_PYTHON_DEFINITION.match(text))
-    if not definitions:
-        return 0
-    return 2 if indent == "" else 1
+    """The language's blank lines around a definition (PEP 8's two at Python's top level); a
+    plain statement next to a plain statement gets the language's own count (Python's
+    constants sit together)."""
+    policy = _profile(source)
+    between = policy.blank_lines.between_statements
+    if between is not None:
+        definition = target.kind in _DEFINITION_KINDS or bool(policy.definition_start and policy.definition_start.match(text))
+        if not definition:
+            return between
+    return policy.blank_lines.top_level if indent == "" else policy.blank_lines.nested
+
+
+def _profile(source: SourceFile) -> Language:
+    """The file's language profile (a file of no known language gets the defaults)."""
+    return profile(source.language) or _UNKNOWN
+
+
+_UNKNOWN = Language("unknown", "unknown", ())

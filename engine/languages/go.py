@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from engine.extract.spec import Definition, LanguageRules, Where, body_field, first_child_of_type, name_field
+from engine.languages.spec import Definition, LanguageRules, Where, body_field, first_child_of_type, name_field
+from engine.languages.profile import ASCII_IDENTIFIER, FileMoves, Grammar, ImportStyle, Language, SymbolMoves
 from engine.symbols import SymbolKind
 
 
@@ -63,4 +64,17 @@ GO_RULES = LanguageRules(
     },
     groups=frozenset({"type_declaration", "const_declaration", "var_declaration"}),
     descend=frozenset({"var_spec_list"}),
+)
+
+
+PROFILES = (
+    Language(
+        "go", "go", (".go",),
+        keywords=frozenset(
+            "break case chan const continue default defer else fallthrough for func go goto if import interface map"
+            " package range return select struct switch type var".split()
+        ),
+        identifier_token=ASCII_IDENTIFIER, grammar=Grammar("tree_sitter_go"), rules=GO_RULES, imports=ImportStyle.GO_PACKAGES,
+        symbol_moves=SymbolMoves.SAME_PACKAGE, file_moves=FileMoves.SAME_FOLDER_FREE,
+    ),
 )

@@ -6,7 +6,8 @@ from datetime import datetime, timezone
 
 from engine.api import Explanation, FindResult, SymbolsListing, SymbolText
 from engine.extract import FileSymbols
-from engine.navigation import Diagnostic
+from engine.graph.queries import EdgeRef
+from engine.answers import Diagnostic
 from engine.ports import ServerStatus
 from engine.symbols import Symbol
 from engine.workspace import Skipped
@@ -151,7 +152,7 @@ def explain_json(found: Explanation) -> dict[str, object]:
 
 
 def explain_text(found: Explanation) -> str:
-    def names(edges: list, incoming: bool) -> str:  # type: ignore[type-arg]
+    def names(edges: list[EdgeRef], incoming: bool) -> str:
         return ", ".join(e.source.address if incoming else e.target.address for e in edges) or "(none)"
 
     return "\n".join([

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from engine.extract.spec import Definition, LanguageRules, Where, body_field, name_field
+from engine.languages.spec import Definition, LanguageRules, Where, body_field, name_field
+from engine.languages.profile import Grammar, Language
 from engine.symbols import SymbolKind
 
 
 def _field_names(node: Node) -> list[tuple[tuple[str, ...], Node]]:
-    found = []
+    found: list[tuple[tuple[str, ...], Node]] = []
     for declarator in node.children_by_field_name("declarator"):
         name = declarator.child_by_field_name("name")
         if name is not None:
@@ -49,3 +50,6 @@ JAVA_RULES = LanguageRules(
     doc_comment_types=frozenset({"block_comment"}),
     doc_comment_prefixes=("/**",),
 )
+
+
+PROFILES = (Language("java", "java", (".java",), grammar=Grammar("tree_sitter_java"), rules=JAVA_RULES),)

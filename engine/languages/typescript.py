@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from engine.extract.spec import Definition, LanguageRules, Where, body_field, name_field
+from engine.languages.spec import Definition, LanguageRules, Where, body_field, name_field
+from engine.languages.profile import SCRIPT_IDENTIFIER, Grammar, ImportStyle, Language
 from engine.symbols import SymbolKind
 
 _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
@@ -12,7 +13,7 @@ _FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function
 
 def _declarator_names(node: Node) -> list[tuple[tuple[str, ...], Node]]:
     """Names bound by ``const a = 1, b = 2`` (destructuring patterns are not symbols)."""
-    found = []
+    found: list[tuple[tuple[str, ...], Node]] = []
     for declarator in node.named_children:
         if declarator.type == "variable_declarator":
             name = declarator.child_by_field_name("name")
@@ -93,3 +94,28 @@ def _rules(language_id: str, *, typed: bool) -> LanguageRules:
 TYPESCRIPT_RULES = _rules("typescript", typed=True)
 TSX_RULES = _rules("typescriptreact", typed=True)
 JAVASCRIPT_RULES = _rules("javascript", typed=False)
+
+
+_KEYWORDS = frozenset(
+    "break case catch class const continue debugger default delete do else enum export extends false finally for"
+    " function if import in instanceof new null return super switch this throw true try typeof var void while with"
+    " let static yield await implements interface package private protected public".split()
+)
+_CONTEXTUAL = frozenset(
+    "abstract accessor any as asserts async declare from get global infer is keyof module namespace never of out"
+    " override readonly require satisfies set type unique unknown".split()
+)
+
+
+def _profile(language_id: str, extensions: tuple[str, ...], grammar: Grammar, rules: LanguageRules) -> Language:
+    """TypeScript and JavaScript are one family: one server, one import resolution, one keyword set."""
+    return Language(language_id, "typescript", extensions, keywords=_KEYWORDS, contextual_keywords=_CONTEXTUAL,
+                    identifier_token=SCRIPT_IDENTIFIER, grammar=grammar, rules=rules, imports=ImportStyle.ES_MODULES)
+
+
+PROFILES = (
+    _profile("typescript", (".ts", ".mts", ".cts"), Grammar("tree_sitter_typescript", "language_typescript"), TYPESCRIPT_RULES),
+    _profile("typescriptreact", (".tsx",), Grammar("tree_sitter_typescript", "language_tsx"), TSX_RULES),
+    _profile("javascript", (".js", ".mjs", ".cjs"), Grammar("tree_sitter_javascript"), JAVASCRIPT_RULES),
+    _profile("javascriptreact", (".jsx",), Grammar("tree_sitter_javascript"), JAVASCRIPT_RULES),
+)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from engine.extract.spec import Definition, LanguageRules, Where, body_field, name_field
+from engine.languages.spec import Definition, LanguageRules, Where, body_field, name_field
+from engine.languages.profile import Grammar, Language
 from engine.symbols import SymbolKind
 
 _NAME_TYPES = frozenset(
@@ -155,4 +156,11 @@ CPP_RULES = LanguageRules(
     },
     wrappers={"template_declaration": None},
     descend=_DESCEND,
+)
+
+
+PROFILES = (
+    Language("c", "c", (".c", ".h"), grammar=Grammar("tree_sitter_c"), rules=C_RULES),
+    Language("cpp", "c", (".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++", ".ipp"), grammar=Grammar("tree_sitter_cpp"),
+             rules=CPP_RULES),
 )

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from engine.extract.spec import Definition, LanguageRules, ScopeBlock, Where, body_field, name_field
+from engine.languages.spec import Definition, LanguageRules, ScopeBlock, Where, body_field, name_field
+from engine.languages.profile import ASCII_IDENTIFIER, Grammar, Language
 from engine.symbols import SymbolKind
 
 
@@ -44,4 +45,17 @@ RUST_RULES = LanguageRules(
     leading=frozenset({"attribute_item"}),
     doc_comment_types=frozenset({"line_comment", "block_comment"}),
     doc_comment_prefixes=("///", "/**", "//!"),
+)
+
+
+PROFILES = (
+    Language(
+        "rust", "rust", (".rs",),
+        keywords=frozenset(
+            "as break const continue crate else enum extern false fn for if impl in let loop match mod move mut pub ref"
+            " return self Self static struct super trait true type unsafe use where while async await dyn".split()
+        ),
+        contextual_keywords=frozenset({"union", "macro_rules", "raw", "safe"}),
+        identifier_token=ASCII_IDENTIFIER, grammar=Grammar("tree_sitter_rust"), rules=RUST_RULES,
+    ),
 )

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import keyword
+import re
+
 from tree_sitter import Node
 
-from engine.extract.spec import Definition, LanguageRules, Where, body_field, name_field
+from engine.languages.spec import Definition, LanguageRules, Where, body_field, name_field
+from engine.languages.profile import ASCII_IDENTIFIER, BlankLines, FileMoves, Grammar, ImportStyle, Language, SymbolMoves
 from engine.symbols import SymbolKind
 
 
@@ -64,4 +68,18 @@ PYTHON_RULES = LanguageRules(
     doc_comment_types=frozenset(),
     docstring=_docstring,
     constructor_names=frozenset({"__init__"}),
+)
+
+
+PROFILES = (
+    Language(
+        "python", "python", (".py", ".pyi", ".pyw"),
+        keywords=frozenset(keyword.kwlist),  # soft keywords (match, case, type) are valid names
+        contextual_keywords=frozenset(keyword.softkwlist) | {"type"},  # `type X = ...` is 3.12's, whatever runs codegraft
+        is_identifier=str.isidentifier, identifier_token=ASCII_IDENTIFIER, grammar=Grammar("tree_sitter_python"), rules=PYTHON_RULES,
+        imports=ImportStyle.PYTHON, blank_lines=BlankLines(top_level=2, nested=1, between_statements=0),  # PEP 8
+        definition_start=re.compile(r"^\s*(@|def |async def |class )"), leading_comment="#",
+        graph_sees_uses=True, one_name_definitions=True,
+        symbol_moves=SymbolMoves.PYTHON, file_moves=FileMoves.PYTHON, interpreter_parses=True,
+    ),
 )

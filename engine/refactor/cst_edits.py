@@ -12,13 +12,16 @@ import ast
 import difflib
 import re
 import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import libcst as cst
+from libcst.metadata import Scope
 
 from engine.edits.model import CreateFile, FileChange, Operation
 from engine.errors import Refused
-from engine.navigation import TextEdit
+from engine.answers import TextEdit
 from engine.positions import Position, Range
 from engine.workspace import SourceFile
 
@@ -28,6 +31,12 @@ class UnparsablePython(Refused):
 
 
 _EMPTY = cst.Module(body=[])
+
+TopLevelStatement: TypeAlias = cst.SimpleStatementLine | cst.BaseCompoundStatement
+"""What a module's body holds (LibCST's ``BaseStatement`` does not declare ``leading_lines``)."""
+
+ScopeMap: TypeAlias = Mapping[cst.CSTNode, Scope | None]
+"""What ``MetadataWrapper.resolve(ScopeProvider)`` returns."""
 
 
 def parse(source: SourceFile) -> cst.Module:
@@ -121,18 +130,29 @@ def import_module_of(statement: cst.ImportFrom) -> tuple[int, str | None]:
 
 def from_import(spec: str, name: str, alias: str | None = None) -> cst.SimpleStatementLine:
     clause = f"{name} as {alias}" if alias else name  # `X as X` kept: an explicit re-export, in stubs above all
-    return _statement(f"from {spec} import {clause}\n")
+    return parse_simple_statement(f"from {spec} import {clause}\n")
 
 
 def plain_import(module: str, alias: str | None = None) -> cst.SimpleStatementLine:
-    return _statement(f"import {module}{f' as {alias}' if alias else ''}\n")
+    return parse_simple_statement(f"import {module}{f' as {alias}' if alias else ''}\n")
 
 
-def _statement(code: str) -> cst.SimpleStatementLine:
-    statement = cst.parse_statement(code)
+def parse_simple_statement(
+    code: str, config: cst.PartialParserConfig | None = None
+) -> cst.SimpleStatementLine:
+    """``code``, one line of simple statements (``cst.parse_statement`` may also answer a compound one)."""
+    statement = cst.parse_statement(code) if config is None else cst.parse_statement(code, config)
     if not isinstance(statement, cst.SimpleStatementLine):
-        raise TypeError(code)
+        raise TypeError(f"not a simple statement: {code!r}")
     return statement
+
+
+def parse_small_statement(code: str) -> cst.BaseSmallStatement:
+    """The one small statement ``code`` holds (an import, an assignment…)."""
+    line = parse_simple_statement(code)
+    if len(line.body) != 1:
+        raise TypeError(f"not a single statement: {code!r}")
+    return line.body[0]
 
 
 def without_aliases(
@@ -169,7 +189,7 @@ def is_docstring(statement: cst.CSTNode) -> bool:
     )
 
 
-def import_insertion_index(body: list[cst.BaseStatement] | tuple[cst.BaseStatement, ...]) -> int:
+def import_insertion_index(body: Sequence[cst.BaseStatement]) -> int:
     """Where new module-level imports go: after the imports at the top of the module (and any
     ``if TYPE_CHECKING`` or ``try`` blocks among them), else after the docstring."""
     index = 1 if body and is_docstring(body[0]) else 0
@@ -183,7 +203,7 @@ def import_insertion_index(body: list[cst.BaseStatement] | tuple[cst.BaseStateme
     return position
 
 
-def insert_top_level(module: cst.Module, statements: list[cst.SimpleStatementLine]) -> cst.Module:
+def insert_top_level(module: cst.Module, statements: Sequence[TopLevelStatement]) -> cst.Module:
     if not statements:
         return module
     body = list(module.body)
@@ -216,6 +236,7 @@ def _all_value(statement: cst.CSTNode) -> cst.List | cst.Tuple | None:
     if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
         return None
     small = statement.body[0]
+    value: cst.BaseExpression | None
     if isinstance(small, cst.Assign) and len(small.targets) == 1 and dotted(small.targets[0].target) == "__all__":
         value = small.value
     elif isinstance(small, (cst.AnnAssign, cst.AugAssign)) and dotted(small.target) == "__all__":
@@ -281,7 +302,7 @@ class AllEditor(cst.CSTTransformer):
 
 
 
-def _separator_of(elements: list[cst.Element]) -> cst.Comma:
+def _separator_of(elements: Sequence[cst.BaseElement]) -> cst.Comma:
     """The comma style between a list's elements (``", "`` or a comma and a new line)."""
     for element in elements[:-1]:
         if isinstance(element.comma, cst.Comma):

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from engine.errors import Refused
 from engine.workspace import Workspace
 
 _OUTPUT_TAIL = 4000
@@ -24,24 +25,47 @@ _NEUTRALISED = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
 _FILTER_COMMANDS = ("clean", "smudge", "process")
 
 
+class DirtyCheckFailed(Refused):
+    """The repository's uncommitted changes could not be read; an apply is refused rather than
+    taken to be over clean files."""
+
+    code = "dirty_check_failed"
+
+
 class ProcessTools:
     def __init__(self, workspace: Workspace) -> None:
         self.root = workspace.root
 
     def dirty_files(self, paths: list[str]) -> set[str]:
+        """Fails closed: outside a repository nothing is guarded, but a repository whose status
+        cannot be read (git missing, timing out, failing) is refused with the reason, never
+        taken as clean."""
         if not paths:
             return set()
         try:
             result = self._git("status", "--porcelain", "-z", "--", *paths)
-        except (OSError, subprocess.TimeoutExpired):
-            return set()  # no git: nothing to guard
+        except FileNotFoundError:
+            if self._looks_versioned():
+                raise DirtyCheckFailed("the workspace is a git repository, but git is not installed, so its uncommitted "
+                                       "changes cannot be checked; install git, or allow dirty files to write anyway") from None
+            return set()  # no git and no repository: nothing to guard
+        except (OSError, subprocess.TimeoutExpired) as error:
+            raise DirtyCheckFailed(f"git status failed ({error}), so uncommitted changes cannot be checked; "
+                                   "allow dirty files to write anyway") from None
         if result.returncode != 0:
-            return set()  # not a repository
+            message = result.stderr.decode("utf-8", errors="replace").strip()
+            if "not a git repository" in message:
+                return set()  # not a repository: nothing to guard
+            raise DirtyCheckFailed(f"git status failed with status {result.returncode} ({message[-300:] or 'no message'}), so "
+                                   "uncommitted changes cannot be checked; allow dirty files to write anyway")
         dirty = set()
         for record in result.stdout.decode("utf-8", errors="replace").split("\0"):
             if len(record) > 3:
                 dirty.add(record[3:])
         return dirty & set(paths)
+
+    def _looks_versioned(self) -> bool:
+        return any((folder / ".git").exists() for folder in (self.root, *self.root.parents))
 
     def run(self, command: str) -> tuple[int, str]:
         result = subprocess.run(command, shell=True, cwd=self.root, capture_output=True, check=False)  # noqa: S602 - the user's own command

@@ -12,35 +12,28 @@ from importlib.metadata import entry_points
 import json
 import sys
 from pathlib import Path
-from typing import Callable, NoReturn, Sequence
+from typing import Callable, Sequence
 
 from engine.api import Engine, SourcePreference
-from engine.cli import edit_commands, file_commands, graph_commands, render
 from engine.errors import GraftError, ServiceUnavailable, UsageError
 from engine.names import parse_address
-from engine.ports import load_language_services, load_tools
+from engine.opening import open_engine
+from engine.refactor.operations import OPERATIONS
 from engine.symbols import SymbolKind
-from engine.workspace import DEFAULT_MAX_FILE_BYTES, Workspace, WorkspaceConfig, find_root
+from engine.workspace import DEFAULT_MAX_FILE_BYTES, find_root
+from frontends.cli.parsing import ArgumentsRejected, GraftParser
+from frontends.cli import edit_commands, file_commands, graph_commands, operation_commands
+from frontends.render import symbols as render
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
 
 
-class ArgumentsRejected(UsageError):
-    """argparse's refusal of the command line, raised instead of its exit so that ``--json``
-    can still answer in JSON."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise ArgumentsRejected(f"{self.prog}: {message}\n{self.format_usage().strip()}")
-
-
-def _common_options(*, suppress: bool) -> _Parser:
+def _common_options(*, suppress: bool) -> GraftParser:
     """Options accepted both before and after the command name."""
     default = argparse.SUPPRESS if suppress else None
-    parser = _Parser(add_help=False)
+    parser = GraftParser(add_help=False)
     parser.add_argument("--root", metavar="DIR", default=default,
                         help="workspace root (default: nearest folder above holding .git, pyproject.toml, "
                              "package.json, go.mod or Cargo.toml; else the current folder)")
@@ -59,7 +52,7 @@ def _common_options(*, suppress: bool) -> _Parser:
 
 def build_parser() -> argparse.ArgumentParser:
     common = _common_options(suppress=True)
-    parser = _Parser(
+    parser = GraftParser(
         prog="graft",
         description="Semantic code navigation and refactoring by name path.",
         parents=[_common_options(suppress=False)],
@@ -157,11 +150,6 @@ HANDLERS: dict[str, Handler] = {
     "index": graph_commands.run_index, "graph": graph_commands.run_graph,
     "apply": edit_commands.run_apply, "undo": edit_commands.run_undo,
     "history": edit_commands.run_history, "recover": edit_commands.run_recover,
-    "replace": edit_commands.run_symbol_edit, "insert-before": edit_commands.run_symbol_edit,
-    "insert-after": edit_commands.run_symbol_edit, "delete": edit_commands.run_symbol_edit,
-    "rename": edit_commands.run_symbol_edit,
-    "move": edit_commands.run_symbol_edit,
-    "rename-file": edit_commands.run_symbol_edit,
     "batch": file_commands.run_batch_command,
     "read-file": file_commands.run_read_file, "write-file": file_commands.run_write, "edit-file": file_commands.run_write,
     "search": file_commands.run_search, "find-files": file_commands.run_find_files, "find-replace": file_commands.run_find_replace,
@@ -198,16 +186,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         root = Path(args.root) if args.root else find_root(Path.cwd())
         if not root.is_dir():
             raise UsageError(f"--root {root} is not a folder")
-        workspace = Workspace(root, WorkspaceConfig(max_file_bytes=args.max_file_bytes))
         source = SourcePreference(args.source)
         wants_server = source in (SourcePreference.AUTO, SourcePreference.LSP) or args.command in ("servers", "diagnostics")
-        services = load_language_services(workspace) if wants_server else None
-        tools = load_tools(workspace) if args.command in edit_commands.WRITING_COMMANDS else None
-        engine = Engine(workspace, services=services, tools=tools, source=source)
+        writes = args.command in edit_commands.WRITING_COMMANDS or args.command in OPERATIONS
+        engine = open_engine(root, source, servers=wants_server, tools=writes, max_file_bytes=args.max_file_bytes)
         for report in engine.recovered:
             print(f"graft: {report.message()}", file=sys.stderr)
         try:
-            payload, text, notes = HANDLERS[args.command](engine, args)
+            # Refactorings come from the registry, looked up when called (a registered one always has a command).
+            handler = operation_commands.run_operation if args.command in OPERATIONS else HANDLERS[args.command]
+            payload, text, notes = handler(engine, args)
         finally:
             engine.close()
     except GraftError as error:

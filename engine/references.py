@@ -9,7 +9,7 @@ from engine.errors import ServiceUnavailable, SymbolNotFound
 from engine.graph import GraphQueries
 from engine.graph.facts import SymbolFact
 from engine.names import PositionAddress, parse_address
-from engine.navigation import Location
+from engine.answers import Location
 from engine.ports import LanguageServices
 from engine.positions import Position, Range, split_lines
 from engine.symbols import Confidence, Source
@@ -142,5 +142,6 @@ class Navigator:
         data = self.queries.graph.nodes[node]
         if data["type"] != "symbol":
             raise SymbolNotFound(f"{node[2:]} is a file; references and definitions are about symbols")
-        return data["fact"]  # type: ignore[no-any-return]
+        fact: SymbolFact = data["fact"]  # networkx node data is untyped; a symbol node holds its fact
+        return fact
 

@@ -12,18 +12,20 @@ import sys
 from pathlib import Path
 
 from engine.api import Engine
-from engine.batch import BatchOutcome, load_plan, run_batch
-from engine.client import EditResult, EngineClient
-from engine.edits.diff import paint
-from engine.edits.session import EditOptions
+from engine.batch import load_plan, run_batch
+from engine.client import EngineClient
+from engine.edits.outcome import EditOutcome
 from engine.errors import UsageError
 from engine.files import EditRequest
 from engine.ports import load_language_services
+from frontends.cli.operation_commands import APPLY_HINT, edit_options, read_text
+from frontends.render.edits import outcome_text
+from frontends.cli.parsing import Commands, GraftParser
 
 Result = tuple[dict[str, object], str, str]
 
 
-def add_parsers(commands: argparse._SubParsersAction, common: argparse.ArgumentParser, options: argparse.ArgumentParser) -> None:  # type: ignore[type-arg]
+def add_parsers(commands: Commands, common: GraftParser, options: GraftParser) -> None:
     batch = commands.add_parser("batch", parents=[common, options], help="run a JSON/YAML/TOML list of refactorings as one transaction")
     batch.add_argument("plan", metavar="PLAN")
     batch.add_argument("--each", action="store_true", help="commit each step separately (steps before a refusal stay)")
@@ -65,14 +67,6 @@ def add_parsers(commands: argparse._SubParsersAction, common: argparse.ArgumentP
     replace.add_argument("--glob", default="*")
 
 
-def _options(engine: Engine, args: argparse.Namespace) -> EditOptions:
-    return EditOptions(
-        allow_dirty=args.allow_dirty or engine.settings.allow_dirty, allow_syntax_errors=args.allow_syntax_errors,
-        force=args.force,
-        fail_on_new_errors=args.fail_on_new_errors, verify=args.verify,
-    )
-
-
 def run_batch_command(engine: Engine, args: argparse.Namespace) -> Result:
     steps = load_plan(Path(args.plan))
     progress = _progress if sys.stderr.isatty() else None
@@ -85,7 +79,7 @@ def run_batch_command(engine: Engine, args: argparse.Namespace) -> Result:
         # The workspace's tools: import checks use its interpreter (the scratch copy is applied with allow_dirty).
         return Engine(workspace, services=services, tools=engine.tools, source=engine.source)
 
-    outcome = run_batch(engine, steps, apply=args.write, each=args.each, options=_options(engine, args),
+    outcome = run_batch(engine, steps, apply=args.write, each=args.each, options=edit_options(engine, args),
                         scratch_engine=scratch, progress=progress)
     return _batch_result(outcome, colour=sys.stdout.isatty() and not args.json)
 
@@ -94,22 +88,9 @@ def _progress(index: int, total: int, target: str) -> None:
     print(f"\r[{index}/{total}] {target[:70]:<70}", end="" if index < total else "\n", file=sys.stderr, flush=True)
 
 
-def _batch_result(outcome: BatchOutcome, *, colour: bool) -> Result:
-    steps = [
-        {"step": s.index, "op": s.op, "target": s.target, "source": s.source, "confidence": s.confidence,
-         "files": s.files, "warnings": s.warnings, "transaction": s.transaction}
-        for s in outcome.steps
-    ]
-    files = [{"path": f.path, "status": f.status, "added": f.added, "removed": f.removed} for f in outcome.files]
-    payload = {"applied": outcome.applied, "steps": steps, "files": files, "diff": outcome.diff}
-    rows = [f"step {s.index}: {s.op} {s.target}  [{s.source} · {s.confidence}]  {len(s.files)} file(s)"
-            + (f"  transaction {s.transaction}" if s.transaction else "") for s in outcome.steps]
-    tail = "dry run: nothing written (pass --apply to write)" if not outcome.applied else f"{len(outcome.steps)} step(s) applied"
-    notes = "\n".join(f"note: step {s.index}: {w}" for s in outcome.steps for w in s.warnings)
-    if outcome.verify_output.strip():
-        notes += f"\nverify passed: {outcome.verify_output.strip().splitlines()[-1]}"
-        payload["verify_output"] = outcome.verify_output
-    return payload, "\n".join(filter(None, [*rows, paint(outcome.diff) if colour else outcome.diff, tail])), notes
+def _batch_result(outcome: EditOutcome, *, colour: bool) -> Result:
+    text, notes = outcome_text(outcome, apply_hint=APPLY_HINT, colour=colour)
+    return outcome.to_json(), text, notes
 
 
 def run_read_file(engine: Engine, args: argparse.Namespace) -> Result:
@@ -127,18 +108,22 @@ def run_write(engine: Engine, args: argparse.Namespace) -> Result:
         client.ledger.record(relative, args.expect_sha256)
     elif not args.overwrite_changed and (engine.workspace.root / args.path).exists():
         raise UsageError(f"{args.path} exists: pass --expect-sha256 (from read-file) or --overwrite-changed")
-    apply = args.write
+    apply, options = args.write, edit_options(engine, args)
     if args.command == "write-file":
-        result = client.write_file(args.path, _text(args.content_file), overwrite_changed=args.overwrite_changed, apply=apply)
+        result = client.write_file(args.path, read_text(args.content_file), overwrite_changed=args.overwrite_changed,
+                                   apply=apply, options=options)
     else:
-        request = EditRequest(args.path, _text(args.new_file), _text(args.old_file) if args.old_file else None,
+        request = EditRequest(args.path, read_text(args.new_file), read_text(args.old_file) if args.old_file else None,
                               args.start_anchor, args.end_anchor, args.start_line, args.end_line, args.overwrite_changed)
-        result = client.edit_file(request, apply=apply)
-    return edit_result(result)
+        result = client.edit_file(request, apply=apply, options=options)
+    return edit_result(result, args)
 
 
 def run_find_replace(engine: Engine, args: argparse.Namespace) -> Result:
-    return edit_result(EngineClient(engine).find_replace(args.query, args.replacement, regex=args.regex, glob=args.glob, apply=args.write))
+    client = EngineClient(engine)
+    result = client.find_replace(args.query, args.replacement, regex=args.regex, glob=args.glob, apply=args.write,
+                                 options=edit_options(engine, args))
+    return edit_result(result, args)
 
 
 def run_search(engine: Engine, args: argparse.Namespace) -> Result:
@@ -153,17 +138,7 @@ def run_find_files(engine: Engine, args: argparse.Namespace) -> Result:
     return {"files": found}, "\n".join(found) or "(none)", ""
 
 
-def edit_result(result: EditResult) -> Result:
-    payload = result.to_json()
-    text = "\n".join(filter(None, [result.diff if not result.applied else "", result.summary()]))
-    return payload, text, ""
-
-
-def _text(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"cannot read {path}: {error}") from None
-
+def edit_result(outcome: EditOutcome, args: argparse.Namespace) -> Result:
+    text, notes = outcome_text(outcome, target=getattr(args, "path", ""), apply_hint=APPLY_HINT,
+                               colour=sys.stdout.isatty() and not args.json)
+    return outcome.to_json(), text, notes

@@ -1,0 +1,42 @@
+"""``insert-before`` / ``insert-after``: code beside a symbol, with the language's blank lines
+(before goes above the symbol's doc comment)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from engine.names import parse_address
+from engine.refactor import symbol_edits
+from engine.refactor.operations.base import FieldKind, RefactorOperation, PlanContext, param
+from engine.refactor.plan import RefactorPlan
+
+
+@dataclass(frozen=True)
+class InsertBefore(RefactorOperation):
+    name: ClassVar[str] = "insert-before"
+    summary: ClassVar[str] = "insert code before a symbol (above its doc comment), with the language's blank lines"
+    mcp_tool: ClassVar[str] = "insert_before_symbol"
+    lsp_command: ClassVar[str] = "graft.insertBefore"
+
+    address: str = param(FieldKind.ADDRESS, "the symbol to insert before")
+    text: str = param(FieldKind.CODE, "the code to insert (re-indented to fit)", cli_flag="--text-file")
+
+    def plan(self, context: PlanContext) -> RefactorPlan:
+        symbol = context.resolve(parse_address(self.address))
+        return symbol_edits.plan_insert(symbol, context.workspace.read(symbol.file), self.text, before=True)
+
+
+@dataclass(frozen=True)
+class InsertAfter(RefactorOperation):
+    name: ClassVar[str] = "insert-after"
+    summary: ClassVar[str] = "insert code after a symbol, with the language's blank lines"
+    mcp_tool: ClassVar[str] = "insert_after_symbol"
+    lsp_command: ClassVar[str] = "graft.insertAfter"
+
+    address: str = param(FieldKind.ADDRESS, "the symbol to insert after")
+    text: str = param(FieldKind.CODE, "the code to insert (re-indented to fit)", cli_flag="--text-file")
+
+    def plan(self, context: PlanContext) -> RefactorPlan:
+        symbol = context.resolve(parse_address(self.address))
+        return symbol_edits.plan_insert(symbol, context.workspace.read(symbol.file), self.text, before=False)
