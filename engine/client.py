@@ -59,9 +59,11 @@ class EngineClient:
         session = self.engine.edits()
         states = session.preview(edit)
         diff = unified_diff(states)
-        if not apply:
-            return EditOutcome(operation, False, summarize(states), None, edit.edit_count, diff, source, confidence, list(warnings))
         chosen = options or EditOptions(allow_dirty=self.engine.settings.allow_dirty)
+        if not apply:
+            refusals = session.check(edit, chosen)
+            return EditOutcome(operation, False, summarize(states), None, edit.edit_count, diff, source, confidence, list(warnings),
+                               would_refuse=refusals[0].to_json() if refusals else None)
         outcome = session.apply(edit, chosen)
         if outcome.transaction is not None:
             self.applied.append(outcome.transaction)

@@ -14,12 +14,19 @@ class GraftError(Exception):
 
     code: str = "error"
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, option: str | None = None) -> None:
         super().__init__(message)
         self.message = message
+        self.option = option
+        """The request option that would let this pass (``allow_dirty``, ``create``), named as an
+        operation field or apply option is: each front end says how to set it in its own terms
+        (``--allow-dirty`` on the command line, ``allow_dirty=true`` in an MCP call)."""
 
     def to_json(self) -> dict[str, object]:
-        return {"code": self.code, "message": self.message}
+        found: dict[str, object] = {"code": self.code, "message": self.message}
+        if self.option is not None:
+            found["option"] = self.option
+        return found
 
 
 class Refused(GraftError):
@@ -67,8 +74,8 @@ class UnreadableFile(Refused):
 
     code = "unreadable_file"
 
-    def __init__(self, path: str, reason: str) -> None:
-        super().__init__(f"{path}: {reason}")
+    def __init__(self, path: str, reason: str, *, option: str | None = None) -> None:
+        super().__init__(f"{path}: {reason}", option=option)
         self.path = path
         self.reason = reason
 

@@ -177,8 +177,8 @@ class Workspace:
         if stat.st_size > self.config.max_file_bytes:
             raise UnreadableFile(
                 relative,
-                f"{_megabytes(stat.st_size)} is over the {_megabytes(self.config.max_file_bytes)} limit for source files"
-                " (raise it with --max-file-bytes)",
+                f"{_megabytes(stat.st_size)} is over the {_megabytes(self.config.max_file_bytes)} limit for source files",
+                option="max_file_bytes",
             )
         try:
             raw = absolute.read_bytes()

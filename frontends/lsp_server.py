@@ -243,7 +243,9 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
                     ls.work_done_progress.report(token, t.WorkDoneProgressReport(message="applying in the editor"))
                 return await ls.send(plan)
             except GraftError as error:
-                ls.window_show_message(t.ShowMessageParams(t.MessageType.Error, f"graft: {error.message}"))
+                hint = f' (give "{error.option}": true in the command\'s arguments)' if error.option in {
+                    info.name for info in operation.fields()} else ""
+                ls.window_show_message(t.ShowMessageParams(t.MessageType.Error, f"graft: {error.message}{hint}"))
                 return {"applied": False, "error": error.to_json()}
             finally:
                 if token is not None:

@@ -30,7 +30,8 @@ from engine.edits.outcome import EditOutcome
 from engine.errors import GraftError, UsageError
 from engine.files import EditRequest, FileView
 from engine.names import parse_address
-from engine.refactor.operations import OPERATIONS, RefactorOperation
+from engine.edits.session import EditOptions
+from engine.refactor.operations import OPERATIONS, FieldKind, RefactorOperation
 from engine.workspace import find_root
 from frontends.mcp_models import Output, model_of
 from frontends.render import graph as graph_render, symbols as render
@@ -96,7 +97,7 @@ def _fit(payload: dict[str, Any], text: str) -> tuple[dict[str, Any], str]:
 
 
 def _edit(outcome: EditOutcome, target: str = "") -> CallToolResult:
-    text, notes = outcome_text(outcome, target=target, apply_hint="pass apply=true to write")
+    text, notes = outcome_text(outcome, target=target, apply_hint="pass apply=true to write", option_hint=_option_hint)
     return _result(outcome.to_json(), "\n".join(filter(None, [text, notes])))
 
 
@@ -107,10 +108,12 @@ def _operation_tool(operation: type[RefactorOperation], tools: GraftTools) -> Ca
     def run(**arguments: Any) -> CallToolResult:
         ctx = arguments.pop("ctx", None)
         apply = bool(arguments.pop("apply", False))
+        allow_dirty = bool(arguments.pop("allow_dirty", False))
 
         def work() -> CallToolResult:
             built = operation.build(arguments)
-            return _edit(tools.client(ctx).run_operation(built, apply=apply), built.target())
+            options = _options(tools.engine, allow_dirty)
+            return _edit(tools.client(ctx).run_operation(built, apply=apply, options=options), built.target())
 
         return tools.call(work)
 
@@ -123,6 +126,7 @@ def _operation_tool(operation: type[RefactorOperation], tools: GraftTools) -> Ca
     parameters += [
         inspect.Parameter("apply", keyword, default=False,
                           annotation=Annotated[bool, Field(description="write the change (default: a dry run returning the diff)")]),
+        inspect.Parameter("allow_dirty", keyword, default=False, annotation=ALLOW_DIRTY),
         inspect.Parameter("ctx", keyword, default=None, annotation=Context | None),
     ]
     returns = Annotated[CallToolResult, EditOutput]
@@ -132,11 +136,29 @@ def _operation_tool(operation: type[RefactorOperation], tools: GraftTools) -> Ca
     return run
 
 
+#: Options an MCP call can set: the writing tools' own, and every flag of an operation.
+SETTABLE_OPTIONS = frozenset({"allow_dirty", "overwrite_changed"}) | {
+    info.name for operation in OPERATIONS.values() for info in operation.fields() if info.kind is FieldKind.FLAG
+}
+
+
+def _option_hint(option: str | None) -> str:
+    return f" (call again with {option}=true)" if option in SETTABLE_OPTIONS else ""
+
+
 def _refused(error: GraftError) -> CallToolResult:
+    hint = _option_hint(error.option)
     return CallToolResult(
-        content=[TextContent(type="text", text=f"{error.code}: {error.message}")],
+        content=[TextContent(type="text", text=f"{error.code}: {error.message}{hint}")],
         structured_content={"error": error.to_json()}, is_error=True,
     )
+
+
+def _options(engine: Engine, allow_dirty: bool) -> EditOptions:
+    return EditOptions(allow_dirty=allow_dirty or engine.settings.allow_dirty)
+
+
+ALLOW_DIRTY = Annotated[bool, Field(description="write files with uncommitted changes that are not this engine's own writes")]
 
 
 class GraftTools:
@@ -260,9 +282,10 @@ def build_server(engine: Engine) -> MCPServer:
         return tools.call(work)
 
     @server.tool(description="Create or overwrite a file. Refused if this client has not read it, or it changed since.")
-    def write_file(path: str, content: str, overwrite_changed: bool = False, apply: bool = False,
+    def write_file(path: str, content: str, overwrite_changed: bool = False, apply: bool = False, allow_dirty: ALLOW_DIRTY = False,
                    ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
-        return tools.call(lambda: _edit(tools.client(ctx).write_file(path, content, overwrite_changed=overwrite_changed, apply=apply)))
+        return tools.call(lambda: _edit(tools.client(ctx).write_file(path, content, overwrite_changed=overwrite_changed, apply=apply,
+                                                                     options=_options(engine, allow_dirty))))
 
     @server.tool(description=(
         "Edit a file: old_string (must match exactly once; CRLF and a pasted line gutter tolerated) → new_string; "
@@ -270,15 +293,18 @@ def build_server(engine: Engine) -> MCPServer:
     ))
     def edit_file(path: str, new_string: str, old_string: str | None = None, start_anchor: str | None = None,
                   end_anchor: str | None = None, start_line: int | None = None, end_line: int | None = None,
-                  overwrite_changed: bool = False, apply: bool = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+                  overwrite_changed: bool = False, apply: bool = False, allow_dirty: ALLOW_DIRTY = False,
+                  ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         request = EditRequest(path, new_string, old_string, start_anchor, end_anchor, start_line, end_line, overwrite_changed)
-        return tools.call(lambda: _edit(tools.client(ctx).edit_file(request, apply=apply)))
+        return tools.call(lambda: _edit(tools.client(ctx).edit_file(request, apply=apply, options=_options(engine, allow_dirty))))
 
     @server.tool(description="Apply an LSP WorkspaceEdit (JSON object) atomically: all files or none.")
-    def transaction_apply(edit: dict[str, Any], apply: bool = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+    def transaction_apply(edit: dict[str, Any], apply: bool = False, allow_dirty: ALLOW_DIRTY = False,
+                          ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         from engine.edits.lsp_json import from_lsp
 
-        return tools.call(lambda: _edit(tools.client(ctx).run_edit("transaction_apply", from_lsp(edit, engine.workspace), apply=apply)))
+        return tools.call(lambda: _edit(tools.client(ctx).run_edit("transaction_apply", from_lsp(edit, engine.workspace), apply=apply,
+                                                                   options=_options(engine, allow_dirty))))
 
     @server.tool(description="Undo the last transaction (or the one named).")
     def undo_edit(transaction: str | None = None, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
@@ -302,8 +328,9 @@ def build_server(engine: Engine) -> MCPServer:
 
     @server.tool(description="Replace text (or a regex, with \\1 groups) in every matching file; dry run by default.")
     def find_replace(query: str, replacement: str, regex: bool = False, glob: str = "*", apply: bool = False,
-                     ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
-        return tools.call(lambda: _edit(tools.client(ctx).find_replace(query, replacement, regex=regex, glob=glob, apply=apply)))
+                     allow_dirty: ALLOW_DIRTY = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+        return tools.call(lambda: _edit(tools.client(ctx).find_replace(query, replacement, regex=regex, glob=glob, apply=apply,
+                                                                       options=_options(engine, allow_dirty))))
 
     # -- project ------------------------------------------------------------------------
 

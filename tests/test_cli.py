@@ -208,7 +208,7 @@ def awkward(tmp_path: Path) -> Path:
     [
         ("binary.py", "binary.py: binary file (it contains NUL bytes)"),
         ("latin1.py", "latin1.py: not valid UTF-8 (byte 0xe9 on line 1)"),
-        ("big.py", "big.py: 5.1 MiB is over the 4.0 MiB limit for source files (raise it with --max-file-bytes)"),
+        ("big.py", "big.py: 5.1 MiB is over the 4.0 MiB limit for source files (raise it with --max-file-bytes N)"),
     ],
 )
 def test_unreadable_files_are_refused_clearly(

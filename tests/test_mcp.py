@@ -265,3 +265,63 @@ def test_http_sessions_keep_their_own_read_ledger_and_undo_only_their_own_edits(
     assert b_undo.is_error and "not_yours" in b_undo.content[0].text
     assert after_b_undo != original  # A's edit survived B's undo
     assert not a_undo.is_error and (project / "shop" / "util.py").read_text() == original
+
+
+def _committed(project: Path) -> None:
+    for command in (["git", "init", "-q"], ["git", "add", "-A"],
+                    ["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "start"]):
+        subprocess.run(command, cwd=project, check=True)
+
+
+def test_a_session_edits_one_file_twice_in_a_repository_and_hand_edits_stay_guarded(project: Path) -> None:
+    """Issue 16, bug 1: the engine's own journaled writes are not the user's uncommitted work;
+    a change made by hand since still is, and the refusal names this front end's option."""
+    from engine.opening import open_engine
+
+    _committed(project)
+    pricing = project / "shop" / "pricing.py"
+    engine = open_engine(project, SourcePreference.AST)  # with the process tools: the dirty guard asks git
+    first = {"address": "shop/pricing.py:with_vat", "text": "def with_vat(amount: Decimal) -> Decimal:\n    return amount\n", "apply": True}
+    second = {"address": "shop/pricing.py:apply_discount",
+              "text": "def apply_discount(order: Order, percent: int) -> Decimal:\n    return order.total\n", "apply": True}
+
+    async def run() -> Any:
+        async with Client(build_server(engine)) as client:
+            one = await client.call_tool("replace_symbol_body", first)
+            two = await client.call_tool("replace_symbol_body", second)
+            pricing.write_text(pricing.read_text() + "# typed by hand\n")
+            guarded = await client.call_tool("insert_after_symbol", {"address": "shop/pricing.py:with_vat", "text": "X = 1\n",
+                                                                      "apply": True})
+            allowed = await client.call_tool("insert_after_symbol", {"address": "shop/pricing.py:with_vat", "text": "X = 1\n",
+                                                                      "apply": True, "allow_dirty": True})
+            return one, two, guarded, allowed
+
+    try:
+        one, two, guarded, allowed = asyncio.run(run())
+    finally:
+        engine.close()
+    assert not one.is_error and not two.is_error, (one.content, two.content)
+    assert guarded.is_error and guarded.structured_content["error"]["code"] == "dirty_files"
+    assert "allow_dirty=true" in guarded.content[0].text and "--allow-dirty" not in guarded.content[0].text
+    assert not allowed.is_error, allowed.content
+    text = pricing.read_text()
+    assert "    return amount\n" in text and "    return order.total\n" in text and "X = 1" in text and "# typed by hand" in text
+
+
+def test_a_dry_run_reports_what_an_apply_would_refuse(project: Path) -> None:
+    """Issue 16, bug 3: an unclosed parenthesis previews with the refusal an apply would meet."""
+    before = (project / "shop" / "pricing.py").read_bytes()
+
+    async def steps(client: Client) -> Any:
+        broken = await client.call_tool("replace_symbol_body", {
+            "address": "shop/pricing.py:with_vat", "text": "def with_vat(amount: Decimal) -> Decimal:\n    return (amount\n"})
+        fine = await client.call_tool("replace_symbol_body", {
+            "address": "shop/pricing.py:with_vat", "text": "def with_vat(amount: Decimal) -> Decimal:\n    return amount\n"})
+        return broken, fine
+
+    broken, fine = session(project, steps)
+    assert broken.structured_content["applied"] is False
+    assert broken.structured_content["would_refuse"]["code"] == "syntax_errors"
+    assert "an apply would be refused" in broken.content[0].text
+    assert fine.structured_content["would_refuse"] is None
+    assert (project / "shop" / "pricing.py").read_bytes() == before

@@ -145,7 +145,7 @@ def test_every_operation_is_an_mcp_tool_with_every_field(project: Path) -> None:
     for operation in OPERATIONS.values():
         tool = tools[operation.mcp_tool]
         properties = tool.input_schema["properties"]
-        assert set(properties) == {info.name for info in operation.fields()} | {"apply"}, operation.name
+        assert set(properties) == {info.name for info in operation.fields()} | {"apply", "allow_dirty"}, operation.name
         required = {info.name for info in operation.fields() if info.required}
         assert set(tool.input_schema.get("required", [])) == required
         assert all(properties[info.name].get("description") == info.help for info in operation.fields())
@@ -275,3 +275,23 @@ def test_a_new_operation_module_is_discovered(tmp_path: Path, monkeypatch: pytes
     finally:
         sys.modules.pop("engine.refactor.operations.zz_echo", None)
     assert set(found) == set(OPERATIONS) | {"echo"} and [f.name for f in found["echo"].fields()] == ["address"]
+
+
+def test_the_cli_and_mcp_answer_a_refactoring_in_one_shape(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`graft rename --json` and the MCP rename return the same outcome (the CLI adds its envelope)."""
+    status = main(["--root", str(project), "--source", "ast", "--json", "rename", "shop/pricing.py:apply_discount", "discounted_total"])
+    cli = json.loads(capsys.readouterr().out)
+    assert status == 0, cli
+    engine = Engine(Workspace(project), source=SourcePreference.AST)
+
+    async def run() -> Any:
+        async with Client(build_server(engine)) as client:
+            return await client.call_tool("rename_symbol", {"address": "shop/pricing.py:apply_discount", "new_name": "discounted_total"})
+
+    try:
+        mcp = asyncio.run(run()).structured_content
+    finally:
+        engine.close()
+    assert set(cli) - {"ok", "command", "target"} == set(mcp) - {"omitted"}
+    for key in ("operation", "applied", "files", "edits", "source", "confidence", "diff"):
+        assert cli[key] == mcp[key], key

@@ -31,7 +31,7 @@ from engine.edits.journal import (
 from engine.edits.model import WorkspaceEdit
 from engine.edits.materialize import FileState, with_canonical_paths, materialize
 from engine.edits.syntax import newly_broken
-from engine.errors import Refused, UnsafePath
+from engine.errors import GraftError, Refused, UnsafePath
 from engine.extract.treesitter import TreeSitterExtractor
 from engine.state_folder import Quarantined, check_state_folders, open_state_file, quarantine, state_folder
 from engine.workspace import Workspace
@@ -122,25 +122,55 @@ class Transactions:
             self.workspace.check_writable(path)  # before the lock: a refused edit leaves no trace
         with self._locked(list(canonical.values())):
             self.hook("locked")
-            decoded: dict[str, tuple[str, list[int]]] = {}
-            states = [s for s in materialize(edit, self.workspace, canonical_paths=canonical, decoded=decoded, force=options.force)
-                      if s.changed]
-            self.hook("verified")
-            if not options.allow_dirty and self.dirty_check is not None:
-                dirty = sorted(self.dirty_check([s.path for s in states if s.before is not None]) - options.own_changes)
-                if dirty:
-                    raise DirtyFiles(
-                        f"uncommitted changes in {', '.join(dirty)}; commit or stash them, or pass --allow-dirty"
-                    )
-            operations = [with_canonical_paths(o, canonical.__getitem__) for o in edit.operations]
-            broken = newly_broken(states, operations, self._parser, decoded)
-            if broken and not options.allow_syntax_errors:
-                raise SyntaxBroken(
-                    f"the edit would leave {', '.join(broken)} with syntax errors (it parses now); "
-                    "nothing was changed (pass --allow-syntax-errors to apply anyway)"
-                )
+            states, broken = self._checked(edit, options, canonical)
             record = self._write(states, "apply")
         return EditOutcome("apply", True, summarize(states), record.id, edits=edit.edit_count, new_syntax_errors=broken)
+
+    def check(self, edit: WorkspaceEdit, options: ApplyOptions = ApplyOptions()) -> list[GraftError]:
+        """What an apply of this edit would refuse, found by the same checks, writing nothing: a
+        dry run reports it rather than showing a clean diff of a change that cannot land."""
+        canonical = self.workspace.canonical_all(edit.touched)
+        try:
+            for path in canonical.values():
+                self.workspace.check_writable(path)
+            self._checked(edit, options, canonical)
+        except GraftError as refusal:
+            return [refusal]
+        return []
+
+    def _checked(self, edit: WorkspaceEdit, options: ApplyOptions, canonical: dict[str, str]) -> tuple[list[FileState], list[str]]:
+        """The states an apply writes, after the checks it makes: stale plans, uncommitted
+        changes that are not the engine's own, syntax. Raises the refusal."""
+        decoded: dict[str, tuple[str, list[int]]] = {}
+        states = [s for s in materialize(edit, self.workspace, canonical_paths=canonical, decoded=decoded, force=options.force)
+                  if s.changed]
+        self.hook("verified")
+        if not options.allow_dirty and self.dirty_check is not None:
+            dirty = self.dirty_check([s.path for s in states if s.before is not None]) - options.own_changes
+            dirty -= self._written_by_engine([s for s in states if s.path in dirty])
+            if dirty:
+                raise DirtyFiles(f"uncommitted changes in {', '.join(sorted(dirty))}; commit or stash them, or allow dirty "
+                                 "files to write anyway", option="allow_dirty")
+        operations = [with_canonical_paths(o, canonical.__getitem__) for o in edit.operations]
+        broken = newly_broken(states, operations, self._parser, decoded)
+        if broken and not options.allow_syntax_errors:
+            raise SyntaxBroken(f"the edit would leave {', '.join(broken)} with syntax errors (it parses now); "
+                               "nothing was changed", option="allow_syntax_errors")
+        return states, broken
+
+    def _written_by_engine(self, states: list[FileState]) -> set[str]:
+        """Paths whose uncommitted content is exactly what this workspace's own journal last wrote
+        there: an agent's second edit of a file it edited itself is not over the user's work. A
+        file changed by hand since has another hash and stays guarded."""
+        if not states:
+            return set()
+        wanted = {s.path for s in states}
+        last_written: dict[str, str | None] = {}
+        for record in self.history():  # oldest first: the last record to touch a path wins
+            for entry in record.entries:
+                if entry.path in wanted:
+                    last_written[entry.path] = entry.after_sha256
+        return {s.path for s in states if s.before is not None and last_written.get(s.path) == _sha(s.before)}
 
     def _write(self, states: list[FileState], kind: str) -> JournalRecord:
         try:

@@ -98,11 +98,11 @@ def materialize(
             if status is not None and not force and not status.st_mode & stat.S_IWUSR:
                 # Root can write anything; a file whose mode says "do not write" is still not ours to write.
                 raise ReadOnlyFile(f"{path} is read-only (mode {stat.S_IMODE(status.st_mode):04o}); nothing was changed "
-                                   "(pass --force to write it anyway; its mode is kept)")
+                                   "(forced, it is written and its mode kept)", option="force")
             if status is not None and status.st_size > workspace.config.max_file_bytes:
                 # The same limit as every read: an edit of a 20 MiB file took 10 s, and a plan never reads it anyway.
                 raise UnreadableFile(path, f"{status.st_size / 2**20:.1f} MiB is over the {workspace.config.max_file_bytes / 2**20:.1f} MiB "
-                                           "limit for source files (raise it with --max-file-bytes); nothing was changed")
+                                           "limit for source files; nothing was changed", option="max_file_bytes")
             data = absolute.read_bytes() if status is not None else None
             current[path] = data
             before[path] = data

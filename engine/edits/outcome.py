@@ -60,6 +60,9 @@ class EditOutcome:
     """The tail of what the verify command printed, when it ran."""
     steps: list[StepOutcome] = field(default_factory=list)
     """A batch's steps, in order."""
+    would_refuse: dict[str, object] | None = None
+    """A dry run's verdict: the refusal an apply with the same options would meet (its ``code``,
+    ``message`` and ``option``), found by the same checks; None when it would be written."""
 
     def to_json(self) -> dict[str, object]:
         """The shape every front end's JSON has (the CLI's ``--json``, MCP's structured content)."""
@@ -71,5 +74,5 @@ class EditOutcome:
             "new_diagnostics": [{"file": d.file, "line": d.range.start.line + 1, "message": d.message, "source": d.source,
                                  "code": d.code} for d in self.new_diagnostics],
             "diagnostics_note": self.diagnostics_note, "verify_output": self.verify_output,
-            "steps": [step.to_json() for step in self.steps], "diff": self.diff,
+            "steps": [step.to_json() for step in self.steps], "would_refuse": self.would_refuse, "diff": self.diff,
         }

@@ -62,6 +62,11 @@ class EditSession:
     def preview(self, edit: WorkspaceEdit) -> list[FileState]:
         return [s for s in self.transactions.preview(edit) if s.changed]
 
+    def check(self, edit: WorkspaceEdit, options: EditOptions = EditOptions()) -> list[GraftError]:
+        """What an apply with these options would refuse (syntax, uncommitted changes, read-only
+        files), found without writing: a dry run reports it."""
+        return self.transactions.check(edit, _apply_options(options))
+
     def apply(self, edit: WorkspaceEdit, options: EditOptions = EditOptions()) -> EditOutcome:
         # The paths the edit names are enough here; the plan's bytes are computed once, under the locks.
         started = time.monotonic()
@@ -70,8 +75,7 @@ class EditSession:
         # Half the budget before the write, half after: the after pass compares the same files.
         before, skipped = self._errors(compared, started + self.diagnostics_budget / 2)
         renamed = _renamed_names(edit, self.workspace) if before else {}
-        applied = self.transactions.apply(
-            edit, ApplyOptions(options.allow_dirty, options.allow_syntax_errors, options.own_changes, options.force))
+        applied = self.transactions.apply(edit, _apply_options(options))
         written = [f.path for f in applied.files]
         self._after_write(written)
         if before is not None:
@@ -96,7 +100,7 @@ class EditSession:
         if options.verify:
             if self.tools is None:
                 self._undo(applied)
-                raise VerifyFailed("cannot run --verify: no process support is installed; the edit was rolled back")
+                raise VerifyFailed("cannot run the verify command: no process support is installed; the edit was rolled back")
             status, output = self.tools.run(options.verify)
             if status != 0:
                 self._undo(applied)
@@ -212,3 +216,7 @@ def _new_errors(
             else:
                 new.append(diagnostic)
     return new
+
+
+def _apply_options(options: EditOptions) -> ApplyOptions:
+    return ApplyOptions(options.allow_dirty, options.allow_syntax_errors, options.own_changes, options.force)

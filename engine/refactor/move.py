@@ -124,7 +124,7 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
     if source_needs_name and dest_reaches_source:
         cycle = " -> ".join([source.path, *dest_reaches_source])
         if request.shim:
-            raise MoveCycle(f"--shim needs {source.path} to import {name} from {dest_path} at module level, which is circular: {cycle}")
+            raise MoveCycle(f"a shim needs {source.path} to import {name} from {dest_path} at module level, which is circular: {cycle}")
         if analysis.import_time_uses:
             lines = ", ".join(f"{source.path}:{line}" for line in analysis.import_time_uses)
             raise MoveCycle(
@@ -174,7 +174,7 @@ def _destination(workspace: Workspace, request: MoveRequest) -> tuple[str, Sourc
     if absolute.exists():
         return relative, workspace.read(relative)
     if not request.create:
-        raise DestinationMissing(f"{relative} does not exist; pass --create to make it")
+        raise DestinationMissing(f"{relative} does not exist; create it with the move", option="create")
     if not absolute.parent.is_dir():
         raise UsageError(f"the folder of {relative} does not exist; create the package first")
     return relative, None

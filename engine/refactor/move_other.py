@@ -42,7 +42,7 @@ def plan_other_move(
         raise UsageError(f"{symbol.address} is already in {dest_path}")
     exists = absolute.is_file()
     if not exists and not create:
-        raise DestinationMissing(f"{dest_path} does not exist; pass --create to make it")
+        raise DestinationMissing(f"{dest_path} does not exist; create it with the move", option="create")
     notes: list[str] = []
     if use_server and services is not None:
         try:

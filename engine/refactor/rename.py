@@ -169,7 +169,8 @@ def plan_rename(
         raise RenameUnavailable(
             f"no language server can rename in {language or primary}"
             + (f" ({notes[0]})" if notes else "")
-            + "; pass --text to rename identifier-bounded occurrences in same-language files (low confidence)"
+            + "; a text rename renames identifier-bounded occurrences in same-language files (low confidence)",
+            option="text",
         )
     edit = _text_rename(corpus, language, old_name, new_name)
     leftovers = Leftovers(corpus, old_name, language)

@@ -18,7 +18,7 @@ from engine.edits.outcome import EditOutcome
 from engine.errors import UsageError
 from engine.files import EditRequest
 from engine.ports import load_language_services
-from frontends.cli.operation_commands import APPLY_HINT, edit_options, read_text
+from frontends.cli.operation_commands import APPLY_HINT, edit_options, option_hint, read_text
 from frontends.render.edits import outcome_text
 from frontends.cli.parsing import Commands, GraftParser
 
@@ -89,7 +89,7 @@ def _progress(index: int, total: int, target: str) -> None:
 
 
 def _batch_result(outcome: EditOutcome, *, colour: bool) -> Result:
-    text, notes = outcome_text(outcome, apply_hint=APPLY_HINT, colour=colour)
+    text, notes = outcome_text(outcome, apply_hint=APPLY_HINT, option_hint=option_hint, colour=colour)
     return outcome.to_json(), text, notes
 
 
@@ -139,6 +139,6 @@ def run_find_files(engine: Engine, args: argparse.Namespace) -> Result:
 
 
 def edit_result(outcome: EditOutcome, args: argparse.Namespace) -> Result:
-    text, notes = outcome_text(outcome, target=getattr(args, "path", ""), apply_hint=APPLY_HINT,
+    text, notes = outcome_text(outcome, target=getattr(args, "path", ""), apply_hint=APPLY_HINT, option_hint=option_hint,
                                colour=sys.stdout.isatty() and not args.json)
     return outcome.to_json(), text, notes

@@ -67,8 +67,16 @@ def run_operation(engine: Engine, args: argparse.Namespace) -> Result:
     built = operation.build(values)
     outcome = EngineClient(engine).run_operation(built, apply=args.write, options=edit_options(engine, args))
     colour = sys.stdout.isatty() and not args.json
-    text, notes = outcome_text(outcome, target=built.target(), apply_hint=APPLY_HINT, colour=colour)
+    text, notes = outcome_text(outcome, target=built.target(), apply_hint=APPLY_HINT, option_hint=option_hint, colour=colour)
     return {"target": built.target(), **outcome.to_json()}, text, notes
+
+
+def option_hint(option: str | None) -> str:
+    """How to set, on the command line, the option an engine refusal names."""
+    if option is None:
+        return ""
+    flag = "--" + option.replace("_", "-")
+    return f" (raise it with {flag} N)" if option == "max_file_bytes" else f" (pass {flag})"
 
 
 def edit_options(engine: Engine, args: argparse.Namespace) -> EditOptions:

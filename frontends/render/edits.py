@@ -8,12 +8,18 @@ Warnings, new errors and the checks' notes go to ``notes`` (stderr in the CLI).
 
 from __future__ import annotations
 
+from typing import Callable
+
 from engine.edits.diff import paint
 from engine.edits.outcome import EditOutcome
 
 
-def outcome_text(outcome: EditOutcome, *, target: str = "", apply_hint: str = "", colour: bool = False) -> tuple[str, str]:
-    """(text, notes). ``apply_hint`` says how to write a dry run here (``pass --apply``)."""
+def outcome_text(
+    outcome: EditOutcome, *, target: str = "", apply_hint: str = "", colour: bool = False,
+    option_hint: Callable[[str | None], str] = lambda option: "",
+) -> tuple[str, str]:
+    """(text, notes). ``apply_hint`` says how to write a dry run here (``pass --apply``);
+    ``option_hint`` how to set an option a refusal names, in this front end's terms."""
     what = f"{outcome.operation} {target}".strip()
     state = f"applied as transaction {outcome.transaction}" if outcome.applied else "dry run"
     provenance = f" from {outcome.source.value} ({outcome.confidence.value})" if outcome.operation not in ("undo",) else ""
@@ -23,6 +29,11 @@ def outcome_text(outcome: EditOutcome, *, target: str = "", apply_hint: str = ""
     rows += [f"  {f.status:<9} {f.path}  +{f.added} -{f.removed}" for f in outcome.files]
     diff = (paint(outcome.diff) if colour else outcome.diff) if not outcome.applied else ""
     tail = "" if outcome.applied else "dry run: nothing written" + (f" ({apply_hint})" if apply_hint else "")
+    refusal = outcome.would_refuse
+    if refusal is not None:
+        option = refusal.get("option")
+        tail = (f"dry run: an apply would be refused: {refusal['code']}: {refusal['message']}"
+                f"{option_hint(option if isinstance(option, str) else None)}")
     text = "\n".join(part for part in [head, diff.rstrip("\n"), *rows, tail] if part)
     return text, notes_text(outcome)
 
