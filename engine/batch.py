@@ -29,6 +29,7 @@ from engine.edits.materialize import FileState
 from engine.edits.model import CreateFile, DeleteFile, FileChange, Operation, WorkspaceEdit
 from engine.edits.session import EditOptions
 from engine.errors import GraftError, Refused, UsageError
+from engine.ports import load_language_services
 from engine.refactor.operations import RefactorOperation, build
 from engine.refactor.cst_edits import line_edits
 from engine.symbols import Confidence, Source
@@ -54,12 +55,18 @@ def load_plan(path: Path) -> list[RefactorOperation]:
             data = json.loads(text)
     except Exception as error:  # noqa: BLE001 - three parsers, three error types: one usage error
         raise UsageError(f"{path} is not valid {path.suffix.lstrip('.') or 'JSON'}: {error}") from None
+    return plan_steps(data, str(path))
+
+
+def plan_steps(data: Any, origin: str) -> list[RefactorOperation]:
+    """A batch plan's steps as operations: a list of ``{"op": ..., fields}``, or ``{"steps": [...]}``
+    (``[[step]]`` tables in TOML). Every step is checked before any runs."""
     steps = data.get("steps", data.get("step")) if isinstance(data, dict) else data
     if not isinstance(steps, list) or not steps:
-        raise UsageError(f"{path} holds no steps: give a list of {{op: ..., ...}} (or steps = [...], or [[step]] in TOML)")
+        raise UsageError(f"{origin} holds no steps: give a list of {{op: ..., ...}} (or steps = [...], or [[step]] in TOML)")
     operations = []
     for index, step in enumerate(steps, 1):
-        where = f"step {index} of {path}"
+        where = f"step {index} of {origin}"
         if not isinstance(step, dict):
             raise UsageError(f"{where} is not a table of op and fields")
         fields = {key: value for key, value in step.items() if key != "op"}
@@ -120,7 +127,7 @@ def _in_scratch(
     with tempfile.TemporaryDirectory(prefix="graft-batch-") as scratch:
         copy = Path(scratch) / root.name
         shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns(".git", ".graft"))
-        trial = scratch_engine(copy) if scratch_engine is not None else Engine(Workspace(copy), source=engine.source, tools=engine.tools)
+        trial = scratch_engine(copy) if scratch_engine is not None else _scratch_engine(engine, copy)
         try:
             outcome = _step_by_step(trial, steps, EditOptions(allow_dirty=True), progress)
         except BatchStepRefused as refused:
@@ -137,6 +144,14 @@ def _in_scratch(
             states.append(FileState(path, before_bytes, after_bytes, mode))
     steps_out = [replace(s, transaction=None) for s in outcome.steps]
     return replace(outcome, applied=False, transaction=None, steps=steps_out), [s for s in states if s.changed]
+
+
+def _scratch_engine(engine: Engine, copy: Path) -> Engine:
+    """An engine on the scratch copy like the original: its own language servers when the original
+    has servers, and the original's process tools (import checks use the project's interpreter)."""
+    workspace = Workspace(copy)
+    services = load_language_services(workspace) if engine.services is not None else None
+    return Engine(workspace, services=services, tools=engine.tools, source=engine.source)
 
 
 def _edit_from(engine: Engine, states: list[FileState]) -> WorkspaceEdit:

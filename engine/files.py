@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from engine.edits.model import CreateFile, FileChange, WorkspaceEdit
-from engine.errors import Refused, UsageError
+from engine.errors import FileNotInWorkspace, Refused, UsageError
 from engine.answers import TextEdit
 from engine.positions import Position, Range, split_lines
 from engine.workspace import Workspace
@@ -251,3 +251,37 @@ def _pattern(query: str, regex: bool) -> re.Pattern[str]:
         return re.compile(query if regex else re.escape(query))
     except re.error as error:
         raise UsageError(f"{query!r} is not a valid regular expression: {error}") from None
+
+
+@dataclass(frozen=True)
+class DirEntry:
+    kind: str
+    """``dir`` or ``file``."""
+    size: int | None
+    """Bytes for a file; None for a folder."""
+    path: str
+
+    def render(self) -> str:
+        return f"{self.kind:<4} {'-' if self.size is None else self.size:>9} {self.path}{'/' if self.kind == 'dir' else ''}"
+
+
+def list_dir(workspace: Workspace, path: str = ".", *, max_depth: int = 1, show_hidden: bool = False) -> list[DirEntry]:
+    """Entries under a folder down to ``max_depth`` levels (1: its own entries), ignored files
+    left out as ``find_files`` leaves them, and hidden ones (a dot first) unless asked for.
+    Folders appear when something under them is listed (an ignored or empty folder does not)."""
+    relative, absolute = workspace.resolve(path)
+    if not absolute.is_dir():
+        raise FileNotInWorkspace(f"{relative} is not a folder of the workspace")
+    prefix = "" if relative in (".", "") else relative.rstrip("/") + "/"
+    entries: dict[str, DirEntry] = {}
+    for file in workspace.scan(relative).files:
+        parts = file[len(prefix):].split("/")
+        if not show_hidden and any(part.startswith(".") for part in parts):
+            continue
+        for depth in range(1, min(len(parts), max_depth) + 1):
+            entry_path = prefix + "/".join(parts[:depth])
+            if depth < len(parts):
+                entries.setdefault(entry_path, DirEntry("dir", None, entry_path))
+            else:
+                entries[entry_path] = DirEntry("file", (workspace.root / entry_path).stat().st_size, entry_path)
+    return sorted(entries.values(), key=lambda e: e.path)

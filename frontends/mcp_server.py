@@ -30,10 +30,17 @@ from engine.edits.outcome import EditOutcome
 from engine.errors import GraftError, UsageError
 from engine.files import EditRequest, FileView
 from engine.names import parse_address
+from engine.batch import plan_steps, run_batch
 from engine.edits.session import EditOptions
+from engine.files import list_dir as files_list_dir
 from engine.refactor.operations import OPERATIONS, FieldKind, RefactorOperation
 from engine.workspace import find_root
+from engine.located import located
+from engine.references import NavigationResult
+from engine.symbol_search import search_symbols
+from engine.symbols import SymbolKind
 from frontends.mcp_models import Output, model_of
+from frontends.mcp_views import DEFAULT_MAX_CHARS, fit, located_view, outline_view, overview_view, symbols_view
 from frontends.render import graph as graph_render, symbols as render
 from frontends.render.edits import outcome_text
 
@@ -44,13 +51,6 @@ _LIST_CUT = 200
 
 EditOutput = model_of(EditOutcome, "EditOutput")
 FileOutput = model_of(FileView, "FileOutput")
-
-
-class NavigationOutput(Output):
-    source: str
-    confidence: str
-    locations: list[dict[str, Any]]
-    notes: list[str] = []
 
 
 class Listing(Output):
@@ -146,6 +146,24 @@ def _option_hint(option: str | None) -> str:
     return f" (call again with {option}=true)" if option in SETTABLE_OPTIONS else ""
 
 
+STRUCTURED = Annotated[bool, Field(description="also return the rows as data in the structured content (default: the text "
+                                              "holds them, and the structured content says what was left out)")]
+
+
+def _view(view: tuple[dict[str, Any], str]) -> CallToolResult:
+    payload, text = view
+    return _result(payload, text)
+
+
+def _kinds(kinds: list[str] | None) -> frozenset[str]:
+    """Kind labels, checked: an unknown one is refused with the known ones rather than matching nothing."""
+    labels = frozenset(kind.label for kind in SymbolKind)
+    unknown = sorted(set(kinds or ()) - labels)
+    if unknown:
+        raise UsageError(f"unknown kind(s) {', '.join(unknown)}; kinds are {', '.join(sorted(labels))}")
+    return frozenset(kinds or ())
+
+
 def _refused(error: GraftError) -> CallToolResult:
     hint = _option_hint(error.option)
     return CallToolResult(
@@ -208,31 +226,41 @@ def build_server(engine: Engine) -> MCPServer:
     )
     tools = GraftTools(engine)
 
+    def _navigation(result: NavigationResult, max_chars: int, structured: bool) -> CallToolResult:
+        return _view(located_view(result, located(engine.workspace, engine.graph(), result.locations), max_chars, structured))
+
     def triple(result: tuple[dict[str, Any], str, str]) -> CallToolResult:
         payload, text, notes = result
         return _result(dict(payload), "\n".join(filter(None, [text, notes])))
 
     # -- reading code -------------------------------------------------------------------
 
-    @server.tool(description="The symbol tree of a file (name paths, kinds, lines), with where the symbols came from.")
-    def file_outline(path: str) -> Result:
-        return tools.show(lambda: engine.outline(path), lambda listing: _result(render.file_symbols_json(listing), render.outline_text(listing)))
+    @server.tool(description=("A file's symbols (name paths, kinds, lines) with where they came from, within max_chars; "
+                              "depth=1 for top-level only, kinds to filter (class, method, function, ...)."))
+    def file_outline(path: str, depth: int | None = None, kinds: list[str] | None = None, max_chars: int = DEFAULT_MAX_CHARS,
+                     structured: STRUCTURED = False) -> Result:
+        return tools.show(lambda: engine.outline(path),
+                          lambda listing: _view(outline_view(listing, depth, _kinds(kinds), max_chars, structured)))
 
-    @server.tool(description="Symbols whose name path matches, across the workspace (e.g. 'Order/total', 'models.py:Order').")
-    def workspace_symbols(query: str) -> Result:
-        return tools.call(lambda: triple(graph_render.nodes_result("symbols", engine.graph().lookup(query))))
+    @server.tool(description=("Symbols across the workspace by name path: exact ('Order/total', 'models.py:Order'), else by "
+                              "prefix, else with substring_matching by substring; kinds to filter; at most max_matches."))
+    def workspace_symbols(query: str, substring_matching: bool = False, kinds: list[str] | None = None, max_matches: int = 50,
+                          structured: STRUCTURED = False) -> Result:
+        return tools.call(lambda: _view(symbols_view(search_symbols(
+            engine.graph(), query, substring=substring_matching, kinds=_kinds(kinds), max_matches=max_matches), structured)))
 
     @server.tool(description="A symbol's source, decorators to end, by name path.")
     def read_symbol(address: str) -> Result:
         return tools.show(lambda: engine.read(parse_address(address)), lambda found: _result(render.read_json(found), render.read_text(found)))
 
-    @server.tool(description="Every reference to a symbol: the language server's when it answers, else the graph's, labelled.")
-    def find_references(address: str) -> Annotated[CallToolResult, NavigationOutput]:
-        return tools.call(lambda: triple(graph_render.navigation_result(engine.references(address))))
+    @server.tool(description=("Every reference to a symbol (the language server's when it answers, else the graph's, labelled), "
+                              "one line each: where, inside which symbol, and the code."))
+    def find_references(address: str, max_chars: int = DEFAULT_MAX_CHARS, structured: STRUCTURED = False) -> Result:
+        return tools.call(lambda: _navigation(engine.references(address), max_chars, structured))
 
-    @server.tool(description="Where the name at FILE:LINE:COL (1-based) is defined.")
-    def get_definition(position: str) -> Annotated[CallToolResult, NavigationOutput]:
-        return tools.call(lambda: triple(graph_render.navigation_result(engine.definition(position))))
+    @server.tool(description="Where the name at FILE:LINE:COL (1-based) is defined, as a standalone line.")
+    def get_definition(position: str, max_chars: int = DEFAULT_MAX_CHARS, structured: STRUCTURED = False) -> Result:
+        return tools.call(lambda: _navigation(engine.definition(position), max_chars, structured))
 
     @server.tool(description="What a symbol is: its source, what calls it, what it calls, its base and derived types.")
     def explain_symbol(address: str) -> Result:
@@ -242,6 +270,10 @@ def build_server(engine: Engine) -> MCPServer:
     def call_hierarchy(address: str) -> Result:
         return tools.call(lambda: _both_ways(
             ("callers", engine.graph().callers(address), False), ("callees", engine.graph().callees(address), True)))
+
+    @server.tool(description="The implementations of an abstract method or protocol member (its overrides), or a class's subclasses.")
+    def implementations(address: str) -> Result:
+        return tools.call(lambda: triple(graph_render.nodes_result("implementations", engine.graph().implementations(address))))
 
     @server.tool(description="A type's bases and subclasses.")
     def type_hierarchy(address: str) -> Result:
@@ -257,6 +289,19 @@ def build_server(engine: Engine) -> MCPServer:
 
     for operation in OPERATIONS.values():
         server.add_tool(_operation_tool(operation, tools), name=operation.mcp_tool, description=operation.summary)
+
+    @server.tool(description=("Several refactorings as one unit, in the plan format of `graft batch`: steps = [{op: rename, "
+                              "address, new_name}, {op: move, ...}]. Planned in a scratch copy, step by step; a dry run "
+                              "returns the net diff; apply=true writes it as one transaction (one undo), or each=true step by step."))
+    def batch_apply(steps: list[dict[str, Any]], apply: bool = False, each: bool = False, allow_dirty: ALLOW_DIRTY = False,
+                    ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+        def work() -> CallToolResult:
+            client = tools.client(ctx)
+            outcome = run_batch(engine, plan_steps(steps, "the batch"), apply=apply, each=each, options=_options(engine, allow_dirty))
+            for transaction in dict.fromkeys(s.transaction for s in outcome.steps if s.transaction is not None):
+                client.applied.append(transaction)  # the session may undo its own batch
+            return _edit(outcome)
+        return tools.call(work)
 
     # -- files --------------------------------------------------------------------------
 
@@ -310,6 +355,20 @@ def build_server(engine: Engine) -> MCPServer:
     def undo_edit(transaction: str | None = None, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         return tools.call(lambda: _edit(tools.client(ctx).undo(transaction)))
 
+    @server.tool(description=("A folder's entries as `type size name`, down to max_depth levels (recursive: no limit), "
+                              "ignored files left out as find_files leaves them; hidden ones only with show_hidden."))
+    def list_dir(path: str = ".", recursive: bool = False, max_depth: int = 1, show_hidden: bool = False,
+                 max_chars: int = DEFAULT_MAX_CHARS, ctx: Context | None = None) -> Result:
+        def work() -> CallToolResult:
+            entries = files_list_dir(engine.workspace, path, max_depth=1_000 if recursive else max_depth, show_hidden=show_hidden)
+            kept, left = fit([e.render() for e in entries], max_chars)
+            tail = f"… {left} more entries left out: list a subfolder, lower max_depth, or raise max_chars" if left else ""
+            payload: dict[str, Any] = {"total": len(entries)}
+            if left:
+                payload["omitted"] = {"entries": left}
+            return _result(payload, "\n".join(filter(None, [*kept, tail])) or "(empty)")
+        return tools.call(work)
+
     @server.tool(description="Workspace files matching a glob (on the path or the file name), ignored files left out.")
     def find_files(pattern: str, ctx: Context | None = None) -> Annotated[CallToolResult, Listing]:
         return tools.show(lambda: tools.client(ctx).find_files(pattern),
@@ -334,9 +393,11 @@ def build_server(engine: Engine) -> MCPServer:
 
     # -- project ------------------------------------------------------------------------
 
-    @server.tool(description="The project's folders and files with each file's top-level symbols.")
-    def project_overview(under: str = ".", depth: int = 1) -> Result:
-        return tools.call(lambda: triple(graph_render.overview_result(engine.overview(under, depth))))
+    @server.tool(description=("The project's files under a folder with their symbols (depth levels deep), within max_chars; "
+                              "kinds to filter."))
+    def project_overview(under: str = ".", depth: int = 1, kinds: list[str] | None = None, max_chars: int = DEFAULT_MAX_CHARS,
+                         structured: STRUCTURED = False) -> Result:
+        return tools.call(lambda: _view(overview_view(engine.overview(under, depth), _kinds(kinds), max_chars, structured)))
 
     @server.tool(description="What depends on a symbol or file, transitively (callers, importers, subclasses).")
     def impact(address: str, depth: int = 3) -> Result:

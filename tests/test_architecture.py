@@ -21,8 +21,9 @@ ENGINE_LAYERS = (
     {"extract", "answers"},
     {"ports", "resolve"},
     {"edits", "graph"},
-    {"references", "files"},
+    {"references", "files", "located", "symbol_search"},
     {"refactor"},
+    {"server_answers"},
     {"api"},
     {"client", "batch", "opening"},
 )

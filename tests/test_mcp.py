@@ -27,7 +27,7 @@ from tests.conftest import SAMPLE
 EXPECTED_TOOLS = {
     "file_outline", "workspace_symbols", "read_symbol", "find_references", "get_definition", "explain_symbol",
     "call_hierarchy", "type_hierarchy", "diagnostics", "rename_symbol", "replace_symbol_body", "insert_before_symbol",
-    "insert_after_symbol", "safe_delete_symbol", "move_symbol", "rename_file", "read_file", "read_multiple_files", "write_file",
+    "insert_after_symbol", "safe_delete_symbol", "move_symbol", "rename_file", "delete_file", "batch_apply", "list_dir", "implementations", "read_file", "read_multiple_files", "write_file",
     "edit_file", "transaction_apply", "undo_edit", "find_files", "search_in_files", "find_replace",
     "project_overview", "impact", "affected_tests", "server_status",
 }
@@ -175,7 +175,7 @@ def test_stdio_server_from_the_command_line(project: Path) -> None:
 
     tools, outline = asyncio.run(run())
     assert {t.name for t in tools} == EXPECTED_TOOLS
-    assert "apply_discount" in json.dumps(outline.structured_content)
+    assert "function apply_discount" in outline.content[0].text and outline.structured_content["total"] >= 1
 
 
 def _http_server(project: Path) -> tuple[subprocess.Popen[str], int, str]:
@@ -325,3 +325,91 @@ def test_a_dry_run_reports_what_an_apply_would_refuse(project: Path) -> None:
     assert "an apply would be refused" in broken.content[0].text
     assert fine.structured_content["would_refuse"] is None
     assert (project / "shop" / "pricing.py").read_bytes() == before
+
+
+def test_answers_fit_their_budget_and_say_what_they_left_out(project: Path) -> None:
+    """Issue 16: outlines and overviews take depth, kinds and max_chars; the structured content is
+    no larger than the text unless asked for the rows."""
+    big = "".join(f"class C{i}:\n" + "".join(f"    def m{j}(self):\n        return {j}\n" for j in range(20)) for i in range(60))
+    (project / "shop" / "big.py").write_text(big)
+
+    async def steps(client: Client) -> Any:
+        whole = await client.call_tool("file_outline", {"path": "shop/big.py", "max_chars": 4000})
+        top = await client.call_tool("file_outline", {"path": "shop/big.py", "depth": 1})
+        classes = await client.call_tool("file_outline", {"path": "shop/big.py", "kinds": ["class"], "structured": True})
+        wrong = await client.call_tool("file_outline", {"path": "shop/big.py", "kinds": ["klass"]})
+        overview = await client.call_tool("project_overview", {"under": "shop", "max_chars": 600})
+        return whole, top, classes, wrong, overview
+
+    whole, top, classes, wrong, overview = session(project, steps)
+    text = whole.content[0].text
+    assert len(text) <= 4000 + 200  # the rows within max_chars, plus the head and the tail saying what was cut
+    assert whole.structured_content["total"] == 60 * 21 and whole.structured_content["omitted"]["symbols"] > 0
+    assert "left out to fit max_chars: narrow with depth=1" in text
+    assert len(json.dumps(whole.structured_content)) <= len(text)
+    assert top.structured_content["total"] == 60 and "omitted" not in top.structured_content
+    assert [s["kind"] for s in classes.structured_content["symbols"]] == ["class"] * 60
+    assert wrong.is_error and "unknown kind(s) klass" in wrong.content[0].text
+    assert overview.structured_content["omitted"]["rows"] > 0 and len(overview.content[0].text) <= 600 + 200
+
+
+def test_workspace_symbols_match_exactly_by_prefix_or_substring(project: Path) -> None:
+    async def steps(client: Client) -> Any:
+        calls = [("Order/total", {}), ("apply_dis", {}), ("discount", {}), ("discount", {"substring_matching": True}),
+                 ("Order", {"kinds": ["class"], "structured": True}), ("", {"substring_matching": True, "max_matches": 3})]
+        return [await client.call_tool("workspace_symbols", {"query": query, **extra}) for query, extra in calls]
+
+    exact, prefix, nothing, substring, classes, capped = session(project, steps)
+    assert exact.structured_content["how"] == "exact" and "shop/models.py:Order/total" in exact.content[0].text
+    assert prefix.structured_content["how"] == "prefix" and "shop/pricing.py:apply_discount" in prefix.content[0].text
+    assert nothing.structured_content["total"] == 0
+    assert substring.structured_content["how"] == "substring" and "apply_discount" in substring.content[0].text
+    assert {m["kind"] for m in classes.structured_content["matches"]} == {"class"}
+    assert capped.structured_content["omitted"]["matches"] > 0 and "raise max_matches" in capped.content[0].text
+
+
+def test_each_reference_line_stands_alone(project: Path) -> None:
+    async def steps(client: Client) -> Any:
+        return await client.call_tool("find_references", {"address": "shop/util.py:round_cents", "structured": True})
+
+    found = session(project, steps)
+    rows = [row for row in found.content[0].text.splitlines() if row.startswith("shop/")]
+    assert rows, found.content[0].text
+    for row, data in zip(rows, found.structured_content["locations"]):
+        assert row.startswith(f"{data['file']}:{data['line']}:{data['column']}")
+        assert "round_cents" in data["text"] and data["text"] in row
+    assert any("[shop/pricing.py:apply_discount · function]" in row for row in rows)
+
+
+def test_list_dir_batch_apply_and_delete_file(project: Path) -> None:
+    (project / "shop" / ".hidden.py").write_text("x = 1\n")
+    (project / "shop" / "unused.py").write_text("Y = 2\n")
+    before = (project / "shop" / "pricing.py").read_text()
+
+    async def steps(client: Client) -> Any:
+        listing = await client.call_tool("list_dir", {"path": "shop"})
+        hidden = await client.call_tool("list_dir", {"path": "shop", "show_hidden": True})
+        deep = await client.call_tool("list_dir", {"path": ".", "recursive": True, "max_chars": 300})
+        plan = [{"op": "rename", "address": "shop/pricing.py:apply_discount", "new_name": "discounted"},
+                {"op": "move", "address": "shop/pricing.py:with_vat", "dest": "shop/tax.py", "create": True}]
+        dry = await client.call_tool("batch_apply", {"steps": plan})
+        typo = await client.call_tool("batch_apply", {"steps": [{"op": "rename", "address": "shop/pricing.py:x", "nwe_name": "y"}]})
+        done = await client.call_tool("batch_apply", {"steps": plan, "apply": True})
+        undone = await client.call_tool("undo_edit", {})
+        refused = await client.call_tool("delete_file", {"path": "shop/util.py", "apply": True})
+        deleted = await client.call_tool("delete_file", {"path": "shop/unused.py", "apply": True})
+        return listing, hidden, deep, dry, typo, done, undone, refused, deleted
+
+    listing, hidden, deep, dry, typo, done, undone, refused, deleted = session(project, steps)
+    rows = listing.content[0].text.splitlines()
+    assert any(row.startswith("file") and row.endswith("shop/pricing.py") for row in rows)
+    assert not any(".hidden.py" in row for row in rows) and any(".hidden.py" in row for row in hidden.content[0].text.splitlines())
+    assert deep.structured_content["omitted"]["entries"] > 0 and "left out" in deep.content[0].text
+    assert dry.structured_content["applied"] is False and "+++ b/shop/tax.py" in dry.structured_content["diff"]
+    assert [s["op"] for s in dry.structured_content["steps"]] == ["rename", "move"]
+    assert typo.is_error and typo.structured_content["error"]["code"] == "unknown_field" and "nwe_name" in typo.content[0].text
+    assert done.structured_content["applied"] is True and not undone.is_error
+    assert (project / "shop" / "pricing.py").read_text() == before and not (project / "shop" / "tax.py").exists()
+    assert refused.is_error and refused.structured_content["error"]["code"] == "imports_remain"
+    assert "even_if_imported=true" in refused.content[0].text and (project / "shop" / "util.py").exists()
+    assert not deleted.is_error and not (project / "shop" / "unused.py").exists()

@@ -106,7 +106,22 @@ def _indent(line: str) -> str:
 def _indented(text: str, indent: str) -> str:
     """``text`` without its own common indentation, re-indented to ``indent``, without a final newline."""
     body = textwrap.dedent(text.expandtabs(4) if "\t" in text and " " in indent else text).strip("\n")
+    body = _relative_body(body, indent)
     return "\n".join(indent + line if line.strip() else "" for line in body.split("\n"))
+
+
+def _relative_body(text: str, indent: str) -> str:
+    """A declaration whose first line is bare but whose later lines keep the absolute indentation
+    they have in the file (how an agent copies a method out of a class), made relative: the
+    target's indentation is taken off the later lines, which re-indenting then puts back. Told
+    apart from a relative text by the later lines being deeper than the target's own line."""
+    lines = text.split("\n")
+    later = [line for line in lines[1:] if line.strip()]
+    if not indent or not later or lines[0] != lines[0].lstrip():
+        return text
+    if all(line.startswith(indent) for line in later) and min(len(_indent(line)) for line in later) > len(indent):
+        return "\n".join([lines[0], *(line[len(indent):] if line.strip() else line for line in lines[1:])])
+    return text
 
 
 def _blank_lines(source: SourceFile, indent: str, target: Symbol, text: str) -> int:

@@ -17,7 +17,6 @@ from engine.client import EngineClient
 from engine.edits.outcome import EditOutcome
 from engine.errors import UsageError
 from engine.files import EditRequest
-from engine.ports import load_language_services
 from frontends.cli.operation_commands import APPLY_HINT, edit_options, option_hint, read_text
 from frontends.render.edits import outcome_text
 from frontends.cli.parsing import Commands, GraftParser
@@ -71,16 +70,7 @@ def run_batch_command(engine: Engine, args: argparse.Namespace) -> Result:
     steps = load_plan(Path(args.plan))
     progress = _progress if sys.stderr.isatty() else None
 
-    def scratch(root: Path) -> Engine:
-        from engine.workspace import Workspace
-
-        workspace = Workspace(root)
-        services = load_language_services(workspace) if engine.services is not None else None
-        # The workspace's tools: import checks use its interpreter (the scratch copy is applied with allow_dirty).
-        return Engine(workspace, services=services, tools=engine.tools, source=engine.source)
-
-    outcome = run_batch(engine, steps, apply=args.write, each=args.each, options=edit_options(engine, args),
-                        scratch_engine=scratch, progress=progress)
+    outcome = run_batch(engine, steps, apply=args.write, each=args.each, options=edit_options(engine, args), progress=progress)
     return _batch_result(outcome, colour=sys.stdout.isatty() and not args.json)
 
 
