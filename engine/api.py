@@ -13,7 +13,7 @@ from enum import Enum
 
 from engine.edits.apply import Transactions
 from engine.edits.session import EditSession
-from engine.errors import FileNotInWorkspace, GraftError, ServiceUnavailable, UnsafePath
+from engine.errors import FileNotInWorkspace, GraftError, ServiceUnavailable, SymbolNotFound, UnsafePath
 from engine.extract import FileSymbols, SymbolExtractor
 from engine.extract.reconcile import add_dropped, reconcile
 from engine.graph import GraphQueries, IndexStats, ProjectIndex
@@ -27,7 +27,7 @@ from engine.ports import LanguageServices, Tools
 from engine.refactor.operations import RefactorOperation
 from engine.refactor.plan import RefactorPlan
 from engine.positions import split_lines
-from engine.resolve import ambiguous, match_name_path, not_found, symbol_at
+from engine.resolve import ambiguous, checked_position, declaration_at, match_name_path, name_at, not_found, symbol_at
 from engine.settings import load_engine_settings
 from engine.symbols import Confidence, Source, Symbol, SymbolKind
 from engine.workspace import Skipped, SourceFile, Workspace
@@ -158,7 +158,7 @@ class Engine:
 
     def _navigator(self) -> Navigator:
         use_server = self.source in (SourcePreference.AUTO, SourcePreference.LSP)
-        return Navigator(self.workspace, self.graph(), self.services, use_server, self.source is SourcePreference.LSP)
+        return Navigator(self.workspace, self.graph, self.services, use_server, self.source is SourcePreference.LSP)
 
     # -- edits -------------------------------------------------------------------
 
@@ -265,8 +265,7 @@ class Engine:
     def find(self, address: Address, kind: SymbolKind | None = None) -> FindResult:
         """Every symbol an address names; workspace-wide when it names no file."""
         if isinstance(address, PositionAddress):
-            found = symbol_at(self.outline(address.file), address)
-            return FindResult([found], 1, [])
+            return FindResult([self._symbol_at_position(address)], 1, [])
         listing = self._files_for(address)
         matches = match_name_path(listing.files, address.name_path, kind)
         if not matches:
@@ -324,6 +323,38 @@ class Engine:
         return SymbolText(symbol, source, start + 1, lines[start:end])
 
     # -- helpers -------------------------------------------------------------
+
+    def _symbol_at_position(self, address: PositionAddress) -> Symbol:
+        """``FILE:LINE`` is the innermost symbol around the line. ``FILE:LINE:COL`` on a name is
+        what the name refers to (a declaration's own name is that declaration; a call's callee is
+        the callee, not the function the call is in); on no name, the innermost symbol around it.
+        A position past the end of the file or of its line is refused, never clamped."""
+        source = self.workspace.read(address.file)
+        position = checked_position(source.text, address)
+        outline = self.outline(address.file)
+        if address.column is None:
+            return symbol_at(outline, address)
+        declared = declaration_at(outline, position)
+        if declared is not None:
+            return declared
+        if name_at(source, position) is None:
+            return symbol_at(outline, address)
+        return self._symbol_defined_for(address)
+
+    def _symbol_defined_for(self, address: PositionAddress) -> Symbol:
+        """The outline symbol the name at a position is defined as (its definition's declaration)."""
+        answer = self.definition(str(address))
+        for location in answer.locations:
+            if location.inside_workspace and language_of(location.file) is not None:
+                found = declaration_at(self.outline(location.file), location.range.start)
+                if found is not None:
+                    return found
+        where = ", ".join(f"{loc.file}:{loc.range.start.line + 1}:{loc.range.start.column + 1}" for loc in answer.locations)
+        raise SymbolNotFound(
+            f"the name at {address} is defined at {where or 'no place the answer gives'}, which is no symbol of an outline "
+            f"(a parameter, a local, a library's name?); {address.file}:{address.line} without a column names the "
+            "symbol around the line"
+        )
 
     def _files_for(self, address: SymbolAddress) -> SymbolsListing:
         if address.file is not None:

@@ -179,3 +179,28 @@ class DefinitionsApart(Refused):
     """Same-named definitions that act as one (an overload stack) but have other code between them."""
 
     code = "definitions_apart"
+
+
+class ColumnRequired(UsageError):
+    """``FILE:LINE`` given where a name must be pointed at: a line can hold several names, and
+    answering for the symbol around the line instead would answer another question."""
+
+    code = "column_required"
+
+
+class PositionOutOfRange(UsageError):
+    """``FILE:LINE[:COL]`` past the end of the file, or past the end of its line: clamping it
+    would silently answer about another place."""
+
+    code = "position_out_of_range"
+
+    def __init__(self, message: str, path: str, line: int, column: int | None, limit: int) -> None:
+        super().__init__(message)
+        self.path = path
+        self.line = line
+        self.column = column
+        self.limit = limit
+        """The file's last line, or (for a column) the last column of the line."""
+
+    def to_json(self) -> dict[str, object]:
+        return {**super().to_json(), "path": self.path, "line": self.line, "column": self.column, "limit": self.limit}

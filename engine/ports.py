@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from engine.extract import FileSymbols
-    from engine.answers import Diagnostic, Location, ServerEdit
+    from engine.answers import CodeAction, Diagnostic, Hover, Location, ServerEdit
     from engine.positions import Position, Range
     from engine.workspace import SourceFile, Workspace
 
@@ -53,6 +53,21 @@ class ServerStatus:
     """Why it is in that state, or how to install it."""
 
 
+@dataclass(frozen=True)
+class ActionDetails:
+    """What a server's code action carries besides its title, kind and edit."""
+
+    command: str | None = None
+    """A command the server would run for it (after its edit, or instead of one). codegraft never
+    asks a server to run one: a command changes files behind the journaled apply's back."""
+    resolvable: bool = False
+    """The server fills in its edit when asked (``codeAction/resolve``)."""
+    preferred: bool = False
+    """The server marks it as the fix to choose."""
+    disabled: str | None = None
+    """Why the server says it cannot be applied now, if it says so."""
+
+
 class LanguageServices(Protocol):
     def document_symbols(self, source: "SourceFile") -> "FileSymbols":
         """Symbols from the language server for this file's language.
@@ -83,6 +98,28 @@ class LanguageServices(Protocol):
         """The server's "Move to file" refactoring of the declarations in ``span`` into
         ``dest_path`` (importers updated by the server). Raises ServiceUnavailable when the
         server offers no such code action."""
+        ...
+
+    def hover(self, source: "SourceFile", position: "Position") -> "Answered[Hover | None]":
+        """The server's hover at a position (type, signature, documentation, as Markdown or plain
+        text); None when the server has nothing to show there."""
+        ...
+
+    def code_actions(self, source: "SourceFile", span: "Range") -> "Answered[list[CodeAction]]":
+        """The quick fixes, refactorings and source actions (organise imports) the server offers
+        for a range, asked as an editor asks: with the file's diagnostics that overlap the range.
+        Listing runs nothing and changes nothing."""
+        ...
+
+    def code_action_details(self, source: "SourceFile", action: "CodeAction") -> "ActionDetails":
+        """What a listed action would do besides (or instead of) an edit, read from the
+        server's own action behind ``action.handle``."""
+        ...
+
+    def code_action_edit(self, source: "SourceFile", action: "CodeAction") -> "Answered[ServerEdit | None]":
+        """The edit an action of :meth:`code_actions` makes, asked of the server
+        (``codeAction/resolve``) when the listing carried none; None when the action has no edit,
+        only a command for the server to run. Nothing is applied or executed."""
         ...
 
     def diagnostics(self, source: "SourceFile", *, when_ready: bool = False, recheck: bool = False) -> "Answered[list[Diagnostic]]":

@@ -1,21 +1,29 @@
-"""References and definitions: the language server first, the project graph as a labelled fallback."""
+"""References and definitions: the language server first, the project graph as a labelled fallback.
+
+A ``FILE:LINE:COL`` address names what the identifier at that column names: the callee of a call,
+the class of a base, the declaration itself when the column is on a declaration's own name. It
+never silently stands for the function around the line; a ``FILE:LINE`` without a column is
+refused here, since a line can hold several names."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Callable
 
-from engine.errors import ServiceUnavailable, SymbolNotFound
+from engine.errors import ColumnRequired, ServiceUnavailable, SymbolNotFound
 from engine.graph import GraphQueries
+from engine.graph.build import symbol_node
 from engine.graph.facts import SymbolFact
 from engine.names import PositionAddress, parse_address
 from engine.answers import Location
 from engine.ports import LanguageServices
 from engine.positions import Position, Range, split_lines
+from engine.resolve import checked_position, name_at
 from engine.symbols import Confidence, Source
 from engine.workspace import Workspace
 
-_EXPRESSION = re.compile(r"[A-Za-z_][\w.]*")
+_DOTTED_BEFORE = re.compile(r"[\w.]*$")
 
 
 @dataclass(frozen=True)
@@ -27,35 +35,41 @@ class NavigationResult:
 
 
 class Navigator:
-    def __init__(self, workspace: Workspace, queries: GraphQueries, services: LanguageServices | None, use_server: bool, require_server: bool) -> None:
+    def __init__(
+        self, workspace: Workspace, queries: Callable[[], GraphQueries], services: LanguageServices | None,
+        use_server: bool, require_server: bool,
+    ) -> None:
         self.workspace = workspace
-        self.queries = queries
+        self._load_queries = queries
+        """The project graph, loaded when first needed: a server's definition does not need it."""
+        self._queries: GraphQueries | None = None
         self.services = services
         self.use_server = use_server
         self.require_server = require_server
 
+    @property
+    def queries(self) -> GraphQueries:
+        if self._queries is None:
+            self._queries = self._load_queries()
+        return self._queries
+
     def references(self, address: str) -> NavigationResult:
-        node = self.queries.node_for(address)
-        fact = self._symbol_fact(node)
-        notes: list[str] = []
-        if self.use_server:
-            try:
-                return self._served_references(node, fact)
-            except ServiceUnavailable as error:
-                if self.require_server:
-                    raise
-                notes.append(f"language server unavailable: {error.message}; references from the graph")
-        return NavigationResult(self._graph_references(node, fact), Source.AST, Confidence.MEDIUM, notes)
+        """References to what an address names: a symbol by name path, or the symbol the name at
+        ``FILE:LINE:COL`` refers to."""
+        parsed = None if address in self.queries.project.facts else parse_address(address)
+        if isinstance(parsed, PositionAddress):
+            return self._references_at(parsed)
+        return self._references_of(self.queries.node_for(address), [])
 
     def definition(self, address: str) -> NavigationResult:
+        """Where the name at ``FILE:LINE:COL`` is defined; a name path names its own definition."""
         parsed = parse_address(address)
-        if not isinstance(parsed, PositionAddress) or parsed.column is None:
+        if not isinstance(parsed, PositionAddress):
             node = self.queries.node_for(address)
-            fact = self._symbol_fact(node)
-            path = self.queries.graph.nodes[node]["path"]
-            return NavigationResult([self._declaration(path, fact)], Source.AST, Confidence.HIGH, ["the address names the definition itself"])
+            return self._declaration_answer(node, ["the address names the definition itself"])
+        position = self._position(parsed, "definition")
+        name = self._require_name(parsed, position)
         notes: list[str] = []
-        position = Position(parsed.line - 1, parsed.column - 1)
         if self.use_server:
             try:
                 answer = self._services().definition(self.workspace.read(parsed.file), position)
@@ -65,7 +79,87 @@ class Navigator:
                 if self.require_server:
                     raise
                 notes.append(f"language server unavailable: {error.message}; definition from the graph")
-        return NavigationResult(self._graph_definition(parsed.file, position), Source.AST, Confidence.MEDIUM, notes)
+        declared = self._declared_node(parsed.file, position)
+        if declared is not None:
+            return self._declaration_answer(declared, [*notes, f"{parsed} is on the declaration's own name"])
+        target = self._graph_target(parsed, position, name)
+        path = self.queries.graph.nodes[target]["path"]
+        return NavigationResult([self._declaration(path, self._symbol_fact(target))], Source.AST, Confidence.MEDIUM, notes)
+
+    # -- positions -------------------------------------------------------------
+
+    def _position(self, parsed: PositionAddress, asked: str) -> Position:
+        """The position of an address that points at a name, checked against the file."""
+        if parsed.column is None:
+            raise ColumnRequired(
+                f"{parsed} gives no column, and a line can hold several names: give the column of the name whose "
+                f"{asked} you want ({parsed}:COL, 1-based), or a name path ({parsed.file}:Name)"
+            )
+        return checked_position(self.workspace.read(parsed.file).text, parsed)
+
+    def _require_name(self, parsed: PositionAddress, position: Position) -> tuple[int, int]:
+        """The span of the identifier at a position, refused when the column is on none."""
+        source = self.workspace.read(parsed.file)
+        span = name_at(source, position)
+        if span is None:
+            text = split_lines(source.text)[position.line]
+            shown = repr(text[position.column]) if position.column < len(text) else "the end of the line"
+            raise SymbolNotFound(f"no name at {parsed} (the column is on {shown}): put the column on the name to ask about")
+        return span
+
+    def _declared_node(self, path: str, position: Position) -> str | None:
+        """The symbol whose own name is at a position, by the graph's facts of the file."""
+        facts = self.queries.project.facts.get(path)
+        if facts is None:
+            return None
+        for fact in facts.symbols:
+            if fact.name_line == position.line + 1 and fact.name_column <= position.column < fact.name_column + len(fact.name):
+                return symbol_node(path, fact.name_path)
+        return None
+
+    # -- references ------------------------------------------------------------
+
+    def _references_at(self, parsed: PositionAddress) -> NavigationResult:
+        position = self._position(parsed, "references")
+        declared = self._declared_node(parsed.file, position)
+        if declared is not None:
+            return self._references_of(declared, [f"{parsed} is on the declaration of {self.queries.ref(declared).address}"])
+        name = self._require_name(parsed, position)
+        notes: list[str] = []
+        if self.use_server:
+            try:
+                return self._served_references_at(parsed, position)
+            except ServiceUnavailable as error:
+                if self.require_server:
+                    raise
+                notes.append(f"language server unavailable: {error.message}; the name and its references from the graph")
+        target = self._graph_target(parsed, position, name)
+        named = f"{parsed} names {self.queries.ref(target).address}, resolved by the project graph (by name, and receivers' annotations)"
+        return self._graph_answer(target, self._symbol_fact(target), [*notes, named])
+
+    def _references_of(self, node: str, notes: list[str]) -> NavigationResult:
+        fact = self._symbol_fact(node)
+        if self.use_server:
+            try:
+                served = self._served_references(node, fact)
+                return replace(served, notes=[*notes, *served.notes])
+            except ServiceUnavailable as error:
+                if self.require_server:
+                    raise
+                notes = [*notes, f"language server unavailable: {error.message}; references from the graph"]
+        return self._graph_answer(node, fact, notes)
+
+    def _graph_answer(self, node: str, fact: SymbolFact, notes: list[str]) -> NavigationResult:
+        locations = self._graph_references(node, fact)
+        confidence = Confidence.MEDIUM
+        notes = [*notes, *(calls.note for calls in self.queries.unresolved_calls_of([node]))]
+        if len(locations) == 1:
+            # Only the declaration: the graph sees imports, calls and bases, not every read of a
+            # name nor calls through values of unknown type, so "nothing else" is weak evidence.
+            confidence = Confidence.LOW
+            notes.append("the graph found no import, call or subclass of it, only its declaration; reads of the name "
+                         "and calls it cannot resolve are not in the graph (a language server sees more)")
+        return NavigationResult(locations, Source.AST, confidence, notes)
 
     # -- server ----------------------------------------------------------------
 
@@ -73,6 +167,23 @@ class Navigator:
         if self.services is None:
             raise ServiceUnavailable("no language-server support is installed")
         return self.services
+
+    def _served_references_at(self, parsed: PositionAddress, position: Position) -> NavigationResult:
+        """The server's definition of the name at a position says which symbol it is; references
+        are then that symbol's, checked against the graph. A definition outside the graph (a
+        library's, a parameter's) leaves the server's references at the position itself."""
+        source = self.workspace.read(parsed.file)
+        definition = self._services().definition(source, position)
+        for location in definition.value:
+            node = self._declared_node(location.file, location.range.start) if location.inside_workspace else None
+            if node is not None:
+                served = self._served_references(node, self._symbol_fact(node))
+                named = f"{parsed} names {self.queries.ref(node).address}, by {definition.server}'s definition"
+                return replace(served, notes=[named, *served.notes])
+        answer = self._services().references(source, position)
+        confidence = Confidence.HIGH if answer.complete else Confidence.MEDIUM
+        outside = f"{parsed} names no symbol of the project graph (a library's, a parameter or a local): the references at the position"
+        return NavigationResult(answer.value, Source.LSP, confidence, [f"from {answer.server}", outside])
 
     def _served_references(self, node: str, fact: SymbolFact) -> NavigationResult:
         path = self.queries.graph.nodes[node]["path"]
@@ -108,6 +219,12 @@ class Navigator:
                 found.append(location)
         return [declaration, *sorted(found, key=lambda loc: (loc.file, loc.range.start))]
 
+    def _declaration_answer(self, node: str, notes: list[str]) -> NavigationResult:
+        """A declaration as the answer, labelled as its symbol is (a regex symbol stays low)."""
+        fact = self._symbol_fact(node)
+        path = self.queries.graph.nodes[node]["path"]
+        return NavigationResult([self._declaration(path, fact)], Source(fact.source), Confidence(fact.confidence), notes)
+
     def _declaration(self, path: str, fact: SymbolFact) -> Location:
         start = Position(fact.name_line - 1, fact.name_column)
         return Location(path, Range(start, Position(start.line, start.column + len(fact.name))))
@@ -121,22 +238,23 @@ class Navigator:
         width = len(name) if match else len(lines[line - 1])
         return Location(path, Range(Position(line - 1, column), Position(line - 1, column + width)))
 
-    def _graph_definition(self, path: str, position: Position) -> list[Location]:
-        lines = split_lines(self.workspace.read(path).text)
-        if position.line >= len(lines):
-            raise SymbolNotFound(f"{path} has no line {position.line + 1}")
-        text = lines[position.line]
-        expression = next((m for m in _EXPRESSION.finditer(text) if m.start() <= position.column < m.end()), None)
-        if expression is None:
-            raise SymbolNotFound(f"no name at {path}:{position.line + 1}:{position.column + 1}")
-        # Up to the name under the cursor: `util.round_cents` when the cursor is on round_cents.
-        end = text.find(".", position.column)
-        written = text[expression.start():end if expression.start() < end < expression.end() else expression.end()]
-        target = self.queries.project.resolve_expression(path, written, position.line + 1)
+    def _graph_target(self, parsed: PositionAddress, position: Position, name: tuple[int, int]) -> str:
+        """The symbol node the name at a position stands for, by the graph's resolution of the
+        dotted expression written up to it (``util.round_cents`` on ``round_cents``, ``util`` on
+        ``util``); a method through its receiver's inferred class (``order.total``, ``make().total``)."""
+        text = split_lines(self.workspace.read(parsed.file).text)[position.line]
+        start, end = name
+        prefix = _DOTTED_BEFORE.search(text[:start])
+        written = (prefix.group() if prefix is not None else "") + text[start:end]
+        if written.startswith("."):
+            written = f"?.{text[start:end]}"  # after a call or a subscript: only the line's call facts can say
+        target = self.queries.project.resolve_expression(parsed.file, written, position.line + 1)
         if target is None:
-            raise SymbolNotFound(f"the graph cannot resolve {written!r} at {path}:{position.line + 1} (try --source lsp)")
-        target_path = self.queries.graph.nodes[target]["path"]
-        return [self._declaration(target_path, self._symbol_fact(target))]
+            raise SymbolNotFound(
+                f"the graph cannot resolve {written!r} at {parsed} (a parameter, a local, a library's name, or a value of "
+                "unknown type); a language server can (--source lsp)"
+            )
+        return target
 
     def _symbol_fact(self, node: str) -> SymbolFact:
         data = self.queries.graph.nodes[node]
@@ -144,4 +262,3 @@ class Navigator:
             raise SymbolNotFound(f"{node[2:]} is a file; references and definitions are about symbols")
         fact: SymbolFact = data["fact"]  # networkx node data is untyped; a symbol node holds its fact
         return fact
-

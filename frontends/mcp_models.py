@@ -46,8 +46,7 @@ def model_of(value_type: type, name: str) -> type[Output]:
     hints = typing.get_type_hints(value_type)
     fields: dict[str, Any] = {}
     for declared in dataclasses.fields(value_type):
-        json_type = _json_type(hints[declared.name])
-        has_default = declared.default is not dataclasses.MISSING or declared.default_factory is not dataclasses.MISSING
-        fields[declared.name] = (json_type, None) if has_default else (json_type, ...)
+        # Optional in the schema: a tool may leave out what its text already says (see mcp_server._edit).
+        fields[declared.name] = (_json_type(hints[declared.name]) | None, None)
     model: type[Output] = create_model(name, __base__=Output, **fields)
     return model

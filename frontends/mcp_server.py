@@ -35,6 +35,7 @@ from engine.edits.session import EditOptions
 from engine.files import list_dir as files_list_dir
 from engine.refactor.operations import OPERATIONS, FieldKind, RefactorOperation
 from engine.workspace import find_root
+from engine import server_answers
 from engine.located import located
 from engine.references import NavigationResult
 from engine.symbol_search import search_symbols
@@ -66,11 +67,15 @@ def _result(payload: dict[str, Any], text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
 
 
-def _both_ways(*sides: tuple[str, list[Any], bool]) -> CallToolResult:
+def _both_ways(*sides: tuple[str, list[Any], bool], notes: list[str] | None = None) -> CallToolResult:
     """Edges both ways from a symbol (callers and callees, bases and subclasses): each side is
-    (its name, its edges, whether they go out from the symbol)."""
-    payload = {name: [edge.to_json() for edge in edges] for name, edges, _outgoing in sides}
+    (its name, its edges, whether they go out from the symbol); ``notes`` say what the graph
+    could not see (calls on receivers of unknown type)."""
+    payload: dict[str, Any] = {name: [edge.to_json() for edge in edges] for name, edges, _outgoing in sides}
     text = "\n".join(f"{name}:\n{graph_render.edges_result(edges, outgoing=outgoing)[1]}" for name, edges, outgoing in sides)
+    if notes:
+        payload["notes"] = notes
+        text += "\n" + "\n".join(f"note: {note}" for note in notes)
     return _result(payload, text)
 
 
@@ -96,9 +101,14 @@ def _fit(payload: dict[str, Any], text: str) -> tuple[dict[str, Any], str]:
     return payload, text
 
 
-def _edit(outcome: EditOutcome, target: str = "") -> CallToolResult:
+def _edit(outcome: EditOutcome, target: str = "", structured: bool = False) -> CallToolResult:
+    """The outcome as text (head, diff of a dry run, files, notes); the structured content repeats
+    none of it unless asked: what a script branches on (applied, transaction, would_refuse)."""
     text, notes = outcome_text(outcome, target=target, apply_hint="pass apply=true to write", option_hint=_option_hint)
-    return _result(outcome.to_json(), "\n".join(filter(None, [text, notes])))
+    full = outcome.to_json()
+    payload = full if structured else {key: full[key] for key in ("operation", "applied", "transaction", "would_refuse")
+                                       if full[key] is not None}
+    return _result(payload, "\n".join(filter(None, [text, notes])))
 
 
 def _operation_tool(operation: type[RefactorOperation], tools: GraftTools) -> Callable[..., CallToolResult]:
@@ -109,11 +119,12 @@ def _operation_tool(operation: type[RefactorOperation], tools: GraftTools) -> Ca
         ctx = arguments.pop("ctx", None)
         apply = bool(arguments.pop("apply", False))
         allow_dirty = bool(arguments.pop("allow_dirty", False))
+        structured = bool(arguments.pop("structured", False))
 
         def work() -> CallToolResult:
             built = operation.build(arguments)
             options = _options(tools.engine, allow_dirty)
-            return _edit(tools.client(ctx).run_operation(built, apply=apply, options=options), built.target())
+            return _edit(tools.client(ctx).run_operation(built, apply=apply, options=options), built.target(), structured)
 
         return tools.call(work)
 
@@ -127,6 +138,7 @@ def _operation_tool(operation: type[RefactorOperation], tools: GraftTools) -> Ca
         inspect.Parameter("apply", keyword, default=False,
                           annotation=Annotated[bool, Field(description="write the change (default: a dry run returning the diff)")]),
         inspect.Parameter("allow_dirty", keyword, default=False, annotation=ALLOW_DIRTY),
+        inspect.Parameter("structured", keyword, default=False, annotation=STRUCTURED),
         inspect.Parameter("ctx", keyword, default=None, annotation=Context | None),
     ]
     returns = Annotated[CallToolResult, EditOutput]
@@ -250,8 +262,13 @@ def build_server(engine: Engine) -> MCPServer:
             engine.graph(), query, substring=substring_matching, kinds=_kinds(kinds), max_matches=max_matches), structured)))
 
     @server.tool(description="A symbol's source, decorators to end, by name path.")
-    def read_symbol(address: str) -> Result:
-        return tools.show(lambda: engine.read(parse_address(address)), lambda found: _result(render.read_json(found), render.read_text(found)))
+    def read_symbol(address: str, structured: STRUCTURED = False) -> Result:
+        def present(found: Any) -> CallToolResult:
+            payload = render.read_json(found)
+            if not structured:
+                payload = {key: value for key, value in payload.items() if key not in ("text", "symbol")}  # the text shows them
+            return _result(payload, render.read_text(found))
+        return tools.show(lambda: engine.read(parse_address(address)), present)
 
     @server.tool(description=("Every reference to a symbol (the language server's when it answers, else the graph's, labelled), "
                               "one line each: where, inside which symbol, and the code."))
@@ -268,8 +285,39 @@ def build_server(engine: Engine) -> MCPServer:
 
     @server.tool(description="Who calls a symbol and what it calls (graph edges, each with source and confidence).")
     def call_hierarchy(address: str) -> Result:
-        return tools.call(lambda: _both_ways(
-            ("callers", engine.graph().callers(address), False), ("callees", engine.graph().callees(address), True)))
+        def work() -> CallToolResult:
+            queries = engine.graph()
+            return _both_ways(("callers", queries.callers(address), False), ("callees", queries.callees(address), True),
+                              notes=queries.call_notes(address))
+        return tools.call(work)
+
+    @server.tool(description=("The type, signature and docstring of the name at FILE:LINE:COL (1-based), or of a symbol by "
+                              "name path: the language server's hover, else the syntax tree's signature and docstring, labelled."))
+    def hover(target: str) -> Result:
+        def present(found: Any) -> CallToolResult:
+            where = f" (about {found.about})" if found.about else ""
+            notes = "\n".join(f"note: {note}" for note in found.notes)
+            text = "\n".join(filter(None, [f"{target}{where} [{found.source.value} · {found.confidence.value}]", found.text, notes]))
+            payload = found.to_json()
+            del payload["text"], payload["signature"], payload["doc"]  # the text shows them
+            return _result(payload, text)
+        return tools.show(lambda: server_answers.hover(engine, target), present)
+
+    @server.tool(description=("The language server's quick fixes and source actions (organise imports, ...) for lines of a "
+                              "file, each with an id that apply_code_action takes while the file is unchanged."))
+    def code_actions(path: str, start_line: int, end_line: int | None = None) -> Result:
+        def present(actions: Any) -> CallToolResult:
+            rows = [f"{a.id}  {a.kind}  {a.title}" + ("" if a.applicable else "  (not applicable: " + "; ".join(a.notes) + ")")
+                    + (f"  fixes {'; '.join(a.fixes)}" if a.fixes else "") for a in actions]
+            return _result({"total": len(actions)}, "\n".join(rows) or "(no actions offered)")
+        return tools.show(lambda: server_answers.list_code_actions(engine, path, start_line, end_line or start_line), present)
+
+    @server.tool(description=("Apply one of code_actions' actions by its id through the journaled apply (dry run by default); "
+                              "the server's own command is never run."))
+    def apply_code_action(path: str, action_id: str, apply: bool = False, allow_dirty: ALLOW_DIRTY = False,
+                          ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+        return tools.call(lambda: _edit(tools.client(ctx).run_edit(
+            "code_action", server_answers.code_action_edit(engine, path, action_id), apply=apply, options=_options(engine, allow_dirty))))
 
     @server.tool(description="The implementations of an abstract method or protocol member (its overrides), or a class's subclasses.")
     def implementations(address: str) -> Result:
@@ -294,13 +342,13 @@ def build_server(engine: Engine) -> MCPServer:
                               "address, new_name}, {op: move, ...}]. Planned in a scratch copy, step by step; a dry run "
                               "returns the net diff; apply=true writes it as one transaction (one undo), or each=true step by step."))
     def batch_apply(steps: list[dict[str, Any]], apply: bool = False, each: bool = False, allow_dirty: ALLOW_DIRTY = False,
-                    ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+                    structured: STRUCTURED = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         def work() -> CallToolResult:
             client = tools.client(ctx)
             outcome = run_batch(engine, plan_steps(steps, "the batch"), apply=apply, each=each, options=_options(engine, allow_dirty))
             for transaction in dict.fromkeys(s.transaction for s in outcome.steps if s.transaction is not None):
                 client.applied.append(transaction)  # the session may undo its own batch
-            return _edit(outcome)
+            return _edit(outcome, structured=structured)
         return tools.call(work)
 
     # -- files --------------------------------------------------------------------------
@@ -401,7 +449,8 @@ def build_server(engine: Engine) -> MCPServer:
 
     @server.tool(description="What depends on a symbol or file, transitively (callers, importers, subclasses).")
     def impact(address: str, depth: int = 3) -> Result:
-        return tools.call(lambda: triple(graph_render.reached_result(engine.graph().impact(address, depth))))
+        return tools.call(lambda: triple(graph_render.with_notes(graph_render.reached_result(engine.graph().impact(address, depth)),
+                                                                 engine.graph().call_notes(address))))
 
     @server.tool(description="The tests that reach any of these symbols or files.")
     def affected_tests(addresses: list[str]) -> Result:

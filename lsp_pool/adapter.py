@@ -9,8 +9,8 @@ from pathlib import Path
 from engine.errors import ServiceUnavailable
 from engine.extract import FileSymbols
 from engine.languages import language_of
-from engine.answers import Diagnostic, Location, ServerEdit
-from engine.ports import Answered, ServerStatus
+from engine.answers import CodeAction, Diagnostic, Hover, Location, ServerEdit
+from engine.ports import ActionDetails, Answered, ServerStatus
 from engine.positions import Position, Range
 from engine.symbols import Confidence, Source
 from engine.workspace import SourceFile, Workspace
@@ -18,7 +18,8 @@ from lsp_pool.config import PoolConfig, load_config
 from lsp_pool.pool import probe_version
 from lsp_pool.registry import SPECS, ServerSpec
 from lsp_pool.errors import ServerRequestFailed
-from lsp_pool.features import LanguageApi
+from lsp_pool.convert import Converter
+from lsp_pool.features import LanguageApi, resolves_actions
 from lsp_pool.sync import SyncLanguageApi
 
 
@@ -83,6 +84,31 @@ class PoolServices:
     def move_to_file(self, source: SourceFile, span: Range, dest_path: str) -> Answered[ServerEdit]:
         path, dest = self.workspace.root / source.path, self.workspace.root / dest_path
         return self.api.call(lambda api: api.move_to_file(path, span, dest))
+
+    def hover(self, source: SourceFile, position: Position) -> Answered[Hover | None]:
+        path = self.workspace.root / source.path
+        return self.api.call(lambda api: api.hover(path, position))
+
+    def code_actions(self, source: SourceFile, span: Range) -> Answered[list[CodeAction]]:
+        path = self.workspace.root / source.path
+        return self.api.call(lambda api: api.offered_actions(path, span))
+
+    def code_action_details(self, source: SourceFile, action: CodeAction) -> ActionDetails:
+        path = self.workspace.root / source.path
+
+        async def details(api: LanguageApi) -> ActionDetails:
+            return Converter.action_details(action.handle, resolves=resolves_actions(api.server_for(path)))
+
+        return self.api.call(details)
+
+    def code_action_edit(self, source: SourceFile, action: CodeAction) -> Answered[ServerEdit | None]:
+        path = self.workspace.root / source.path
+
+        async def edit(api: LanguageApi) -> Answered[ServerEdit | None]:
+            resolved = await api.resolve_code_action(path, action)
+            return Answered(resolved.value.edit, resolved.server or api.server_for(path).spec.id, resolved.complete)
+
+        return self.api.call(edit)
 
     def diagnostics(self, source: SourceFile, *, when_ready: bool = False, recheck: bool = False) -> Answered[list[Diagnostic]]:
         path = self.workspace.root / source.path

@@ -18,6 +18,7 @@ from urllib.parse import unquote, urlparse
 from lsprotocol import types as t
 
 from engine.answers import CallEdge, CodeAction, Diagnostic, FileEdits, HierarchyItem, Hover, Location, ServerEdit, TextEdit
+from engine.ports import ActionDetails
 from engine.positions import LineIndex, Position, PositionEncoding, Range
 from engine.symbols import Confidence, Source, Symbol, SymbolKind
 from lsp_pool.connection import shared_converter
@@ -227,6 +228,24 @@ class Converter:
             return CodeAction(action.title, "command", None, action)
         edit = self.workspace_edit(action.edit) if action.edit is not None else None
         return CodeAction(action.title, str(action.kind or ""), edit, action)
+
+    @staticmethod
+    def action_details(handle: object, *, resolves: bool) -> ActionDetails:
+        """What a server's action (``CodeAction.handle``) carries besides its edit. ``resolves``:
+        the server answers ``codeAction/resolve``. An action without an edit is resolvable only
+        when it carries no command either: with one, the command is what it does (tsserver's
+        fix-all actions carry data too, and resolve to no edit)."""
+        if isinstance(handle, t.Command):
+            return ActionDetails(command=handle.command)
+        if not isinstance(handle, t.CodeAction):
+            return ActionDetails()
+        command = handle.command.command if handle.command is not None else None
+        return ActionDetails(
+            command=command,
+            resolvable=resolves and handle.edit is None and command is None,
+            preferred=bool(handle.is_preferred),
+            disabled=handle.disabled.reason if handle.disabled is not None else None,
+        )
 
     # -- hierarchies and diagnostics ----------------------------------------
 

@@ -21,6 +21,7 @@ from engine.ports import Answered
 from engine.answers import CallEdge, CodeAction, Diagnostic, HierarchyItem, Hover, Location, ServerEdit
 from engine.positions import Position, Range
 from engine.symbols import Symbol
+from lsp_pool.connection import shared_converter
 from lsp_pool.convert import Converter
 from lsp_pool.errors import ServerNotFound, Unsupported
 from lsp_pool.pool import Pool
@@ -28,6 +29,9 @@ from lsp_pool.server import ManagedServer
 
 RECHECK_SECONDS = 0.3
 """The wait before asking a file's diagnostics again after what it imports changed."""
+
+ACTION_DIAGNOSTICS_WAIT = 5.0
+"""How long code actions wait for a file's pushed diagnostics, which their quick fixes are for."""
 
 
 
@@ -176,22 +180,58 @@ class LanguageApi:
             return Answered(merged, answer.server, answer.complete)
         raise Unsupported(f"{offered.server or 'the server'} offers no move-to-file refactoring here")
 
-    async def code_actions(self, path: Path, engine_range: Range, only: Sequence[str] | None = None) -> Answered[list[CodeAction]]:
+    async def code_actions(
+        self, path: Path, engine_range: Range, only: Sequence[str] | None = None, diagnostics: Sequence[t.Diagnostic] = (),
+    ) -> Answered[list[CodeAction]]:
         server = self.server_for(path)
         await server.ensure_started()
         converter = Converter(self.root, server.encoding)
         params = t.CodeActionParams(
             text_document=t.TextDocumentIdentifier(uri=path.as_uri()),
             range=converter.to_lsp_range(path, engine_range),
-            context=t.CodeActionContext(diagnostics=[], only=[t.CodeActionKind(k) for k in only] if only else None),
+            context=t.CodeActionContext(
+                diagnostics=list(diagnostics), only=[t.CodeActionKind(k) for k in only] if only else None,
+                trigger_kind=t.CodeActionTriggerKind.Invoked,
+            ),
         )
         value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_CODE_ACTION, params)
         return Answered([converter.code_action(a) for a in value or []], server.spec.id, complete)
 
+    async def offered_actions(self, path: Path, engine_range: Range) -> Answered[list[CodeAction]]:
+        """Every action the server offers for a range, asked as an editor asks.
+
+        Quick fixes are computed for diagnostics: the file's diagnostics are waited for (pyright
+        offers no fix before it has checked the file) and those overlapping the range go in the
+        request's context (typescript-language-server offers fixes only for the codes there).
+        Source actions (organise imports) are listed by most servers only when asked for by
+        kind: when the server registered such kinds and the first answer had none, they are
+        asked for once more, and only source actions are kept from that answer (jedi-language-
+        server ignores ``only``).
+        """
+        server = self.server_for(path)
+        await server.ensure_started()
+        _uri, items, _complete, server = await self._raw_diagnostics(path, wait=ACTION_DIAGNOSTICS_WAIT, when_ready=True)
+        lsp_range = Converter(self.root, server.encoding).to_lsp_range(path, engine_range)
+        overlapping = [d for d in items if _overlaps(d.range, lsp_range)]
+        first = await self.code_actions(path, engine_range, diagnostics=overlapping)
+        actions = list(first.value)
+        if any(_is_source(kind) for kind in _registered_kinds(server)) and not any(_is_source(a.kind) for a in actions):
+            sources = await self.code_actions(path, engine_range, only=[t.CodeActionKind.Source.value], diagnostics=overlapping)
+            actions.extend(a for a in sources.value if _is_source(a.kind))
+        return Answered(actions, first.server, first.complete)
+
     async def resolve_code_action(self, path: Path, action: CodeAction) -> Answered[CodeAction]:
-        if not isinstance(action.handle, t.CodeAction):
+        """The action with its edit filled in by ``codeAction/resolve``, when the listing carried
+        none and the server resolves actions; otherwise the action as it is."""
+        if not isinstance(action.handle, t.CodeAction) or action.edit is not None:
             return Answered(action, "", True)
+        server = self.server_for(path)
+        await server.ensure_started()
+        if not resolves_actions(server):
+            return Answered(action, server.spec.id, True)
         value, complete, server, converter = await self._ask(path, t.CODE_ACTION_RESOLVE, action.handle)
+        if isinstance(value, dict):  # kept as JSON when lsprotocol could not read it
+            value = shared_converter().structure(value, t.CodeAction)
         return Answered(converter.code_action(value), server.spec.id, complete)
 
     async def execute_command(self, language: str, command: str, arguments: list[Any] | None = None) -> Answered[tuple[Any, list[ServerEdit]]]:
@@ -257,6 +297,14 @@ class LanguageApi:
         Either way the answer is labelled incomplete while the server is still indexing; with
         ``when_ready`` the pull waits for the server to be ready first (NotReady past its budget).
         """
+        uri, items, complete, server = await self._raw_diagnostics(path, wait=wait, when_ready=when_ready, recheck=recheck)
+        converter = Converter(self.root, server.encoding)
+        return Answered(converter.diagnostics(uri, items), server.spec.id, complete)
+
+    async def _raw_diagnostics(
+        self, path: Path, *, wait: float = 10.0, when_ready: bool = False, recheck: bool = False,
+    ) -> tuple[str, list[t.Diagnostic], bool, ManagedServer]:
+        """The server's own diagnostics of a file (see :meth:`diagnostics`), as it sent them."""
         server = self.server_for(path)
         await server.ensure_started()
         uri = path.as_uri()
@@ -266,9 +314,9 @@ class LanguageApi:
             await asyncio.sleep(RECHECK_SECONDS)
         if server.capabilities is not None and server.capabilities.diagnostic_provider is not None:
             params = t.DocumentDiagnosticParams(text_document=t.TextDocumentIdentifier(uri=uri))
-            value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_DIAGNOSTIC, params, allow_incomplete=not when_ready)
+            value, complete, server, _converter = await self._ask(path, t.TEXT_DOCUMENT_DIAGNOSTIC, params, allow_incomplete=not when_ready)
             items = getattr(value, "items", None) or []
-            return Answered(converter.diagnostics(uri, items), server.spec.id, complete)
+            return uri, list(items), complete, server
         arrived = server.expect_diagnostics(uri)
         sent = server.use_file(path, open_it=True)
         tracker_state = await server.tracker.wait() if server.tracker is not None else None
@@ -280,8 +328,30 @@ class LanguageApi:
             except TimeoutError:
                 complete = False
         # Otherwise the document is open and unchanged since the server last published for it.
-        converter = Converter(self.root, server.encoding)
-        return Answered(converter.diagnostics(uri, server.diagnostics.get(uri, [])), server.spec.id, complete)
+        return uri, list(server.diagnostics.get(uri, [])), complete, server
+
+
+def resolves_actions(server: ManagedServer) -> bool:
+    """Whether the server fills in a code action's edit on ``codeAction/resolve``."""
+    provider = server.capabilities.code_action_provider if server.capabilities is not None else None
+    return isinstance(provider, t.CodeActionOptions) and bool(provider.resolve_provider)
+
+
+def _registered_kinds(server: ManagedServer) -> list[str]:
+    provider = server.capabilities.code_action_provider if server.capabilities is not None else None
+    if not isinstance(provider, t.CodeActionOptions):
+        return []
+    return [str(kind) for kind in provider.code_action_kinds or []]
+
+
+def _is_source(kind: str) -> bool:
+    return kind == "source" or kind.startswith("source.")
+
+
+def _overlaps(a: t.Range, b: t.Range) -> bool:
+    """Ranges that share a position (touching counts: a cursor at a diagnostic's end is on it)."""
+    return (a.start.line, a.start.character) <= (b.end.line, b.end.character) and \
+        (b.start.line, b.start.character) <= (a.end.line, a.end.character)
 
 
 def _server_item(item: HierarchyItem) -> t.CallHierarchyItem:

@@ -27,7 +27,8 @@ from tests.conftest import SAMPLE
 EXPECTED_TOOLS = {
     "file_outline", "workspace_symbols", "read_symbol", "find_references", "get_definition", "explain_symbol",
     "call_hierarchy", "type_hierarchy", "diagnostics", "rename_symbol", "replace_symbol_body", "insert_before_symbol",
-    "insert_after_symbol", "safe_delete_symbol", "move_symbol", "rename_file", "delete_file", "batch_apply", "list_dir", "implementations", "read_file", "read_multiple_files", "write_file",
+    "insert_after_symbol", "safe_delete_symbol", "move_symbol", "rename_file", "delete_file", "batch_apply", "list_dir", "implementations", "hover", "code_actions",
+    "apply_code_action", "read_file", "read_multiple_files", "write_file",
     "edit_file", "transaction_apply", "undo_edit", "find_files", "search_in_files", "find_replace",
     "project_overview", "impact", "affected_tests", "server_status",
 }
@@ -69,7 +70,8 @@ def test_rename_is_a_dry_run_until_applied_and_undo_restores(project: Path) -> N
     before = (project / "shop" / "pricing.py").read_text()
 
     async def steps(client: Client) -> Any:
-        dry = await client.call_tool("rename_symbol", {"address": "shop/pricing.py:apply_discount", "new_name": "discounted"})
+        dry = await client.call_tool("rename_symbol", {"address": "shop/pricing.py:apply_discount", "new_name": "discounted",
+                                                       "structured": True})
         unchanged = (project / "shop" / "pricing.py").read_text()
         done = await client.call_tool("rename_symbol", {"address": "shop/pricing.py:apply_discount", "new_name": "discounted", "apply": True})
         changed = (project / "shop" / "pricing.py").read_text()
@@ -80,6 +82,7 @@ def test_rename_is_a_dry_run_until_applied_and_undo_restores(project: Path) -> N
     assert dry.structured_content["applied"] is False and "+def discounted" in dry.structured_content["diff"]
     assert unchanged == before
     assert done.structured_content["applied"] is True and done.structured_content["transaction"]
+    assert len(json.dumps(done.structured_content)) <= len(done.content[0].text)  # no larger than the text
     assert "def discounted" in changed
     assert not undone.is_error and (project / "shop" / "pricing.py").read_text() == before
     assert "dry run" in dry.content[0].text
@@ -323,7 +326,7 @@ def test_a_dry_run_reports_what_an_apply_would_refuse(project: Path) -> None:
     assert broken.structured_content["applied"] is False
     assert broken.structured_content["would_refuse"]["code"] == "syntax_errors"
     assert "an apply would be refused" in broken.content[0].text
-    assert fine.structured_content["would_refuse"] is None
+    assert "would_refuse" not in fine.structured_content  # the compact answer names only what is there
     assert (project / "shop" / "pricing.py").read_bytes() == before
 
 
@@ -392,7 +395,7 @@ def test_list_dir_batch_apply_and_delete_file(project: Path) -> None:
         deep = await client.call_tool("list_dir", {"path": ".", "recursive": True, "max_chars": 300})
         plan = [{"op": "rename", "address": "shop/pricing.py:apply_discount", "new_name": "discounted"},
                 {"op": "move", "address": "shop/pricing.py:with_vat", "dest": "shop/tax.py", "create": True}]
-        dry = await client.call_tool("batch_apply", {"steps": plan})
+        dry = await client.call_tool("batch_apply", {"steps": plan, "structured": True})
         typo = await client.call_tool("batch_apply", {"steps": [{"op": "rename", "address": "shop/pricing.py:x", "nwe_name": "y"}]})
         done = await client.call_tool("batch_apply", {"steps": plan, "apply": True})
         undone = await client.call_tool("undo_edit", {})
@@ -413,3 +416,36 @@ def test_list_dir_batch_apply_and_delete_file(project: Path) -> None:
     assert refused.is_error and refused.structured_content["error"]["code"] == "imports_remain"
     assert "even_if_imported=true" in refused.content[0].text and (project / "shop" / "util.py").exists()
     assert not deleted.is_error and not (project / "shop" / "unused.py").exists()
+
+
+def test_hover_answers_from_the_tree_without_a_server_and_code_actions_say_they_need_one(project: Path) -> None:
+    line = next(n for n, text in enumerate((project / "shop/pricing.py").read_text().splitlines(), 1) if "util.round_cents(amount" in text)
+    column = (project / "shop/pricing.py").read_text().splitlines()[line - 1].index("round_cents") + 1
+
+    async def steps(client: Client) -> Any:
+        at_call = await client.call_tool("hover", {"target": f"shop/pricing.py:{line}:{column}"})
+        actions = await client.call_tool("code_actions", {"path": "shop/pricing.py", "start_line": 1})
+        return at_call, actions
+
+    at_call, actions = session(project, steps)
+    assert at_call.structured_content["about"] == "shop/util.py:round_cents" and at_call.structured_content["source"] == "ast"
+    assert "def round_cents" in at_call.content[0].text
+    assert actions.is_error and actions.structured_content["error"]["code"] == "service_unavailable"
+
+
+def test_call_hierarchy_and_impact_name_the_calls_they_cannot_type(project: Path) -> None:
+    (project / "shop" / "ledger.py").write_text(
+        "class Ledger:\n    def balance(self) -> int:\n        return 0\n\n\n"
+        "def typed(ledger: Ledger) -> int:\n    return ledger.balance()\n\n\n"
+        "def untyped(thing):\n    return thing.balance()\n")
+
+    async def steps(client: Client) -> Any:
+        hierarchy = await client.call_tool("call_hierarchy", {"address": "shop/ledger.py:Ledger/balance"})
+        reach = await client.call_tool("impact", {"address": "shop/ledger.py:Ledger/balance"})
+        return hierarchy, reach
+
+    hierarchy, reach = session(project, steps)
+    callers = [edge["from"] for edge in hierarchy.structured_content["callers"]]
+    assert callers == ["shop/ledger.py:typed"]  # through the annotated parameter
+    assert any("unknown type" in note and "shop/ledger.py:11" in note for note in hierarchy.structured_content["notes"])
+    assert "shop/ledger.py:typed" in reach.content[0].text and "unknown type" in reach.content[0].text

@@ -145,7 +145,7 @@ def test_every_operation_is_an_mcp_tool_with_every_field(project: Path) -> None:
     for operation in OPERATIONS.values():
         tool = tools[operation.mcp_tool]
         properties = tool.input_schema["properties"]
-        assert set(properties) == {info.name for info in operation.fields()} | {"apply", "allow_dirty"}, operation.name
+        assert set(properties) == {info.name for info in operation.fields()} | {"apply", "allow_dirty", "structured"}, operation.name
         required = {info.name for info in operation.fields() if info.required}
         assert set(tool.input_schema.get("required", [])) == required
         assert all(properties[info.name].get("description") == info.help for info in operation.fields())
@@ -202,7 +202,7 @@ def test_a_new_operation_reaches_mcp_with_every_value(probe_registered: None, pr
 
     async def run() -> Any:
         async with Client(build_server(engine)) as client:
-            return await client.call_tool("probe_symbol", PROBE_VALUES)
+            return await client.call_tool("probe_symbol", {**PROBE_VALUES, "structured": True})
 
     try:
         result = asyncio.run(run())
@@ -286,7 +286,8 @@ def test_the_cli_and_mcp_answer_a_refactoring_in_one_shape(project: Path, capsys
 
     async def run() -> Any:
         async with Client(build_server(engine)) as client:
-            return await client.call_tool("rename_symbol", {"address": "shop/pricing.py:apply_discount", "new_name": "discounted_total"})
+            return await client.call_tool("rename_symbol", {"address": "shop/pricing.py:apply_discount", "new_name": "discounted_total",
+                                                            "structured": True})
 
     try:
         mcp = asyncio.run(run()).structured_content

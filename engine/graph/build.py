@@ -6,7 +6,11 @@ for symbols. Edges are keyed by kind (``contains``, ``imports``, ``calls``,
 ``inherits``, ``references``, ``tested_by``) and carry ``source`` and
 ``confidence``: ``ast`` and ``high`` for what the syntax says outright (an
 import that resolves to a file), ``ast`` and ``medium`` for syntactic calls
-and bases resolved by name, which a dynamic program can defeat.
+and bases resolved by name, which a dynamic program can defeat, and for method
+calls through receivers whose class an annotation, a constructor call or an
+annotated return says (what an annotation says, a program can break).
+A method call whose receiver's type nothing says is no edge; :meth:`ProjectGraph.unresolved_calls`
+counts those, so that answers can say what they may miss.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Iterable, Iterator
 
 import networkx as nx
 
-from engine.graph.facts import FileFacts, ImportFact, SymbolFact
+from engine.graph.facts import UNKNOWN_RECEIVER, CallFact, FileFacts, ImportFact, SymbolFact
 from engine.graph.modules import ModuleIndex
 from engine.symbols import SymbolKind
 from engine.languages import ImportStyle, profile
@@ -338,10 +342,76 @@ class ProjectGraph:
 
     def _python_call_edges(self, path: str, bindings: dict[str, Target]) -> None:
         for call in self.facts[path].calls:
-            target = self._resolve_python_name(path, call.callee, call.caller, bindings)
+            target = self._resolve_call(path, call, bindings)
             if target is not None:
                 caller = file_node(path) if call.caller is None else symbol_node(path, call.caller)
                 self._edge(caller, target, "calls", call.line, confidence="medium")
+
+    def _resolve_call(self, path: str, call: CallFact, bindings: dict[str, Target]) -> str | None:
+        """The node a call reaches: through its receiver's class when the receiver is a value
+        (a name it shadows is not consulted), else by name."""
+        if call.receiver is None:
+            return self._resolve_python_name(path, call.callee, call.caller, bindings)
+        owner = self._receiver_class(path, call.receiver, call.caller, bindings)
+        if owner is None or owner == UNKNOWN_RECEIVER:
+            return None
+        owner_path, owner_name = owner[2:].split(":", 1)
+        return self._method_in_hierarchy(owner_path, owner_name, call.callee.rsplit(".", 1)[-1], include_self=True)
+
+    def _receiver_class(self, path: str, receiver: str, caller: str | None, bindings: dict[str, Target]) -> str | None:
+        """The class node a receiver form (see CallFact.receiver) holds; UNKNOWN_RECEIVER when
+        its type is unknown (or a project function it comes from does not say what it returns);
+        None when it is a type outside the project (``str``, ``pathlib.Path``)."""
+        if receiver == UNKNOWN_RECEIVER:
+            return UNKNOWN_RECEIVER
+        element = receiver.endswith("()[]")
+        if not element and not receiver.endswith("()"):
+            return self._class_named(path, receiver, caller, bindings)
+        called = self._resolve_python_name(path, receiver[:-4] if element else receiver[:-2], caller, bindings)
+        if called is None:
+            return None  # a library's function or class: whatever it returns is not the project's
+        fact = self._fact_of(called)
+        if fact is None:
+            return None  # a module called: not a value of the project's
+        if fact.kind in _TYPE_KINDS:
+            return None if element else called  # a class called is its instance
+        annotation = fact.returns_element if element else fact.returns
+        if annotation is None:
+            return UNKNOWN_RECEIVER  # a project function that does not say what it returns
+        called_path = self._path_of(called)
+        if annotation in ("Self", "typing.Self", "typing_extensions.Self") and fact.parent is not None:
+            owner = self._symbols[called_path].get(fact.parent)
+            return symbol_node(called_path, owner.name_path) if owner is not None and owner.kind in _TYPE_KINDS else None
+        # A return annotation is written in its own module's scope.
+        return self._class_named(called_path, annotation, None, self._python_bindings(called_path))
+
+    def _class_named(self, path: str, expression: str, caller: str | None, bindings: dict[str, Target]) -> str | None:
+        found = self._resolve_python_name(path, expression, caller, bindings)
+        fact = self._fact_of(found) if found is not None else None
+        return found if fact is not None and fact.kind in _TYPE_KINDS else None
+
+    def _fact_of(self, node: str) -> SymbolFact | None:
+        """A symbol node's fact; None for a file node (a module a name stands for)."""
+        data = self.graph.nodes[node] if self.graph.has_node(node) else {}
+        fact: SymbolFact | None = data.get("fact")  # networkx node data is untyped
+        return fact
+
+    def unresolved_calls(self, methods: Iterable[str]) -> dict[str, list[tuple[str, int]]]:
+        """For each method name, (file, line) of its calls on receivers whose type is unknown
+        (``x.total()`` with ``x`` an unannotated parameter): what a caller or impact answer
+        about a method of that name may miss. One pass over the calls, whatever the names."""
+        wanted = set(methods)
+        found: dict[str, set[tuple[str, int]]] = {}
+        for path, facts in self.facts.items():
+            bindings: dict[str, Target] | None = None
+            for call in facts.calls:
+                name = call.callee.rsplit(".", 1)[-1]
+                if call.receiver is None or name not in wanted or "." not in call.callee:
+                    continue
+                bindings = bindings if bindings is not None else self._python_bindings(path)
+                if self._receiver_class(path, call.receiver, call.caller, bindings) == UNKNOWN_RECEIVER:
+                    found.setdefault(name, set()).add((path, call.line))
+        return {name: sorted(places) for name, places in found.items()}
 
     def _python_base_edges(self, path: str, bindings: dict[str, Target]) -> None:
         for base in self.facts[path].bases:
@@ -495,8 +565,14 @@ class ProjectGraph:
         """The node a name written on a line of a Python file stands for, by the same rules as calls."""
         if self.facts.get(path) is None or _import_style(self.facts[path].language) is not ImportStyle.PYTHON:
             return None  # names resolve by Python's scoping rules only
-        caller = self._innermost_code(path, line)
-        return self._resolve_python_name(path, expression, caller, self._python_bindings(path))
+        bindings = self._python_bindings(path)
+        # A method call on the line says, with its receiver, which class's method the name is.
+        for call in self.facts[path].calls:
+            if call.line == line and call.callee == expression and call.receiver is not None:
+                return self._resolve_call(path, call, bindings)
+        if expression.startswith("?"):
+            return None
+        return self._resolve_python_name(path, expression, self._innermost_code(path, line), bindings)
 
     def add_references(self, target: str, places: list[tuple[str, int]], confidence: str) -> None:
         """Record a server's references as ``references`` edges from the enclosing symbol (or file)."""
@@ -558,6 +634,8 @@ def _interface(facts: FileFacts) -> tuple[object, ...]:
         tuple(sorted((s.name_path, s.kind, s.parent or "") for s in facts.symbols)),
         facts.exports,
         tuple((i.module, i.level, i.names, i.alias, i.star, i.scope) for i in facts.imports),
+        # Other files' calls through receivers resolve by what this file's functions return.
+        tuple((s.name_path, s.returns, s.returns_element) for s in facts.symbols if s.returns or s.returns_element),
     )
 
 

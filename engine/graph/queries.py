@@ -87,6 +87,25 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class UnresolvedCalls:
+    """Calls of a method's name on receivers whose type nothing says: the graph cannot tell
+    whether they reach the method, so an answer without them may be missing callers."""
+
+    method: str
+    places: tuple[tuple[str, int], ...]
+    """(file, 1-based line) of each such call."""
+
+    @property
+    def note(self) -> str:
+        shown = ", ".join(f"{path}:{line}" for path, line in self.places[:10]) + (" …" if len(self.places) > 10 else "")
+        return f"{len(self.places)} call(s) of .{self.method}() on receivers of unknown type, which may reach it: {shown}"
+
+    def to_json(self) -> dict[str, object]:
+        return {"method": self.method, "count": len(self.places),
+                "places": [{"file": path, "line": line} for path, line in self.places]}
+
+
+@dataclass(frozen=True)
 class OverviewEntry:
     path: str
     symbols: tuple[NodeRef, ...]
@@ -244,6 +263,30 @@ class GraphQueries:
         node = self.node_for(address)
         edges = self.graph.in_edges(node, keys=True, data=True) if incoming else self.graph.out_edges(node, keys=True, data=True)
         return [self._edge(u, v, k, d) for u, v, k, d in edges if k == kind]
+
+    def unresolved_calls(self, address: str) -> list[UnresolvedCalls]:
+        """For a method (or each method of a class or file), the calls of its name on receivers
+        of unknown type: what ``callers`` and ``impact`` cannot count, said rather than left out."""
+        return self.unresolved_calls_of(self._owned(self.node_for(address)))
+
+    def unresolved_calls_of(self, nodes: Iterable[str]) -> list[UnresolvedCalls]:
+        names = sorted({fact.name for node in nodes if (fact := self._method_fact(node)) is not None})
+        found = self.project.unresolved_calls(names) if names else {}
+        return [UnresolvedCalls(name, tuple(found[name])) for name in names if found.get(name)]
+
+    def call_notes(self, address: str) -> list[str]:
+        """Notes for a callers or impact answer about ``address``: the unresolved calls that may reach it."""
+        return [calls.note for calls in self.unresolved_calls(address)]
+
+    def _method_fact(self, node: str) -> SymbolFact | None:
+        """A node's fact when it is a method (a function directly in a class)."""
+        data = self.graph.nodes[node]
+        fact: SymbolFact | None = data.get("fact")
+        if fact is None or fact.parent is None or fact.kind not in (SymbolKind.METHOD, SymbolKind.FUNCTION, SymbolKind.CONSTRUCTOR):
+            return None
+        owner = symbol_node(data["path"], fact.parent)
+        owner_fact: SymbolFact | None = self.graph.nodes[owner].get("fact") if self.graph.has_node(owner) else None
+        return fact if owner_fact is not None and owner_fact.kind in (SymbolKind.CLASS, SymbolKind.INTERFACE, SymbolKind.STRUCT) else None
 
     def implementations(self, address: str) -> list[NodeRef]:
         """Subclasses of a class, transitively; for a method, its overrides in those subclasses."""

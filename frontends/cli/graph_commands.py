@@ -13,6 +13,7 @@ from engine.graph import IndexStats
 from frontends.cli.parsing import Commands, GraftParser
 from frontends.render.graph import (
     Result, cycles_result, edges_result, findings_result, navigation_result, nodes_result, overview_result, reached_result,
+    with_notes,
 )
 
 
@@ -57,8 +58,8 @@ def run_graph(engine: Engine, args: argparse.Namespace) -> Result:
         "overview": lambda: overview_result(engine.overview(args.path, args.depth)),
         "lookup": lambda: nodes_result("matches", queries.lookup(args.target)),
         "deps": lambda: edges_result(queries.dependencies(args.target), outgoing=True),
-        "impact": lambda: reached_result(queries.impact(args.target, args.depth)),
-        "callers": lambda: edges_result(queries.callers(args.target), outgoing=False),
+        "impact": lambda: with_notes(reached_result(queries.impact(args.target, args.depth)), queries.call_notes(args.target)),
+        "callers": lambda: with_notes(edges_result(queries.callers(args.target), outgoing=False), queries.call_notes(args.target)),
         "callees": lambda: edges_result(queries.callees(args.target), outgoing=True),
         "supertypes": lambda: edges_result(queries.supertypes(args.target), outgoing=True),
         "subtypes": lambda: edges_result(queries.subtypes(args.target), outgoing=False),

@@ -20,6 +20,14 @@ def nodes_result(key: str, nodes: list[NodeRef]) -> Result:
     return {key: [n.to_json() for n in nodes]}, text, ""
 
 
+def with_notes(result: Result, notes: list[str]) -> Result:
+    """A graph answer with what it could not see said beside it (calls on receivers of unknown type)."""
+    payload, text, old = result
+    if not notes:
+        return result
+    return {**payload, "notes": notes}, text, "\n".join(filter(None, [old, *(f"note: {note}" for note in notes)]))
+
+
 def edges_result(edges: list[EdgeRef], *, outgoing: bool) -> Result:
     rows = [
         f"{e.kind:<9} {(e.target if outgoing else e.source).address}   line {e.line}   [{e.origin} · {e.confidence}]"
