@@ -25,7 +25,9 @@ def _discover() -> dict[str, type[RefactorOperation]]:
             continue
         loaded = importlib.import_module(f"{__name__}.{module.name}")
         for value in vars(loaded).values():
-            if isinstance(value, type) and issubclass(value, RefactorOperation) and value.__module__ == loaded.__name__:
+            # Only classes that name an operation: a shared base in a module (no ``name``) is not one.
+            if isinstance(value, type) and issubclass(value, RefactorOperation) and value.__module__ == loaded.__name__ \
+                    and "name" in vars(value):
                 if value.name in found:
                     raise TypeError(f"two operations are called {value.name}: {found[value.name].__qualname__} and {value.__qualname__}")
                 found[value.name] = value

@@ -8,35 +8,38 @@ from typing import ClassVar
 
 from engine.names import parse_address
 from engine.refactor import symbol_edits
-from engine.refactor.operations.base import FieldKind, RefactorOperation, PlanContext, param
+from engine.refactor.operations.base import FieldKind, PlanContext, RefactorOperation, param
 from engine.refactor.plan import RefactorPlan
 
 
 @dataclass(frozen=True)
-class InsertBefore(RefactorOperation):
+class _Insert(RefactorOperation):
+    """The two inserts: the same fields, one side of the symbol each. Not registered itself
+    (it has no name); the registry takes the subclasses below."""
+
+    before: ClassVar[bool]
+
+    address: str = param(FieldKind.ADDRESS, "the symbol to insert next to")
+    text: str = param(FieldKind.CODE, "the code to insert (re-indented to fit)", cli_flag="--text-file")
+
+    def plan(self, context: PlanContext) -> RefactorPlan:
+        symbol = context.resolve(parse_address(self.address))
+        return symbol_edits.plan_insert(symbol, context.workspace.read(symbol.file), self.text, before=self.before)
+
+
+@dataclass(frozen=True)
+class InsertBefore(_Insert):
     name: ClassVar[str] = "insert-before"
     summary: ClassVar[str] = "insert code before a symbol (above its doc comment), with the language's blank lines"
     mcp_tool: ClassVar[str] = "insert_before_symbol"
     lsp_command: ClassVar[str] = "graft.insertBefore"
-
-    address: str = param(FieldKind.ADDRESS, "the symbol to insert before")
-    text: str = param(FieldKind.CODE, "the code to insert (re-indented to fit)", cli_flag="--text-file")
-
-    def plan(self, context: PlanContext) -> RefactorPlan:
-        symbol = context.resolve(parse_address(self.address))
-        return symbol_edits.plan_insert(symbol, context.workspace.read(symbol.file), self.text, before=True)
+    before: ClassVar[bool] = True
 
 
 @dataclass(frozen=True)
-class InsertAfter(RefactorOperation):
+class InsertAfter(_Insert):
     name: ClassVar[str] = "insert-after"
     summary: ClassVar[str] = "insert code after a symbol, with the language's blank lines"
     mcp_tool: ClassVar[str] = "insert_after_symbol"
     lsp_command: ClassVar[str] = "graft.insertAfter"
-
-    address: str = param(FieldKind.ADDRESS, "the symbol to insert after")
-    text: str = param(FieldKind.CODE, "the code to insert (re-indented to fit)", cli_flag="--text-file")
-
-    def plan(self, context: PlanContext) -> RefactorPlan:
-        symbol = context.resolve(parse_address(self.address))
-        return symbol_edits.plan_insert(symbol, context.workspace.read(symbol.file), self.text, before=False)
+    before: ClassVar[bool] = False
