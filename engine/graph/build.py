@@ -21,7 +21,8 @@ from typing import Iterable, Iterator
 
 import networkx as nx
 
-from engine.graph.facts import UNKNOWN_RECEIVER, CallFact, FileFacts, ImportFact, SymbolFact
+from engine.graph.facts import FileFacts, ImportFact, SymbolFact
+from engine.graph.receivers import UNKNOWN_RECEIVER, CallFact
 from engine.graph.modules import ModuleIndex
 from engine.symbols import SymbolKind
 from engine.languages import ImportStyle, profile
