@@ -13,14 +13,14 @@ from enum import Enum
 
 from engine.edits.apply import Transactions
 from engine.edits.session import EditSession
-from engine.errors import FileNotInWorkspace, GraftError, ServiceUnavailable, SymbolNotFound, UnsafePath
+from engine.errors import FileNotInWorkspace, GraftError, MalformedAddress, ServiceUnavailable, SymbolNotFound, UnsafePath
 from engine.extract import FileSymbols, SymbolExtractor
 from engine.extract.reconcile import add_dropped, reconcile
 from engine.graph import GraphQueries, IndexStats, ProjectIndex
 from engine.graph.index import Progress
 from engine.graph.queries import EdgeRef, OverviewEntry
 from engine.languages import language_of, profile_of
-from engine.names import Address, PositionAddress, SymbolAddress
+from engine.names import Address, PositionAddress, SymbolAddress, parse_address
 from engine.references import NavigationResult, Navigator
 from engine.answers import Diagnostic
 from engine.ports import LanguageServices, Tools
@@ -273,6 +273,19 @@ class Engine:
             wanted = str(address.name_path) + (f" of kind {kind.label}" if kind else "")
             raise not_found(listing.files, wanted, address.name_path, where)
         return FindResult(matches, len(listing.files), listing.skipped)
+
+    def graph_target(self, target: str) -> str:
+        """A graph query's target as the graph names it: ``FILE:LINE:COL`` on a name is the symbol
+        that name refers to (as :meth:`find` says), since the graph has no file text to tell; a
+        file path, a name path or ``FILE:LINE`` go to the graph as they are."""
+        try:
+            parsed = parse_address(target)
+        except MalformedAddress:
+            return target  # a file path, which the graph takes as it is
+        if not isinstance(parsed, PositionAddress) or parsed.column is None:
+            return target
+        symbol = self.resolve(parsed)
+        return f"{symbol.file}:{symbol.name_path}"
 
     def resolve(self, address: Address, kind: SymbolKind | None = None) -> Symbol:
         """Exactly one symbol, or a refusal that lists the candidates."""

@@ -177,10 +177,13 @@ def _kinds(kinds: list[str] | None) -> frozenset[str]:
 
 
 def _refused(error: GraftError) -> CallToolResult:
+    """The refusal as text, and as data what a program branches on: its code and the option that
+    would let it pass, plus any facts beyond the sentence (candidates, suggestions, positions)."""
     hint = _option_hint(error.option)
+    data = {key: value for key, value in error.to_json().items() if key != "message"}
     return CallToolResult(
         content=[TextContent(type="text", text=f"{error.code}: {error.message}{hint}")],
-        structured_content={"error": error.to_json()}, is_error=True,
+        structured_content={"error": data}, is_error=True,
     )
 
 
@@ -286,9 +289,9 @@ def build_server(engine: Engine) -> MCPServer:
     @server.tool(description="Who calls a symbol and what it calls (graph edges, each with source and confidence).")
     def call_hierarchy(address: str) -> Result:
         def work() -> CallToolResult:
-            queries = engine.graph()
-            return _both_ways(("callers", queries.callers(address), False), ("callees", queries.callees(address), True),
-                              notes=queries.call_notes(address))
+            queries, target = engine.graph(), engine.graph_target(address)
+            return _both_ways(("callers", queries.callers(target), False), ("callees", queries.callees(target), True),
+                              notes=queries.call_notes(target))
         return tools.call(work)
 
     @server.tool(description=("The type, signature and docstring of the name at FILE:LINE:COL (1-based), or of a symbol by "
@@ -321,12 +324,15 @@ def build_server(engine: Engine) -> MCPServer:
 
     @server.tool(description="The implementations of an abstract method or protocol member (its overrides), or a class's subclasses.")
     def implementations(address: str) -> Result:
-        return tools.call(lambda: triple(graph_render.nodes_result("implementations", engine.graph().implementations(address))))
+        return tools.call(lambda: triple(graph_render.nodes_result(
+            "implementations", engine.graph().implementations(engine.graph_target(address)))))
 
     @server.tool(description="A type's bases and subclasses.")
     def type_hierarchy(address: str) -> Result:
-        return tools.call(lambda: _both_ways(
-            ("supertypes", engine.graph().supertypes(address), True), ("subtypes", engine.graph().subtypes(address), False)))
+        def work() -> CallToolResult:
+            queries, target = engine.graph(), engine.graph_target(address)
+            return _both_ways(("supertypes", queries.supertypes(target), True), ("subtypes", queries.subtypes(target), False))
+        return tools.call(work)
 
     @server.tool(description="The language server's diagnostics for a file.")
     def diagnostics(path: str) -> Result:
@@ -449,12 +455,15 @@ def build_server(engine: Engine) -> MCPServer:
 
     @server.tool(description="What depends on a symbol or file, transitively (callers, importers, subclasses).")
     def impact(address: str, depth: int = 3) -> Result:
-        return tools.call(lambda: triple(graph_render.with_notes(graph_render.reached_result(engine.graph().impact(address, depth)),
-                                                                 engine.graph().call_notes(address))))
+        def work() -> CallToolResult:
+            queries, target = engine.graph(), engine.graph_target(address)
+            return triple(graph_render.with_notes(graph_render.reached_result(queries.impact(target, depth)), queries.call_notes(target)))
+        return tools.call(work)
 
     @server.tool(description="The tests that reach any of these symbols or files.")
     def affected_tests(addresses: list[str]) -> Result:
-        return tools.call(lambda: triple(graph_render.nodes_result("tests", engine.graph().affected_tests(addresses))))
+        return tools.call(lambda: triple(graph_render.nodes_result(
+            "tests", engine.graph().affected_tests([engine.graph_target(a) for a in addresses]))))
 
     @server.tool(description="The language servers: state, pid, memory, and why one is not ready.")
     def server_status() -> Result:

@@ -442,9 +442,12 @@ def test_call_hierarchy_and_impact_name_the_calls_they_cannot_type(project: Path
     async def steps(client: Client) -> Any:
         hierarchy = await client.call_tool("call_hierarchy", {"address": "shop/ledger.py:Ledger/balance"})
         reach = await client.call_tool("impact", {"address": "shop/ledger.py:Ledger/balance"})
-        return hierarchy, reach
+        # A position on the call in typed() names the method called there, not typed() around it.
+        at_call = await client.call_tool("call_hierarchy", {"address": "shop/ledger.py:7:19"})
+        return hierarchy, reach, at_call
 
-    hierarchy, reach = session(project, steps)
+    hierarchy, reach, at_call = session(project, steps)
+    assert at_call.structured_content["callers"] == hierarchy.structured_content["callers"], at_call.content
     callers = [edge["from"] for edge in hierarchy.structured_content["callers"]]
     assert callers == ["shop/ledger.py:typed"]  # through the annotated parameter
     assert any("unknown type" in note and "shop/ledger.py:11" in note for note in hierarchy.structured_content["notes"])

@@ -165,7 +165,8 @@ class EditSession:
 def _diagnostics_note(checked: bool, compared: int, wanted: int, seconds: float, skipped: str) -> str:
     if not checked:
         return skipped or ""
-    note = f"diagnostics compared before and after for {compared} of {wanted} file(s) (touched and importers) in {seconds:.1f} s"
+    # "touched and importers": the files written and those importing them, each before and after.
+    note = f"diagnostics compared in {compared} of {wanted} file(s) ({seconds:.1f} s)"
     return f"{note}; {skipped}" if skipped else note
 
 

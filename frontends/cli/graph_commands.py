@@ -54,22 +54,26 @@ def run_index(engine: Engine, args: argparse.Namespace) -> Result:
 
 def run_graph(engine: Engine, args: argparse.Namespace) -> Result:
     queries = engine.graph()
+
+    def target() -> str:
+        return engine.graph_target(args.target)  # FILE:LINE:COL: the symbol the name there refers to
+
     handler: Callable[[], Result] = {
         "overview": lambda: overview_result(engine.overview(args.path, args.depth)),
         "lookup": lambda: nodes_result("matches", queries.lookup(args.target)),
-        "deps": lambda: edges_result(queries.dependencies(args.target), outgoing=True),
-        "impact": lambda: with_notes(reached_result(queries.impact(args.target, args.depth)), queries.call_notes(args.target)),
-        "callers": lambda: with_notes(edges_result(queries.callers(args.target), outgoing=False), queries.call_notes(args.target)),
-        "callees": lambda: edges_result(queries.callees(args.target), outgoing=True),
-        "supertypes": lambda: edges_result(queries.supertypes(args.target), outgoing=True),
-        "subtypes": lambda: edges_result(queries.subtypes(args.target), outgoing=False),
-        "implementations": lambda: nodes_result("implementations", queries.implementations(args.target)),
+        "deps": lambda: edges_result(queries.dependencies(target()), outgoing=True),
+        "impact": lambda: with_notes(reached_result(queries.impact(target(), args.depth)), queries.call_notes(target())),
+        "callers": lambda: with_notes(edges_result(queries.callers(target()), outgoing=False), queries.call_notes(target())),
+        "callees": lambda: edges_result(queries.callees(target()), outgoing=True),
+        "supertypes": lambda: edges_result(queries.supertypes(target()), outgoing=True),
+        "subtypes": lambda: edges_result(queries.subtypes(target()), outgoing=False),
+        "implementations": lambda: nodes_result("implementations", queries.implementations(target())),
         "refs": lambda: navigation_result(engine.references(args.target)),
         "definition": lambda: navigation_result(engine.definition(args.target)),
         "cycles": lambda: cycles_result(queries.cycles()),
         "entrypoints": lambda: findings_result("entry_points", queries.entry_points(engine.pyproject_text())),
         "dead-code": lambda: findings_result("candidates", queries.dead_code(engine.pyproject_text(), read=_text_reader(engine))),
-        "affected-tests": lambda: nodes_result("tests", queries.affected_tests(args.targets)),
+        "affected-tests": lambda: nodes_result("tests", queries.affected_tests([engine.graph_target(t) for t in args.targets])),
     }[args.query]
     return handler()
 
