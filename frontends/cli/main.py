@@ -199,7 +199,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             engine.close()
     except GraftError as error:
-        print(f"graft {args.command}: {error.message}{operation_commands.option_hint(error.option)}", file=sys.stderr)
+        hint = operation_commands.option_hint(error.option)
+        if hint and "\n" in error.message:
+            hint = "\n" + hint.strip()  # after a listing (one item per line), a line of its own
+        print(f"graft {args.command}: {error.message}{hint}", file=sys.stderr)
         if as_json:
             print(json.dumps({"ok": False, "error": error.to_json()}, ensure_ascii=False, indent=2))
         return EXIT_USAGE if isinstance(error, UsageError) else EXIT_REFUSED
