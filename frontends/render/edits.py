@@ -22,8 +22,10 @@ def outcome_text(
     ``option_hint`` how to set an option a refusal names, in this front end's terms."""
     what = f"{outcome.operation} {target}".strip()
     state = f"applied as transaction {outcome.transaction}" if outcome.applied else "dry run"
-    provenance = f" from {outcome.source.value} ({outcome.confidence.value})" if outcome.operation not in ("undo",) else ""
-    head = f"{what}: {state}; {len(outcome.files)} file(s), {outcome.edits} edit(s){provenance}"
+    if outcome.operation == "undo":  # before-images written back: no edits, no facts behind them
+        head = f"{what}: {state}; {len(outcome.files)} file(s) restored"
+    else:
+        head = f"{what}: {state}; {len(outcome.files)} file(s), {outcome.edits} edit(s) from {outcome.source.value} ({outcome.confidence.value})"
     rows = [f"step {s.index}: {s.op} {s.target}  [{s.source.value} · {s.confidence.value}]  {len(s.files)} file(s)"
             for s in outcome.steps]
     rows += [f"  {f.status:<9} {f.path}  +{f.added} -{f.removed}" for f in outcome.files]
