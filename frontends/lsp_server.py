@@ -210,10 +210,10 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
             return []  # no symbol under the cursor: nothing to offer, not a failure
         except GraftError as error:
             raise refused(error) from None
-        offered = [o for o in OPERATIONS.values() if o.code_action is not None and (len(symbol.path) == 1 or not o.code_action.top_level_only)]
-        return [t.CodeAction(title=f"{o.code_action.title}: {symbol.name_path}", kind=t.CodeActionKind(o.code_action.kind),
-                             command=t.Command(title=o.code_action.title, command=o.lsp_command, arguments=[symbol.address]))
-                for o in offered if o.code_action is not None]
+        offered = [(o.lsp_command, o.code_action) for o in OPERATIONS.values() if o.code_action is not None]
+        return [t.CodeAction(title=f"{action.title}: {symbol.name_path}", kind=t.CodeActionKind(action.kind),
+                             command=t.Command(title=action.title, command=command, arguments=[symbol.address]))
+                for command, action in offered if len(symbol.path) == 1 or not action.top_level_only]
 
     @server.command("graft.outline")
     def outline(ls: GraftLanguageServer, *arguments: Any) -> list[dict[str, Any]]:
