@@ -57,13 +57,12 @@ class EngineClient:
         source: Source, confidence: Confidence, warnings: list[str],
     ) -> EditOutcome:
         session = self.engine.edits()
-        states = session.preview(edit)
-        diff = unified_diff(states)
         chosen = options or EditOptions(allow_dirty=self.engine.settings.allow_dirty)
         if not apply:
-            refusals = session.check(edit, chosen)
-            return EditOutcome(operation, False, summarize(states), None, edit.edit_count, diff, source, confidence, list(warnings),
-                               would_refuse=refusals[0].to_json() if refusals else None)
+            states, refusal = session.dry_run(edit, chosen)
+            return EditOutcome(operation, False, summarize(states), None, edit.edit_count, unified_diff(states), source, confidence,
+                               list(warnings), would_refuse=refusal.to_json() if refusal is not None else None)
+        diff = unified_diff(session.preview(edit))
         outcome = session.apply(edit, chosen)
         if outcome.transaction is not None:
             self.applied.append(outcome.transaction)

@@ -49,17 +49,8 @@ def located(workspace: Workspace, queries: GraphQueries, locations: list[Locatio
                 texts[location.file] = []
         lines = texts[location.file]
         text = lines[line].strip() if 0 <= line < len(lines) else ""
-        enclosing, kind = _enclosing(queries, location.file, line + 1)
-        found.append(LocatedLine(location.file, line + 1, location.range.start.column + 1, enclosing, kind, text))
+        around = queries.project.enclosing_symbol(location.file, line + 1)
+        found.append(LocatedLine(location.file, line + 1, location.range.start.column + 1,
+                                 f"{location.file}:{around.name_path}" if around is not None else None,
+                                 around.kind.label if around is not None else None, text))
     return found
-
-
-def _enclosing(queries: GraphQueries, path: str, line: int) -> tuple[str | None, str | None]:
-    facts = queries.project.facts.get(path)
-    if facts is None:
-        return None, None
-    inside = [s for s in facts.symbols if s.line <= line <= s.end_line]
-    if not inside:
-        return None, None
-    innermost = max(inside, key=lambda s: (s.line, -s.end_line))
-    return f"{path}:{innermost.name_path}", innermost.kind.label

@@ -382,3 +382,16 @@ def test_an_unparsable_source_is_located_where_python_puts_the_error(tmp_path: P
         expected = f"m.py:{error.lineno}:{error.offset}:"
     assert refused.value.message.startswith(expected), refused.value.message
 
+
+
+def test_the_journal_says_what_it_last_wrote_to_each_path(project: Path) -> None:
+    """The dirty guard's lookup: the newest transaction that touched a path wins, records added
+    after a first lookup are seen (the manifests already read are kept), and undo counts too."""
+    transactions = Transactions(Workspace(project))
+    first = transactions.apply(whole_file_edit(project, 3))
+    after_first = hashlib.sha256((project / "f000.txt").read_bytes()).hexdigest()
+    assert transactions.journal.last_written({"f000.txt", "nowhere.txt"}) == {"f000.txt": after_first}
+    transactions.undo(first.transaction)
+    restored = hashlib.sha256((project / "f000.txt").read_bytes()).hexdigest()
+    assert restored != after_first
+    assert transactions.journal.last_written({"f000.txt"}) == {"f000.txt": restored}

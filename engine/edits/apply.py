@@ -122,29 +122,39 @@ class Transactions:
             self.workspace.check_writable(path)  # before the lock: a refused edit leaves no trace
         with self._locked(list(canonical.values())):
             self.hook("locked")
-            states, broken = self._checked(edit, options, canonical)
+            decoded: dict[str, tuple[str, list[int]]] = {}
+            states = self._states(edit, options, canonical, decoded)
+            broken = self._checked(states, edit, options, canonical, decoded)
             record = self._write(states, "apply")
         return EditOutcome("apply", True, summarize(states), record.id, edits=edit.edit_count, new_syntax_errors=broken)
 
-    def check(self, edit: WorkspaceEdit, options: ApplyOptions = ApplyOptions()) -> list[GraftError]:
-        """What an apply of this edit would refuse, found by the same checks, writing nothing: a
-        dry run reports it rather than showing a clean diff of a change that cannot land."""
+    def dry_run(self, edit: WorkspaceEdit, options: ApplyOptions = ApplyOptions()) -> tuple[list[FileState], GraftError | None]:
+        """What the edit would write, and the refusal an apply with these options would meet (None:
+        it would be written), from one reading of the files; writes nothing. A dry run reports the
+        refusal rather than showing a clean diff of a change that cannot land."""
         canonical = self.workspace.canonical_all(edit.touched)
+        decoded: dict[str, tuple[str, list[int]]] = {}
+        states = self._states(edit, options, canonical, decoded)  # a stale plan is refused here, as a preview is
         try:
             for path in canonical.values():
                 self.workspace.check_writable(path)
-            self._checked(edit, options, canonical)
+            self._checked(states, edit, options, canonical, decoded)
         except GraftError as refusal:
-            return [refusal]
-        return []
+            return states, refusal
+        return states, None
 
-    def _checked(self, edit: WorkspaceEdit, options: ApplyOptions, canonical: dict[str, str]) -> tuple[list[FileState], list[str]]:
-        """The states an apply writes, after the checks it makes: stale plans, uncommitted
-        changes that are not the engine's own, syntax. Raises the refusal."""
-        decoded: dict[str, tuple[str, list[int]]] = {}
+    def _states(self, edit: WorkspaceEdit, options: ApplyOptions, canonical: dict[str, str],
+                decoded: dict[str, tuple[str, list[int]]]) -> list[FileState]:
+        """The files the edit changes, before and after, checked against the disk (stale plans)."""
         states = [s for s in materialize(edit, self.workspace, canonical_paths=canonical, decoded=decoded, force=options.force)
                   if s.changed]
         self.hook("verified")
+        return states
+
+    def _checked(self, states: list[FileState], edit: WorkspaceEdit, options: ApplyOptions, canonical: dict[str, str],
+                 decoded: dict[str, tuple[str, list[int]]]) -> list[str]:
+        """The checks an apply makes on what it would write: uncommitted changes that are not the
+        engine's own, and syntax. Raises the refusal; returns the files left broken when allowed."""
         if not options.allow_dirty and self.dirty_check is not None:
             dirty = self.dirty_check([s.path for s in states if s.before is not None]) - options.own_changes
             dirty -= self._written_by_engine([s for s in states if s.path in dirty])
@@ -156,7 +166,7 @@ class Transactions:
         if broken and not options.allow_syntax_errors:
             raise SyntaxBroken(f"the edit would leave {', '.join(broken)} with syntax errors (it parses now); "
                                "nothing was changed", option="allow_syntax_errors")
-        return states, broken
+        return broken
 
     def _written_by_engine(self, states: list[FileState]) -> set[str]:
         """Paths whose uncommitted content is exactly what this workspace's own journal last wrote
@@ -164,12 +174,7 @@ class Transactions:
         file changed by hand since has another hash and stays guarded."""
         if not states:
             return set()
-        wanted = {s.path for s in states}
-        last_written: dict[str, str | None] = {}
-        for record in self.history():  # oldest first: the last record to touch a path wins
-            for entry in record.entries:
-                if entry.path in wanted:
-                    last_written[entry.path] = entry.after_sha256
+        last_written = self.journal.last_written({s.path for s in states})
         return {s.path for s in states if s.before is not None and last_written.get(s.path) == _sha(s.before)}
 
     def _write(self, states: list[FileState], kind: str) -> JournalRecord:

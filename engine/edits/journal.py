@@ -160,6 +160,9 @@ class Journal:
         self.history = self.base / "history"
         self.quarantined: list[Quarantined] = []
         """History records moved aside while listing them, for the caller to report."""
+        self._written: dict[str, tuple[tuple[str, str | None], ...]] = {}
+        """History record id → (path, after-hash) of each entry: a committed record's entries never
+        change, so each manifest is read once however often the dirty guard asks."""
 
     def begin(self, states: list[FileState], kind: str) -> tuple[JournalRecord, IO[bytes]]:
         """Write the before-images and manifest; returns the record and its held lock. Not
@@ -220,15 +223,41 @@ class Journal:
         found = []
         if is_real_folder(self.history):
             for directory in sorted(self.history.iterdir()):
-                try:
-                    record = load(directory) if is_real_folder(directory) else None
-                    if record is None:
-                        raise DamagedJournal(f"{directory.name} has no readable manifest")
-                except DamagedJournal as error:
-                    self.quarantined.append(quarantine(self.root, directory, error.message))
-                    continue
-                found.append(record)
+                record = self._checked_load(directory)
+                if record is not None:
+                    found.append(record)
         return sorted(found, key=lambda record: (record.created, record.id))
+
+    def last_written(self, paths: set[str]) -> dict[str, str | None]:
+        """For each of ``paths`` some committed transaction wrote, the hash the latest one left
+        there (None: it deleted the file). Newest records first, stopping once every path is
+        found; ids sort in time order (see :meth:`begin`)."""
+        found: dict[str, str | None] = {}
+        if not is_real_folder(self.history):
+            return found
+        for directory in sorted(self.history.iterdir(), reverse=True):
+            if directory.name not in self._written:
+                record = self._checked_load(directory)
+                if record is None:
+                    continue
+                self._written[directory.name] = tuple((e.path, e.after_sha256) for e in record.entries)
+            for path, after in self._written[directory.name]:
+                if path in paths and path not in found:
+                    found[path] = after
+            if len(found) == len(paths):
+                break
+        return found
+
+    def _checked_load(self, directory: Path) -> JournalRecord | None:
+        """The record in a history folder, or None after quarantining one that fails validation."""
+        try:
+            record = load(directory) if is_real_folder(directory) else None
+            if record is None:
+                raise DamagedJournal(f"{directory.name} has no readable manifest")
+        except DamagedJournal as error:
+            self.quarantined.append(quarantine(self.root, directory, error.message))
+            return None
+        return record
 
 
 def _link_before_image(target: Path, folder: Path, number: int, before: bytes) -> bool:

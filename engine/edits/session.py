@@ -62,10 +62,10 @@ class EditSession:
     def preview(self, edit: WorkspaceEdit) -> list[FileState]:
         return [s for s in self.transactions.preview(edit) if s.changed]
 
-    def check(self, edit: WorkspaceEdit, options: EditOptions = EditOptions()) -> list[GraftError]:
-        """What an apply with these options would refuse (syntax, uncommitted changes, read-only
-        files), found without writing: a dry run reports it."""
-        return self.transactions.check(edit, _apply_options(options))
+    def dry_run(self, edit: WorkspaceEdit, options: EditOptions = EditOptions()) -> tuple[list[FileState], GraftError | None]:
+        """What the edit would write, and what an apply with these options would refuse (syntax,
+        uncommitted changes, protected paths), found without writing."""
+        return self.transactions.dry_run(edit, _apply_options(options))
 
     def apply(self, edit: WorkspaceEdit, options: EditOptions = EditOptions()) -> EditOutcome:
         # The paths the edit names are enough here; the plan's bytes are computed once, under the locks.

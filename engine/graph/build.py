@@ -613,11 +613,16 @@ class ProjectGraph:
 
     def enclosing_name(self, path: str, line: int) -> str | None:
         """Name path of the innermost symbol of any kind around a line, for messages."""
+        found = self.enclosing_symbol(path, line)
+        return found.name_path if found is not None else None
+
+    def enclosing_symbol(self, path: str, line: int) -> SymbolFact | None:
+        """The innermost symbol of any kind around a 1-based line, or None at module level."""
         facts = self.facts.get(path)
         if facts is None:
             return None
         inside = [s for s in facts.symbols if s.line <= line <= s.end_line]
-        return max(inside, key=lambda s: (s.line, -s.end_line)).name_path if inside else None
+        return max(inside, key=lambda s: (s.line, -s.end_line)) if inside else None
 
     def _innermost_code(self, path: str, line: int) -> str | None:
         inside = [
