@@ -103,10 +103,11 @@ def _fit(payload: dict[str, Any], text: str) -> tuple[dict[str, Any], str]:
 
 def _edit(outcome: EditOutcome, target: str = "", structured: bool = False) -> CallToolResult:
     """The outcome as text (head, diff of a dry run, files, notes); the structured content repeats
-    none of it unless asked: what a script branches on (applied, transaction, would_refuse)."""
+    none of it unless asked: what a script branches on (applied, would_refuse). The transaction
+    to undo is in the text's head, and in the structured content with structured=true."""
     text, notes = outcome_text(outcome, target=target, apply_hint="pass apply=true to write", option_hint=_option_hint)
     full = outcome.to_json()
-    payload = full if structured else {key: full[key] for key in ("operation", "applied", "transaction", "would_refuse")
+    payload = full if structured else {key: full[key] for key in ("applied", "would_refuse")
                                        if full[key] is not None}
     return _result(payload, "\n".join(filter(None, [text, notes])))
 
@@ -269,7 +270,7 @@ def build_server(engine: Engine) -> MCPServer:
         def present(found: Any) -> CallToolResult:
             payload = render.read_json(found)
             if not structured:
-                payload = {key: value for key, value in payload.items() if key not in ("text", "symbol")}  # the text shows them
+                payload = {key: payload[key] for key in ("start_line", "end_line")}  # the text shows the rest
             return _result(payload, render.read_text(found))
         return tools.show(lambda: engine.read(parse_address(address)), present)
 

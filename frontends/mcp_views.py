@@ -2,9 +2,10 @@
 
 Each view renders rows of text within ``max_chars`` and says what it left out and how to get it
 (narrow with ``depth`` or ``kinds``, or raise ``max_chars``), never cutting silently. The
-structured content is no larger than the text: by default it holds what the text cannot say
-(counts, provenance, what was left out); with ``structured=true`` it also holds the rows as
-data, for clients that parse rather than read.
+structured content is no larger than the text: by default it holds only what a script branches
+on (counts, and what was left out); the text's head line says the provenance. With
+``structured=true`` it also holds the provenance and the rows as data, for clients that parse
+rather than read.
 """
 
 from __future__ import annotations
@@ -48,11 +49,12 @@ def outline_view(listing: FileSymbols, depth: int | None, kinds: frozenset[str],
     head = f"# {listing.file} ({listing.language or 'unknown'}): {len(chosen)} symbol(s) from {listing.source.value} ({listing.confidence.value})"
     text = "\n".join(filter(None, [head, *(f"# note: {n}" for n in listing.notes), *kept,
                                    _left_out(left, "symbols", "narrow with depth=1 or kinds=[...]")]))
-    payload: dict[str, Any] = {"file": listing.file, "language": listing.language, "source": listing.source.value,
-                               "confidence": listing.confidence.value, "total": len(chosen), "shown": len(kept)}
+    payload: dict[str, Any] = {"total": len(chosen), "shown": len(kept)}
     if left:
         payload["omitted"] = {"symbols": left}
     if structured:
+        payload |= {"file": listing.file, "language": listing.language, "source": listing.source.value,
+                    "confidence": listing.confidence.value, "notes": listing.notes}
         payload["symbols"] = [{"name_path": s.name_path, "kind": s.kind.label, "line": s.range.first_line,
                                "end_line": s.range.last_line} for s in chosen[: len(kept)]]
     return payload, text
@@ -82,7 +84,7 @@ def symbols_view(found: SymbolMatches, structured: bool) -> View:
     more = found.total - len(found.matches)
     tail = f"… {more} more matches left out: raise max_matches or narrow the query or kinds" if more else ""
     text = "\n".join(filter(None, [f"{found.total} match(es) by {found.how}", *rows, tail])) if rows else f"no symbol matches ({found.how})"
-    payload: dict[str, Any] = {"total": found.total, "how": found.how}
+    payload: dict[str, Any] = {"total": found.total, "how": found.how}  # a script branches on how it matched
     if more:
         payload["omitted"] = {"matches": more}
     if structured:
@@ -96,11 +98,11 @@ def located_view(result: NavigationResult, lines: list[LocatedLine], max_chars: 
     head = f"{len(lines)} location(s) from {result.source.value} ({result.confidence.value})"
     text = "\n".join(filter(None, [head, *(f"note: {n}" for n in result.notes), *kept,
                                    _left_out(left, "locations", "ask about a narrower symbol")]))
-    payload: dict[str, Any] = {"source": result.source.value, "confidence": result.confidence.value, "notes": result.notes,
-                               "total": len(lines)}
+    payload: dict[str, Any] = {"total": len(lines)}
     if left:
         payload["omitted"] = {"locations": left}
     if structured:
+        payload |= {"source": result.source.value, "confidence": result.confidence.value, "notes": result.notes}
         payload["locations"] = [line.to_json() for line in lines[: len(kept)]]
     return payload, text
 

@@ -207,7 +207,7 @@ def test_syntax_check_refuses_an_edit_that_breaks_parsing(tmp_path: Path) -> Non
     data = (tmp_path / "m.py").read_bytes()
     broken = FileChange("m.py", (TextEdit(Range(Position(0, 7), Position(0, 8)), ""),), hashlib.sha256(data).hexdigest())
     transactions = Transactions(Workspace(tmp_path))
-    with pytest.raises(SyntaxBroken, match="would leave m.py with syntax errors"):
+    with pytest.raises(SyntaxBroken, match="would break the syntax of m.py line 1: expected ':'"):
         transactions.apply(WorkspaceEdit((broken,)))
     assert (tmp_path / "m.py").read_bytes() == data
     applied = transactions.apply(WorkspaceEdit((broken,)), ApplyOptions(allow_syntax_errors=True))
@@ -364,9 +364,19 @@ def test_the_syntax_check_sees_what_only_the_interpreter_rejects(tmp_path: Path)
     (tmp_path / "m.py").write_text("def f():\n    return 1\n")
     data = (tmp_path / "m.py").read_bytes()
     indented = FileChange("m.py", (TextEdit(Range(Position(1, 0), Position(1, 0)), "    x = 1\n        "),), hashlib.sha256(data).hexdigest())
-    with pytest.raises(SyntaxBroken, match="would leave m.py with syntax errors"):
+    with pytest.raises(SyntaxBroken, match="would break the syntax of m.py line 3: unexpected indent"):
         Transactions(Workspace(tmp_path)).apply(WorkspaceEdit((indented,)))
     assert (tmp_path / "m.py").read_bytes() == data
+
+
+def test_a_syntax_refusal_names_the_first_error_line_in_a_tree_sitter_language(tmp_path: Path) -> None:
+    """Where no interpreter checks (TypeScript), the first error node of the tree names the line."""
+    (tmp_path / "m.ts").write_text("export function f(): number {\n  return 1;\n}\n\nexport const g = 2;\n")
+    data = (tmp_path / "m.ts").read_bytes()
+    unclosed = FileChange("m.ts", (TextEdit(Range(Position(1, 9), Position(1, 10)), "(1"),), hashlib.sha256(data).hexdigest())
+    with pytest.raises(SyntaxBroken, match=r"m.ts line 2: missing \)"):
+        Transactions(Workspace(tmp_path)).apply(WorkspaceEdit((unclosed,)))
+    assert (tmp_path / "m.ts").read_bytes() == data
 
 
 def test_an_unparsable_source_is_located_where_python_puts_the_error(tmp_path: Path) -> None:

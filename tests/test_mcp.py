@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -81,7 +82,8 @@ def test_rename_is_a_dry_run_until_applied_and_undo_restores(project: Path) -> N
     dry, unchanged, done, changed, undone = session(project, steps)
     assert dry.structured_content["applied"] is False and "+def discounted" in dry.structured_content["diff"]
     assert unchanged == before
-    assert done.structured_content["applied"] is True and done.structured_content["transaction"]
+    assert done.structured_content["applied"] is True and "transaction" not in done.structured_content
+    assert re.search(r"applied as transaction \S+", done.content[0].text)  # the undo handle, in the text
     assert len(json.dumps(done.structured_content)) <= len(done.content[0].text)  # no larger than the text
     assert "def discounted" in changed
     assert not undone.is_error and (project / "shop" / "pricing.py").read_text() == before

@@ -164,9 +164,10 @@ class Transactions:
         operations = [with_canonical_paths(o, canonical.__getitem__) for o in edit.operations]
         broken = newly_broken(states, operations, self._parser, decoded)
         if broken and not options.allow_syntax_errors:
-            raise SyntaxBroken(f"the edit would leave {', '.join(broken)} with syntax errors (it parses now); "
-                               "nothing was changed", option="allow_syntax_errors")
-        return broken
+            where = "; ".join(f"{path} {error}" for path, error in broken.items())
+            raise SyntaxBroken(f"the edit would break the syntax of {where} (it parses now); nothing was changed",
+                               option="allow_syntax_errors")
+        return list(broken)
 
     def _written_by_engine(self, states: list[FileState]) -> set[str]:
         """Paths whose uncommitted content is exactly what this workspace's own journal last wrote

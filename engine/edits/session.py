@@ -166,7 +166,7 @@ def _diagnostics_note(checked: bool, compared: int, wanted: int, seconds: float,
     if not checked:
         return skipped or ""
     # "touched and importers": the files written and those importing them, each before and after.
-    note = f"diagnostics compared in {compared} of {wanted} file(s) ({seconds:.1f} s)"
+    note = f"checked {compared} of {wanted} file(s) for new errors ({seconds:.1f} s)"
     return f"{note}; {skipped}" if skipped else note
 
 

@@ -17,7 +17,7 @@ whole identifier for another: that cannot change whether the file parses. "Whole
 from __future__ import annotations
 
 import ast
-from typing import Iterable
+from typing import Any, Iterable
 
 from engine.edits.model import FileChange, Operation, paths_of
 from engine.edits.materialize import FileState
@@ -32,10 +32,11 @@ _QUOTES = "\"'`"
 def newly_broken(
     states: list[FileState], operations: Iterable[Operation], parser: TreeSitterExtractor,
     decoded: dict[str, tuple[str, list[int]]] | None = None,
-) -> list[str]:
-    """Paths of states that parse before and not after; ``operations`` (canonical paths) tell
-    which files only had identifiers swapped, and those are not parsed. ``decoded`` holds the
-    texts and line starts materialize already made."""
+) -> dict[str, str]:
+    """The states that parse before and not after, each with its first error after the edit
+    (``line 41: unexpected indent``: what a caller needs to fix its text); ``operations``
+    (canonical paths) tell which files only had identifiers swapped, and those are not parsed.
+    ``decoded`` holds the texts and line starts materialize already made."""
     edits_by_path: dict[str, tuple[TextEdit, ...]] = {}
     other_operations: set[str] = set()  # a second change of a file is relative to the first's result: parse it
     for operation in operations:
@@ -43,7 +44,7 @@ def newly_broken(
             edits_by_path[operation.path] = operation.edits
         else:
             other_operations.update(paths_of(operation))
-    broken = []
+    broken: dict[str, str] = {}
     for state in states:
         language = language_of(state.path)
         if state.after is None or language is None or not parser.supports(language):
@@ -53,27 +54,46 @@ def newly_broken(
             text, starts = (decoded or {}).get(state.path) or (_decode(state.before), None)
             if swaps_identifiers_only(text, edits, language, starts):
                 continue
-        if _parses(parser, language, state.after, state.path):
+        error = first_syntax_error(parser, language, state.after, state.path)
+        if error is None:
             continue  # parses after the edit: nothing to compare, and the common case stays one parse
-        if state.before is None or _parses(parser, language, state.before, state.path):
-            broken.append(state.path)
+        if state.before is None or first_syntax_error(parser, language, state.before, state.path) is None:
+            broken[state.path] = error
     return broken
 
 
-def _parses(parser: TreeSitterExtractor, language: str, data: bytes, path: str) -> bool:
-    """Whether the bytes parse. For Python, the interpreter's own parser too: tree-sitter
-    recovers from an unexpected indent without flagging it, and the module would not import."""
+def first_syntax_error(parser: TreeSitterExtractor, language: str, data: bytes, path: str) -> str | None:
+    """None when the bytes parse, else where they first do not (``line 41: unexpected indent``).
+    For Python, the interpreter's own parser decides and words it: tree-sitter recovers from an
+    unexpected indent without flagging it, and the module would not import."""
     text = _strip_bom(data)
-    if parser.parse(language, text).root_node.has_error:
-        return False
     kind = profile(language)
-    if kind is None or not kind.interpreter_parses:
-        return True
-    try:
-        compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return False
-    return True
+    if kind is not None and kind.interpreter_parses:
+        try:
+            compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        except SyntaxError as error:
+            return f"line {error.lineno}: {error.msg}" if error.lineno else error.msg
+        except ValueError as error:  # a NUL byte: no line to name
+            return str(error)
+    root = parser.parse(language, text).root_node
+    if not root.has_error:
+        return None
+    node = _first_error_node(root)
+    if node is None:
+        return "a syntax error"
+    what = f"missing {node.type}" if node.is_missing else "unexpected text"
+    return f"line {node.start_point[0] + 1}: {what}"
+
+
+def _first_error_node(root: Any) -> Any:
+    """The first ERROR or MISSING node in document order, descending only where errors are."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            return node
+        stack.extend(child for child in reversed(node.children) if child.has_error or child.is_missing)
+    return None
 
 
 def swaps_identifiers_only(text: str, edits: tuple[TextEdit, ...], language: str, starts: list[int] | None = None) -> bool:

@@ -1,8 +1,9 @@
 """An :class:`~engine.edits.outcome.EditOutcome` as text: one rendering for the CLI and MCP.
 
-The JSON shape is the outcome's own (``EditOutcome.to_json``). The text is a head line
-(what, applied or dry run, how many files and edits, from which source), the diff of a dry
-run, one row per file, and a tail that says how to write it in the front end showing it.
+The JSON shape is the outcome's own (``EditOutcome.to_json``). The text is short because agents
+read it in a context window: a head line (what, applied or dry run, how many edits, from which
+source; the file too when there is one), the diff of a dry run, one row per file when there are
+more (``path +added -removed``), and a tail that says how to write it in the front end showing it.
 Warnings, new errors and the checks' notes go to ``notes`` (stderr in the CLI).
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from engine.edits.diff import paint
+from engine.edits.diff import FileSummary, paint
 from engine.edits.outcome import EditOutcome
 
 
@@ -22,13 +23,17 @@ def outcome_text(
     ``option_hint`` how to set an option a refusal names, in this front end's terms."""
     what = f"{outcome.operation} {target}".strip()
     state = f"applied as transaction {outcome.transaction}" if outcome.applied else "dry run"
-    if outcome.operation == "undo":  # before-images written back: no edits, no facts behind them
-        head = f"{what}: {state}; {len(outcome.files)} file(s) restored"
-    else:
-        head = f"{what}: {state}; {len(outcome.files)} file(s), {outcome.edits} edit(s) from {outcome.source.value} ({outcome.confidence.value})"
     rows = [f"step {s.index}: {s.op} {s.target}  [{s.source.value} · {s.confidence.value}]  {len(s.files)} file(s)"
             for s in outcome.steps]
-    rows += [f"  {f.status:<9} {f.path}  +{f.added} -{f.removed}" for f in outcome.files]
+    files = [_file_row(f) for f in outcome.files]
+    one_file = len(files) == 1 and not rows  # its row fits on the head line
+    if outcome.operation == "undo":  # before-images written back: no edits, no facts behind them
+        head = f"{what}: {state}; " + (f"restored {files[0]}" if one_file else f"{len(files)} file(s) restored")
+    else:
+        head = (f"{what}: {state}; {outcome.edits} edit(s) from {outcome.source.value} ({outcome.confidence.value})"
+                + (_one_file(outcome.files[0], target) if one_file else ""))
+    if not one_file:
+        rows += [f"  {row}" for row in files]
     diff = (paint(outcome.diff) if colour else outcome.diff) if not outcome.applied else ""
     tail = "" if outcome.applied else "dry run: nothing written" + (f" ({apply_hint})" if apply_hint else "")
     refusal = outcome.would_refuse
@@ -38,6 +43,19 @@ def outcome_text(
                 f"{option_hint(option if isinstance(option, str) else None)}")
     text = "\n".join(part for part in [head, diff.rstrip("\n"), *rows, tail] if part)
     return text, notes_text(outcome)
+
+
+def _one_file(summary: FileSummary, target: str) -> str:
+    """The one file's row for the head line; the path is left out where the target names it."""
+    if summary.status == "modified" and target.partition(":")[0] == summary.path:
+        return f", +{summary.added} -{summary.removed}"
+    return f" in {_file_row(summary)}"
+
+
+def _file_row(summary: FileSummary) -> str:
+    """``path +3 -1``; a status only where it is not the usual ``modified``."""
+    status = "" if summary.status == "modified" else f"{summary.status} "
+    return f"{status}{summary.path} +{summary.added} -{summary.removed}"
 
 
 def notes_text(outcome: EditOutcome) -> str:
