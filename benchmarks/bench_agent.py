@@ -872,6 +872,13 @@ def report(runs: list[ServerRun], targets: Targets, project: str, keep: bool) ->
         print(f"  {run.name:<10} {statistics.median(firsts) if firsts else 0:>7.2f} {statistics.median(seconds) if seconds else 0:>7.2f} "
               f"{int(statistics.median(sizes)) if sizes else 0:>8,} {max(sizes, default=0):>10,}  {right}/{judged} "
               f"({len(run.outcomes) - judged} n/a)")
+    shared = [index for index in range(len(TASKS)) if all(run.outcomes[index].calls for run in done)]
+    if len(done) > 1 and shared:
+        # The measure of issue 16: the median answer size over the same tasks, every server having answered them.
+        print(f"\nmedian answer size over the {len(shared)} tasks every server did (both calls' answers):")
+        for run in done:
+            sizes = [c.chars for index in shared for c in run.outcomes[index].calls]
+            print(f"  {run.name:<10} {int(statistics.median(sizes)):>8,} chars")
     print("\nwhy:")
     for index in range(len(TASKS)):
         for run in done:
