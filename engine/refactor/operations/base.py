@@ -13,18 +13,24 @@ import dataclasses
 import typing
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, ClassVar, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Protocol
 
 from engine.errors import UsageError
-from engine.extract import FileSymbols, SymbolExtractor
-from engine.graph import GraphQueries
-from engine.names import Address, parse_address
-from engine.references import NavigationResult
-from engine.ports import LanguageServices, Tools
-from engine.refactor.plan import RefactorPlan
-from engine.settings import EngineSettings
-from engine.symbols import Symbol
-from engine.workspace import Workspace
+from engine.names import parse_address
+
+if TYPE_CHECKING:
+    # Only annotations name these (fields() resolves the operations' class annotations, which
+    # name str, bool and this module's classes): the registry is imported by `graft --help` and
+    # every front end's start, and the graph and the extractors pull in networkx and tree-sitter.
+    from engine.extract import FileSymbols, SymbolExtractor
+    from engine.graph import GraphQueries
+    from engine.names import Address
+    from engine.ports import LanguageServices, Tools
+    from engine.references import NavigationResult
+    from engine.refactor.plan import RefactorPlan
+    from engine.settings import EngineSettings
+    from engine.symbols import Symbol
+    from engine.workspace import Workspace
 
 
 class PlanContext(Protocol):

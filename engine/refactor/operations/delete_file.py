@@ -1,20 +1,15 @@
-"""``delete-file``: remove a file through the journal (one undo brings it back), refused while
-other files still import it, unless forced."""
+"""``delete-file``: remove a file through the journal; its policy (refused while imported,
+unless forced) is engine.refactor.policy.delete_file."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from engine.edits.model import DeleteFile, WorkspaceEdit
-from engine.errors import FileNotInWorkspace, Refused
 from engine.refactor.operations.base import FieldKind, PlanContext, RefactorOperation, param
-from engine.refactor.plan import RefactorPlan
-from engine.symbols import Confidence, Source
 
-
-class ImportsRemain(Refused):
-    code = "imports_remain"
+if TYPE_CHECKING:
+    from engine.refactor.plan import RefactorPlan
 
 
 @dataclass(frozen=True)
@@ -32,14 +27,5 @@ class FileDelete(RefactorOperation):
         return self.path
 
     def plan(self, context: PlanContext) -> RefactorPlan:
-        relative, absolute = context.workspace.resolve(self.path)
-        if not absolute.is_file():
-            raise FileNotInWorkspace(f"{relative} is not a file of the workspace")
-        importers = context.graph().importing_files([relative])
-        warnings = [f"checked the graph's import edges: {len(importers)} importer(s)"]
-        if importers and not self.even_if_imported:
-            raise ImportsRemain(f"{relative} is still imported by {len(importers)} file(s); nothing was deleted:\n  "
-                                + "\n  ".join(sorted(importers)), option="even_if_imported")
-        if importers:
-            warnings.append(f"deleted although imported by: {', '.join(sorted(importers))}")
-        return RefactorPlan("delete-file", WorkspaceEdit((DeleteFile(relative),)), Source.AST, Confidence.HIGH, warnings)
+        from engine.refactor.policy import delete_file  # the policy pulls in the graph; the registry stays light
+        return delete_file.plan(self, context)

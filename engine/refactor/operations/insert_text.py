@@ -1,15 +1,15 @@
-"""``insert-before`` / ``insert-after``: code beside a symbol, with the language's blank lines
-(before goes above the symbol's doc comment)."""
+"""``insert-before`` / ``insert-after``: code beside a symbol; its policy is
+engine.refactor.policy.insert."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from engine.names import parse_address
-from engine.refactor import symbol_edits
 from engine.refactor.operations.base import FieldKind, PlanContext, RefactorOperation, param
-from engine.refactor.plan import RefactorPlan
+
+if TYPE_CHECKING:
+    from engine.refactor.plan import RefactorPlan
 
 
 @dataclass(frozen=True)
@@ -23,8 +23,8 @@ class _Insert(RefactorOperation):
     text: str = param(FieldKind.CODE, "the code to insert (re-indented to fit)", cli_flag="--text-file")
 
     def plan(self, context: PlanContext) -> RefactorPlan:
-        symbol = context.resolve(parse_address(self.address))
-        return symbol_edits.plan_insert(symbol, context.workspace.read(symbol.file), self.text, before=self.before)
+        from engine.refactor.policy import insert  # the policy pulls in tree-sitter; the registry stays light
+        return insert.plan(self, context)
 
 
 @dataclass(frozen=True)

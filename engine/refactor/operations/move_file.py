@@ -1,15 +1,16 @@
-"""``rename-file``: move a file and update its importers (the server's willRenameFiles, else
-LibCST for Python); the moved module and the Python files updated are import-checked."""
+"""``rename-file``: move a file and update its importers; its policy is
+engine.refactor.policy.rename_file."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from engine.refactor import rename_file
 from engine.refactor.operations.base import FieldKind, RefactorOperation, PlanContext, param
-from engine.refactor.operations.move_symbol import IMPORT_CHECK_HELP, import_checked
-from engine.refactor.plan import RefactorPlan
+from engine.refactor.operations.move_symbol import IMPORT_CHECK_HELP
+
+if TYPE_CHECKING:
+    from engine.refactor.plan import RefactorPlan
 
 
 @dataclass(frozen=True)
@@ -27,9 +28,5 @@ class FileRename(RefactorOperation):
         return f"{self.old} -> {self.new}"
 
     def plan(self, context: PlanContext) -> RefactorPlan:
-        plan = rename_file.plan_rename_file(context.workspace, context.graph(), context.services, context.use_server,
-                                            self.old, self.new)
-        if not self.import_check or not plan.edit.touched or not self.old.endswith(".py"):
-            return plan
-        old_path = context.workspace.resolve(self.old)[0]
-        return import_checked(context, plan, [p for p in plan.edit.touched if p != old_path], f"renaming {self.old} to {self.new}")
+        from engine.refactor.policy import rename_file  # the policy pulls in LibCST and the graph; the registry stays light
+        return rename_file.plan(self, context)

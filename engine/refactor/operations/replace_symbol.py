@@ -1,14 +1,15 @@
-"""``replace``: a symbol's whole declaration, decorators included; the new text is re-indented to fit."""
+"""``replace``: a symbol's whole declaration, decorators included; its policy is
+engine.refactor.policy.replace."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from engine.names import parse_address
-from engine.refactor import symbol_edits
 from engine.refactor.operations.base import CodeAction, FieldKind, RefactorOperation, PlanContext, param
-from engine.refactor.plan import RefactorPlan
+
+if TYPE_CHECKING:
+    from engine.refactor.plan import RefactorPlan
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,5 @@ class Replace(RefactorOperation):
     include_doc_comment: bool = param(FieldKind.FLAG, "replace the doc comment above it too", default=False)
 
     def plan(self, context: PlanContext) -> RefactorPlan:
-        symbol = context.resolve(parse_address(self.address))
-        source = context.workspace.read(symbol.file)
-        return symbol_edits.plan_replace(symbol, source, self.text, include_doc_comment=self.include_doc_comment)
+        from engine.refactor.policy import replace  # the policy pulls in tree-sitter; the registry stays light
+        return replace.plan(self, context)

@@ -1,0 +1,85 @@
+"""``delete``: a symbol nothing else refers to. Refused, with every place listed, while anything
+outside it does. An overload stack or a property's accessors go together (one name in Python).
+
+References come from the server, else from the graph; the graph resolves uses by name only
+where the language's profile says so, and there every code use by name counts too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from engine.errors import DefinitionsApart, ServiceUnavailable
+from engine.languages import language_of, profile_of
+from engine.names import parse_address
+from engine.positions import Range, split_lines
+from engine.refactor import symbol_edits
+from engine.refactor.corpus import Corpus
+from engine.refactor.name_uses import name_uses
+from engine.refactor.plan import RefactorPlan
+from engine.symbols import Source, Symbol
+
+if TYPE_CHECKING:
+    from engine.refactor.operations.base import PlanContext
+    from engine.refactor.operations.safe_delete import Delete
+
+
+def plan(operation: Delete, context: PlanContext) -> RefactorPlan:
+    family = context.resolve_binding(parse_address(operation.address))
+    source = context.workspace.read(family[0].file)
+    symbol = _spanning(family, source.text)
+    found = context.references(family[-1].address)
+    kind = profile_of(symbol.file)
+    if found.source is Source.AST and not (kind is not None and kind.graph_sees_uses):
+        # The graph resolves uses by name only where the profile says so; elsewhere it would miss them.
+        raise ServiceUnavailable(
+            f"cannot check the references to {symbol.address} without a language server for "
+            f"{language_of(symbol.file) or 'this file'}; nothing was deleted"
+        )
+    outside = _outside_uses(context, symbol, [(loc.file, loc.range.start.line + 1) for loc in found.locations],
+                            by_name=found.source is Source.AST)
+    planned = symbol_edits.plan_delete(symbol, source, outside)
+    note = f"references checked by {found.source.value} ({found.confidence.value})"
+    return replace(planned, warnings=[*planned.warnings, note, *found.notes])
+
+
+def _outside_uses(context: PlanContext, symbol: Symbol, references: list[tuple[str, int]], *, by_name: bool) -> list[str]:
+    """``file:line (in enclosing)`` of every use outside the symbol itself. From the graph
+    (``by_name``), every code use by name counts too: the graph knows calls, imports and bases,
+    not every read of a name (decorators, default arguments, names passed along)."""
+    project = context.graph().project
+    own = range(symbol.range.start.line, symbol.range.last_line)
+
+    def where(path: str, line: int) -> str:
+        enclosing = project.enclosing_name(path, line)
+        return f"{path}:{line}" + (f" (in {enclosing})" if enclosing else "")
+
+    outside = [where(path, line) for path, line in references if not (path == symbol.file and line - 1 in own)]
+    if by_name:
+        listed = {entry.split(" ")[0] for entry in outside}
+        for path, line in name_uses(Corpus(context.workspace, list(project.facts)), symbol.name, symbol.file, own):
+            if f"{path}:{line}" not in listed:
+                listed.add(f"{path}:{line}")
+                outside.append(where(path, line) + " [by name]")
+    exports = project.facts[symbol.file].exports if symbol.file in project.facts else None
+    if exports and len(symbol.path) == 1 and symbol.name in exports:
+        outside.append(f"{symbol.file} (listed in __all__)")
+    return outside
+
+
+def _spanning(family: list[Symbol], text: str) -> Symbol:
+    """One symbol covering a family of definitions that stand together (only blank and comment
+    lines between them); refused when they do not, since deleting the span would take other code."""
+    if len(family) == 1:
+        return family[0]
+    lines = split_lines(text)
+    for before, after in zip(family, family[1:]):
+        between = lines[before.range.last_line:after.range.start.line]
+        if any(line.strip() and not line.lstrip().startswith("#") for line in between):
+            raise DefinitionsApart(
+                f"the {len(family)} definitions of {family[0].name} do not stand together (other code lies between "
+                f"lines {before.range.last_line} and {after.range.start.line + 1}); delete them one by one with "
+                + ", ".join(m.address for m in family)
+            )
+    return replace(family[0], range=Range(family[0].range.start, family[-1].range.end))

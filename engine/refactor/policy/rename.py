@@ -1,0 +1,171 @@
+"""``rename``: a symbol and every use of it, or the parameter or local at FILE:LINE:COL.
+
+The policy around the rename itself (engine.refactor.rename): which declarations go together
+(an overload stack, the same method across its class hierarchy, stub twins), which names it
+must not take (a sibling's), and the Python passes the server cannot see: keyword arguments
+of a renamed parameter, uses by name in strings, mirror modules, run-time subclasses and
+attribute-name lists.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Callable
+
+from engine.edits.model import WorkspaceEdit
+from engine.errors import GraftError, ServiceUnavailable, SymbolNotFound, UsageError
+from engine.graph import GraphQueries
+from engine.languages import ImportStyle, language_of, profile_of
+from engine.names import PositionAddress, parse_address
+from engine.positions import Position, split_lines
+from engine.refactor import attribute_strings, keyword_arguments, member_lookup, rename
+from engine.refactor.attribute_lists import with_attribute_lists
+from engine.refactor.corpus import Corpus
+from engine.refactor.dynamic_bases import dynamic_subclasses, with_dynamic_overrides
+from engine.refactor.inferred_receivers import FixtureMember
+from engine.refactor.plan import RefactorPlan
+from engine.symbols import Symbol, SymbolKind
+
+if TYPE_CHECKING:
+    from engine.refactor.operations.base import PlanContext
+    from engine.refactor.operations.rename_symbol import Rename
+
+EditExtension = Callable[[WorkspaceEdit], tuple[WorkspaceEdit, list[str]]]
+
+
+def plan(operation: Rename, context: PlanContext) -> RefactorPlan:
+    parsed = parse_address(operation.address)
+    if isinstance(parsed, PositionAddress) and parsed.column is not None:
+        return _rename_at(operation, context, parsed.file, Position(parsed.line - 1, parsed.column - 1))
+    family = context.resolve_binding(parsed)
+    symbol = family[-1]  # an overload stack's implementation, a property's last accessor
+    rename.check_name(operation.new_name, language_of(symbol.file))
+    rename.check_clash(family, _siblings(context, symbol), operation.new_name)
+    rename.check_not_compiled(context.workspace, symbol.file)
+    targets = [target for member in family for target in _rename_targets(context, member)]
+    extend: rename.Extension | None = None
+    fixtures: Callable[[Corpus], FixtureMember] | None = None
+    if _graph_sees_uses(symbol.file):
+        extend = _python_passes(operation, context, symbol, targets)
+        fixtures = member_lookup.receiver_members(context.graph(), symbol.name)
+    return _planned(operation, context, targets, symbol.name, extend, fixtures, _dotted_path(context, symbol))
+
+
+def _rename_at(operation: Rename, context: PlanContext, file: str, position: Position) -> RefactorPlan:
+    """The name at a position: a parameter or local (the server's rename, plus keyword arguments)."""
+    line = split_lines(context.workspace.read(file).text)[position.line] if position.line >= 0 else ""
+    match = next((m for m in re.finditer(r"[\w$]+", line) if m.start() <= position.column < m.end()), None)
+    if match is None:
+        raise SymbolNotFound(f"no name at {operation.address}")
+    rename.check_name(operation.new_name, language_of(file))
+    extend: rename.Extension | None = None
+    parameter = keyword_arguments.parameter_at(context.workspace, file, position) if _graph_sees_uses(file) else None
+    if parameter is not None:
+        queries = context.graph()
+
+        def keywords(corpus: Corpus) -> EditExtension:
+            return lambda edit: keyword_arguments.keyword_call_sites(context.workspace, queries, parameter, operation.new_name, edit)
+
+        extend = keywords
+    return _planned(operation, context, [rename.RenameTarget(file, position)], match.group(), extend, None, None)
+
+
+def _planned(
+    operation: Rename, context: PlanContext, targets: list[rename.RenameTarget], old_name: str,
+    extend: rename.Extension | None, fixtures: Callable[[Corpus], FixtureMember] | None, dotted: str | None,
+) -> RefactorPlan:
+    if old_name == operation.new_name:
+        raise UsageError(f"{operation.address} is already called {operation.new_name}")
+    if context.require_server and context.services is None:
+        raise ServiceUnavailable("no language-server support is installed (the lsp_pool package is missing)")
+    return rename.plan_rename(
+        context.workspace, context.services, context.use_server, targets, old_name, operation.new_name, text=operation.text,
+        dotted=dotted, extend=extend, files=list(context.graph().project.facts), require_server=context.require_server,
+        fixtures=fixtures,
+    )
+
+
+def _python_passes(operation: Rename, context: PlanContext, symbol: Symbol, targets: list[rename.RenameTarget]) -> rename.Extension:
+    """Uses the server cannot see: by name in strings and attribute reads, mirror modules'
+    own bindings, overrides in classes built on run-time bases, attribute-name lists."""
+    queries = context.graph()
+    new_name = operation.new_name
+
+    def passes(corpus: Corpus) -> EditExtension:
+        uses = attribute_strings.find_name_uses(queries, symbol, corpus)
+        twins = _mirror_bindings(context, queries, symbol, corpus) if operation.mirrors else []
+        twin_uses = [(twin, [attribute_strings.definition_use(twin, corpus),
+                             *attribute_strings.find_name_uses(queries, twin, corpus)]) for twin in twins]
+        unfollowed = [] if operation.mirrors else attribute_strings.mirror_warnings(queries, symbol, corpus)
+        # A member: a class built on a run-time value may override it.
+        subclasses = dynamic_subclasses(corpus, symbol.name) if len(symbol.path) > 1 else []
+        wanted = {(t.file, t.position.line) for t in targets}
+
+        def add(edit: WorkspaceEdit) -> tuple[WorkspaceEdit, list[str]]:
+            extended, notes = attribute_strings.add_name_uses(edit, uses, new_name, corpus, symbol)
+            for twin, found in twin_uses:
+                extended, _twin_notes = attribute_strings.add_name_uses(extended, found, new_name, corpus, twin)
+                notes.append(f"mirror binding renamed too: {twin.file}:{twin.selection_range.start.line + 1} "
+                             f"mirrors the public names of {symbol.file} (turn mirrors off to leave it)")
+            extended, overrides = with_dynamic_overrides(
+                context.workspace, corpus, extended, subclasses, symbol.name, new_name, wanted,
+                member_lookup.member_of(queries, symbol.name))
+            if len(symbol.path) == 2:  # a member of a top-level class
+                extended, listed = with_attribute_lists(corpus, extended, symbol.file, symbol.path[0].name, symbol.name, new_name)
+                overrides += listed
+            return extended, [*notes, *overrides, *unfollowed]
+
+        return add
+
+    return passes
+
+
+def _rename_targets(context: PlanContext, symbol: Symbol) -> list[rename.RenameTarget]:
+    """The symbol, the same method everywhere in its class hierarchy, and the stub twin of each."""
+    declarations = [symbol]
+    # An attribute set on self in a subclass is the base's attribute too: fields have a hierarchy as methods do.
+    if symbol.kind in (SymbolKind.METHOD, SymbolKind.PROPERTY, SymbolKind.FIELD) and _graph_sees_uses(symbol.file):
+        for ref in context.graph().hierarchy_methods(f"{symbol.file}:{symbol.name_path}"):
+            try:
+                found = context.resolve(parse_address(f"{ref.path}:{ref.name_path}"))
+            except GraftError:
+                continue
+            if found.address != symbol.address:
+                declarations.append(found)
+    targets = []
+    for declaration in declarations:
+        targets.append(rename.RenameTarget(declaration.file, declaration.selection_range.start))
+        stub = declaration.file[:-3] + ".pyi" if declaration.file.endswith(".py") else None
+        if stub is not None and (context.workspace.root / stub).is_file():
+            twins = [s for top in context.extractor.extract(context.workspace.read(stub)).symbols for s in top.walk()
+                     if s.name_path == declaration.name_path]
+            targets += [rename.RenameTarget(stub, twin.selection_range.start) for twin in twins]
+    return targets
+
+
+def _dotted_path(context: PlanContext, symbol: Symbol) -> str | None:
+    """``pkg.mod.Name`` (or ``pkg.mod.Class.method``) for a Python symbol, as strings name it."""
+    kind = profile_of(symbol.file)
+    if kind is None or kind.imports is not ImportStyle.PYTHON:
+        return None  # only Python strings name a symbol by its dotted module path
+    module = context.graph().project.module_name(symbol.file)
+    return f"{module}.{'.'.join(s.name for s in symbol.path)}" if module else None
+
+
+def _mirror_bindings(context: PlanContext, queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> list[Symbol]:
+    """The old name's own top-level binding in each mirror module of the symbol's module."""
+    found = []
+    for path, _shared in attribute_strings.mirror_modules(queries, symbol, corpus):
+        found += [s for s in context.outline(path).symbols if s.name == symbol.name and len(s.path) == 1]
+    return found
+
+
+def _graph_sees_uses(path: str) -> bool:
+    """Whether the graph resolves this file's names (Python): the passes below rest on it."""
+    kind = profile_of(path)
+    return kind is not None and kind.graph_sees_uses
+
+
+def _siblings(context: PlanContext, symbol: Symbol) -> list[Symbol]:
+    parent_path = symbol.path[:-1]
+    return [s for top in context.outline(symbol.file).symbols for s in top.walk() if s.path[:-1] == parent_path]

@@ -1,0 +1,24 @@
+"""``rename-file``: move a file and update its importers (the server's willRenameFiles, else
+LibCST for Python); the moved module and the Python files updated are import-checked."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.refactor import rename_file
+from engine.refactor.plan import RefactorPlan
+from engine.refactor.policy.import_checks import import_checked
+
+if TYPE_CHECKING:
+    from engine.refactor.operations.base import PlanContext
+    from engine.refactor.operations.move_file import FileRename
+
+
+def plan(operation: FileRename, context: PlanContext) -> RefactorPlan:
+    planned = rename_file.plan_rename_file(context.workspace, context.graph(), context.services, context.use_server,
+                                           operation.old, operation.new)
+    if not operation.import_check or not planned.edit.touched or not operation.old.endswith(".py"):
+        return planned
+    old_path = context.workspace.resolve(operation.old)[0]
+    return import_checked(context, planned, [p for p in planned.edit.touched if p != old_path],
+                          f"renaming {operation.old} to {operation.new}")

@@ -1,0 +1,20 @@
+"""``replace``: a symbol's whole declaration, decorators included (its doc comment too when
+asked); the new text is re-indented to fit."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.names import parse_address
+from engine.refactor import symbol_edits
+from engine.refactor.plan import RefactorPlan
+
+if TYPE_CHECKING:
+    from engine.refactor.operations.base import PlanContext
+    from engine.refactor.operations.replace_symbol import Replace
+
+
+def plan(operation: Replace, context: PlanContext) -> RefactorPlan:
+    symbol = context.resolve(parse_address(operation.address))
+    source = context.workspace.read(symbol.file)
+    return symbol_edits.plan_replace(symbol, source, operation.text, include_doc_comment=operation.include_doc_comment)
