@@ -9,8 +9,8 @@ are applied through a per-connection :class:`engine.client.EngineClient`.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from enum import Enum
 
+from engine.choices import SourcePreference
 from engine.edits.apply import Transactions
 from engine.edits.session import EditSession
 from engine.errors import FileNotInWorkspace, GraftError, MalformedAddress, ServiceUnavailable, SymbolNotFound, UnsafePath
@@ -64,15 +64,6 @@ class Explanation:
 class SymbolsListing:
     files: list[FileSymbols]
     skipped: list[Skipped]
-
-
-class SourcePreference(str, Enum):
-    """Where symbols may come from: ``auto`` is the server when it answers, else the syntax tree, else regex."""
-
-    AUTO = "auto"
-    LSP = "lsp"
-    AST = "ast"
-    REGEX = "regex"
 
 
 class Engine:
@@ -139,6 +130,25 @@ class Engine:
             raise RuntimeError("the project index was not loaded")  # index() always sets it
         return GraphQueries(self._index.graph)
 
+    @property
+    def graph_loaded(self) -> bool:
+        return self._index is not None and self._index_stats is not None
+
+    def refresh_from_disk(self) -> list[str]:
+        """Bring a long-lived engine (the CLI's daemon) up to date with what changed on disk
+        behind its back: the graph re-reads those files and the language servers are told.
+        Nothing to do before the graph is first loaded (a load compares every file anyway).
+        Returns the paths found changed."""
+        if self._index is None or self._index_stats is None:
+            return []
+        changed = self._index.changed_on_disk()
+        if changed:
+            self._index.refresh(changed)
+            self._edited_since_refresh.difference_update(changed)
+            if self.services is not None:
+                self.services.files_changed(changed)
+        return changed
+
     def _files_edited(self, paths: list[str]) -> None:
         self._edited_since_refresh.update(paths)
 
@@ -167,7 +177,8 @@ class Engine:
         # Importers come from the graph when it is loaded (a refactoring loads it); a bare apply
         # compares the touched files alone rather than index the project for it.
         importers = (lambda paths: self.graph().importing_files(paths)) if self._index is not None else None
-        return EditSession(self.workspace, self.transactions, self.services, self.tools, files_edited, importers)
+        return EditSession(self.workspace, self.transactions, self.services, self.tools, files_edited, importers,
+                           diagnostics_budget=self.settings.diagnostics_budget)
 
     # -- refactorings -----------------------------------------------------------
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.api import Engine, SourcePreference
+from engine.api import Engine
+from engine.choices import SourcePreference
 from engine.ports import load_language_services, load_tools
-from engine.workspace import DEFAULT_MAX_FILE_BYTES, Workspace, WorkspaceConfig
+from engine.choices import DEFAULT_MAX_FILE_BYTES
+from engine.workspace import Workspace, WorkspaceConfig
 
 
 def open_engine(

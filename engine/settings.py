@@ -10,11 +10,18 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.errors import UsageError
+
 
 @dataclass(frozen=True)
 class EngineSettings:
     allow_dirty: bool = False
     """Let `--apply` write files with uncommitted changes without `--allow-dirty`."""
+    daemon_idle: float = 600.0
+    """Seconds the CLI's warm daemon waits for a call before it stops (``daemon_idle``)."""
+    diagnostics_budget: float = 3.0
+    """Seconds an apply's differential diagnostics may take before the apply returns with the
+    check incomplete (``diagnostics_budget``); ``--fail-on-new-errors`` waits for the whole check."""
 
 
 def load_engine_settings(root: Path) -> EngineSettings:
@@ -29,4 +36,13 @@ def load_engine_settings(root: Path) -> EngineSettings:
         return EngineSettings()  # reported, with the position, by the settings loader of the servers
     if not isinstance(table, dict):
         return EngineSettings()
-    return EngineSettings(allow_dirty=table.get("allow_dirty") is True)
+    return EngineSettings(allow_dirty=table.get("allow_dirty") is True,
+                          daemon_idle=_seconds(table, "daemon_idle", EngineSettings.daemon_idle),
+                          diagnostics_budget=_seconds(table, "diagnostics_budget", EngineSettings.diagnostics_budget))
+
+
+def _seconds(table: dict[str, object], key: str, default: float) -> float:
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise UsageError(f"[tool.graft] {key} must be a positive number of seconds, not {value!r}")
+    return float(value)

@@ -24,7 +24,7 @@ from pathlib import Path
 from engine.errors import Refused
 
 STATE_FOLDER = ".graft"
-SUBFOLDERS = ("journal", "history", "locks", "cache", "scratch", "servers", "quarantine")
+SUBFOLDERS = ("journal", "history", "locks", "cache", "scratch", "servers", "quarantine", "diagnostics", "daemon")
 _QUARANTINE = "quarantine"
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)

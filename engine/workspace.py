@@ -20,12 +20,10 @@ from urllib.parse import unquote, urlparse
 
 import pathspec
 
+from engine.choices import DEFAULT_MAX_FILE_BYTES
 from engine.errors import FileNotInWorkspace, ProtectedPath, UnreadableFile, UnsafePath
 from engine.languages import language_of
 from engine.positions import line_starts
-
-#: Files that mark a project root, checked from the start directory upwards.
-ROOT_MARKERS = (".git", "pyproject.toml", "package.json", "go.mod", "Cargo.toml")
 
 #: Folders never scanned, whatever .gitignore says.
 EXCLUDED_DIR_NAMES = frozenset(
@@ -39,18 +37,8 @@ EXCLUDED_DIR_NAMES = frozenset(
 #: config and hooks name, and codegraft runs git) and codegraft's journal, locks and cache.
 PROTECTED_DIR_NAMES = frozenset({".git", ".graft", ".hg", ".svn"})
 
-DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024
 _BINARY_SNIFF_BYTES = 8192
 _UTF8_BOM = b"\xef\xbb\xbf"
-
-
-def find_root(start: Path) -> Path:
-    """The nearest ancestor of ``start`` (itself included) holding a root marker, else ``start``."""
-    start = start.resolve()
-    for candidate in (start, *start.parents):
-        if any((candidate / marker).exists() for marker in ROOT_MARKERS):
-            return candidate
-    return start
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,8 @@ from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
-from engine.api import Engine, SourcePreference
+from engine.api import Engine
+from engine.choices import SourcePreference
 from engine.opening import open_engine
 from engine.edits.lsp_json import to_lsp
 from engine.edits.model import ChangeAnnotation, WorkspaceEdit

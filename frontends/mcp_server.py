@@ -23,7 +23,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
-from engine.api import Engine, SourcePreference
+from engine.api import Engine
+from engine.choices import SourcePreference
 from engine.opening import open_engine
 from engine.client import EngineClient
 from engine.edits.outcome import EditOutcome
@@ -34,7 +35,7 @@ from engine.batch import plan_steps, run_batch
 from engine.edits.session import EditOptions
 from engine.files import list_dir as files_list_dir
 from engine.refactor.operations import OPERATIONS, FieldKind, RefactorOperation
-from engine.workspace import find_root
+from engine.choices import find_root
 from engine import server_answers
 from engine.located import located
 from engine.references import NavigationResult

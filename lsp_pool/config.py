@@ -56,10 +56,13 @@ def _read(path: Path) -> dict[str, object]:
         raise UsageError(f"{path} is not valid TOML: {error}") from error
 
 
+ENGINE_KEYS = ("allow_dirty", "daemon_idle", "diagnostics_budget")
+
+
 def _parse(table: dict[str, object], where: str) -> PoolConfig:
-    # allow_dirty belongs to the engine's apply layer (engine/settings.py); it is accepted here
-    # so that one table holds all of codegraft's settings.
-    known = {"idle_timeout", "document_idle_timeout", "request_timeout", "readiness_budget", "servers", "allow_dirty"}
+    # allow_dirty, daemon_idle and diagnostics_budget belong to the engine (engine/settings.py);
+    # they are accepted here so that one table holds all of codegraft's settings.
+    known = {"idle_timeout", "document_idle_timeout", "request_timeout", "readiness_budget", "servers", *ENGINE_KEYS}
     unknown = sorted(set(table) - known)
     if unknown:
         raise UsageError(f"{where}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")

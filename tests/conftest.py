@@ -6,6 +6,11 @@ from pathlib import Path
 
 import pytest
 
+# Every `graft` a test starts runs in its own process, not through a warm daemon that would
+# outlive the test; the daemon's own tests (test_daemon.py, test_cli.py's daemon half) start
+# and stop theirs explicitly.
+os.environ["GRAFT_DAEMON"] = "0"
+
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "fixtures" / "sample"
 EXPECTED = REPO / "fixtures" / "expected"

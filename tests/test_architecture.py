@@ -14,8 +14,8 @@ FORBIDDEN_IN_ENGINE = {"pygls", "mcp", "mcp_types", "subprocess", "lsp_pool", "l
 LIBRARY_PACKAGES = ("engine", "lsp_pool", "frontends", "process_tools")
 
 ENGINE_LAYERS = (
-    {"errors", "positions", "settings", "source_roots"},
-    {"symbols", "state_folder"},
+    {"errors", "positions", "source_roots", "choices"},
+    {"symbols", "state_folder", "settings"},
     {"languages"},
     {"names", "workspace"},
     {"extract", "answers"},

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
+from frontends.cli import daemon_client, entry
 from frontends.cli.main import main
 from tests.conftest import SAMPLE, tree_fingerprint
 from tests.test_outlines import SOURCE_FILES
@@ -18,17 +20,61 @@ from tests.test_outlines import SOURCE_FILES
 SYMBOL_KEYS = {"name", "name_path", "kind", "file", "line", "end_line", "source", "confidence"}
 
 
+THROUGH_DAEMON = False
+"""Whether ``run`` hands each call to the workspace's daemon: every test here runs both ways,
+and must see the same output and exit status either way (issue 17)."""
+
+
+@pytest.fixture(scope="module")
+def daemons() -> Iterator[set[Path]]:
+    """The shared fixture's daemon, kept for the whole module and stopped when it is done."""
+    started: set[Path] = set()
+    yield started
+    for root in started:
+        daemon_client.stop(root)
+
+
+@pytest.fixture(params=["in-process", "daemon"], autouse=True)
+def cli_mode(request: pytest.FixtureRequest, daemons: set[Path]) -> Iterator[str]:
+    global THROUGH_DAEMON
+    THROUGH_DAEMON = request.param == "daemon"
+    _DAEMONS_STARTED.clear()
+    yield request.param
+    THROUGH_DAEMON = False
+    for root in _DAEMONS_STARTED - {SAMPLE.resolve()}:  # a test's own copy: its daemon goes with it
+        daemon_client.stop(root)
+    daemons.update(_DAEMONS_STARTED & {SAMPLE.resolve()})
+
+
+_DAEMONS_STARTED: set[Path] = set()
+
+
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """Run graft in-process. These tests are about the CLI, so symbols come from the syntax
-    tree unless a test asks otherwise; language-server sources are tested in test_lsp_e2e.py."""
+    """Run graft in-process, or through the workspace's daemon (started by the thin client's
+    own routing, as a user's call would). These tests are about the CLI, so symbols come from
+    the syntax tree unless a test asks otherwise; language-server sources are tested in
+    test_lsp_e2e.py."""
     if "--source" not in argv:
         argv = ("--source", "ast", *argv)
     try:
-        code = main(list(argv))
+        code = _through_daemon(list(argv)) if THROUGH_DAEMON else main(list(argv))
     except SystemExit as exit_:  # argparse reports usage errors this way
         code = int(exit_.code or 0)
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+def _through_daemon(argv: list[str]) -> int:
+    command, options = entry._scan(argv)
+    root = Path(options["--root"]) if "--root" in options else Path.cwd()
+    if command is None or not root.is_dir() or entry._asks_for_help(argv):
+        return main(argv)  # the thin client answers these itself (tested in test_daemon.py)
+    root = root.resolve()
+    if daemon_client.status(root) is None:
+        daemon_client.start(root)
+    _DAEMONS_STARTED.add(root)
+    call = daemon_client.Call(argv, str(Path.cwd()), dict(os.environ), False, False, None)
+    return daemon_client.run(root, call, sys.stdout, sys.stderr)
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any], str]:
@@ -150,7 +196,7 @@ def test_usage_errors_answer_in_json_when_asked(capsys: pytest.CaptureFixture[st
 
 
 def _commands() -> list[list[str]]:
-    from frontends.cli.main import FRONT_ENDS, build_parser
+    from frontends.cli.arguments import FRONT_ENDS, build_parser
 
     def subcommands(parser: Any) -> dict[str, Any]:
         found = [a for a in parser._actions if isinstance(getattr(a, "choices", None), dict)]

@@ -32,8 +32,8 @@ from engine.refactor.operations.base import PlanContext, param
 from engine.refactor.plan import RefactorPlan
 from engine.symbols import Confidence, Source
 from engine.workspace import Workspace
-from frontends.cli.main import build_parser, main
-from frontends.cli.operation_commands import cli_flag
+from frontends.cli.arguments import build_parser, cli_flag
+from frontends.cli.main import main
 from frontends.lsp_server import _values
 from frontends.mcp_server import build_server
 from tests.conftest import SAMPLE

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from engine.errors import FileNotInWorkspace, UnreadableFile, UnsafePath
-from engine.workspace import Workspace, WorkspaceConfig, find_root
+from engine.choices import find_root
+from engine.workspace import Workspace, WorkspaceConfig
 
 
 def write(root: Path, relative: str, content: str | bytes = "x = 1\n") -> Path:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Callable, IO
 
 from engine.edits.outcome import EditOutcome
-from engine.edits.diff import summarize
+from engine.edits.diff import FileSummary, summarize
 from engine.edits.journal import (
     DamagedJournal, Entry, Journal, JournalRecord, fsync_directory, load, sync_filesystems, try_lock, write_durably,
 )
@@ -116,7 +116,11 @@ class Transactions:
         """What the edit would write, checked against the disk; writes nothing."""
         return materialize(edit, self.workspace)
 
-    def apply(self, edit: WorkspaceEdit, options: ApplyOptions = ApplyOptions()) -> EditOutcome:
+    def apply(self, edit: WorkspaceEdit, options: ApplyOptions = ApplyOptions(),
+              settle: Callable[[list[FileSummary]], None] | None = None) -> EditOutcome:
+        """Write the edit as one journaled transaction. ``settle`` runs once the files are in
+        place and before the commit, under the lock: what it raises rolls the transaction back,
+        and so does a crash while it runs (recovery finds the transaction uncommitted)."""
         canonical = self.workspace.canonical_all(edit.touched)
         for path in canonical.values():
             self.workspace.check_writable(path)  # before the lock: a refused edit leaves no trace
@@ -125,7 +129,7 @@ class Transactions:
             decoded: dict[str, tuple[str, list[int]]] = {}
             states = self._states(edit, options, canonical, decoded)
             broken = self._checked(states, edit, options, canonical, decoded)
-            record = self._write(states, "apply")
+            record = self._write(states, "apply", (lambda: settle(summarize(states))) if settle is not None else None)
         return EditOutcome("apply", True, summarize(states), record.id, edits=edit.edit_count, new_syntax_errors=broken)
 
     def dry_run(self, edit: WorkspaceEdit, options: ApplyOptions = ApplyOptions()) -> tuple[list[FileState], GraftError | None]:
@@ -178,7 +182,7 @@ class Transactions:
         last_written = self.journal.last_written({s.path for s in states})
         return {s.path for s in states if s.before is not None and last_written.get(s.path) == _sha(s.before)}
 
-    def _write(self, states: list[FileState], kind: str) -> JournalRecord:
+    def _write(self, states: list[FileState], kind: str, settle: Callable[[], None] | None = None) -> JournalRecord:
         try:
             record, lock = self.journal.begin(states, kind)
         except OSError as error:
@@ -204,6 +208,10 @@ class Transactions:
             # Before the commit marker: the renames are then durable, and a crash before this
             # point is rolled back from the journal anyway.
             sync_filesystems(self.root)
+            if settle is not None:
+                doing = "settling the transaction's conditions"
+                self.hook("settling")
+                settle()
             self.journal.commit(record)
             self.hook("committed")
             self.journal.archive(record)

@@ -56,6 +56,8 @@ class EditOutcome:
     new_diagnostics: list[Diagnostic] = field(default_factory=list)
     diagnostics_note: str = ""
     """What the differential diagnostics compared, how long they took, what they left out and why."""
+    diagnostics_complete: bool = True
+    """False when the budget left files uncompared (the note names them; they are compared later)."""
     verify_output: str = ""
     """The tail of what the verify command printed, when it ran."""
     steps: list[StepOutcome] = field(default_factory=list)
@@ -73,6 +75,7 @@ class EditOutcome:
             "new_syntax_errors": self.new_syntax_errors, "diagnostics_checked": self.diagnostics_checked,
             "new_diagnostics": [{"file": d.file, "line": d.range.start.line + 1, "message": d.message, "source": d.source,
                                  "code": d.code} for d in self.new_diagnostics],
-            "diagnostics_note": self.diagnostics_note, "verify_output": self.verify_output,
+            "diagnostics_note": self.diagnostics_note, "diagnostics_complete": self.diagnostics_complete,
+            "verify_output": self.verify_output,
             "steps": [step.to_json() for step in self.steps], "would_refuse": self.would_refuse, "diff": self.diff,
         }

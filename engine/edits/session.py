@@ -3,14 +3,18 @@ told of the files written, the verify command run, and the whole transaction und
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
+from engine.edits import pending_checks
 from engine.edits.apply import ApplyOptions, Transactions, VerifyFailed
+from engine.edits.diff import FileSummary
 from engine.edits.outcome import EditOutcome
+from engine.edits.pending_checks import PendingCheck
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.materialize import FileState
 from engine.edits.text import offset_of
@@ -36,10 +40,26 @@ class EditOptions:
     """Write files whose mode denies writing (read-only files are refused otherwise)."""
 
 
-DIAGNOSTICS_BUDGET = 120.0
-"""Seconds the before-and-after diagnostics of one apply may take: the server type-checks every
-touched file and its importers twice (16-19 s for an 83-file rename in Django). Past it, the files
-not yet compared are left out, and the outcome says so."""
+DIAGNOSTICS_BUDGET = 3.0
+"""Seconds the before-and-after diagnostics of one apply may take by default ([tool.graft]
+diagnostics_budget): the server type-checks every touched file and its importers twice (16-19 s
+for an 83-file rename in Django). Past it, the apply is kept and the check is incomplete: the
+outcome names the files not compared, and they are compared later (engine.edits.pending_checks)."""
+
+
+@dataclass
+class _Comparison:
+    """What the after half of an apply's checks found."""
+
+    after: dict[str, list[Diagnostic]] | None = None
+    new: list[Diagnostic] = field(default_factory=list)
+    skipped: str = ""
+    verify_output: str = ""
+
+
+def _listed(paths: list[str], shown: int = 5) -> str:
+    more = len(paths) - shown
+    return ", ".join(paths[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 class EditSession:
@@ -68,44 +88,94 @@ class EditSession:
         return self.transactions.dry_run(edit, _apply_options(options))
 
     def apply(self, edit: WorkspaceEdit, options: EditOptions = EditOptions()) -> EditOutcome:
+        """Write the edit as one transaction, with the errors before and after compared. With
+        ``fail_on_new_errors`` or ``verify``, those conditions are settled before the transaction
+        commits: a failed one, or a crash while one runs, rolls the whole edit back."""
         # The paths the edit names are enough here; the plan's bytes are computed once, under the locks.
         started = time.monotonic()
+        # --fail-on-new-errors decides from the check: it waits for all of it.
+        budget = math.inf if options.fail_on_new_errors else self.diagnostics_budget
         touched = [p for p in edit.touched if (self.workspace.root / p).is_file()]
         compared = [*touched, *(self.importers(touched) if self.importers is not None and touched else [])]
         # Half the budget before the write, half after: the after pass compares the same files.
-        before, skipped = self._errors(compared, started + self.diagnostics_budget / 2)
+        before, skipped = self._errors(compared, started + budget / 2, budget)
         renamed = _renamed_names(edit, self.workspace) if before else {}
-        applied = self.transactions.apply(edit, _apply_options(options))
-        written = [f.path for f in applied.files]
-        self._after_write(written)
-        if before is not None:
-            deleted = {f.path for f in applied.files if f.status == "deleted"}
-            after_paths = [p for p in before if p not in deleted] + [f.path for f in applied.files if f.status == "created"]
-            after, skipped_after = self._errors(after_paths, time.monotonic() + self.diagnostics_budget / 2)
-            after = self._settled(before, after, set(written), renamed)
-            skipped = skipped or skipped_after
-        else:
-            after = None
-        new: list[Diagnostic] = []
-        if before is not None and after is not None:
+        comparison = _Comparison()
+        written: list[str] = []
+
+        def settle(files: list[FileSummary]) -> None:
+            written.extend(f.path for f in files)
+            self._after_write(written)
+            self._compare(before, files, renamed, budget, comparison)
+            if comparison.new and options.fail_on_new_errors:
+                listing = "\n  ".join(f"{d.file}:{d.range.start.line + 1}: {d.message}" for d in comparison.new)
+                raise NewErrors(f"the edit introduced {len(comparison.new)} error(s), so it was rolled back:\n  {listing}")
+            if options.verify:
+                if self.tools is None:
+                    raise VerifyFailed("cannot run the verify command: no process support is installed; the edit was rolled back")
+                status, comparison.verify_output = self.tools.run(options.verify)
+                if status != 0:
+                    raise VerifyFailed(f"`{options.verify}` failed with status {status}, so the edit was rolled back:\n"
+                                       f"{comparison.verify_output}")
+
+        conditional = options.fail_on_new_errors or bool(options.verify)
+        try:
+            applied = self.transactions.apply(edit, _apply_options(options), settle=settle if conditional else None)
+        except (NewErrors, VerifyFailed):
+            self._after_write(written)  # the journal put the old files back: the servers and the graph see them again
+            raise
+        if not conditional:
+            settle(applied.files)  # informational only: the transaction is committed already
+        checked = before is not None and comparison.after is not None
+        note = _diagnostics_note(checked, len(comparison.after or {}), len(compared), time.monotonic() - started,
+                                 skipped or comparison.skipped)
+        pending = self._unfinished(applied.transaction, before, comparison, compared, renamed)
+        pending_checks.save(self.workspace.root, pending)
+        if pending is not None:
+            note += (f"; not compared yet: {_listed(pending.to_compare + pending.without_baseline)}"
+                     " (graft diagnostics --since-last-apply finishes the check)")
+        return replace(applied, new_diagnostics=comparison.new, diagnostics_checked=checked, verify_output=comparison.verify_output,
+                       diagnostics_note=note, diagnostics_complete=pending is None)
+
+    def finish_diagnostics(self) -> tuple[PendingCheck, list[Diagnostic]] | None:
+        """Finish the comparison the last apply left within its budget (the files it had a
+        baseline for): the check as it then stands and the new errors over every file compared,
+        or None when the last apply finished its own check."""
+        pending = pending_checks.load(self.workspace.root)
+        if pending is None:
+            return None
+        if not pending.finished:
+            after, _skipped = self._errors(pending.to_compare, math.inf, math.inf)
+            if after is not None:  # else no server to ask: still to compare
+                pending.after.update(after)
+                pending.to_compare = [p for p in pending.to_compare if p not in after]
+                pending_checks.save(self.workspace.root, pending)
+        before = {p: d for p, d in pending.before.items() if p in pending.after}
+        return pending, _new_errors(before, pending.after, pending.renamed)
+
+    def _compare(self, before: dict[str, list[Diagnostic]] | None, files: list[FileSummary], renamed: dict[str, str],
+                 budget: float, comparison: "_Comparison") -> None:
+        if before is None:
+            return
+        deleted = {f.path for f in files if f.status == "deleted"}
+        after_paths = [p for p in before if p not in deleted] + [f.path for f in files if f.status == "created"]
+        after, comparison.skipped = self._errors(after_paths, time.monotonic() + budget / 2, budget)
+        comparison.after = self._settled(before, after, {f.path for f in files}, renamed)
+        if comparison.after is not None:
             # Only files compared on both sides: one the after pass left out has no new errors known.
-            new = _new_errors({p: d for p, d in before.items() if p in after}, after, renamed)
-        checked = before is not None and after is not None
-        note = _diagnostics_note(checked, len(after or {}), len(compared), time.monotonic() - started, skipped)
-        if new and options.fail_on_new_errors:
-            self._undo(applied)
-            listing = "\n  ".join(f"{d.file}:{d.range.start.line + 1}: {d.message}" for d in new)
-            raise NewErrors(f"the edit introduced {len(new)} error(s), so it was rolled back:\n  {listing}")
-        output = ""
-        if options.verify:
-            if self.tools is None:
-                self._undo(applied)
-                raise VerifyFailed("cannot run the verify command: no process support is installed; the edit was rolled back")
-            status, output = self.tools.run(options.verify)
-            if status != 0:
-                self._undo(applied)
-                raise VerifyFailed(f"`{options.verify}` failed with status {status}, so the edit was rolled back:\n{output}")
-        return replace(applied, new_diagnostics=new, diagnostics_checked=checked, verify_output=output, diagnostics_note=note)
+            comparison.new = _new_errors({p: d for p, d in before.items() if p in comparison.after}, comparison.after, renamed)
+
+    def _unfinished(self, transaction: str | None, before: dict[str, list[Diagnostic]] | None, comparison: "_Comparison",
+                    compared: list[str], renamed: dict[str, str]) -> PendingCheck | None:
+        """What the budget left out, kept to be finished later; None when the check is whole
+        (or there was none: no server)."""
+        if before is None or comparison.after is None or transaction is None:
+            return None
+        to_compare = [p for p in before if p not in comparison.after and (self.workspace.root / p).is_file()]
+        without_baseline = [p for p in compared if p not in before]
+        if not to_compare and not without_baseline:
+            return None
+        return PendingCheck(transaction, before, comparison.after, to_compare, without_baseline, renamed)
 
     def undo(self, transaction: str | None = None) -> EditOutcome:
         undone = self.transactions.undo(transaction)
@@ -137,7 +207,8 @@ class EditSession:
         again, _skipped = self._errors(importers, time.monotonic() + self.diagnostics_budget / 4, recheck=True)
         return {**after, **(again or {})}
 
-    def _errors(self, paths: list[str], deadline: float, *, recheck: bool = False) -> tuple[dict[str, list[Diagnostic]] | None, str]:
+    def _errors(self, paths: list[str], deadline: float, budget: float | None = None, *,
+                recheck: bool = False) -> tuple[dict[str, list[Diagnostic]] | None, str]:
         """Error diagnostics per file, each from a server that had finished analysing, or None
         with the reason when they cannot be had complete. Files past the deadline are left out,
         and the reason says how many."""
@@ -146,7 +217,7 @@ class EditSession:
         found: dict[str, list[Diagnostic]] = {}
         for index, path in enumerate(paths):
             if found and time.monotonic() > deadline:
-                return found, f"{len(paths) - index} file(s) left out after the {self.diagnostics_budget:.0f} s budget"
+                return found, f"{len(paths) - index} file(s) left out after the {budget or self.diagnostics_budget:g} s budget"
             try:
                 # Compared like with like: each answer from a server that has finished analysing.
                 answer = self.services.diagnostics(self.workspace.read(path), when_ready=True, recheck=recheck and index == 0)

@@ -25,6 +25,7 @@ _UNREADABLE = (AttributeError, ImportError, EOFError, pickle.UnpicklingError)
 """What reading an entry raises when it is damaged, from an older codegraft, or crafted: a miss."""
 
 Fingerprint = tuple[tuple[str, str], ...]
+_INLINE_LIMIT = 2**20
 
 #: Keys are strings: diskcache stores them as they are, where tuple keys are pickled and
 #: pickle-optimised on every lookup (a measurable share of a cold index).
@@ -48,7 +49,11 @@ class FactsCache:
         self.directory = directory
         directory.mkdir(parents=True, exist_ok=True)
         # No eviction: the cache holds one entry per file and version, and stale ones are culled below.
-        self._cache = diskcache.Cache(str(directory), eviction_policy="none", size_limit=2**40, disk=SafeDisk)
+        # Values up to 1 MB stay in SQLite: diskcache's default (32 kB) gave a large file's facts a
+        # file of its own, and making those folders and files cost a cold index more than the
+        # inserts; the snapshot (tens of MB) is still a file, read in one go.
+        self._cache = diskcache.Cache(str(directory), eviction_policy="none", size_limit=2**40, disk=SafeDisk,
+                                      disk_min_file_size=_INLINE_LIMIT)
         self.hits = 0
         self.misses = 0
 

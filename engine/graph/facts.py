@@ -214,7 +214,11 @@ def _query(language_id: str, text: str) -> Query:
 
 
 def _python_facts(tree: Tree, listing: FileSymbols, symbols: tuple[SymbolFact, ...]) -> _PythonFacts:
-    captures = QueryCursor(_query("python", _PYTHON_QUERY)).captures(tree.root_node)
+    # py-tree-sitter gives each capture's nodes in no stable order (two runs on one tree differ),
+    # and receivers are read through memos that depend on the order calls are visited in, as do
+    # ties in the sorts below: in source order, a file's facts are the same in every process.
+    captures = {name: sorted(nodes, key=_span) for name, nodes in
+                QueryCursor(_query("python", _PYTHON_QUERY)).captures(tree.root_node).items()}
     locate = _Enclosing(listing)
     imports = sorted(
         [fact for node in captures.get("import", []) + captures.get("from", []) for fact in _python_import(node, locate)],
@@ -248,6 +252,10 @@ def _python_facts(tree: Tree, listing: FileSymbols, symbols: tuple[SymbolFact, .
         has_main=has_main,
         attributes=frozenset(name.decode() for name in _AFTER_A_DOT.findall(tree.root_node.text or b"")),
     )
+
+
+def _span(node: Node) -> tuple[int, int]:
+    return node.start_byte, node.end_byte
 
 
 def _with_decorators(facts: tuple[SymbolFact, ...], decorators: list[Node]) -> tuple[SymbolFact, ...]:
@@ -387,7 +395,7 @@ _JS_QUERY = """
 def _js_imports(tree: Tree, language_id: str) -> tuple[ImportFact, ...]:
     captures = QueryCursor(_query(language_id, _JS_QUERY)).captures(tree.root_node)
     found = []
-    for node in captures.get("source", []):
+    for node in sorted(captures.get("source", []), key=_span):  # in source order: see _python_facts
         parent = node.parent
         if parent is not None and parent.type == "arguments":
             call = parent.parent
@@ -400,7 +408,8 @@ def _js_imports(tree: Tree, language_id: str) -> tuple[ImportFact, ...]:
 
 def _go_imports(tree: Tree) -> tuple[ImportFact, ...]:
     captures = QueryCursor(_query("go", "(import_spec path: (interpreted_string_literal) @path)")).captures(tree.root_node)
-    return tuple(sorted((ImportFact(node_text(n)[1:-1], line=n.start_point.row + 1) for n in captures.get("path", [])), key=lambda f: f.line))
+    paths = sorted(captures.get("path", []), key=_span)  # in source order: see _python_facts
+    return tuple(ImportFact(node_text(n)[1:-1], line=n.start_point.row + 1) for n in paths)
 
 
 

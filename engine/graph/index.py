@@ -198,6 +198,25 @@ class ProjectIndex:
         self._count(stats)
         return stats
 
+    def changed_on_disk(self) -> list[str]:
+        """The source files a stat sweep finds added, changed (size or mtime) or removed since the
+        graph last saw them: what ``refresh`` needs when files changed behind a long-lived
+        engine's back (a git checkout, an editor's save). One walk and one stat per file."""
+        known = self._stats if self._stats is not None else self.cache.stats()
+        sources = [p for p in self.workspace.scan().files if language_of(p) is not None]
+        changed = []
+        for path in sources:
+            seen = known.get(path)
+            try:
+                info = (self.workspace.root / path).stat()
+            except OSError:
+                changed.append(path)
+                continue
+            if seen is None or (info.st_size, info.st_mtime_ns) != (seen.size, seen.mtime_ns):
+                changed.append(path)
+        present = set(sources)
+        return changed + [p for p in known if p not in present]
+
     def refresh(self, paths: Iterable[str]) -> set[str]:
         """Re-index just these files after an edit (the apply layer calls this); returns the files re-resolved."""
         gc_was_enabled = gc.isenabled()

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from tree_sitter import Node
+from typing import TYPE_CHECKING
+
 
 from engine.languages.spec import Definition, LanguageRules, Where, body_field, name_field
 from engine.languages.profile import Grammar, Language
 from engine.symbols import SymbolKind
+
+if TYPE_CHECKING:  # annotations only: the profiles are read by the thin CLI client, which loads no grammar
+    from tree_sitter import Node
 
 _NAME_TYPES = frozenset(
     {"identifier", "field_identifier", "type_identifier", "destructor_name", "operator_name", "namespace_identifier"}

@@ -3,11 +3,15 @@ properties, fields, constants and events. Added as one module: this profile and 
 
 from __future__ import annotations
 
-from tree_sitter import Node
+from typing import TYPE_CHECKING
+
 
 from engine.languages.profile import Grammar, Language
 from engine.languages.spec import Definition, LanguageRules, Where, body_field, name_field
 from engine.symbols import SymbolKind
+
+if TYPE_CHECKING:  # annotations only: the profiles are read by the thin CLI client, which loads no grammar
+    from tree_sitter import Node
 
 
 def _declared_names(node: Node) -> list[tuple[tuple[str, ...], Node]]:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from tree_sitter import Node
+from typing import TYPE_CHECKING
+
 
 from engine.languages.spec import Definition, LanguageRules, Where, body_field, first_child_of_type, name_field
 from engine.languages.profile import ASCII_IDENTIFIER, FileMoves, Grammar, ImportStyle, Language, SymbolMoves
 from engine.symbols import SymbolKind
+
+if TYPE_CHECKING:  # annotations only: the profiles are read by the thin CLI client, which loads no grammar
+    from tree_sitter import Node
 
 
 def _receiver_type(node: Node) -> str | None:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import keyword
 import re
 
-from tree_sitter import Node
 
 from engine.languages.spec import Definition, LanguageRules, Where, body_field, name_field
 from engine.languages.profile import ASCII_IDENTIFIER, BlankLines, FileMoves, Grammar, ImportStyle, Language, SymbolMoves
 from engine.symbols import SymbolKind
+
+if TYPE_CHECKING:  # annotations only: the profiles are read by the thin CLI client, which loads no grammar
+    from tree_sitter import Node
 
 
 def _assigned_names(node: Node) -> list[tuple[tuple[str, ...], Node]]:

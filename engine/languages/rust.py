@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from tree_sitter import Node
+from typing import TYPE_CHECKING
+
 
 from engine.languages.spec import Definition, LanguageRules, ScopeBlock, Where, body_field, name_field
 from engine.languages.profile import ASCII_IDENTIFIER, Grammar, Language
 from engine.symbols import SymbolKind
+
+if TYPE_CHECKING:  # annotations only: the profiles are read by the thin CLI client, which loads no grammar
+    from tree_sitter import Node
 
 
 def _impl_type(node: Node) -> str | None:

@@ -9,20 +9,24 @@ language by name.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from tree_sitter import Node
 
 from engine.symbols import SymbolKind
 
+if TYPE_CHECKING:  # annotations only: the profiles are read by the thin CLI client, which loads no grammar
+    from tree_sitter import Node
+
 #: Returns (logical scope, identifier node) pairs: several for ``int a, b;``.
-NameFinder = Callable[[Node], list[tuple[tuple[str, ...], Node]]]
+NameFinder = Callable[["Node"], list[tuple[tuple[str, ...], "Node"]]]
 #: Returns the node whose children are this symbol's children, or None.
-BodyFinder = Callable[[Node], "Node | None"]
+BodyFinder = Callable[["Node"], "Node | None"]
 #: Decides a kind from the definition node, the name node and the kind so far
 #: (an arrow function in a ``const`` is a function; an upper-case module variable a constant).
-KindRefiner = Callable[[Node, Node, SymbolKind, "SymbolKind | None"], SymbolKind]
+KindRefiner = Callable[["Node", "Node", SymbolKind, "SymbolKind | None"], SymbolKind]
 
 
 class Where:

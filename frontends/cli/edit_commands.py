@@ -15,39 +15,8 @@ from engine.edits.lsp_json import MalformedEdit, edits_without_base, from_lsp
 from engine.positions import PositionEncoding
 from frontends.cli import operation_commands
 from frontends.render.edits import outcome_text
-from frontends.cli.parsing import Commands, GraftParser
 
 Result = tuple[dict[str, object], str, str]
-
-#: Commands besides the refactorings (engine.refactor.operations) that may write files (and so consult git).
-WRITING_COMMANDS = frozenset({"apply", "undo", "batch", "write-file", "edit-file", "find-replace"})
-
-
-def apply_options() -> GraftParser:
-    """The flags every editing command shares: dry run by default, --apply and its guards."""
-    options = GraftParser(add_help=False)
-    options.add_argument("--apply", dest="write", action="store_true", help="write the files (default: dry run, print the diff)")
-    options.add_argument("--allow-dirty", action="store_true", help="write files that have uncommitted changes")
-    options.add_argument("--allow-syntax-errors", action="store_true", help="write even if a file stops parsing")
-    options.add_argument("--force", action="store_true", help="write files whose mode denies writing (their mode is kept)")
-    options.add_argument("--fail-on-new-errors", action="store_true",
-                         help="roll back when the language server reports errors the edit introduced")
-    options.add_argument("--verify", metavar="CMD", help="run CMD after applying; roll back if it fails")
-    return options
-
-
-def add_parsers(commands: Commands, common: GraftParser) -> None:
-    options = apply_options()
-    apply = commands.add_parser("apply", parents=[common, options], help="preview or apply an LSP WorkspaceEdit (JSON file)")
-    apply.add_argument("edit_file", metavar="EDIT.json", help="an LSP WorkspaceEdit; file:// URIs or workspace-relative paths")
-    apply.add_argument("--encoding", choices=[e.value for e in PositionEncoding], default="utf-16",
-                       help="how the edit's columns are counted (default: utf-16, as in LSP)")
-    operation_commands.add_parsers(commands, common, options)
-    undo = commands.add_parser("undo", parents=[common], help="undo the last transaction (or TXN)")
-    undo.add_argument("transaction", nargs="?", metavar="TXN")
-    commands.add_parser("history", parents=[common], help="transactions applied in this workspace")
-    commands.add_parser("recover", parents=[common], help="roll back transactions a crash interrupted")
-
 
 def run_apply(engine: Engine, args: argparse.Namespace) -> Result:
     try:

@@ -19,51 +19,8 @@ from engine.errors import UsageError
 from engine.files import EditRequest
 from frontends.cli.operation_commands import APPLY_HINT, edit_options, option_hint, read_text
 from frontends.render.edits import outcome_text
-from frontends.cli.parsing import Commands, GraftParser
 
 Result = tuple[dict[str, object], str, str]
-
-
-def add_parsers(commands: Commands, common: GraftParser, options: GraftParser) -> None:
-    batch = commands.add_parser("batch", parents=[common, options], help="run a JSON/YAML/TOML list of refactorings as one transaction")
-    batch.add_argument("plan", metavar="PLAN")
-    batch.add_argument("--each", action="store_true", help="commit each step separately (steps before a refusal stay)")
-
-    read = commands.add_parser("read-file", parents=[common], help="files with a sha256 header and line numbers")
-    read.add_argument("paths", metavar="PATH", nargs="+")
-    read.add_argument("--start", type=int, default=1)
-    read.add_argument("--end", type=int)
-    read.add_argument("--outline", action="store_true", help="also print the file's symbol outline")
-
-    for name, helptext in (("write-file", "create or overwrite a file"), ("edit-file", "replace text in a file")):
-        sub = commands.add_parser(name, parents=[common, options], help=helptext)
-        sub.add_argument("path", metavar="PATH")
-        sub.add_argument("--expect-sha256", metavar="HASH", help="the hash read-file printed: refused if the file changed since")
-        sub.add_argument("--overwrite-changed", action="store_true", help="write whatever the file holds now")
-        if name == "write-file":
-            sub.add_argument("--content-file", required=True, metavar="F", help="the new content ('-' for stdin)")
-        else:
-            sub.add_argument("--old-file", metavar="F", help="text that must occur exactly once ('-' for stdin)")
-            sub.add_argument("--new-file", required=True, metavar="F", help="its replacement")
-            sub.add_argument("--start-anchor")
-            sub.add_argument("--end-anchor")
-            sub.add_argument("--start-line", type=int)
-            sub.add_argument("--end-line", type=int)
-
-    search = commands.add_parser("search", parents=[common], help="text or regex search; hits name their enclosing symbol")
-    search.add_argument("query", metavar="QUERY")
-    search.add_argument("--regex", action="store_true")
-    search.add_argument("--glob", default="*")
-    search.add_argument("--limit", type=int, default=200)
-
-    find_files = commands.add_parser("find-files", parents=[common], help="workspace files matching a glob")
-    find_files.add_argument("pattern", metavar="GLOB")
-
-    replace = commands.add_parser("find-replace", parents=[common, options], help="replace text or a regex across files")
-    replace.add_argument("query", metavar="QUERY")
-    replace.add_argument("replacement", metavar="REPLACEMENT")
-    replace.add_argument("--regex", action="store_true")
-    replace.add_argument("--glob", default="*")
 
 
 def run_batch_command(engine: Engine, args: argparse.Namespace) -> Result:

@@ -10,41 +10,10 @@ from typing import Callable
 from engine.api import Engine
 from engine.errors import GraftError
 from engine.graph import IndexStats
-from frontends.cli.parsing import Commands, GraftParser
 from frontends.render.graph import (
     Result, cycles_result, edges_result, findings_result, navigation_result, nodes_result, overview_result, reached_result,
     with_notes,
 )
-
-
-def add_parsers(commands: Commands, common: GraftParser) -> None:
-    index = commands.add_parser("index", parents=[common], help="index the workspace into the project graph (cached)")
-    index.add_argument("--stats", action="store_true", help="files per language, symbols, edges, sources, cache hits")
-
-    graph = commands.add_parser("graph", parents=[common], help="questions to the project graph")
-    queries = graph.add_subparsers(dest="query", required=True, metavar="QUERY")
-    overview = queries.add_parser("overview", parents=[common], help="files and their symbols: a map of the project")
-    overview.add_argument("path", nargs="?", default=".", metavar="PATH")
-    overview.add_argument("--depth", type=int, default=1, help="symbol nesting to show (default: 1, top level)")
-    queries.add_parser("lookup", parents=[common], help="graph nodes an address names").add_argument("target", metavar="ADDRESS")
-    queries.add_parser("deps", parents=[common], help="what a file or symbol uses").add_argument("target", metavar="TARGET")
-    impact = queries.add_parser("impact", parents=[common], help="what depends on a file or symbol (blast radius)")
-    impact.add_argument("target", metavar="TARGET")
-    impact.add_argument("--depth", type=int, default=3, help="steps to follow (default: 3)")
-    for name, what in (("callers", "who calls it"), ("callees", "what it calls"),
-                       ("supertypes", "the classes it inherits from"), ("subtypes", "the classes inheriting from it")):
-        queries.add_parser(name, parents=[common], help=what).add_argument("target", metavar="TARGET")
-    queries.add_parser("implementations", parents=[common],
-                       help="subclasses of a class, or overrides of a method").add_argument("target", metavar="TARGET")
-    queries.add_parser("refs", parents=[common],
-                       help="references to a symbol: the language server's, else the graph's").add_argument("target", metavar="TARGET")
-    queries.add_parser("definition", parents=[common],
-                       help="where the name at FILE:LINE:COL is defined").add_argument("target", metavar="FILE:LINE:COL")
-    queries.add_parser("cycles", parents=[common], help="import cycles between files")
-    queries.add_parser("entrypoints", parents=[common], help="scripts, console scripts, CLI commands, web routes")
-    queries.add_parser("dead-code", parents=[common], help="symbols nothing reaches by syntax (candidates)")
-    affected = queries.add_parser("affected-tests", parents=[common], help="tests that exercise changed files or symbols")
-    affected.add_argument("targets", nargs="+", metavar="TARGET")
 
 
 def run_index(engine: Engine, args: argparse.Namespace) -> Result:

@@ -1,4 +1,6 @@
-"""``graft``: argument parsing, one facade call per command, rendering, exit status.
+"""``graft`` in-process: one facade call per command, rendering, exit status. The grammar is
+frontends.cli.arguments; the thin client (frontends.cli.entry) calls :func:`main` here, or
+hands the call to the workspace's daemon, which calls :func:`main` with its warm engines.
 
 Exit status: 0 success; 1 refused (not found, ambiguous, unsafe path,
 unreadable file), with the reason on stderr and, with ``--json``, in the JSON
@@ -12,92 +14,22 @@ from importlib.metadata import entry_points
 import json
 import sys
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
-from engine.api import Engine, SourcePreference
+from engine.api import Engine
+from engine.choices import SourcePreference, find_root
 from engine.errors import GraftError, ServiceUnavailable, UsageError
 from engine.names import parse_address
 from engine.opening import open_engine
 from engine.refactor.operations import OPERATIONS
-from engine.symbols import SymbolKind
-from engine.workspace import DEFAULT_MAX_FILE_BYTES, find_root
-from frontends.cli.parsing import ArgumentsRejected, GraftParser
-from frontends.cli import edit_commands, file_commands, graph_commands, operation_commands
+from frontends.cli.arguments import FRONT_ENDS, WRITING_COMMANDS, build_parser
+from frontends.cli.parsing import ArgumentsRejected
+from frontends.cli import daemon_commands, edit_commands, file_commands, graph_commands, operation_commands
 from frontends.render import symbols as render
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
-
-
-def _common_options(*, suppress: bool) -> GraftParser:
-    """Options accepted both before and after the command name."""
-    default = argparse.SUPPRESS if suppress else None
-    parser = GraftParser(add_help=False)
-    parser.add_argument("--root", metavar="DIR", default=default,
-                        help="workspace root (default: nearest folder above holding .git, pyproject.toml, "
-                             "package.json, go.mod or Cargo.toml; else the current folder)")
-    parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS if suppress else False,
-                        help="print machine-readable JSON on stdout")
-    parser.add_argument("--max-file-bytes", type=int, metavar="N",
-                        default=argparse.SUPPRESS if suppress else DEFAULT_MAX_FILE_BYTES,
-                        help=f"skip source files larger than this (default: {DEFAULT_MAX_FILE_BYTES})")
-    parser.add_argument("--source", choices=[p.value for p in SourcePreference],
-                        default=argparse.SUPPRESS if suppress else SourcePreference.AUTO.value,
-                        help="where symbols come from: the language server (lsp), the syntax tree (ast), regular "
-                             "expressions (regex), or auto: the server when ready within its budget, else the "
-                             f"syntax tree, else regex (default: {SourcePreference.AUTO.value})")
-    return parser
-
-
-def build_parser() -> argparse.ArgumentParser:
-    common = _common_options(suppress=True)
-    parser = GraftParser(
-        prog="graft",
-        description="Semantic code navigation and refactoring by name path.",
-        parents=[_common_options(suppress=False)],
-    )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    outline = commands.add_parser("outline", parents=[common], help="a file's symbol skeleton")
-    outline.add_argument("file", metavar="FILE", help="workspace-relative path")
-
-    find = commands.add_parser("find", parents=[common], help="locate symbols by address")
-    find.add_argument("address", metavar="ADDRESS", help="[FILE:]Name/Path[i] or FILE:LINE[:COL]")
-    find.add_argument("--kind", type=_kind, help="only symbols of this kind (class, method, function, ...)")
-
-    read = commands.add_parser("read", parents=[common], help="print one symbol's source with line numbers")
-    read.add_argument("address", metavar="ADDRESS")
-    read.add_argument("--kind", type=_kind)
-
-    explain = commands.add_parser("explain", parents=[common], help="a symbol's source with its callers, callees and types")
-    explain.add_argument("address", metavar="ADDRESS")
-
-    symbols = commands.add_parser("symbols", parents=[common], help="every symbol under a folder")
-    symbols.add_argument("path", metavar="PATH", nargs="?", default=".")
-
-    graph_commands.add_parsers(commands, common)
-    edit_commands.add_parsers(commands, common)
-    file_commands.add_parsers(commands, common, edit_commands.apply_options())
-
-    diagnostics = commands.add_parser("diagnostics", parents=[common], help="the language server's diagnostics for files")
-    diagnostics.add_argument("paths", metavar="PATH", nargs="+")
-
-    # Listed for `graft --help`; `main` hands these over to their front ends before parsing.
-    commands.add_parser("mcp", help="serve the engine to MCP clients (graft mcp --help)", add_help=False)
-    commands.add_parser("lsp", help="serve the engine to editors over LSP (graft lsp --help)", add_help=False)
-
-    servers = commands.add_parser("servers", parents=[common], help="configured and found language servers")
-    servers.add_argument("--start", action="store_true",
-                         help="start the server of every language in the workspace and report its state")
-    return parser
-
-
-def _kind(text: str) -> SymbolKind:
-    try:
-        return SymbolKind.from_label(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 Handler = Callable[[Engine, argparse.Namespace], tuple[dict[str, object], str, str]]
@@ -140,6 +72,12 @@ def _servers(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object
 
 
 def _diagnostics(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object], str, str]:
+    if args.since_last_apply:
+        if args.paths:
+            raise UsageError("diagnostics: give PATHs or --since-last-apply, not both")
+        return render.last_apply_check(engine.edits().finish_diagnostics())
+    if not args.paths:
+        raise UsageError("diagnostics: give one PATH or more, or --since-last-apply")
     found = [d for path in args.paths for d in engine.diagnostics(path)]
     return render.diagnostics_json(found), render.diagnostics_text(found), ""
 
@@ -156,8 +94,21 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
-#: Front ends installed as entry points (``codegraft.frontends``): they own their arguments.
-FRONT_ENDS = ("mcp", "lsp")
+class Engines(Protocol):
+    """Where a command gets its engine: a new one per call (:class:`FreshEngines`), or the
+    daemon's warm ones, kept between calls and brought up to date with the disk first."""
+
+    def acquire(self, root: Path, source: SourcePreference, *, servers: bool, tools: bool, max_file_bytes: int) -> Engine: ...
+
+    def release(self, engine: Engine) -> None: ...
+
+
+class FreshEngines:
+    def acquire(self, root: Path, source: SourcePreference, *, servers: bool, tools: bool, max_file_bytes: int) -> Engine:
+        return open_engine(root, source, servers=servers, tools=tools, max_file_bytes=max_file_bytes)
+
+    def release(self, engine: Engine) -> None:
+        engine.close()
 
 
 def run_front_end(name: str, argv: list[str]) -> int:
@@ -170,7 +121,7 @@ def run_front_end(name: str, argv: list[str]) -> int:
     return EXIT_USAGE
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, engines: Engines | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     if given and given[0] in FRONT_ENDS:
         return run_front_end(given[0], given[1:])
@@ -186,18 +137,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         root = Path(args.root) if args.root else find_root(Path.cwd())
         if not root.is_dir():
             raise UsageError(f"--root {root} is not a folder")
-        source = SourcePreference(args.source)
-        wants_server = source in (SourcePreference.AUTO, SourcePreference.LSP) or args.command in ("servers", "diagnostics")
-        writes = args.command in edit_commands.WRITING_COMMANDS or args.command in OPERATIONS
-        engine = open_engine(root, source, servers=wants_server, tools=writes, max_file_bytes=args.max_file_bytes)
-        for report in engine.recovered:
-            print(f"graft: {report.message()}", file=sys.stderr)
-        try:
-            # Refactorings come from the registry, looked up when called (a registered one always has a command).
-            handler = operation_commands.run_operation if args.command in OPERATIONS else HANDLERS[args.command]
-            payload, text, notes = handler(engine, args)
-        finally:
-            engine.close()
+        if args.command == "daemon":
+            payload, text, notes = daemon_commands.run_daemon(root, args)
+        else:
+            payload, text, notes = _run(engines or FreshEngines(), root, args)
     except GraftError as error:
         hint = operation_commands.option_hint(error.option)
         if hint and "\n" in error.message:
@@ -213,6 +156,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         print(text)
     return EXIT_OK
+
+
+def _run(engines: Engines, root: Path, args: argparse.Namespace) -> tuple[dict[str, object], str, str]:
+    source = SourcePreference(args.source)
+    wants_server = source in (SourcePreference.AUTO, SourcePreference.LSP) or args.command in ("servers", "diagnostics")
+    writes = args.command in WRITING_COMMANDS or args.command in OPERATIONS
+    engine = engines.acquire(root, source, servers=wants_server, tools=writes, max_file_bytes=args.max_file_bytes)
+    try:
+        for report in engine.recovered:
+            print(f"graft: {report.message()}", file=sys.stderr)
+        # Refactorings come from the registry, looked up when called (a registered one always has a command).
+        handler = operation_commands.run_operation if args.command in OPERATIONS else HANDLERS[args.command]
+        return handler(engine, args)
+    finally:
+        engines.release(engine)
 
 
 if __name__ == "__main__":

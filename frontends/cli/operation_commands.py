@@ -16,46 +16,12 @@ from engine.api import Engine
 from engine.client import EngineClient
 from engine.edits.session import EditOptions
 from engine.errors import UsageError
-from engine.refactor.operations import OPERATIONS, FieldInfo, FieldKind
+from engine.refactor.operations import OPERATIONS, FieldKind
 from frontends.render.edits import outcome_text
-from frontends.cli.parsing import Commands, GraftParser
 
 Result = tuple[dict[str, object], str, str]
 
 APPLY_HINT = "pass --apply to write"
-
-
-def add_parsers(commands: Commands, common: GraftParser,
-                options: GraftParser) -> None:
-    for name, operation in OPERATIONS.items():
-        parser = commands.add_parser(name, parents=[common, options], help=operation.summary, description=operation.summary)
-        for info in operation.fields():
-            _add_argument(parser, info)
-
-
-def cli_flag(info: FieldInfo) -> str | None:
-    """The option that sets a field, or None for a positional argument."""
-    if info.cli_flag is not None:
-        return info.cli_flag
-    spelled = info.name.replace("_", "-")
-    if info.kind is FieldKind.FLAG:
-        return f"--no-{spelled}" if info.default else f"--{spelled}"
-    return None if info.required else f"--{spelled}"
-
-
-def _add_argument(parser: argparse.ArgumentParser, info: FieldInfo) -> None:
-    flag = cli_flag(info)
-    if info.kind is FieldKind.FLAG:
-        action = "store_false" if info.default else "store_true"
-        text = f"turn off: {info.help}" if info.default else info.help
-        parser.add_argument(flag or f"--{info.name}", dest=info.name, action=action, help=text)
-    elif info.kind is FieldKind.CODE:
-        parser.add_argument(flag or f"--{info.name}-file", dest=info.name, required=info.required, metavar="F",
-                            help=f"{info.help}: a file holding it ('-' for stdin)")
-    elif flag is None:
-        parser.add_argument(info.name, metavar=info.metavar, help=info.help)
-    else:
-        parser.add_argument(flag, dest=info.name, metavar=info.metavar, default=info.default, help=info.help)
 
 
 def run_operation(engine: Engine, args: argparse.Namespace) -> Result:

@@ -8,6 +8,7 @@ from engine.api import Explanation, FindResult, SymbolsListing, SymbolText
 from engine.extract import FileSymbols
 from engine.graph.queries import EdgeRef
 from engine.answers import Diagnostic
+from engine.edits.pending_checks import PendingCheck
 from engine.ports import ServerStatus
 from engine.symbols import Symbol
 from engine.workspace import Skipped
@@ -173,3 +174,25 @@ def diagnostics_json(found: list[Diagnostic]) -> dict[str, object]:
 def diagnostics_text(found: list[Diagnostic]) -> str:
     rows = [f"{d.file}:{d.range.start.line + 1}:{d.range.start.column + 1}: {d.severity}: {d.message}" for d in found]
     return "\n".join(rows) or "(no diagnostics)"
+
+
+def last_apply_check(result: tuple[PendingCheck, list[Diagnostic]] | None) -> tuple[dict[str, object], str, str]:
+    """``graft diagnostics --since-last-apply``: (JSON, text, notes)."""
+    if result is None:
+        return ({"transaction": None, "complete": True, "new_errors": []},
+                "the last apply compared its errors within its budget (see its output); nothing left to check", "")
+    check, new = result
+    complete = check.finished and not check.without_baseline
+    payload: dict[str, object] = {
+        "transaction": check.transaction, "complete": complete, "compared": sorted(check.after),
+        "still_to_compare": check.to_compare, "without_baseline": check.without_baseline,
+        "new_errors": diagnostics_json(new)["diagnostics"],
+    }
+    head = f"transaction {check.transaction}: {len(new)} new error(s) in the {len(check.after)} file(s) compared"
+    notes = []
+    if check.to_compare:
+        notes.append(f"note: not compared yet (no language server answered): {', '.join(check.to_compare)}")
+    if check.without_baseline:
+        notes.append("note: cannot be compared (the budget ran out before the write, so their errors before it are "
+                     f"unknown): {', '.join(check.without_baseline)}")
+    return payload, "\n".join([head, *(f"  {row}" for row in diagnostics_text(new).splitlines() if new)]), "\n".join(notes)

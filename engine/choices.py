@@ -1,0 +1,34 @@
+"""What a caller chooses before an engine exists: the workspace root, where symbols come from,
+and how large a file may be read.
+
+Kept apart, with nothing but the standard library, because the thin ``graft`` client decides
+with these alone whether a warm daemon can answer, and must not pay for importing the engine.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+
+#: Files that mark a project root, checked from the start directory upwards.
+ROOT_MARKERS = (".git", "pyproject.toml", "package.json", "go.mod", "Cargo.toml")
+
+DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024
+
+
+class SourcePreference(str, Enum):
+    """Where symbols may come from: ``auto`` is the server when it answers, else the syntax tree, else regex."""
+
+    AUTO = "auto"
+    LSP = "lsp"
+    AST = "ast"
+    REGEX = "regex"
+
+
+def find_root(start: Path) -> Path:
+    """The nearest ancestor of ``start`` (itself included) holding a root marker, else ``start``."""
+    start = start.resolve()
+    for candidate in (start, *start.parents):
+        if any((candidate / marker).exists() for marker in ROOT_MARKERS):
+            return candidate
+    return start

@@ -1,0 +1,297 @@
+"""The CLI's side of the workspace's warm daemon: find it, start it, hand it one call, and
+stream the answer back as if the call had run here.
+
+Standard library only: this runs in the thin client (frontends.cli.entry) before anything of
+the engine is imported, and its whole point is to spare each call that import.
+
+The daemon listens on ``<root>/.graft/daemon/socket``: a Unix socket (never TCP) in a folder
+only the owner may enter, created with mode 0600, owned by the user; the client checks all of
+that (lstat, no symlink followed) before it connects, and the daemon checks the peer's uid.
+``daemon.json`` beside it holds the daemon's pid and the fingerprint of the code it runs.
+
+The protocol is one JSON object per line. The client sends the call (argv, cwd, environment,
+whether its stdout and stderr are terminals, stdin when a ``-`` argument reads it); the daemon
+answers ``{"taken": true}`` as it starts the call, then ``{"out": …}`` and ``{"err": …}``
+chunks, then ``{"exit": N}``: a connection lost after "taken" is a call that may have run part way. A daemon running
+other code than the client's answers ``{"stale": …}`` and exits, and the client starts a new one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import stat
+import subprocess
+import selectors
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Iterator
+
+PROTOCOL = 1
+DAEMON_FOLDER = ("daemon",)
+SOCKET_NAME = "socket"
+INFO_NAME = "daemon.json"
+READY = "graft-daemon-ready"
+START_TIMEOUT = 60.0
+"""Seconds a starting daemon may take to listen (it imports the engine first: 2-3 s on a loaded machine)."""
+_PACKAGES = ("engine", "frontends", "lsp_pool", "process_tools")
+_SUN_PATH_LIMIT = 100  # bytes of a socket path the kernel takes (108, with room for the terminator)
+
+
+class DaemonUnavailable(Exception):
+    """No usable daemon: the reason says why, for the note the CLI prints when it runs in-process."""
+
+    def __init__(self, reason: str, *, absent: bool = False) -> None:
+        super().__init__(reason)
+        self.absent = absent
+        """No daemon runs at all (the usual case, not worth a note), rather than one that failed."""
+
+
+class DaemonLost(Exception):
+    """The daemon took the call and stopped before it answered (killed, crashed)."""
+
+
+@dataclass(frozen=True)
+class Call:
+    argv: list[str]
+    cwd: str
+    env: dict[str, str]
+    stdout_tty: bool
+    stderr_tty: bool
+    stdin: str | None
+
+    def to_json(self) -> dict[str, object]:
+        return {"protocol": PROTOCOL, "fingerprint": code_fingerprint(), "argv": self.argv, "cwd": self.cwd, "env": self.env,
+                "stdout_tty": self.stdout_tty, "stderr_tty": self.stderr_tty, "stdin": self.stdin}
+
+
+def daemon_folder(root: Path) -> Path:
+    return root.joinpath(".graft", *DAEMON_FOLDER)
+
+
+def code_fingerprint() -> str:
+    """What identifies the code a process runs: the protocol, Python's version and every source
+    file of codegraft by size and mtime. A daemon started before an upgrade (or an edit of a
+    work tree) has another, and is replaced rather than asked."""
+    base = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256(f"{PROTOCOL} {sys.version}".encode())
+    for package in _PACKAGES:
+        for folder, _dirs, files in sorted(os.walk(base / package)):
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    info = os.stat(os.path.join(folder, name))
+                    digest.update(f"{folder}/{name} {info.st_size} {info.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:16]
+
+
+def read_info(root: Path) -> dict[str, object] | None:
+    """The running daemon's ``daemon.json`` (pid, fingerprint, started), or None."""
+    try:
+        folder = _checked_folder(root)
+        return dict(json.loads((folder / INFO_NAME).read_text(encoding="utf-8")))
+    except (DaemonUnavailable, OSError, ValueError):
+        return None
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether the process runs: a zombie (killed, not yet reaped by its parent) does not."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        # The state follows the command name, which is in parentheses and may hold spaces.
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _checked_folder(root: Path) -> Path:
+    """The daemon's folder, if it is safe to talk through: real folders (no symlinks) owned by
+    this user, the last one closed to everyone else."""
+    folder = root / ".graft"
+    for part in ("", *DAEMON_FOLDER):
+        folder = folder / part if part else folder
+        try:
+            info = os.lstat(folder)
+        except FileNotFoundError:
+            raise DaemonUnavailable("no daemon runs for this workspace", absent=True) from None
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+            raise DaemonUnavailable(f"{folder} is not a folder of this user; not connecting through it")
+    if stat.S_IMODE(os.lstat(folder).st_mode) & 0o077:
+        raise DaemonUnavailable(f"{folder} is open to other users; not connecting through it")
+    return folder
+
+
+@contextmanager
+def socket_address(folder: Path) -> Iterator[str]:
+    """The socket's path, short enough for the kernel: a deep workspace's path is reached through
+    a descriptor of the folder (``/proc/self/fd/N/socket``)."""
+    path = str(folder / SOCKET_NAME)
+    if len(os.fsencode(path)) < _SUN_PATH_LIMIT or not os.path.isdir("/proc/self/fd"):
+        yield path
+        return
+    descriptor = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        yield f"/proc/self/fd/{descriptor}/{SOCKET_NAME}"
+    finally:
+        os.close(descriptor)
+
+
+def connect(root: Path) -> socket.socket:
+    """A connection to the workspace's daemon; DaemonUnavailable when none answers (a socket left
+    by a dead daemon is removed on the way)."""
+    folder = _checked_folder(root)
+    path = folder / SOCKET_NAME
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        raise DaemonUnavailable("no daemon runs for this workspace", absent=True) from None
+    if not stat.S_ISSOCK(info.st_mode) or info.st_uid != os.getuid():
+        raise DaemonUnavailable(f"{path} is not this user's socket; not connecting")
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        with socket_address(folder) as address:
+            connection.connect(address)
+    except OSError as error:
+        connection.close()
+        _clean_stale(root, folder)
+        raise DaemonUnavailable(f"the daemon's socket did not answer ({error.strerror}); removed it", absent=True) from None
+    return connection
+
+
+def _clean_stale(root: Path, folder: Path) -> None:
+    """A socket nobody listens on, and the info of a pid that is gone, are left by a killed
+    daemon: remove them so the next start is clean."""
+    info = read_info(root)
+    pid = info.get("pid") if info else None
+    if isinstance(pid, int) and pid_alive(pid):
+        return  # alive but not listening: starting up, or shutting down; leave it its files
+    for name in (SOCKET_NAME, INFO_NAME):
+        try:
+            os.unlink(folder / name)
+        except FileNotFoundError:
+            pass
+
+
+def start(root: Path, *, wait: float = START_TIMEOUT) -> dict[str, object]:
+    """Start the workspace's daemon (a detached process whose output goes to its log) and wait
+    until it listens; its info. A daemon already running is left as it is."""
+    try:
+        connect(root).close()
+        info = read_info(root)
+        if info is not None and info.get("fingerprint") == code_fingerprint():
+            return info
+        stop(root)  # another install's daemon: replaced
+    except DaemonUnavailable:
+        pass
+    # The daemon says READY on its first output once it listens, then sends its output to its
+    # log; before that, what it prints (why it could not start) comes through the same pipe.
+    process = subprocess.Popen(
+        [sys.executable, "-m", "frontends.cli.daemon_server", str(root)], cwd=root, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
+    )
+    said = _read_until_ready(process, time.monotonic() + wait)
+    info = read_info(root) if said is None else None
+    if info is None:
+        if said == "":
+            process.kill()  # still silent at the deadline: not left half-started
+        raise DaemonUnavailable(f"the daemon did not start: {said}" if said else f"the daemon did not listen within {wait:.0f} s")
+    return info
+
+
+def _read_until_ready(process: subprocess.Popen[bytes], deadline: float) -> str | None:
+    """None once the daemon said READY; else what it said before it exited ("" at the deadline)."""
+    if process.stdout is None:
+        return "its output could not be read"
+    said: list[str] = []
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stdout, selectors.EVENT_READ)
+        while (left := deadline - time.monotonic()) > 0:
+            if not selector.select(left):
+                continue
+            line = process.stdout.readline()
+            if not line:
+                process.wait()
+                return (said[-1] if said else "no reason given") + f" (status {process.returncode})"
+            text = line.decode(errors="replace").strip()
+            if text == READY:
+                process.stdout.close()
+                return None
+            said.append(text)
+    return ""
+
+
+def stop(root: Path) -> int | None:
+    """Ask the daemon to stop, and wait until it has; its pid, or None if none ran."""
+    info = read_info(root)
+    pid = info.get("pid") if info else None
+    try:
+        connection = connect(root)
+    except DaemonUnavailable:
+        return None
+    with connection:
+        _send(connection, {"protocol": PROTOCOL, "control": "stop"})
+        for _message in _read_all(connection):
+            pass  # "stopping", then the end of the stream once the daemon has closed its servers
+    # The daemon holds the connection open until it has closed its servers: the end of the
+    # stream above is the end of the daemon.
+    return pid if isinstance(pid, int) else None
+
+
+def status(root: Path) -> dict[str, object] | None:
+    """What the running daemon says about itself (pid, uptime, requests, memory, engines), or None."""
+    try:
+        connection = connect(root)
+    except DaemonUnavailable:
+        return None
+    with connection:
+        _send(connection, {"protocol": PROTOCOL, "control": "status"})
+        for message in _read_all(connection):
+            if "status" in message:
+                return dict(message["status"])
+    return None
+
+
+def run(root: Path, call: Call, stdout: IO[str], stderr: IO[str]) -> int:
+    """Hand the call to the daemon and copy its streams here as they come; its exit status.
+    DaemonUnavailable before the call was taken (nothing ran); DaemonLost after."""
+    connection = connect(root)
+    with connection:
+        _send(connection, call.to_json())
+        taken = False
+        for message in _read_all(connection):
+            if "stale" in message:
+                raise DaemonUnavailable(f"the daemon runs other code ({message['stale']})")
+            taken = True  # the first message is "taken", before the call runs
+            if "out" in message:
+                stdout.write(str(message["out"]))
+                stdout.flush()
+            elif "err" in message:
+                stderr.write(str(message["err"]))
+                stderr.flush()
+            elif "exit" in message:
+                return int(message["exit"])
+        if not taken:
+            raise DaemonUnavailable("the daemon closed the connection before taking the call")
+        raise DaemonLost("the daemon stopped before it answered")
+
+
+def _send(connection: socket.socket, message: dict[str, object]) -> None:
+    connection.sendall(json.dumps(message).encode() + b"\n")
+
+
+def _read_all(connection: socket.socket) -> Iterator[dict[str, Any]]:
+    reader = connection.makefile("rb")
+    for line in reader:
+        try:
+            yield dict(json.loads(line))
+        except ValueError:
+            return  # a line cut short by a killed daemon

@@ -1,0 +1,46 @@
+"""``graft daemon start|stop|status``: the workspace's warm service, as a command."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from engine.errors import Refused
+from frontends.cli import daemon_client
+
+Result = tuple[dict[str, object], str, str]
+
+
+class DaemonNotStarted(Refused):
+    code = "daemon_not_started"
+
+
+def run_daemon(root: Path, args: argparse.Namespace) -> Result:
+    if args.action == "start":
+        try:
+            info = daemon_client.start(root)
+        except daemon_client.DaemonUnavailable as error:
+            raise DaemonNotStarted(f"{error}; commands run in-process meanwhile") from None
+        return {"running": True, **info}, f"daemon running for {root} (pid {info.get('pid')})", ""
+    if args.action == "stop":
+        pid = daemon_client.stop(root)
+        text = f"daemon stopped (pid {pid})" if pid is not None else f"no daemon was running for {root}"
+        return {"running": False, "stopped": pid}, text, ""
+    found = daemon_client.status(root)
+    if found is None:
+        return {"running": False}, f"no daemon is running for {root}", ""
+    return {"running": True, **found}, _status_text(root, found), ""
+
+
+def _status_text(root: Path, status: dict[str, object]) -> str:
+    started = status.get("started")
+    uptime = f"{time.time() - started:.0f} s" if isinstance(started, (int, float)) else "?"
+    engines = status.get("engines")
+    lines = [f"daemon running for {root}", f"  pid {status.get('pid')}, up {uptime}, {status.get('calls')} call(s) answered",
+             f"  memory {status.get('rss_mb')} MB resident (language servers apart), idle stop after {status.get('idle_seconds')} s",
+             f"  engines: {', '.join(str(e) for e in engines) if isinstance(engines, list) and engines else 'none yet'}"]
+    servers = status.get("servers")
+    if isinstance(servers, list):
+        lines += [f"  server {s}" for s in servers]
+    return "\n".join(lines)

@@ -1,0 +1,302 @@
+"""The workspace's warm daemon: one process per workspace that keeps the engine, the project graph
+and the language servers between CLI calls, and answers each call as ``graft`` would in-process.
+
+Run as ``python -m frontends.cli.daemon_server ROOT`` (frontends.cli.daemon_client starts it).
+Calls are answered one at a time, in arrival order: the output streams are the process's own,
+and the engine is not shared between threads; a second call waits in the socket's queue. Before
+each call the engine is brought up to date with the disk (a stat sweep), so a git checkout or
+an editor's save is never answered from the old graph. Writes take the workspace's apply lock
+as they do in-process. After ``daemon_idle`` seconds without a call (default 600) it stops.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import io
+import json
+import os
+import socket
+import struct
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any, Iterator
+
+from engine.api import Engine
+from engine.choices import SourcePreference
+from engine.edits import pending_checks
+from engine.opening import open_engine
+from engine.ports import LanguageServices, Tools, load_language_services, load_tools
+from engine.settings import load_engine_settings
+from engine.state_folder import open_state_file, state_folder
+from engine.workspace import Workspace, WorkspaceConfig
+from frontends.cli import daemon_client, main as cli
+
+
+class WarmEngines:
+    """The daemon's engines, one per (source preference, file-size limit), sharing one pool of
+    language servers and one set of process tools: kept between calls, never closed by them."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._engines: dict[tuple[SourcePreference, int], Engine] = {}
+        self._services: LanguageServices | None = None
+        self._services_loaded = False
+        self._tools: Tools | None = None
+
+    def acquire(self, root: Path, source: SourcePreference, *, servers: bool, tools: bool, max_file_bytes: int) -> Engine:
+        if root.resolve() != self.root:
+            # Not this daemon's workspace (the client routes by the same rule, so this is rare): a fresh engine.
+            return open_engine(root, source, servers=servers, tools=tools, max_file_bytes=max_file_bytes)
+        key = (source, max_file_bytes)
+        engine = self._engines.get(key)
+        if engine is None:
+            workspace = Workspace(self.root, WorkspaceConfig(max_file_bytes=max_file_bytes))
+            engine = Engine(workspace, services=self._shared_services(workspace), tools=self._shared_tools(workspace), source=source)
+            self._engines[key] = engine
+        else:
+            # A crash of another process (an in-process graft, an MCP server) may have left a
+            # transaction behind since the last call; and files may have changed behind our back.
+            engine.recovered = engine.transactions.recover()
+            engine.refresh_from_disk()
+        return engine
+
+    def release(self, engine: Engine) -> None:
+        if engine not in self._engines.values():
+            engine.close()
+
+    def _shared_services(self, workspace: Workspace) -> LanguageServices | None:
+        if not self._services_loaded:
+            self._services = load_language_services(workspace)
+            self._services_loaded = True
+        return self._services
+
+    def _shared_tools(self, workspace: Workspace) -> Tools | None:
+        if self._tools is None:
+            self._tools = load_tools(workspace)
+        return self._tools
+
+    def finish_pending_checks(self) -> None:
+        """An apply answers once its diagnostics budget is spent; the rest of its check is
+        finished here, after the answer (the next call waits in the queue meanwhile), so that
+        ``graft diagnostics --since-last-apply`` finds it done."""
+        engine = next((e for e in self._engines.values() if e.services is not None), None)
+        pending = pending_checks.load(self.root) if engine is not None else None
+        if engine is not None and pending is not None and not pending.finished:
+            with contextlib.suppress(Exception):  # a failure here is the next --since-last-apply's to report
+                engine.edits().finish_diagnostics()
+
+    def describe(self) -> tuple[list[str], list[str]]:
+        """(the engines held, one line per language server with its memory)."""
+        engines = [f"{source.value} (graph {'loaded' if engine.graph_loaded else 'not loaded'})"
+                   for (source, _limit), engine in self._engines.items()]
+        servers = []
+        if self._services is not None:
+            for status in self._services.status():
+                if status.state in ("not-found", "stopped"):
+                    continue
+                servers.append(f"{status.id}: {status.state}" + (f", pid {status.pid}" if status.pid else "")
+                               + (f", {status.memory_bytes // (1024 * 1024)} MB" if status.memory_bytes else ""))
+        return engines, servers
+
+    def close(self) -> None:
+        for engine in self._engines.values():
+            engine.services = None  # the shared pool is closed once, below
+            engine.close()
+        if self._services is not None:
+            self._services.close()
+
+
+class Forwarded(io.TextIOBase):
+    """stdout or stderr of a call: what is written goes to the client as it comes; ``isatty``
+    answers for the client's terminal, so colours and progress bars decide as they would there."""
+
+    def __init__(self, connection: socket.socket, key: str, tty: bool) -> None:
+        self._connection = connection
+        self._key = key
+        self._tty = tty
+
+    def write(self, text: str) -> int:
+        if text:
+            with contextlib.suppress(OSError):  # a client gone mid-call: the call still finishes (an apply stays whole)
+                self._connection.sendall(json.dumps({self._key: text}).encode() + b"\n")
+        return len(text)
+
+    def isatty(self) -> bool:
+        return self._tty
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return "utf-8"
+
+
+class Daemon:
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self.folder = state_folder(self.root, "daemon")
+        os.chmod(self.folder, 0o700)
+        self.fingerprint = daemon_client.code_fingerprint()
+        self.idle_seconds = load_engine_settings(self.root).daemon_idle
+        self.engines = WarmEngines(self.root)
+        self.started = time.time()
+        self.calls = 0
+
+    def serve(self) -> None:
+        lock = os.fdopen(open_state_file(self.folder / "lock", os.O_WRONLY | os.O_CREAT, 0o600), "wb")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print("graft daemon: another daemon serves this workspace", file=sys.stderr)
+            raise SystemExit(3) from None
+        listener = self._listen()
+        stopper: socket.socket | None = None
+        try:
+            (self.folder / daemon_client.INFO_NAME).write_text(json.dumps(
+                {"pid": os.getpid(), "fingerprint": self.fingerprint, "started": self.started, "root": str(self.root)}))
+            print(daemon_client.READY, flush=True)  # the starting client waits for this line
+            self._redirect_output()
+            listener.settimeout(self.idle_seconds)
+            while stopper is None:
+                try:
+                    connection, _ = listener.accept()
+                except socket.timeout:
+                    print(f"graft daemon: idle for {self.idle_seconds:.0f} s, stopping", file=sys.stderr)
+                    return
+                try:
+                    keep_serving = self._handle(connection)
+                except OSError:  # the client went away mid-answer: its loss, not the daemon's
+                    traceback.print_exc()
+                    keep_serving = True
+                if keep_serving:
+                    connection.close()
+                else:
+                    stopper = connection  # held open until the servers are closed: its end is the daemon's
+        finally:
+            listener.close()
+            for name in (daemon_client.SOCKET_NAME, daemon_client.INFO_NAME):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self.folder / name)
+            self.engines.close()
+            lock.close()
+            if stopper is not None:
+                stopper.close()
+
+    def _redirect_output(self) -> None:
+        """From here on, what the daemon itself prints goes to its log in its own folder."""
+        log = open_state_file(self.folder / "daemon.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        os.close(log)
+
+    def _listen(self) -> socket.socket:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.folder / daemon_client.SOCKET_NAME)  # ours to replace: we hold the lock
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        previous = os.umask(0o177)  # the socket is born 0600: no window in which others may connect
+        try:
+            with daemon_client.socket_address(self.folder) as address:
+                listener.bind(address)
+        finally:
+            os.umask(previous)
+        listener.listen(16)
+        return listener
+
+    def _handle(self, connection: socket.socket) -> bool:
+        """Answer one connection; False when the daemon should stop."""
+        if not _same_user(connection):
+            return True
+        line = connection.makefile("rb").readline()
+        try:
+            request: dict[str, Any] = json.loads(line)
+        except ValueError:
+            return True
+        reply = lambda message: connection.sendall(json.dumps(message).encode() + b"\n")  # noqa: E731
+        control = request.get("control")
+        if control == "stop":
+            reply({"stopping": True})
+            return False
+        if control == "status":
+            engines, servers = self.engines.describe()
+            reply({"status": {"pid": os.getpid(), "started": self.started, "calls": self.calls, "rss_mb": _rss_mb(),
+                              "idle_seconds": self.idle_seconds, "engines": engines, "servers": servers,
+                              "fingerprint": self.fingerprint}})
+            return True
+        if request.get("fingerprint") != self.fingerprint or request.get("protocol") != daemon_client.PROTOCOL:
+            reply({"stale": f"started from other code than the client's ({self.fingerprint})"})
+            return False
+        self.calls += 1
+        reply({"taken": True})
+        code = self._call(connection, request)
+        with contextlib.suppress(OSError):
+            reply({"exit": code})
+        connection.close()  # the client has its answer: what follows is the daemon's own time
+        self.engines.finish_pending_checks()
+        return True
+
+    def _call(self, connection: socket.socket, request: dict[str, Any]) -> int:
+        with _as_the_client(connection, request):
+            try:
+                return cli.main(list(request["argv"]), engines=self.engines)
+            except SystemExit as stop:  # argparse's own exits (a usage message)
+                return stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 1
+            except Exception:  # noqa: BLE001 - a bug in one call must not take the warm daemon down
+                traceback.print_exc()
+                return 1
+
+
+@contextlib.contextmanager
+def _as_the_client(connection: socket.socket, request: dict[str, Any]) -> Iterator[None]:
+    """The call's world for its duration: the client's cwd, environment, streams and stdin."""
+    saved_streams = sys.stdin, sys.stdout, sys.stderr
+    saved_cwd = os.getcwd()
+    saved_environment = dict(os.environ)
+    try:
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update({str(k): str(v) for k, v in dict(request["env"]).items()})
+        sys.stdin = io.StringIO(request.get("stdin") or "")
+        sys.stdout = Forwarded(connection, "out", bool(request.get("stdout_tty")))
+        sys.stderr = Forwarded(connection, "err", bool(request.get("stderr_tty")))
+        yield
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        os.environ.clear()
+        os.environ.update(saved_environment)
+        os.chdir(saved_cwd)
+
+
+def _same_user(connection: socket.socket) -> bool:
+    """Only this user's processes are answered (the socket's mode says so too; this is the check
+    that does not depend on the file system)."""
+    try:
+        credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except (AttributeError, OSError):
+        return True  # no SO_PEERCRED here: the socket's 0600 mode is the guard
+    _pid, uid, _gid = struct.unpack("3i", credentials)
+    return uid == os.getuid()
+
+
+def _rss_mb() -> int:
+    try:
+        resident_pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+    return resident_pages * os.sysconf("SC_PAGE_SIZE") // (1024 * 1024)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python -m frontends.cli.daemon_server ROOT", file=sys.stderr)
+        return 2
+    try:
+        Daemon(Path(argv[0])).serve()
+    except Exception as error:  # noqa: BLE001 - said once, where the starting client reads it
+        print(f"graft daemon: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

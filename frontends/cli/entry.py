@@ -1,0 +1,123 @@
+"""``graft``, the thin client: the installed entry point.
+
+It imports nothing heavy (no LibCST, networkx, pygls, tree-sitter: the standard library, the
+argument grammar and the daemon protocol), then either
+
+- answers ``--help`` from the grammar alone;
+- hands the call to the workspace's warm daemon (frontends.cli.daemon_server), starting one
+  for a command that may use a language server; the daemon's output, exit status, colours
+  and progress are those of the in-process run, streamed here;
+- or runs it in this process (frontends.cli.main): with ``--no-daemon`` or ``GRAFT_DAEMON=0``,
+  for ``graft mcp``/``lsp``/``daemon``, and whenever no daemon can answer. Each of those
+  fallbacks that was not asked for is said on stderr, never silent.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from engine.choices import SourcePreference, find_root
+from frontends.cli import daemon_client
+
+#: Commands that never use a language server: no daemon is started for them (a running one still answers).
+_SERVERLESS = frozenset({"history", "recover", "undo", "read-file", "write-file", "edit-file", "find-files", "search",
+                         "find-replace"})
+#: Commands that always run here: the long-lived front ends, and the daemon's own control.
+_HERE = frozenset({"mcp", "lsp", "daemon"})
+_VALUED_OPTIONS = frozenset({"--root", "--max-file-bytes", "--source"})
+
+
+def main() -> int:
+    argv = sys.argv[1:]
+    command, options = _scan(argv)
+    if _asks_for_help(argv) and command not in ("mcp", "lsp"):
+        _print_help(argv)  # exits when the grammar printed the help; returns when it refused the line
+    if command is None or command in _HERE or "--no-daemon" in argv or os.environ.get("GRAFT_DAEMON") == "0":
+        return _in_process(argv)
+    root = Path(options["--root"]) if "--root" in options else find_root(Path.cwd())
+    if not root.is_dir():
+        return _in_process(argv)  # which says what is wrong with --root, as it always does
+    source = options.get("--source", SourcePreference.AUTO.value)
+    may_start = command not in _SERVERLESS and source in (SourcePreference.AUTO.value, SourcePreference.LSP.value)
+    return _through_daemon(root.resolve(), argv, may_start)
+
+
+def _through_daemon(root: Path, argv: list[str], may_start: bool) -> int:
+    call = daemon_client.Call(argv, os.getcwd(), dict(os.environ), sys.stdout.isatty(), sys.stderr.isatty(), _stdin_for(argv))
+    for attempt in range(2):
+        try:
+            return daemon_client.run(root, call, sys.stdout, sys.stderr)
+        except daemon_client.DaemonLost as lost:
+            print(f"graft: {lost}; running the command in this process instead", file=sys.stderr)
+            return _in_process(argv, stdin=call.stdin)
+        except daemon_client.DaemonUnavailable as unavailable:
+            stale = "other code" in str(unavailable)
+            if not (may_start or stale) or attempt == 1:
+                if not unavailable.absent or attempt == 1:  # no daemon at all is the usual case, not worth a note
+                    print(f"graft: the daemon could not answer ({unavailable}); running in this process", file=sys.stderr)
+                return _in_process(argv, stdin=call.stdin)
+            try:
+                if stale:
+                    daemon_client.stop(root)
+                daemon_client.start(root)
+            except daemon_client.DaemonUnavailable as failed:
+                print(f"graft: could not start the workspace's daemon ({failed}); running in this process", file=sys.stderr)
+                return _in_process(argv, stdin=call.stdin)
+    return _in_process(argv, stdin=call.stdin)
+
+
+def _in_process(argv: list[str], stdin: str | None = None) -> int:
+    if stdin is not None:  # already read for the daemon: the command reads it again from here
+        import io
+        sys.stdin = io.StringIO(stdin)
+    from frontends.cli.main import main as run_here  # the heavy import, paid only on this path
+    return run_here(argv)
+
+
+def _scan(argv: list[str]) -> tuple[str | None, dict[str, str]]:
+    """The command (the first word that is not an option or an option's value) and the global
+    options that route a call, as the grammar would read them."""
+    options: dict[str, str] = {}
+    command = None
+    index = 0
+    while index < len(argv):
+        word = argv[index]
+        name, equals, value = word.partition("=")
+        if name in _VALUED_OPTIONS:
+            if not equals:
+                index += 1
+                value = argv[index] if index < len(argv) else ""
+            options[name] = value
+        elif word == "--":
+            break
+        elif command is None and not word.startswith("-"):
+            command = word
+        index += 1
+    return command, options
+
+
+def _asks_for_help(argv: list[str]) -> bool:
+    words = argv[: argv.index("--")] if "--" in argv else argv
+    return "-h" in words or "--help" in words
+
+
+def _print_help(argv: list[str]) -> None:
+    from frontends.cli.arguments import build_parser  # the grammar alone: light
+    from frontends.cli.parsing import ArgumentsRejected
+    try:
+        build_parser().parse_args(argv)
+    except ArgumentsRejected:
+        return  # the in-process run says what is wrong with the line, as it always does
+
+
+def _stdin_for(argv: list[str]) -> str | None:
+    """What a ``-`` argument (a body or a plan from stdin) will read, sent along with the call."""
+    if "-" in argv and not sys.stdin.isatty():
+        return sys.stdin.read()
+    return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
