@@ -106,7 +106,8 @@ def _edit(outcome: EditOutcome, target: str = "", structured: bool = False) -> C
     """The outcome as text (head, diff of a dry run, files, notes); the structured content repeats
     none of it unless asked: what a script branches on (applied, would_refuse). The transaction
     to undo is in the text's head, and in the structured content with structured=true."""
-    text, notes = outcome_text(outcome, target=target, apply_hint="pass apply=true to write", option_hint=_option_hint)
+    text, notes = outcome_text(outcome, target=target, apply_hint="pass apply=true to write", option_hint=_option_hint,
+                               finish_hint="call diagnostics with since_last_apply=true to finish the check")
     full = outcome.to_json()
     payload = full if structured else {key: full[key] for key in ("applied", "would_refuse")
                                        if full[key] is not None}
@@ -336,8 +337,11 @@ def build_server(engine: Engine) -> MCPServer:
             return _both_ways(("supertypes", queries.supertypes(target), True), ("subtypes", queries.subtypes(target), False))
         return tools.call(work)
 
-    @server.tool(description="The language server's diagnostics for a file.")
-    def diagnostics(path: str) -> Result:
+    @server.tool(description=("The language server's diagnostics for a file; or, with since_last_apply=true, the errors "
+                              "the last apply introduced, finishing the check its time budget cut short."))
+    def diagnostics(path: str = "", since_last_apply: bool = False) -> Result:
+        if since_last_apply:
+            return tools.call(lambda: triple(render.last_apply_check(engine.edits().finish_diagnostics())))
         return tools.show(lambda: engine.diagnostics(path),
                           lambda found: _result(render.diagnostics_json(found), render.diagnostics_text(found)))
 

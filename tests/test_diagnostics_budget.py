@@ -21,6 +21,7 @@ from engine.edits.session import EditOptions, NewErrors
 from engine.positions import Position, Range
 from engine.workspace import Workspace
 from frontends.cli.main import main
+from frontends.render.edits import notes_text
 from tests.test_lsp_e2e import require, served_engine
 
 pytestmark = pytest.mark.e2e
@@ -48,7 +49,9 @@ def test_past_the_budget_the_apply_is_kept_and_the_files_left_out_are_named(tmp_
         outcome = engine.edits().apply(WorkspaceEdit((change,)))
         assert "def assist()" in (tmp_path / "m.py").read_text()  # kept
         assert not outcome.diagnostics_complete
-        assert "not compared yet:" in outcome.diagnostics_note and "--since-last-apply" in outcome.diagnostics_note
+        assert "not compared yet:" in outcome.diagnostics_note
+        # Each front end says how to finish it in its own terms (the CLI's command, MCP's tool).
+        assert notes_text(outcome, "HOW TO FINISH").endswith("(HOW TO FINISH)")
         kept = pending_checks.load(tmp_path)
         assert kept is not None and kept.transaction == outcome.transaction
         assert len(kept.before) + len(kept.without_baseline) == IMPORTERS + 1  # every file is accounted for

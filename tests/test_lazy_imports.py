@@ -1,5 +1,7 @@
-"""What importing the light entry points costs (issue 17): `graft --help` and `--source ast` reads
-must not load LibCST, the graph, jedi or the language-server pool."""
+"""What importing the light entry points costs (issue 17): the operation registry and `graft --help`
+load none of the heavy modules; a `--source ast` read in-process loads no LibCST, jedi or pool
+(it builds answers from syntax trees, and the graph's modules come with the engine's facade).
+The thin client's own imports are tested with real processes in test_daemon.py."""
 
 from __future__ import annotations
 
@@ -8,9 +10,8 @@ import sys
 
 from tests.conftest import REPO
 
-HEAVY = {"libcst", "networkx", "jedi", "pygls", "lsprotocol", "lsp_pool", "diskcache"}
-"""Top-level modules the light paths must not import. tree_sitter belongs here too once
-engine/languages/spec.py stops importing tree_sitter.Node at run time for its type aliases."""
+HEAVY = {"libcst", "networkx", "jedi", "pygls", "lsprotocol", "lsp_pool", "diskcache", "tree_sitter"}
+"""Top-level modules the light paths must not import."""
 
 
 def heavy_modules_after(code: str) -> set[str]:
@@ -25,3 +26,11 @@ def test_the_operation_registry_imports_nothing_heavy() -> None:
             "for operation in OPERATIONS.values():\n"
             "    operation.fields()")
     assert heavy_modules_after(code) == set()
+
+
+def test_an_ast_read_in_process_loads_no_refactoring_machinery_and_no_pool() -> None:
+    code = ("import contextlib, io, os\n"
+            "from frontends.cli.main import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    assert main(['--root', 'fixtures/sample', '--source', 'ast', 'find', 'shop/models.py:Order']) == 0")
+    assert heavy_modules_after(code) & {"libcst", "jedi", "pygls", "lsprotocol", "lsp_pool"} == set()

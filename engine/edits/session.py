@@ -57,7 +57,7 @@ class _Comparison:
     verify_output: str = ""
 
 
-def _listed(paths: list[str], shown: int = 5) -> str:
+def _listed(paths: list[str], shown: int = 3) -> str:
     more = len(paths) - shown
     return ", ".join(paths[:shown]) + (f" and {more} more" if more > 0 else "")
 
@@ -127,13 +127,12 @@ class EditSession:
         if not conditional:
             settle(applied.files)  # informational only: the transaction is committed already
         checked = before is not None and comparison.after is not None
-        note = _diagnostics_note(checked, len(comparison.after or {}), len(compared), time.monotonic() - started,
-                                 skipped or comparison.skipped)
         pending = self._unfinished(applied.transaction, before, comparison, compared, renamed)
         pending_checks.save(self.workspace.root, pending)
-        if pending is not None:
-            note += (f"; not compared yet: {_listed(pending.to_compare + pending.without_baseline)}"
-                     " (graft diagnostics --since-last-apply finishes the check)")
+        # Cut short by the budget, the note names what is left instead of how many were left out.
+        left = f"not compared yet: {_listed(pending.to_compare + pending.without_baseline)}" if pending is not None else ""
+        note = _diagnostics_note(checked, len(comparison.after or {}), len(compared), time.monotonic() - started,
+                                 left or skipped or comparison.skipped)
         return replace(applied, new_diagnostics=comparison.new, diagnostics_checked=checked, verify_output=comparison.verify_output,
                        diagnostics_note=note, diagnostics_complete=pending is None)
 
@@ -160,7 +159,7 @@ class EditSession:
         deleted = {f.path for f in files if f.status == "deleted"}
         after_paths = [p for p in before if p not in deleted] + [f.path for f in files if f.status == "created"]
         after, comparison.skipped = self._errors(after_paths, time.monotonic() + budget / 2, budget)
-        comparison.after = self._settled(before, after, {f.path for f in files}, renamed)
+        comparison.after = self._settled(after, {f.path for f in files}, budget)
         if comparison.after is not None:
             # Only files compared on both sides: one the after pass left out has no new errors known.
             comparison.new = _new_errors({p: d for p, d in before.items() if p in comparison.after}, comparison.after, renamed)
@@ -191,20 +190,19 @@ class EditSession:
         if self.files_edited is not None:
             self.files_edited(paths)
 
-    def _settled(
-        self, before: dict[str, list[Diagnostic]], after: dict[str, list[Diagnostic]] | None, written: set[str],
-        renamed: dict[str, str],
-    ) -> dict[str, list[Diagnostic]] | None:
-        """The after pass asked once more for the untouched importers when it found nothing new:
-        a server re-checks a file's dependents after a change on its own schedule, and under load
-        its first answer for an importer could still be the one from before the write (the
-        differential check then missed the error it exists for)."""
-        if after is None or _new_errors({p: d for p, d in before.items() if p in after}, after, renamed):
+    def _settled(self, after: dict[str, list[Diagnostic]] | None, written: set[str],
+                 budget: float) -> dict[str, list[Diagnostic]] | None:
+        """The after pass asked once more for the untouched importers: a server re-checks a file's
+        dependents after a change on its own schedule, and under load its first answer for an
+        importer could still be the one from before the write. Both ways wrong: an error missed
+        (six importers broken by one rename, five reported) or one invented (an old error whose
+        message still quotes the old name, taken as new)."""
+        if after is None:
             return after
         importers = [p for p in after if p not in written]
         if not importers:
             return after
-        again, _skipped = self._errors(importers, time.monotonic() + self.diagnostics_budget / 4, recheck=True)
+        again, _skipped = self._errors(importers, time.monotonic() + budget / 4, budget, recheck=True)
         return {**after, **(again or {})}
 
     def _errors(self, paths: list[str], deadline: float, budget: float | None = None, *,

@@ -32,7 +32,8 @@ def run_apply(engine: Engine, args: argparse.Namespace) -> Result:
                    "as it is now (a file on disk has no document version to check)")
         outcome = replace(outcome, warnings=[*outcome.warnings, warning])
     colour = sys.stdout.isatty() and not args.json
-    text, notes = outcome_text(outcome, target=args.edit_file, apply_hint=operation_commands.APPLY_HINT, option_hint=operation_commands.option_hint, colour=colour)
+    text, notes = outcome_text(outcome, target=args.edit_file, apply_hint=operation_commands.APPLY_HINT, option_hint=operation_commands.option_hint, colour=colour,
+                               finish_hint=operation_commands.FINISH_HINT)
     return outcome.to_json(), text, notes
 
 

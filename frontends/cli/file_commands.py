@@ -1,4 +1,4 @@
-"""``graft batch`` and the file tools on the command line (the same facade the MCP tools use).
+"""The file tools on the command line (the same facade the MCP tools use).
 
 A command line has no connection to remember reads by, so the read-before-write rule
 takes the file's hash instead: ``write-file`` and ``edit-file`` need ``--expect-sha256``
@@ -9,35 +9,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from engine.api import Engine
-from engine.batch import load_plan, run_batch
 from engine.client import EngineClient
 from engine.edits.outcome import EditOutcome
 from engine.errors import UsageError
 from engine.files import EditRequest
-from frontends.cli.operation_commands import APPLY_HINT, edit_options, option_hint, read_text
+from frontends.cli.operation_commands import APPLY_HINT, FINISH_HINT, edit_options, option_hint, read_text
 from frontends.render.edits import outcome_text
 
 Result = tuple[dict[str, object], str, str]
-
-
-def run_batch_command(engine: Engine, args: argparse.Namespace) -> Result:
-    steps = load_plan(Path(args.plan))
-    progress = _progress if sys.stderr.isatty() else None
-
-    outcome = run_batch(engine, steps, apply=args.write, each=args.each, options=edit_options(engine, args), progress=progress)
-    return _batch_result(outcome, colour=sys.stdout.isatty() and not args.json)
-
-
-def _progress(index: int, total: int, target: str) -> None:
-    print(f"\r[{index}/{total}] {target[:70]:<70}", end="" if index < total else "\n", file=sys.stderr, flush=True)
-
-
-def _batch_result(outcome: EditOutcome, *, colour: bool) -> Result:
-    text, notes = outcome_text(outcome, apply_hint=APPLY_HINT, option_hint=option_hint, colour=colour)
-    return outcome.to_json(), text, notes
 
 
 def run_read_file(engine: Engine, args: argparse.Namespace) -> Result:
@@ -87,5 +68,6 @@ def run_find_files(engine: Engine, args: argparse.Namespace) -> Result:
 
 def edit_result(outcome: EditOutcome, args: argparse.Namespace) -> Result:
     text, notes = outcome_text(outcome, target=getattr(args, "path", ""), apply_hint=APPLY_HINT, option_hint=option_hint,
+                               finish_hint=FINISH_HINT,
                                colour=sys.stdout.isatty() and not args.json)
     return outcome.to_json(), text, notes

@@ -10,6 +10,7 @@ on stdout; 2 usage error (bad arguments, malformed address).
 from __future__ import annotations
 
 import argparse
+import importlib
 from importlib.metadata import entry_points
 import json
 import sys
@@ -24,7 +25,7 @@ from engine.opening import open_engine
 from engine.refactor.operations import OPERATIONS
 from frontends.cli.arguments import FRONT_ENDS, WRITING_COMMANDS, build_parser
 from frontends.cli.parsing import ArgumentsRejected
-from frontends.cli import daemon_commands, edit_commands, file_commands, graph_commands, operation_commands
+from frontends.cli import daemon_commands, operation_commands
 from frontends.render import symbols as render
 
 EXIT_OK = 0
@@ -82,16 +83,30 @@ def _diagnostics(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, ob
     return render.diagnostics_json(found), render.diagnostics_text(found), ""
 
 
-HANDLERS: dict[str, Handler] = {
+_GRAPH, _EDIT, _FILE, _BATCH = ("frontends.cli.graph_commands", "frontends.cli.edit_commands", "frontends.cli.file_commands",
+                                 "frontends.cli.batch_commands")
+HANDLERS: dict[str, Handler | tuple[str, str]] = {
     "outline": _outline, "find": _find, "read": _read, "symbols": _symbols, "servers": _servers, "diagnostics": _diagnostics,
     "explain": _explain,
-    "index": graph_commands.run_index, "graph": graph_commands.run_graph,
-    "apply": edit_commands.run_apply, "undo": edit_commands.run_undo,
-    "history": edit_commands.run_history, "recover": edit_commands.run_recover,
-    "batch": file_commands.run_batch_command,
-    "read-file": file_commands.run_read_file, "write-file": file_commands.run_write, "edit-file": file_commands.run_write,
-    "search": file_commands.run_search, "find-files": file_commands.run_find_files, "find-replace": file_commands.run_find_replace,
+    "index": (_GRAPH, "run_index"), "graph": (_GRAPH, "run_graph"),
+    "apply": (_EDIT, "run_apply"), "undo": (_EDIT, "run_undo"), "history": (_EDIT, "run_history"), "recover": (_EDIT, "run_recover"),
+    "batch": (_BATCH, "run_batch_command"),
+    "read-file": (_FILE, "run_read_file"), "write-file": (_FILE, "run_write"), "edit-file": (_FILE, "run_write"),
+    "search": (_FILE, "run_search"), "find-files": (_FILE, "run_find_files"), "find-replace": (_FILE, "run_find_replace"),
 }
+"""Each command's handler; those of other modules named (module, function) and imported when the
+command runs, so that a read does not pay for the refactoring machinery (LibCST) it never uses."""
+
+
+def _handler(command: str) -> Handler:
+    if command in OPERATIONS:  # refactorings come from the registry (a registered one always has a command)
+        return operation_commands.run_operation
+    found = HANDLERS[command]
+    if isinstance(found, tuple):
+        module, function = found
+        loaded: Handler = getattr(importlib.import_module(module), function)
+        return loaded
+    return found
 
 
 class Engines(Protocol):
@@ -166,9 +181,7 @@ def _run(engines: Engines, root: Path, args: argparse.Namespace) -> tuple[dict[s
     try:
         for report in engine.recovered:
             print(f"graft: {report.message()}", file=sys.stderr)
-        # Refactorings come from the registry, looked up when called (a registered one always has a command).
-        handler = operation_commands.run_operation if args.command in OPERATIONS else HANDLERS[args.command]
-        return handler(engine, args)
+        return _handler(args.command)(engine, args)
     finally:
         engines.release(engine)
 

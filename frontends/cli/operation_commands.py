@@ -22,6 +22,7 @@ from frontends.render.edits import outcome_text
 Result = tuple[dict[str, object], str, str]
 
 APPLY_HINT = "pass --apply to write"
+FINISH_HINT = "graft diagnostics --since-last-apply finishes the check"
 
 
 def run_operation(engine: Engine, args: argparse.Namespace) -> Result:
@@ -33,7 +34,8 @@ def run_operation(engine: Engine, args: argparse.Namespace) -> Result:
     built = operation.build(values)
     outcome = EngineClient(engine).run_operation(built, apply=args.write, options=edit_options(engine, args))
     colour = sys.stdout.isatty() and not args.json
-    text, notes = outcome_text(outcome, target=built.target(), apply_hint=APPLY_HINT, option_hint=option_hint, colour=colour)
+    text, notes = outcome_text(outcome, target=built.target(), apply_hint=APPLY_HINT, option_hint=option_hint, colour=colour,
+                               finish_hint=FINISH_HINT)
     return {"target": built.target(), **outcome.to_json()}, text, notes
 
 

@@ -17,10 +17,11 @@ from engine.edits.outcome import EditOutcome
 
 def outcome_text(
     outcome: EditOutcome, *, target: str = "", apply_hint: str = "", colour: bool = False,
-    option_hint: Callable[[str | None], str] = lambda option: "",
+    option_hint: Callable[[str | None], str] = lambda option: "", finish_hint: str = "",
 ) -> tuple[str, str]:
     """(text, notes). ``apply_hint`` says how to write a dry run here (``pass --apply``);
-    ``option_hint`` how to set an option a refusal names, in this front end's terms."""
+    ``option_hint`` how to set an option a refusal names, in this front end's terms;
+    ``finish_hint`` how to finish a diagnostics check the budget cut short."""
     what = f"{outcome.operation} {target}".strip()
     state = f"applied as transaction {outcome.transaction}" if outcome.applied else "dry run"
     rows = [f"step {s.index}: {s.op} {s.target}  [{s.source.value} · {s.confidence.value}]  {len(s.files)} file(s)"
@@ -42,7 +43,7 @@ def outcome_text(
         tail = (f"dry run: an apply would be refused: {refusal['code']}: {refusal['message']}"
                 f"{option_hint(option if isinstance(option, str) else None)}")
     text = "\n".join(part for part in [head, diff.rstrip("\n"), *rows, tail] if part)
-    return text, notes_text(outcome)
+    return text, notes_text(outcome, finish_hint)
 
 
 def _one_file(summary: FileSummary, target: str) -> str:
@@ -58,12 +59,13 @@ def _file_row(summary: FileSummary) -> str:
     return f"{status}{summary.path} +{summary.added} -{summary.removed}"
 
 
-def notes_text(outcome: EditOutcome) -> str:
+def notes_text(outcome: EditOutcome, finish_hint: str = "") -> str:
     notes = [f"note: {warning}" for warning in outcome.warnings]
     notes += [f"warning: {path} no longer parses (syntax errors were allowed)" for path in outcome.new_syntax_errors]
     notes += [f"new error: {d.file}:{d.range.start.line + 1}: {d.message}" for d in outcome.new_diagnostics]
     if outcome.diagnostics_note:
-        notes.append(f"note: {outcome.diagnostics_note}")
+        unfinished = not outcome.diagnostics_complete and finish_hint
+        notes.append(f"note: {outcome.diagnostics_note}" + (f" ({finish_hint})" if unfinished else ""))
     if outcome.verify_output.strip():
         notes.append(f"verify passed: {outcome.verify_output.strip().splitlines()[-1]}")
     return "\n".join(notes)
