@@ -82,12 +82,12 @@ def run_batch(
     chosen = options or EditOptions(allow_dirty=engine.settings.allow_dirty)
     if apply and each:
         return _step_by_step(engine, steps, chosen, progress)
-    trial, states = _in_scratch(engine, steps, scratch_engine, progress)
+    trial, states = plan_in_scratch(engine, steps, scratch_engine, progress)
     diff = unified_diff(states)
     if not apply:
         return replace(trial, files=summarize(states), diff=diff)
     # The whole batch as one transaction: one journal entry, one undo, all files or none.
-    written = engine.edits().apply(_edit_from(engine, states), chosen)
+    written = engine.edits().apply(edit_from(engine, states), chosen)
     steps_out = [replace(s, transaction=written.transaction) for s in trial.steps]
     return replace(written, operation="batch", steps=steps_out, diff=diff, edits=trial.edits, **_provenance(steps_out))
 
@@ -117,7 +117,7 @@ def _step_by_step(
     return EditOutcome("batch", True, files, last, edits, steps=done, **_provenance(done))
 
 
-def _in_scratch(
+def plan_in_scratch(
     engine: Engine, steps: list[RefactorOperation], scratch_engine: Callable[[Path], Engine] | None,
     progress: Callable[[int, int, str], None] | None,
 ) -> tuple[EditOutcome, list[FileState]]:
@@ -154,7 +154,7 @@ def _scratch_engine(engine: Engine, copy: Path) -> Engine:
     return Engine(workspace, services=services, tools=engine.tools, source=engine.source)
 
 
-def _edit_from(engine: Engine, states: list[FileState]) -> WorkspaceEdit:
+def edit_from(engine: Engine, states: list[FileState]) -> WorkspaceEdit:
     """The batch's net effect on the workspace, checked against the hashes it was computed from."""
     operations: list[Operation] = []
     for state in states:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Callable, Generic, Iterator, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from engine.extract import FileSymbols
@@ -180,4 +180,35 @@ def load_tools(workspace: "Workspace") -> Tools | None:
     for entry_point in entry_points(group=TOOLS_ENTRY_POINT_GROUP):
         factory: Callable[["Workspace"], Tools] = entry_point.load()
         return factory(workspace)
+    return None
+
+
+FleetTask = Callable[[str], dict[str, object]]
+"""One repository's whole run (engine.fleet.run_repo with its plan and options bound): takes the
+repository's path, returns its result row as plain data. Picklable: it travels to workers."""
+
+
+class FleetExecutor(Protocol):
+    """Where a fleet's tasks run: one task per repository, the rows yielded as tasks finish."""
+
+    workers: int
+    """How many tasks run at once (for the progress line)."""
+
+    def map(self, task: FleetTask, repos: list[str]) -> Iterator[tuple[str, dict[str, object]]]:
+        """(repository, row) for every repository, in the order they finish. A task that fails
+        in the executor itself (a worker lost for good) still yields a row, with status error."""
+        ...
+
+    def close(self) -> None: ...
+
+
+FLEET_ENTRY_POINT_GROUP = "codegraft.fleet_executors"
+
+
+def load_fleet_executor(name: str, *, scheduler: str | None, workers: int | None) -> FleetExecutor | None:
+    """The installed executor called ``name`` (``dask``), or None when none is installed under it."""
+    for entry_point in entry_points(group=FLEET_ENTRY_POINT_GROUP):
+        if entry_point.name == name:
+            factory: Callable[..., FleetExecutor] = entry_point.load()
+            return factory(scheduler=scheduler, workers=workers)
     return None

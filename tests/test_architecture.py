@@ -26,6 +26,7 @@ ENGINE_LAYERS = (
     {"server_answers"},
     {"api"},
     {"client", "batch", "opening"},
+    {"fleet"},
 )
 """engine/'s units, lowest first: a unit imports only units of lower layers (and itself)."""
 

@@ -161,6 +161,16 @@ def _file_commands(commands: Commands, common: GraftParser, options: GraftParser
     batch = commands.add_parser("batch", parents=[common, options], help="run a JSON/YAML/TOML list of refactorings as one transaction")
     batch.add_argument("plan", metavar="PLAN")
     batch.add_argument("--each", action="store_true", help="commit each step separately (steps before a refusal stay)")
+    fleet = batch.add_argument_group("across many repositories (each its own task; see README)")
+    fleet.add_argument("--repos", metavar="LIST", help="a file with one repository path per line, or a folder whose "
+                                                       "sub-folders are repositories: run the plan on each")
+    fleet.add_argument("--executor", choices=["local", "dask"], default="dask",
+                       help="dask (default: an embedded cluster of processes, or --scheduler's), or local: serially here")
+    fleet.add_argument("--scheduler", metavar="ADDRESS", help="an existing Dask scheduler (tcp://host:port)")
+    fleet.add_argument("--workers", type=int, metavar="N", help="workers of the embedded cluster (default: one per core)")
+    fleet.add_argument("--out", metavar="DIR", default="graft-fleet",
+                       help="where the patches and results.jsonl go (default: ./graft-fleet)")
+    fleet.add_argument("--resume", action="store_true", help="skip the repositories that already have a row in OUT")
 
     read = commands.add_parser("read-file", parents=[common], help="files with a sha256 header and line numbers")
     read.add_argument("paths", metavar="PATH", nargs="+")

@@ -34,7 +34,8 @@ def main() -> int:
     command, options = _scan(argv)
     if _asks_for_help(argv) and command not in ("mcp", "lsp"):
         _print_help(argv)  # exits when the grammar printed the help; returns when it refused the line
-    if command is None or command in _HERE or "--no-daemon" in argv or os.environ.get("GRAFT_DAEMON") == "0":
+    fleet = command == "batch" and any(word == "--repos" or word.startswith("--repos=") for word in argv)
+    if command is None or command in _HERE or fleet or "--no-daemon" in argv or os.environ.get("GRAFT_DAEMON") == "0":
         return _in_process(argv)
     root = Path(options["--root"]) if "--root" in options else find_root(Path.cwd())
     if not root.is_dir():

@@ -152,6 +152,9 @@ def main(argv: Sequence[str] | None = None, engines: Engines | None = None) -> i
         root = Path(args.root) if args.root else find_root(Path.cwd())
         if not root.is_dir():
             raise UsageError(f"--root {root} is not a folder")
+        if args.command == "batch" and args.repos:  # a fleet: no workspace of its own, its exit status its own
+            from frontends.cli import fleet_commands  # Dask, for this command only
+            return fleet_commands.run_fleet(args)
         if args.command == "daemon":
             payload, text, notes = daemon_commands.run_daemon(root, args)
         else:

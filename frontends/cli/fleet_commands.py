@@ -1,0 +1,57 @@
+"""``graft batch PLAN --repos LIST``: one plan across many repositories (engine.fleet), with a
+progress line while it runs and a summary table at the end.
+
+Exit status: 0 when every repository was applied or planned, 1 when any was refused, failed
+its verify or hit an error (each row says which and why), 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+from engine import fleet
+from engine.batch import load_plan
+from engine.choices import SourcePreference
+
+_FAILED = ("refused", "verify_failed", "error")
+
+
+def run_fleet(args: argparse.Namespace) -> int:
+    steps = load_plan(Path(args.plan))
+    plan = [{"op": step.name, **step.values()} for step in steps]
+    repos = fleet.load_repos(Path(args.repos))
+    options = fleet.FleetOptions(apply=args.write, verify=args.verify, source=SourcePreference(args.source),
+                                 allow_dirty=args.allow_dirty)
+    show = _progress if sys.stderr.isatty() else None
+    rows = fleet.run(plan, repos, out=Path(args.out), options=options, executor=args.executor, scheduler=args.scheduler,
+                     workers=args.workers, resume=args.resume, progress=show)
+    if show is not None:
+        print(file=sys.stderr)
+    counts = Counter(row.status for row in rows)
+    if args.json:
+        print(json.dumps({"ok": True, "command": "batch", "out": str(Path(args.out).resolve()), "counts": dict(counts),
+                          "rows": [row.to_json() for row in rows]}, ensure_ascii=False, indent=2))
+    else:
+        print(_table(rows, counts, Path(args.out)))
+    return 1 if any(counts[status] for status in _FAILED) else 0
+
+
+def _progress(state: fleet.FleetProgress) -> None:
+    width = 24
+    filled = width * state.done // max(state.total, 1)
+    print(f"\r[{'#' * filled}{'.' * (width - filled)}] {state.done}/{state.total} done · {state.failed} failed · "
+          f"{state.in_flight} running", end="", file=sys.stderr, flush=True)
+
+
+def _table(rows: list[fleet.FleetRow], counts: Counter[str], out: Path) -> str:
+    lines = [f"{'repository':<28} {'status':<14} {'files':>5} {'edits':>5} {'s':>6}  reason / patch"]
+    for row in sorted(rows, key=lambda r: (r.status not in _FAILED, r.repo)):
+        detail = row.reason.splitlines()[0][:90] if row.reason else (row.patch or "")
+        lines.append(f"{Path(row.repo).name[:28]:<28} {row.status:<14} {len(row.files):>5} {row.edits:>5} {row.seconds:>6.1f}  {detail}")
+    summary = ", ".join(f"{counts[status]} {status}" for status in fleet.STATUSES if counts[status])
+    lines.append(f"{len(rows)} repositories: {summary}; rows in {out / fleet.RESULTS}")
+    return "\n".join(lines)
