@@ -6,14 +6,36 @@ import argparse
 import time
 from pathlib import Path
 
-from engine.errors import Refused
+from engine.choices import find_root
+from engine.errors import GraftError, Refused, UsageError
 from frontends.cli import daemon_client
+from frontends.cli.output import answered, refused
+from frontends.cli.parsing import ArgumentsRejected
 
 Result = tuple[dict[str, object], str, str]
 
 
 class DaemonNotStarted(Refused):
     code = "daemon_not_started"
+
+
+def main(argv: list[str]) -> int:
+    """``graft daemon …`` in the thin client: the grammar, the control call and the printing,
+    with no engine imported (``status`` answers in milliseconds)."""
+    from frontends.cli.arguments import build_parser  # the grammar alone: light
+
+    try:
+        args = build_parser().parse_args(argv)
+    except ArgumentsRejected:
+        return -1  # the caller runs the full CLI, which says what is wrong as it always does
+    root = Path(args.root) if args.root else find_root(Path.cwd())
+    try:
+        if not root.is_dir():
+            raise UsageError(f"--root {root} is not a folder")
+        payload, text, notes = run_daemon(root.resolve(), args)
+    except GraftError as error:
+        return refused(args.command, error, as_json=args.json)
+    return answered(args.command, payload, text, notes, as_json=args.json)
 
 
 def run_daemon(root: Path, args: argparse.Namespace) -> Result:

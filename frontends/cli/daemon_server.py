@@ -153,8 +153,7 @@ class Daemon:
         listener = self._listen()
         stopper: socket.socket | None = None
         try:
-            (self.folder / daemon_client.INFO_NAME).write_text(json.dumps(
-                {"pid": os.getpid(), "fingerprint": self.fingerprint, "started": self.started, "root": str(self.root)}))
+            self._write_info()
             print(daemon_client.READY, flush=True)  # the starting client waits for this line
             self._redirect_output()
             listener.settimeout(self.idle_seconds)
@@ -182,6 +181,15 @@ class Daemon:
             lock.close()
             if stopper is not None:
                 stopper.close()
+
+    def _write_info(self) -> None:
+        """``daemon.json``, written without following a link a cloned workspace could have planted."""
+        path = self.folder / daemon_client.INFO_NAME
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        info = {"pid": os.getpid(), "fingerprint": self.fingerprint, "started": self.started, "root": str(self.root)}
+        with os.fdopen(open_state_file(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as handle:
+            json.dump(info, handle)
 
     def _redirect_output(self) -> None:
         """From here on, what the daemon itself prints goes to its log in its own folder."""

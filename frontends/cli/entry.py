@@ -30,10 +30,25 @@ _VALUED_OPTIONS = frozenset({"--root", "--max-file-bytes", "--source"})
 
 
 def main() -> int:
-    argv = sys.argv[1:]
+    try:
+        return _main(sys.argv[1:])
+    except BrokenPipeError:
+        # The reader went away (`graft … | head`): not a failure to report with a traceback. Point
+        # stdout at /dev/null so that the interpreter's own flush at exit does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # what a program killed by SIGPIPE reports to the shell
+
+
+def _main(argv: list[str]) -> int:
     command, options = _scan(argv)
     if _asks_for_help(argv) and command not in ("mcp", "lsp"):
         _print_help(argv)  # exits when the grammar printed the help; returns when it refused the line
+    if command == "daemon" and "--no-daemon" not in argv:
+        from frontends.cli import daemon_commands
+
+        code = daemon_commands.main(argv)
+        if code >= 0:
+            return code
     fleet = command == "batch" and any(word == "--repos" or word.startswith("--repos=") for word in argv)
     if command is None or command in _HERE or fleet or "--no-daemon" in argv or os.environ.get("GRAFT_DAEMON") == "0":
         return _in_process(argv)

@@ -24,13 +24,11 @@ from engine.names import parse_address
 from engine.opening import open_engine
 from engine.refactor.operations import OPERATIONS
 from frontends.cli.arguments import FRONT_ENDS, WRITING_COMMANDS, build_parser
+from frontends.cli.output import EXIT_USAGE, answered, refused
 from frontends.cli.parsing import ArgumentsRejected
 from frontends.cli import daemon_commands, operation_commands
 from frontends.render import symbols as render
 
-EXIT_OK = 0
-EXIT_REFUSED = 1
-EXIT_USAGE = 2
 
 
 Handler = Callable[[Engine, argparse.Namespace], tuple[dict[str, object], str, str]]
@@ -163,17 +161,8 @@ def main(argv: Sequence[str] | None = None, engines: Engines | None = None) -> i
         hint = operation_commands.option_hint(error.option)
         if hint and "\n" in error.message:
             hint = "\n" + hint.strip()  # after a listing (one item per line), a line of its own
-        print(f"graft {args.command}: {error.message}{hint}", file=sys.stderr)
-        if as_json:
-            print(json.dumps({"ok": False, "error": error.to_json()}, ensure_ascii=False, indent=2))
-        return EXIT_USAGE if isinstance(error, UsageError) else EXIT_REFUSED
-    if notes:
-        print(notes, file=sys.stderr)
-    if as_json:
-        print(json.dumps({"ok": True, "command": args.command, **payload}, ensure_ascii=False, indent=2))
-    else:
-        print(text)
-    return EXIT_OK
+        return refused(args.command, error, as_json=as_json, hint=hint)
+    return answered(args.command, payload, text, notes, as_json=as_json)
 
 
 def _run(engines: Engines, root: Path, args: argparse.Namespace) -> tuple[dict[str, object], str, str]:
