@@ -101,7 +101,7 @@ def find_name_uses(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> lis
                     continue
                 if not match.group(1):
                     # A bare name a function binds itself is its local, whatever the module has.
-                    locals_ = locals_ or LocalScopes(text)
+                    locals_ = locals_ or LocalScopes.of(text)
                     if locals_.binds(name, number + 1):
                         continue
                 if resolve(path, match.group(1) + name, number + 1) == target:

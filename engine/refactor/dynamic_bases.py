@@ -59,7 +59,7 @@ def dynamic_subclasses(corpus: Corpus, old: str) -> list[DynamicSubclass]:
             member = Position(defined[0] - 1, code_points(split_line(text, defined[0]), defined[1]))
             for base in node.bases:
                 head = _head(base)
-                scopes = scopes or LocalScopes(text)
+                scopes = scopes or LocalScopes.of(text)
                 if head is not None and scopes.binds(head, node.lineno):
                     column = code_points(split_line(text, base.end_lineno or node.lineno), base.end_col_offset or 1) - 1
                     found.append(DynamicSubclass(path, node.lineno, node.name, ast.unparse(base),

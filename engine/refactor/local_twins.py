@@ -11,6 +11,7 @@ edit the server made in that file is dropped.
 from __future__ import annotations
 
 import ast
+import re
 
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.answers import TextEdit
@@ -28,6 +29,8 @@ def keep_local_twins(corpus: Corpus, edit: WorkspaceEdit, defining_file: str, ol
         if not isinstance(change, FileChange) or change.path == defining_file or not change.path.endswith(".py"):
             continue
         text = corpus.source(change.path).text
+        if not _may_define(text, old):
+            continue  # the common case, decided without parsing (a warm rename touched 91 files, defined in none)
         tree = parse_python(text)
         if tree is None or not _defines_at_module_level(tree, old):
             continue
@@ -43,6 +46,12 @@ def keep_local_twins(corpus: Corpus, edit: WorkspaceEdit, defining_file: str, ol
     notes = [f"{', '.join(kept)} define(s) {old} too: that binding keeps its name; the import of the renamed symbol there "
              f"becomes `{new} as {old}`"] if kept else []
     return WorkspaceEdit(tuple(operations), edit.annotations), notes
+
+
+def _may_define(text: str, name: str) -> bool:
+    """Whether the text could bind ``name`` by a def, class or assignment: no false negatives (a
+    binding always reads like this), false positives are settled by the tree."""
+    return re.search(rf"(?:\bdef|\bclass)\s+{re.escape(name)}\b|\b{re.escape(name)}\s*(?::[^=\n]*)?=(?!=)", text) is not None
 
 
 def _defines_at_module_level(tree: ast.Module, name: str) -> bool:
