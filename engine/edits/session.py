@@ -128,9 +128,12 @@ class EditSession:
             settle(applied.files)  # informational only: the transaction is committed already
         checked = before is not None and comparison.after is not None
         pending = self._unfinished(applied.transaction, before, comparison, compared, renamed)
-        pending_checks.save(self.workspace.root, pending)
         # Cut short by the budget, the note names what is left instead of how many were left out.
         left = f"not compared yet: {_listed(pending.to_compare + pending.without_baseline)}" if pending is not None else ""
+        try:
+            pending_checks.save(self.workspace.root, pending)
+        except (OSError, GraftError) as error:  # the edit is written: losing the rest of the check is not worth failing it
+            left += f"; the rest of the check could not be kept for later ({getattr(error, 'message', error)})" if left else ""
         note = _diagnostics_note(checked, len(comparison.after or {}), len(compared), time.monotonic() - started,
                                  left or skipped or comparison.skipped)
         return replace(applied, new_diagnostics=comparison.new, diagnostics_checked=checked, verify_output=comparison.verify_output,

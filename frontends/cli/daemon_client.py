@@ -46,10 +46,12 @@ _SUN_PATH_LIMIT = 100  # bytes of a socket path the kernel takes (108, with room
 class DaemonUnavailable(Exception):
     """No usable daemon: the reason says why, for the note the CLI prints when it runs in-process."""
 
-    def __init__(self, reason: str, *, absent: bool = False) -> None:
+    def __init__(self, reason: str, *, absent: bool = False, stale: bool = False) -> None:
         super().__init__(reason)
         self.absent = absent
         """No daemon runs at all (the usual case, not worth a note), rather than one that failed."""
+        self.stale = stale
+        """A daemon runs other code than this client's: it has stopped, and a new one is wanted."""
 
 
 class DaemonLost(Exception):
@@ -269,7 +271,7 @@ def run(root: Path, call: Call, stdout: IO[str], stderr: IO[str]) -> int:
         taken = False
         for message in _read_all(connection):
             if "stale" in message:
-                raise DaemonUnavailable(f"the daemon runs other code ({message['stale']})")
+                raise DaemonUnavailable(f"the daemon runs other code ({message['stale']})", stale=True)
             taken = True  # the first message is "taken", before the call runs
             if "out" in message:
                 stdout.write(str(message["out"]))

@@ -69,7 +69,7 @@ def _through_daemon(root: Path, argv: list[str], may_start: bool) -> int:
             print(f"graft: {lost}; running the command in this process instead", file=sys.stderr)
             return _in_process(argv, stdin=call.stdin)
         except daemon_client.DaemonUnavailable as unavailable:
-            stale = "other code" in str(unavailable)
+            stale = unavailable.stale
             if not (may_start or stale) or attempt == 1:
                 if not unavailable.absent or attempt == 1:  # no daemon at all is the usual case, not worth a note
                     print(f"graft: the daemon could not answer ({unavailable}); running in this process", file=sys.stderr)
