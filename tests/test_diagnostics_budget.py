@@ -16,7 +16,7 @@ import pytest
 from engine.answers import TextEdit
 from engine.edits import pending_checks
 from engine.edits.apply import Transactions
-from engine.edits.model import FileChange, WorkspaceEdit
+from engine.edits.model import CreateFile, FileChange, WorkspaceEdit
 from engine.edits.session import EditOptions, NewErrors
 from engine.positions import Position, Range
 from engine.workspace import Workspace
@@ -127,3 +127,15 @@ def test_a_crash_while_the_conditions_are_settled_rolls_the_transaction_back(tmp
     # An exception (not a real crash) rolls back at once; either way the old text is back.
     assert (tmp_path / "m.py").read_bytes() == data
     assert Transactions(Workspace(tmp_path)).recover() == []
+
+
+def test_a_file_the_edit_creates_is_counted_once_in_the_note(tmp_path: Path) -> None:
+    """Compared after the write only, a created file is one of the files checked, not one more
+    than were wanted ("checked 4 of 3 file(s)" was printed for a move into a new file)."""
+    require("basedpyright")
+    change = _project(tmp_path)
+    with served_engine(tmp_path, "basedpyright") as engine:
+        engine.index()
+        outcome = engine.edits().apply(WorkspaceEdit((change, CreateFile("extra.py", "X = 1\n"))))
+    assert outcome.diagnostics_complete
+    assert f"checked {IMPORTERS + 2} of {IMPORTERS + 2} file(s)" in outcome.diagnostics_note

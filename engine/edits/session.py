@@ -134,7 +134,8 @@ class EditSession:
             pending_checks.save(self.workspace.root, pending)
         except (OSError, GraftError) as error:  # the edit is written: losing the rest of the check is not worth failing it
             left += f"; the rest of the check could not be kept for later ({getattr(error, 'message', error)})" if left else ""
-        note = _diagnostics_note(checked, len(comparison.after or {}), len(compared), time.monotonic() - started,
+        wanted = len({*compared, *(comparison.after or {})})  # a file the edit creates is compared after it only
+        note = _diagnostics_note(checked, len(comparison.after or {}), wanted, time.monotonic() - started,
                                  left or skipped or comparison.skipped)
         return replace(applied, new_diagnostics=comparison.new, diagnostics_checked=checked, verify_output=comparison.verify_output,
                        diagnostics_note=note, diagnostics_complete=pending is None)
