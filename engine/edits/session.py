@@ -162,8 +162,9 @@ class EditSession:
             return
         deleted = {f.path for f in files if f.status == "deleted"}
         after_paths = [p for p in before if p not in deleted] + [f.path for f in files if f.status == "created"]
-        after, comparison.skipped = self._errors(after_paths, time.monotonic() + budget / 2, budget)
-        comparison.after = self._settled(after, {f.path for f in files}, budget)
+        deadline = time.monotonic() + budget / 2  # the second half of the budget, for the after pass and its recheck
+        after, comparison.skipped = self._errors(after_paths, deadline, budget)
+        comparison.after = self._settled(after, {f.path for f in files}, deadline, budget)
         if comparison.after is not None:
             # Only files compared on both sides: one the after pass left out has no new errors known.
             comparison.new = _new_errors({p: d for p, d in before.items() if p in comparison.after}, comparison.after, renamed)
@@ -194,7 +195,7 @@ class EditSession:
         if self.files_edited is not None:
             self.files_edited(paths)
 
-    def _settled(self, after: dict[str, list[Diagnostic]] | None, written: set[str],
+    def _settled(self, after: dict[str, list[Diagnostic]] | None, written: set[str], deadline: float,
                  budget: float) -> dict[str, list[Diagnostic]] | None:
         """The after pass asked once more for the untouched importers: a server re-checks a file's
         dependents after a change on its own schedule, and under load its first answer for an
@@ -206,7 +207,7 @@ class EditSession:
         importers = [p for p in after if p not in written]
         if not importers:
             return after
-        again, _skipped = self._errors(importers, time.monotonic() + budget / 4, budget, recheck=True)
+        again, _skipped = self._errors(importers, deadline, budget, recheck=True)
         return {**after, **(again or {})}
 
     def _errors(self, paths: list[str], deadline: float, budget: float | None = None, *,
