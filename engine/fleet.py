@@ -123,7 +123,7 @@ def run(
     kept = _kept_rows(results) if resume else {}
     if not resume:
         results.write_text("")
-    todo = [repo for repo in repos if repo not in kept]
+    todo = list(dict.fromkeys(repo for repo in repos if repo not in kept))  # one task, and one row, per repository
     names = _patch_names(repos)
     rows = list(kept.values())
     if not todo:
