@@ -115,6 +115,8 @@ class Engine:
         self._index.progress = progress
         self._edited_since_refresh.clear()  # a load compares every file with the disk anyway
         self._index_stats = self._index.load()
+        if self._index_stats.swept and self.services is not None:
+            self.services.files_changed(self._index_stats.swept)  # changed behind a long-lived engine's back
         return self._index_stats
 
     def graph(self) -> GraphQueries:
@@ -139,15 +141,7 @@ class Engine:
         behind its back: the graph re-reads those files and the language servers are told.
         Nothing to do before the graph is first loaded (a load compares every file anyway).
         Returns the paths found changed."""
-        if self._index is None or self._index_stats is None:
-            return []
-        changed = self._index.changed_on_disk()
-        if changed:
-            self._index.refresh(changed)
-            self._edited_since_refresh.difference_update(changed)
-            if self.services is not None:
-                self.services.files_changed(changed)
-        return changed
+        return self.index().swept if self.graph_loaded else []
 
     def _files_edited(self, paths: list[str]) -> None:
         self._edited_since_refresh.update(paths)

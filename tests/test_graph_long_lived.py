@@ -25,7 +25,7 @@ def test_indexing_again_sweeps_the_disk_and_keeps_one_graph(tmp_path: Path) -> N
         util = root / "shop" / "util.py"
         util.write_text(util.read_text() + "\n\ndef added_later():\n    return 1\n")
         swept = engine.index()
-        assert swept.mode == "incremental" and swept.extracted == 1 and swept.symbols == first.symbols + 1
+        assert swept.mode == "incremental" and swept.swept == ["shop/util.py"] and swept.symbols == first.symbols + 1
         assert [n.address for n in engine.graph().lookup("shop/util.py:added_later")]
     finally:
         engine.close()

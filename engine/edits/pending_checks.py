@@ -79,8 +79,10 @@ def _encode(found: dict[str, list[Diagnostic]]) -> dict[str, list[dict[str, obje
 
 
 def _decode(data: object) -> dict[str, list[Diagnostic]]:
+    if not isinstance(data, dict):
+        raise TypeError("not a table of files")  # load() takes that as "nothing kept"
     found: dict[str, list[Diagnostic]] = {}
-    for path, items in dict(data).items():  # type: ignore[call-overload]
+    for path, items in data.items():
         found[str(path)] = [Diagnostic(str(path), Range(Position(int(d["line"]), int(d["character"])),
                                                          Position(int(d["end_line"]), int(d["end_character"]))),
                                        str(d["severity"]), str(d["message"]), str(d["source"]), str(d["code"])) for d in items]

@@ -50,6 +50,8 @@ class IndexStats:
     """cold (built from facts), incremental (snapshot plus changes) or warm (snapshot as is)."""
     seconds: float = 0.0
     skipped: list[Skipped] = field(default_factory=list)
+    swept: list[str] = field(default_factory=list)
+    """Files a sweep of an already loaded graph found added, changed or removed, and re-read."""
 
 
 class ProjectIndex:
@@ -159,7 +161,7 @@ class ProjectIndex:
 
     def _swept(self, started: float) -> IndexStats:
         changed = self.changed_on_disk()
-        stats = IndexStats(mode="incremental" if changed else "warm")
+        stats = IndexStats(mode="incremental" if changed else "warm", swept=changed)
         if changed:
             stats.extracted = len(changed)
             stats.recomputed = len(self.refresh(changed))
