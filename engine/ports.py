@@ -140,6 +140,17 @@ class LanguageServices(Protocol):
         """Start the server of every language the workspace has (``graft servers --start``)."""
         ...
 
+    def show_files(self, paths: list[str]) -> None:
+        """Make sure the servers of these files have them in their program before a cross-file
+        request (a rename, a file rename, a move): a server that answers only for open documents
+        (tsserver without a tsconfig) opens them; the others read the disk and need nothing."""
+        ...
+
+    def warm_up(self, paths: list[str]) -> None:
+        """Start the servers of these files' languages without waiting (a failure is met by the
+        first request instead), so that their start overlaps the caller's own work."""
+        ...
+
     def close(self) -> None:
         """Shut down every server this object started."""
         ...

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 from pathlib import Path
 
@@ -136,24 +137,58 @@ class PoolServices:
                 first_file.setdefault(language, path)
         api = self.api
 
-        async def start_one(language: str, relative: str) -> None:
-            try:
-                server = api.pool.server_for(language, self.workspace.root)
-            except ServiceUnavailable:
-                return  # status() reports it as not found
-            try:
-                await server.ensure_started()
-                # Servers that load a project only for an open document need one.
-                server.use_file(self.workspace.root / relative, open_it=server.spec.needs_open)
-                if server.tracker is not None:
-                    await server.tracker.wait()
-            except ServiceUnavailable:
-                return  # status() reports it as dead, with the reason
-
         async def start_all() -> None:
-            await asyncio.gather(*(start_one(language, path) for language, path in sorted(first_file.items())))
+            await asyncio.gather(*(self._start(language, path, wait=True) for language, path in sorted(first_file.items())))
 
         api.run(start_all)
+
+    def show_files(self, paths: list[str]) -> None:
+        if not paths:
+            return
+        api = self.api
+
+        async def show() -> None:
+            for relative in paths:
+                absolute = self.workspace.root / relative
+                language = language_of(relative)
+                if language is None:
+                    continue
+                try:
+                    server = api.pool.server_for(language, self.workspace.root)
+                except ServiceUnavailable:
+                    continue  # the request itself says so
+                # Opening costs a type-check where a server reads the disk anyway: only where it must.
+                if server.spec.needs_open:
+                    await server.ensure_started()
+                    server.use_file(absolute, open_it=True)
+
+        api.run(show)
+
+    def warm_up(self, paths: list[str]) -> None:
+        """Start the servers of these files' languages and open the files, without waiting, so
+        that a cold server's start (about 1 s for basedpyright) overlaps the caller's own work.
+        A failure is not raised here: the first real request meets it and says why."""
+        first_file: dict[str, str] = {}
+        for path in paths:
+            language = language_of(path)
+            if language is not None:
+                first_file.setdefault(language, path)
+        for language, path in first_file.items():
+            self.api.submit(functools.partial(self._start, language, path, wait=False))
+
+    async def _start(self, language: str, relative: str, *, wait: bool) -> None:
+        try:
+            server = self.api.pool.server_for(language, self.workspace.root)
+        except ServiceUnavailable:
+            return  # status() reports it as not found
+        try:
+            await server.ensure_started()
+            # Servers that load a project only for an open document need one.
+            server.use_file(self.workspace.root / relative, open_it=server.spec.needs_open)
+            if wait and server.tracker is not None:
+                await server.tracker.wait()
+        except ServiceUnavailable:
+            return  # status() reports it as dead, with the reason; a request raises it
 
     def status(self) -> list[ServerStatus]:
         running = {s.spec.id: s for s in self._api.pool.running()} if self._api is not None else {}

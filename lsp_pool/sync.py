@@ -51,6 +51,18 @@ class SyncLanguageApi:
 
         return asyncio.run_coroutine_threadsafe(run(), self._loop).result(timeout)
 
+    def submit(self, coroutine_factory: Callable[[], Awaitable[object]]) -> None:
+        """Start a coroutine on the pool's loop without waiting for it; whatever it raises is
+        retrieved and dropped (the caller's later requests meet the same failure)."""
+        if self._closed:
+            return
+
+        async def run() -> object:
+            return await coroutine_factory()
+
+        future = asyncio.run_coroutine_threadsafe(run(), self._loop)
+        future.add_done_callback(lambda done: done.cancelled() or done.exception())
+
     def close(self) -> None:
         if self._closed:
             return

@@ -152,6 +152,12 @@ def test_source_lsp_refuses_a_rename_the_server_cannot_give(tmp_path: Path) -> N
         def rename(self, source, position, new_name):  # type: ignore[no-untyped-def]
             raise ServiceUnavailable("jedi-language-server cannot rename here")
 
+        def warm_up(self, paths: list[str]) -> None:
+            pass  # nothing to start
+
+        def show_files(self, paths: list[str]) -> None:
+            pass  # reads the disk
+
         def __getattr__(self, name):  # type: ignore[no-untyped-def]
             raise ServiceUnavailable(f"{name} is not offered")
 

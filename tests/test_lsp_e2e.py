@@ -396,20 +396,29 @@ def test_references_come_from_the_server_and_are_recorded_in_the_graph(project: 
     assert ("s:tests/test_shop.py:make_order", "references") in recorded
 
 
-def test_index_takes_symbols_from_servers_and_keeps_the_tree_graph_apart(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_index_takes_symbols_from_servers_only_when_required_and_keeps_the_graphs_apart(
+    project: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
     require("basedpyright")
     import json
 
     from frontends.cli.main import main
 
-    assert main(["--root", str(project), "--json", "index"]) == 0
+    assert main(["--root", str(project), "--json", "--source", "lsp", "index"]) == 0
     served = json.loads(capsys.readouterr().out)
-    assert served["symbols_by_source"]["lsp"] > 50 and served["symbols_by_source"]["regex"] == 6  # ruby stays regex
-    assert main(["--root", str(project), "--json", "--source", "ast", "index"]) == 0
-    syntactic = json.loads(capsys.readouterr().out)
-    assert "lsp" not in syntactic["symbols_by_source"] and syntactic["mode"] == "cold"
+    assert served["symbols_by_source"]["lsp"] > 50 and "regex" not in served["symbols_by_source"]
+    skipped = [entry["path"] for entry in served["skipped"]]
+    assert "scripts/deploy.rb" in skipped and len(skipped) == len(set(skipped))  # no server for ruby: said once
+    # auto: the graph comes from the trees (servers answer per request), and is cached apart
     assert main(["--root", str(project), "--json", "index"]) == 0
-    assert json.loads(capsys.readouterr().out)["mode"] == "warm"
+    syntactic = json.loads(capsys.readouterr().out)
+    assert "lsp" not in syntactic["symbols_by_source"] and syntactic["symbols_by_source"]["regex"] == 6  # ruby from its regex
+    assert main(["--root", str(project), "--json", "--source", "lsp", "index"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    # the server's graph is back from its cache: nothing is extracted again, and the files no
+    # server answers are still said to be skipped (asked again: a server may have been installed)
+    assert again["mode"] in ("warm", "incremental") and again["extracted"] == 0, again
+    assert sorted(entry["path"] for entry in again["skipped"]) == sorted(skipped)
 
 
 def test_new_errors_from_the_server_roll_an_edit_back(tmp_path: Path) -> None:

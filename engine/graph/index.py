@@ -203,7 +203,8 @@ class ProjectIndex:
                 stats.mode = "incremental"
             else:
                 everything = {f.path: f for f in facts}
-                unchanged = [p for p in current if p not in everything]
+                asked = set(changed_paths)  # a file skipped above is not asked (and reported) twice
+                unchanged = [p for p in current if p not in asked]
                 more, more_extracted = self._facts_for(unchanged, current, stats)
                 stats.extracted += more_extracted
                 everything.update({f.path: f for f in more})

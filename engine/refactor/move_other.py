@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import Sequence
 
 from engine.edits.model import CreateFile, FileChange, Operation, WorkspaceEdit
 from engine.errors import DestinationMissing, Refused, ServiceUnavailable, UsageError
@@ -32,7 +33,8 @@ class MoveUnavailable(Refused):
 
 
 def plan_other_move(
-    workspace: Workspace, services: LanguageServices | None, use_server: bool, symbol: Symbol, dest: str, *, create: bool
+    workspace: Workspace, services: LanguageServices | None, use_server: bool, symbol: Symbol, dest: str, *, create: bool,
+    importers: Sequence[str] = (),
 ) -> RefactorPlan:
     dest_path, absolute = workspace.resolve(dest)
     language = language_of(symbol.file)
@@ -46,6 +48,7 @@ def plan_other_move(
     notes: list[str] = []
     if use_server and services is not None:
         try:
+            services.show_files(list(importers))  # their imports change with the move
             answer = services.move_to_file(workspace.read(symbol.file), _span(symbol), dest_path)
             edit = _from_server(workspace, answer.value, dest_path, exists)
             confidence = Confidence.HIGH if answer.complete else Confidence.MEDIUM

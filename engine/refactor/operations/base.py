@@ -132,6 +132,8 @@ class RefactorOperation:
     mcp_tool: ClassVar[str]
     lsp_command: ClassVar[str]
     code_action: ClassVar[CodeAction | None] = None
+    reads_graph: ClassVar[bool] = False
+    """Whether planning reads the project graph: a cold server's start then overlaps building it."""
 
     def __post_init__(self) -> None:
         for info in self.fields():
@@ -149,6 +151,11 @@ class RefactorOperation:
         """What the operation acts on, for headers and progress lines."""
         address = getattr(self, "address", None)
         return str(address) if address is not None else " -> ".join(str(getattr(self, f.name)) for f in self.fields()[:2])
+
+    def source_file(self) -> str | None:
+        """The workspace file the operation starts from, when it names one (a bare name does not)."""
+        address = getattr(self, "address", None)
+        return parse_address(str(address)).file if address is not None else None
 
     def values(self) -> dict[str, object]:
         """The fields as a batch step would give them."""

@@ -18,10 +18,14 @@ class FileDelete(RefactorOperation):
     summary: ClassVar[str] = "delete a file (journaled, undoable); refused while other files import it, unless forced"
     mcp_tool: ClassVar[str] = "delete_file"
     lsp_command: ClassVar[str] = "graft.deleteFile"
+    reads_graph: ClassVar[bool] = True
 
     path: str = param(FieldKind.PATH, "the file's workspace path", metavar="FILE")
     even_if_imported: bool = param(FieldKind.FLAG, "delete it even though other files import it (they will fail to import)",
                                    default=False)
+
+    def source_file(self) -> str | None:
+        return self.path
 
     def target(self) -> str:
         return self.path

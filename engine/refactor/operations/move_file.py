@@ -19,10 +19,14 @@ class FileRename(RefactorOperation):
     summary: ClassVar[str] = "move or rename a module file and update its importers"
     mcp_tool: ClassVar[str] = "rename_file"
     lsp_command: ClassVar[str] = "graft.renameFile"
+    reads_graph: ClassVar[bool] = True
 
     old: str = param(FieldKind.PATH, "the file's workspace path now")
     new: str = param(FieldKind.PATH, "its new workspace path")
     import_check: bool = param(FieldKind.FLAG, IMPORT_CHECK_HELP, default=True)
+
+    def source_file(self) -> str | None:
+        return self.old
 
     def target(self) -> str:
         return f"{self.old} -> {self.new}"

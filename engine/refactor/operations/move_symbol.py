@@ -24,6 +24,7 @@ class Move(RefactorOperation):
     summary: ClassVar[str] = "move a top-level function, class or constant to another module; importers are rewritten"
     mcp_tool: ClassVar[str] = "move_symbol"
     lsp_command: ClassVar[str] = "graft.move"
+    reads_graph: ClassVar[bool] = True
     code_action: ClassVar[CodeAction | None] = CodeAction("Move to module…", "refactor.move", top_level_only=True)
 
     address: str = param(FieldKind.ADDRESS, "a top-level function, class or constant")

@@ -21,6 +21,7 @@ class Rename(RefactorOperation):
     summary: ClassVar[str] = "rename a symbol across the workspace (name path, or FILE:LINE:COL for parameters and locals)"
     mcp_tool: ClassVar[str] = "rename_symbol"
     lsp_command: ClassVar[str] = "graft.rename"
+    reads_graph: ClassVar[bool] = True
     code_action: ClassVar[CodeAction | None] = CodeAction("Rename across workspace (graft)", "refactor")
 
     address: str = param(FieldKind.ADDRESS, "a name path, or FILE:LINE:COL for parameters and locals")

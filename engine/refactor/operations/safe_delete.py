@@ -19,6 +19,7 @@ class Delete(RefactorOperation):
     summary: ClassVar[str] = "delete a symbol; refused, with every reference listed, while anything else refers to it"
     mcp_tool: ClassVar[str] = "safe_delete_symbol"
     lsp_command: ClassVar[str] = "graft.safeDelete"
+    reads_graph: ClassVar[bool] = True
     code_action: ClassVar[CodeAction | None] = CodeAction("Safe delete", "refactor")
 
     address: str = param(FieldKind.ADDRESS, "the symbol to delete")

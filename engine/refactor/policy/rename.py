@@ -78,9 +78,12 @@ def _planned(
         raise UsageError(f"{operation.address} is already called {operation.new_name}")
     if context.require_server and context.services is None:
         raise ServiceUnavailable("no language-server support is installed (the lsp_pool package is missing)")
+    queries = context.graph()
+    if context.use_server and context.services is not None:
+        context.services.show_files(queries.importing_files(sorted({target.file for target in targets})))
     return rename.plan_rename(
         context.workspace, context.services, context.use_server, targets, old_name, operation.new_name, text=operation.text,
-        dotted=dotted, extend=extend, files=list(context.graph().project.facts), require_server=context.require_server,
+        dotted=dotted, extend=extend, files=list(queries.project.facts), require_server=context.require_server,
         fixtures=fixtures,
     )
 
