@@ -13,7 +13,7 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 from urllib.parse import unquote, urlparse
@@ -84,6 +84,8 @@ class Skipped:
 class ScanResult:
     files: list[str]
     skipped: list[Skipped]
+    folders: list[str] = field(default_factory=list)
+    """The folders walked (relative; ``""`` for the workspace root), for a watcher."""
 
 
 @dataclass(frozen=True)
@@ -193,6 +195,7 @@ class Workspace:
         ignores = _IgnoreRules(root)
         files: list[str] = []
         skipped: list[Skipped] = []
+        folders: list[str] = []
         cut = len(root) + 1
         # os.scandir and plain strings: this runs on every start of every command that
         # needs the whole project, so it avoids pathlib's per-path parsing.
@@ -204,6 +207,7 @@ class Workspace:
             names = {entry.name for entry in entries}
             if "pyvenv.cfg" in names and directory != str(start):
                 continue  # a virtual environment, whatever its name
+            folders.append(directory[cut:])
             if ".gitignore" in names:
                 ignores.load(directory)
             for entry in entries:
@@ -227,7 +231,7 @@ class Workspace:
                     stack.append(entry.path)
                 elif entry.is_file(follow_symlinks=False) and not ignores.ignored(entry.path, is_dir=False):
                     files.append(relative_path)
-        return ScanResult(sorted(files), sorted(skipped, key=lambda s: s.path))
+        return ScanResult(sorted(files), sorted(skipped, key=lambda s: s.path), folders)
 
 
 def decode_source(relative: str, raw: bytes, mtime: float) -> SourceFile:

@@ -155,18 +155,19 @@ class PoolServices:
                     continue
                 try:
                     server = api.pool.server_for(language, self.workspace.root)
+                    # Opening costs a type-check where a server reads the disk anyway: only where it must.
+                    if server.spec.needs_open:
+                        await server.ensure_started()
+                        server.use_file(absolute, open_it=True)
                 except ServiceUnavailable:
-                    continue  # the request itself says so
-                # Opening costs a type-check where a server reads the disk anyway: only where it must.
-                if server.spec.needs_open:
-                    await server.ensure_started()
-                    server.use_file(absolute, open_it=True)
+                    continue  # the request itself meets it and says why (auto then falls back)
 
         api.run(show)
 
     def warm_up(self, paths: list[str]) -> None:
-        """Start the servers of these files' languages and open the files, without waiting, so
-        that a cold server's start (about 1 s for basedpyright) overlaps the caller's own work.
+        """Start the servers of these files' languages without waiting, so that a cold server's
+        start (about 1 s for basedpyright) overlaps the caller's own work. Nothing is opened that
+        a request would not open (LANGUAGE-SERVERS.md: an open file is type-checked).
         A failure is not raised here: the first real request meets it and says why."""
         first_file: dict[str, str] = {}
         for path in paths:

@@ -20,6 +20,7 @@ from engine.extract import FileSymbols, SymbolExtractor
 from engine.graph.build import ProjectGraph
 from engine.graph.cache import FactsCache, FileStat, Fingerprint
 from engine.graph.facts import FileFacts, file_facts
+from engine.graph.watch import ChangeWatcher
 from engine.languages import language_of
 from engine.state_folder import state_folder
 from engine.workspace import Skipped, SourceFile, Workspace, WorkspaceConfig
@@ -79,6 +80,11 @@ class ProjectIndex:
         """The stat table as of the last load or refresh; written back on close when refreshed."""
         self._unsaved_facts: dict[str, FileFacts] = {}
         """Facts of refreshed files, written on close (or before the next load)."""
+        self._left_the_scan: set[str] = set()
+        """Files the last whole sweep found missing from the scan (deleted, or ignored now)."""
+        self._watcher: ChangeWatcher | None = None
+        """Started by the first sweep of a loaded graph (a long-lived engine asks again; a
+        one-shot command never does), so that later sweeps stat only what the kernel saw change."""
 
     def _write_snapshot(self) -> None:
         """Write the graph's snapshot. Pickling it is the last serial step of a cold index and
@@ -117,6 +123,7 @@ class ProjectIndex:
             self.cache.store_snapshot(self._fingerprint(), self.graph, self._symbols_from)
 
     def close(self) -> None:
+        self._stop_watching()
         self._wait_for_snapshot()
         if self._snapshot_stale:
             with self.cache.transaction():
@@ -164,7 +171,7 @@ class ProjectIndex:
         stats = IndexStats(mode="incremental" if changed else "warm", swept=changed)
         if changed:
             stats.extracted = len(changed)
-            stats.recomputed = len(self.refresh(changed))
+            stats.recomputed = len(self.refresh(changed, left=self._left_the_scan))
         stats.skipped = list(self._last_scan_skipped)
         self._count(stats)
         stats.seconds = time.perf_counter() - started
@@ -222,12 +229,28 @@ class ProjectIndex:
         return stats
 
     def changed_on_disk(self) -> list[str]:
-        """The source files a stat sweep finds added, changed (size or mtime) or removed since the
-        graph last saw them: what ``refresh`` needs when files changed behind a long-lived
-        engine's back (a git checkout, an editor's save). One walk and one stat per file."""
+        """The source files added, changed (size or mtime) or removed since the graph last saw
+        them: what ``refresh`` needs when files changed behind a long-lived engine's back (a git
+        checkout, an editor's save). With a watcher, a stat of each file it saw touched; else, or
+        when it cannot vouch for what changed, a walk and a stat of every file."""
+        self._left_the_scan = set()
+        touched = self._watcher.changes() if self._watcher is not None else None
+        if touched is not None:
+            changed = self._changed_among(touched)
+            if changed is not None:
+                return changed
+        return self._sweep()
+
+    def _sweep(self) -> list[str]:
         known = self._stats if self._stats is not None else self.cache.stats()
         scan = self.workspace.scan()
         self._last_scan_skipped = list(scan.skipped)
+        if self._loaded and (self._watcher is None or self._watcher.watched != frozenset(scan.folders)):
+            # A fresh watcher when the folders changed: a folder moved or removed leaves stale
+            # watches behind. Started before the stats below, so a change after a stat is an event.
+            # The same folders: the watcher stands, and this sweep settled what it could not vouch for.
+            self._stop_watching()
+            self._watcher = ChangeWatcher.start(str(self.workspace.root), scan.folders)
         sources = [p for p in scan.files if language_of(p) is not None]
         changed = []
         for path in sources:
@@ -240,26 +263,56 @@ class ProjectIndex:
             if seen is None or (info.st_size, info.st_mtime_ns) != (seen.size, seen.mtime_ns):
                 changed.append(path)
         present = set(sources)
-        return changed + [p for p in known if p not in present]
+        # Gone from the scan, though maybe still on disk: deleted, or newly ignored.
+        self._left_the_scan = {p for p in known if p not in present}
+        return changed + sorted(self._left_the_scan)
 
-    def refresh(self, paths: Iterable[str]) -> set[str]:
-        """Re-index just these files after an edit (the apply layer calls this); returns the files re-resolved."""
+    def _changed_among(self, touched: set[str]) -> list[str] | None:
+        """Which of the files the watcher saw touched changed; None when one is a new source
+        file (whether the scan includes it is for its ignore rules to say: sweep)."""
+        known = self._stats if self._stats is not None else self.cache.stats()
+        changed = []
+        for path in sorted(touched):
+            if language_of(path) is None:
+                continue
+            seen = known.get(path)
+            try:
+                info = (self.workspace.root / path).stat()
+            except OSError:
+                if seen is not None:
+                    changed.append(path)  # removed (or unreadable: refresh says which)
+                continue
+            if seen is None:
+                return None
+            if (info.st_size, info.st_mtime_ns) != (seen.size, seen.mtime_ns):
+                changed.append(path)
+        return changed
+
+    def _stop_watching(self) -> None:
+        if self._watcher is not None:
+            self._watcher.close()
+            self._watcher = None
+
+    def refresh(self, paths: Iterable[str], *, left: Iterable[str] = ()) -> set[str]:
+        """Re-index just these files after an edit (the apply layer calls this); returns the files
+        re-resolved. ``left``: those of them the scan no longer includes (ignored now), dropped
+        like deleted files."""
         gc_was_enabled = gc.isenabled()
         gc.disable()
         try:
-            return self._refresh(paths)
+            return self._refresh(paths, set(left))
         finally:
             if gc_was_enabled:
                 gc.enable()
 
-    def _refresh(self, paths: Iterable[str]) -> set[str]:
+    def _refresh(self, paths: Iterable[str], left: set[str]) -> set[str]:
         changed: list[FileFacts] = []
         removed: list[str] = []
         if self._stats is None:
             self._stats = self.cache.stats()
         known = self._stats
         for path in paths:
-            if not (self.workspace.root / path).exists():
+            if path in left or not (self.workspace.root / path).exists():
                 removed.append(path)
                 known.pop(path, None)
                 continue
