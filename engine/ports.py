@@ -140,10 +140,10 @@ class LanguageServices(Protocol):
         """Start the server of every language the workspace has (``graft servers --start``)."""
         ...
 
-    def show_files(self, paths: list[str]) -> None:
-        """Make sure the servers of these files have them in their program before a cross-file
-        request (a rename, a file rename, a move): a server that answers only for open documents
-        (tsserver without a tsconfig) opens them; the others read the disk and need nothing."""
+    def show_importers(self, files: list[str], importers: Callable[[list[str]], list[str]]) -> None:
+        """Before a cross-file request on ``files`` (a rename, a file rename, a move): a server
+        that answers only for open documents (tsserver without a tsconfig) opens the files that
+        import them, which ``importers(files)`` computes, only then; the others read the disk."""
         ...
 
     def warm_up(self, paths: list[str]) -> None:

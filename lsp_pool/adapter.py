@@ -6,6 +6,7 @@ import asyncio
 import functools
 import os
 from pathlib import Path
+from typing import Callable
 
 from engine.errors import ServiceUnavailable
 from engine.extract import FileSymbols
@@ -142,27 +143,32 @@ class PoolServices:
 
         api.run(start_all)
 
-    def show_files(self, paths: list[str]) -> None:
-        if not paths:
-            return
+    def show_importers(self, files: list[str], importers: Callable[[list[str]], list[str]]) -> None:
         api = self.api
+        if not any(self._needs_open(language_of(path)) for path in files):
+            return  # the graph's importers cost tens of ms on a large project: asked only when needed
 
-        async def show() -> None:
+        async def show(paths: list[str]) -> None:
             for relative in paths:
-                absolute = self.workspace.root / relative
-                language = language_of(relative)
-                if language is None:
-                    continue
+                if not self._needs_open(language_of(relative)):
+                    continue  # opening costs a type-check where a server reads the disk anyway
                 try:
-                    server = api.pool.server_for(language, self.workspace.root)
-                    # Opening costs a type-check where a server reads the disk anyway: only where it must.
-                    if server.spec.needs_open:
-                        await server.ensure_started()
-                        server.use_file(absolute, open_it=True)
+                    server = api.pool.server_for(language_of(relative) or "", self.workspace.root)
+                    await server.ensure_started()
+                    server.use_file(self.workspace.root / relative, open_it=True)
                 except ServiceUnavailable:
                     continue  # the request itself meets it and says why (auto then falls back)
 
-        api.run(show)
+        shown = importers(files)
+        api.run(lambda: show(shown))
+
+    def _needs_open(self, language: str | None) -> bool:
+        if language is None:
+            return False
+        try:
+            return self.api.pool.server_for(language, self.workspace.root).spec.needs_open
+        except ServiceUnavailable:
+            return False
 
     def warm_up(self, paths: list[str]) -> None:
         """Start the servers of these files' languages without waiting, so that a cold server's

@@ -155,7 +155,7 @@ def test_source_lsp_refuses_a_rename_the_server_cannot_give(tmp_path: Path) -> N
         def warm_up(self, paths: list[str]) -> None:
             pass  # nothing to start
 
-        def show_files(self, paths: list[str]) -> None:
+        def show_importers(self, files: list[str], importers: object) -> None:
             pass  # reads the disk
 
         def __getattr__(self, name):  # type: ignore[no-untyped-def]

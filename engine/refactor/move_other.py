@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Sequence
+from typing import Callable
 
 from engine.edits.model import CreateFile, FileChange, Operation, WorkspaceEdit
 from engine.errors import DestinationMissing, Refused, ServiceUnavailable, UsageError
@@ -34,7 +34,7 @@ class MoveUnavailable(Refused):
 
 def plan_other_move(
     workspace: Workspace, services: LanguageServices | None, use_server: bool, symbol: Symbol, dest: str, *, create: bool,
-    importers: Sequence[str] = (),
+    importers: Callable[[list[str]], list[str]] | None = None,
 ) -> RefactorPlan:
     dest_path, absolute = workspace.resolve(dest)
     language = language_of(symbol.file)
@@ -48,7 +48,8 @@ def plan_other_move(
     notes: list[str] = []
     if use_server and services is not None:
         try:
-            services.show_files(list(importers))  # their imports change with the move
+            if importers is not None:
+                services.show_importers([symbol.file], importers)  # their imports change with the move
             answer = services.move_to_file(workspace.read(symbol.file), _span(symbol), dest_path)
             edit = _from_server(workspace, answer.value, dest_path, exists)
             confidence = Confidence.HIGH if answer.complete else Confidence.MEDIUM

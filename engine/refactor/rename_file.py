@@ -54,7 +54,7 @@ def plan_rename_file(
         return RefactorPlan("rename-file", edit, Source.AST, Confidence.HIGH, [f"same {language} package: no import names the file"])
     if use_server and services is not None:
         try:
-            services.show_files(queries.importing_files([old_path]))  # their imports change with the rename
+            services.show_importers([old_path], queries.importing_files)  # their imports change with the rename
             answer = services.will_rename_file(workspace.read(old_path), new_path)
             operations: list[Operation] = []
             for file_edits in answer.value.files:

@@ -12,6 +12,8 @@ as they do in-process. After ``daemon_idle`` seconds without a call (default 600
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import fcntl
 import io
 import json
@@ -241,6 +243,7 @@ class Daemon:
             reply({"exit": code})
         connection.close()  # the client has its answer: what follows is the daemon's own time
         self.engines.finish_pending_checks()
+        _give_back_free_memory()
         return True
 
     def _call(self, connection: socket.socket, request: dict[str, Any]) -> int:
@@ -284,6 +287,27 @@ def _same_user(connection: socket.socket) -> bool:
         return True  # no SO_PEERCRED here: the socket's 0600 mode is the guard
     _pid, uid, _gid = struct.unpack("3i", credentials)
     return uid == os.getuid()
+
+
+def _give_back_free_memory() -> None:
+    """glibc keeps the heap a call freed (file bytes, parse trees: about 25 MB after a rename on
+    Django) for the process's next allocations. Handed back to the system after each answer, the
+    daemon's resident memory is what it holds rather than its high-water mark (a few ms)."""
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+def _glibc() -> ctypes.CDLL | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:
+        return None
+    return libc if hasattr(libc, "malloc_trim") else None  # musl has none
+
+
+_LIBC = _glibc()
 
 
 def _rss_mb() -> int:

@@ -33,9 +33,8 @@ def plan(operation: Move, context: PlanContext) -> RefactorPlan:
     if kind is None or kind.symbol_moves is not SymbolMoves.PYTHON:
         if operation.shim:
             raise UsageError("a shim is for Python moves")
-        importers = context.graph().importing_files([symbol.file]) if context.use_server else []
         return move_other.plan_other_move(context.workspace, context.services, context.use_server, symbol, operation.dest,
-                                          create=operation.create, importers=importers)
+                                          create=operation.create, importers=context.graph().importing_files)
     stub, twins = _stub_twins(context, symbol)
     request = move.MoveRequest(symbol, operation.dest, create=operation.create, shim=operation.shim, stub_moved=bool(twins))
     planned = move.plan_move(context.workspace, context.graph(), request)

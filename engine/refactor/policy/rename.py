@@ -80,7 +80,7 @@ def _planned(
         raise ServiceUnavailable("no language-server support is installed (the lsp_pool package is missing)")
     queries = context.graph()
     if context.use_server and context.services is not None:
-        context.services.show_files(queries.importing_files(sorted({target.file for target in targets})))
+        context.services.show_importers(sorted({target.file for target in targets}), queries.importing_files)
     return rename.plan_rename(
         context.workspace, context.services, context.use_server, targets, old_name, operation.new_name, text=operation.text,
         dotted=dotted, extend=extend, files=list(queries.project.facts), require_server=context.require_server,
