@@ -21,6 +21,7 @@ from typing import Iterable, Iterator
 
 import networkx as nx
 
+from engine.graph.edges import SharedEdges
 from engine.graph.facts import FileFacts, ImportFact, SymbolFact
 from engine.graph.receivers import UNKNOWN_RECEIVER, CallFact
 from engine.graph.modules import ModuleIndex
@@ -29,7 +30,7 @@ from engine.languages import ImportStyle, profile
 
 _RESOLVE_DEPTH = 8
 #: Bump when ProjectGraph's pickled shape changes: older snapshots are then ignored.
-GRAPH_FORMAT = 5
+GRAPH_FORMAT = 6
 _TYPE_KINDS = frozenset({SymbolKind.CLASS, SymbolKind.STRUCT, SymbolKind.INTERFACE})
 
 
@@ -70,8 +71,8 @@ class ProjectGraph:
         self._overload_index: dict[str, tuple[dict[str, SymbolFact], dict[str, list[str]]]] = {}
         self._edge_counts: dict[str, int] | None = None
         """Edges per kind, counted once per version of the graph (and kept in its snapshot)."""
-        self._edge_data: dict[tuple[str, str, int | None], dict[str, object]] = {}
-        """One attribute dict per (source, confidence, line): see :meth:`_link`."""
+        self._edges = SharedEdges(self.graph)
+        """Every edge is added and removed through it (engine/graph/edges.py)."""
 
     def release(self) -> None:
         """Empty the graph for good. The index freezes its objects out of the garbage collector
@@ -79,7 +80,7 @@ class ProjectGraph:
         views: a discarded graph would never be collected, so its contents are dropped here."""
         self.graph.clear()
         self.facts, self._symbols = {}, {}
-        self._edge_data.clear()
+        self._edges.forget()
         self._forget_resolutions()
 
     def edge_counts(self) -> dict[str, int]:
@@ -92,7 +93,7 @@ class ProjectGraph:
     def build(self, facts: Iterable[FileFacts]) -> None:
         self._edge_counts = None
         self.graph.clear()
-        self._edge_data.clear()
+        self._edges.forget()
         self._forget_resolutions()
         self.facts = {f.path: f for f in sorted(facts, key=lambda f: f.path)}
         self._symbols = {path: {s.name_path: s for s in f.symbols} for path, f in self.facts.items()}
@@ -166,7 +167,7 @@ class ProjectGraph:
             node = symbol_node(facts.path, symbol.name_path)
             graph.add_node(node, type="symbol", path=facts.path, fact=symbol)
             parent = file_node(facts.path) if symbol.parent is None else symbol_node(facts.path, symbol.parent)
-            self._link(parent, node, "contains", symbol.source, symbol.confidence)
+            self._edges.link(parent, node, "contains", symbol.source, symbol.confidence)
 
     def _remove_file(self, path: str) -> None:
         doomed = [file_node(path), *(symbol_node(path, name) for name in self._symbols.get(path, {}))]
@@ -185,7 +186,7 @@ class ProjectGraph:
             (u, v, k) for node in owned if self.graph.has_node(node)
             for u, v, k in self.graph.in_edges(node, keys=True) if k == "tested_by"
         ]
-        self.graph.remove_edges_from(doomed)
+        self._edges.unlink(doomed)
 
     def _incoming_sources(self, path: str) -> Iterator[str]:
         for node in [file_node(path), *(symbol_node(path, name) for name in self._symbols.get(path, {}))]:
@@ -221,41 +222,17 @@ class ProjectGraph:
         """Add one edge of a kind between two nodes, at the first line that shows it."""
         if not self.graph.has_node(target) or source == target or self.graph.has_edge(source, target, key=kind):
             return
-        self._link(source, target, kind, "ast", confidence, line)
+        self._edges.link(source, target, kind, "ast", confidence, line)
         source_path = self._path_of(source)
         if kind in ("imports", "calls", "inherits") and self.facts[source_path].is_test:
             if not self.facts[self._path_of(target)].is_test:
-                self._link(target, source, "tested_by", "ast", confidence, line)
-
-    def _link(self, source: str, target: str, kind: str, origin: str, confidence: str, line: int | None = None) -> None:
-        """Add the edge ``source → target`` of ``kind`` with an attribute dict shared by every edge
-        with the same attributes: a dict per edge was about 30 MB of a Django-size graph, and a
-        snapshot keeps the sharing. The dicts are never updated in place; nothing writes to an
-        edge's attributes, and an edge is added only where none of its kind exists."""
-        graph = self.graph
-        for node in (source, target):
-            if node not in graph:
-                graph.add_node(node)
-        signature = (origin, confidence, line)
-        data = self._edge_data.get(signature)
-        if data is None:
-            data = {"source": origin, "confidence": confidence} if line is None else {"source": origin, "confidence": confidence, "line": line}
-            self._edge_data[signature] = data
-        # networkx's own add_edge copies the attributes into a new dict: its adjacency is filled
-        # here as add_edge fills it (one key dict per node pair, shared by _adj and _pred).
-        keys = graph._adj[source].get(target)
-        if keys is None:
-            keys = graph.edge_key_dict_factory()
-            graph._adj[source][target] = keys
-            graph._pred[target][source] = keys
-        keys[kind] = data
+                self._edges.link(target, source, "tested_by", "ast", confidence, line)
 
     def __getstate__(self) -> dict[str, object]:
         # Memoised resolutions are not worth their bytes in a snapshot; they are rebuilt on demand.
         state = dict(self.__dict__)
         state["_bindings"], state["_resolved_imports"], state["_members"] = {}, {}, {}
         state["_in_progress"], state["_met_loop"], state["_overload_index"] = set(), False, {}
-        state["_edge_data"] = {}  # the dicts themselves are pickled once each, with the edges
         return state
 
     def _forget_resolutions(self) -> None:
@@ -612,7 +589,7 @@ class ProjectGraph:
             source = self._innermost_code(path, line)
             node = symbol_node(path, source) if source is not None else file_node(path)
             if node != target and not self.graph.has_edge(node, target, key="references"):
-                self._link(node, target, "references", "lsp", confidence, line)
+                self._edges.link(node, target, "references", "lsp", confidence, line)
 
     def module_name(self, path: str) -> str | None:
         """The dotted module name of a Python file, by its package chain."""
