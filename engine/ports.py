@@ -122,11 +122,13 @@ class LanguageServices(Protocol):
         only a command for the server to run. Nothing is applied or executed."""
         ...
 
-    def diagnostics(self, source: "SourceFile", *, when_ready: bool = False, recheck: bool = False) -> "Answered[list[Diagnostic]]":
+    def diagnostics(self, source: "SourceFile", *, when_ready: bool = False, recheck: bool = False,
+                    timeout: float | None = None) -> "Answered[list[Diagnostic]]":
         """The server's diagnostics for a file as it is on disk now; with ``when_ready``, once the
         server has finished analysing (within its readiness budget), else labelled incomplete.
         ``recheck``: asked again after files it imports changed; the implementation gives the
-        server the time it takes to re-check a file's dependents."""
+        server the time it takes to re-check a file's dependents. Past ``timeout`` seconds the
+        question is dropped and TimeoutError raised (a caller's budget bounds every wait in it)."""
         ...
 
     def files_changed(self, paths: list[str]) -> None:

@@ -112,9 +112,10 @@ class PoolServices:
 
         return self.api.call(edit)
 
-    def diagnostics(self, source: SourceFile, *, when_ready: bool = False, recheck: bool = False) -> Answered[list[Diagnostic]]:
+    def diagnostics(self, source: SourceFile, *, when_ready: bool = False, recheck: bool = False,
+                    timeout: float | None = None) -> Answered[list[Diagnostic]]:
         path = self.workspace.root / source.path
-        return self.api.call(lambda api: api.diagnostics(path, when_ready=when_ready, recheck=recheck))
+        return self.api.call(lambda api: api.diagnostics(path, when_ready=when_ready, recheck=recheck), timeout)
 
     def files_changed(self, paths: list[str]) -> None:
         if self._api is None:

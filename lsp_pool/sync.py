@@ -34,14 +34,20 @@ class SyncLanguageApi:
         atexit.register(self.close)
 
     def call(self, request: Callable[[LanguageApi], Awaitable[T]], timeout: float | None = None) -> T:
-        """Run ``request(api)`` on the pool's loop and wait for its result."""
+        """Run ``request(api)`` on the pool's loop and wait for its result; past ``timeout``
+        seconds the request is cancelled on the loop and TimeoutError raised."""
         if self._closed:
             raise RuntimeError("the language-server pool is closed")
 
         async def run() -> T:
             return await request(self.api)
 
-        return asyncio.run_coroutine_threadsafe(run(), self._loop).result(timeout)
+        future = asyncio.run_coroutine_threadsafe(run(), self._loop)
+        try:
+            return future.result(timeout)
+        except TimeoutError:
+            future.cancel()  # nothing is left waiting on the loop for an answer nobody reads
+            raise
 
     def run(self, coroutine_factory: Callable[[], Awaitable[T]], timeout: float | None = None) -> T:
         """Run any coroutine on the pool's loop (for callers that need the pool itself)."""

@@ -57,6 +57,10 @@ class _Comparison:
     verify_output: str = ""
 
 
+_LEAST_WAIT = 0.5
+"""Seconds a file's diagnostics may take even when the budget is spent before it is asked."""
+
+
 def _listed(paths: list[str], shown: int = 3) -> str:
     more = len(paths) - shown
     return ", ".join(paths[:shown]) + (f" and {more} more" if more > 0 else "")
@@ -219,11 +223,18 @@ class EditSession:
             return None, ""
         found: dict[str, list[Diagnostic]] = {}
         for index, path in enumerate(paths):
-            if found and time.monotonic() > deadline:
-                return found, f"{len(paths) - index} file(s) left out after the {budget or self.diagnostics_budget:g} s budget"
+            left_out = f"{len(paths) - index} file(s) left out after the {budget or self.diagnostics_budget:g} s budget"
+            remaining = deadline - time.monotonic()
+            if found and remaining < 0:
+                return found, left_out
             try:
                 # Compared like with like: each answer from a server that has finished analysing.
-                answer = self.services.diagnostics(self.workspace.read(path), when_ready=True, recheck=recheck and index == 0)
+                # One answer may wait on a server (its readiness, a publish after a change): the
+                # budget bounds that wait too, and the first file gets at least a moment.
+                answer = self.services.diagnostics(self.workspace.read(path), when_ready=True, recheck=recheck and index == 0,
+                                                   timeout=None if math.isinf(remaining) else max(remaining, _LEAST_WAIT))
+            except TimeoutError:
+                return found, left_out
             except ServiceUnavailable as error:
                 return None, f"diagnostics unavailable: {error.message}"
             except GraftError:

@@ -1,0 +1,85 @@
+"""The diagnostics budget bounds each wait inside it, not only the time between files: a server
+that never publishes for a file (or is slow to get ready) used to hold an apply for up to 10 s
+per file past a 3 s budget. The pool drops a question past its timeout and stays usable; the
+edit session leaves the file, and those after it, out of the comparison and says so."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.answers import Diagnostic, TextEdit
+from engine.edits.apply import Transactions
+from engine.edits.model import FileChange, WorkspaceEdit
+from engine.edits.session import EditSession
+from engine.ports import Answered
+from engine.positions import Position, Range
+from engine.workspace import SourceFile, Workspace
+from lsp_pool.sync import SyncLanguageApi
+
+
+def test_the_pool_drops_a_question_past_its_timeout_and_answers_the_next(tmp_path: Path) -> None:
+    api = SyncLanguageApi(tmp_path)
+    cancelled = threading.Event()
+
+    async def never_answered() -> None:
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    try:
+        started = time.monotonic()
+        with pytest.raises(TimeoutError):
+            api.call(lambda _api: never_answered(), timeout=0.3)
+        assert time.monotonic() - started < 30  # not the 60 s the question would take
+        assert cancelled.wait(10)  # dropped on the loop too, not left waiting there
+        assert api.call(lambda _api: asyncio.sleep(0, result="next"), timeout=10) == "next"
+    finally:
+        api.close()
+
+
+class SilentForOneFile:
+    """A server that answers every file's diagnostics at once, but never for ``silent``: it
+    waits as long as it is allowed to, then the question is dropped, as the pool does."""
+
+    def __init__(self, silent: str) -> None:
+        self.silent = silent
+        self.asked: list[tuple[str, float | None]] = []
+
+    def diagnostics(self, source: SourceFile, *, when_ready: bool = False, recheck: bool = False,
+                    timeout: float | None = None) -> Answered[list[Diagnostic]]:
+        self.asked.append((source.path, timeout))
+        if source.path == self.silent:
+            assert timeout is not None, "a budgeted check must bound every wait"
+            time.sleep(timeout)
+            raise TimeoutError
+        return Answered([], "fake-server", True)
+
+    def files_changed(self, paths: list[str]) -> None:
+        pass
+
+
+def test_a_file_the_server_never_answers_is_left_out_within_the_budget(tmp_path: Path) -> None:
+    for name in ("a.py", "b.py", "c.py"):
+        (tmp_path / name).write_text("VALUE = 1\n")
+    workspace = Workspace(tmp_path)
+    server = SilentForOneFile("b.py")
+    session = EditSession(workspace, Transactions(workspace), server, None,  # type: ignore[arg-type]
+                          importers=lambda paths: ["b.py", "c.py"], diagnostics_budget=1.0)
+    data = (tmp_path / "a.py").read_bytes()
+    edit = WorkspaceEdit((FileChange("a.py", (TextEdit(Range(Position(0, 0), Position(0, 5)), "TOTAL"),),
+                                     hashlib.sha256(data).hexdigest()),))
+    started = time.monotonic()
+    outcome = session.apply(edit)
+    elapsed = time.monotonic() - started
+    assert (tmp_path / "a.py").read_text() == "TOTAL = 1\n"  # the apply is kept
+    assert elapsed < 8, elapsed  # about the 1 s budget, never the server's silence
+    assert not outcome.diagnostics_complete and "b.py" in outcome.diagnostics_note
+    assert all(timeout is not None and timeout <= 1.0 for _path, timeout in server.asked)
