@@ -140,6 +140,15 @@ class Engine:
     def graph_loaded(self) -> bool:
         return self._index is not None and self._index_stats is not None
 
+    @property
+    def disk_changes(self) -> str:
+        """How a long-lived engine learns what changed on disk between calls (for its status)."""
+        if self._index is None or not self._index.loaded:
+            return "not indexed yet"
+        if self._index.watching:
+            return f"watching {self._index.watching} folders"
+        return f"a whole sweep before each call ({self._index.watch_note})" if self._index.watch_note else "a whole sweep before the next call"
+
     def refresh_from_disk(self) -> list[str]:
         """Bring a long-lived engine (the CLI's daemon) up to date with what changed on disk
         behind its back: the graph re-reads those files and the language servers are told.

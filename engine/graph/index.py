@@ -83,6 +83,8 @@ class ProjectIndex:
         self._left_the_scan: set[str] = set()
         """Files the last whole sweep found missing from the scan (deleted, or ignored now)."""
         self._watcher: ChangeWatcher | None = None
+        self.watch_note: str | None = None
+        """Why a long-lived engine sweeps the whole workspace before each call, if it does."""
         """Started by the first sweep of a loaded graph (a long-lived engine asks again; a
         one-shot command never does), so that later sweeps stat only what the kernel saw change."""
 
@@ -250,7 +252,8 @@ class ProjectIndex:
             # watches behind. Started before the stats below, so a change after a stat is an event.
             # The same folders: the watcher stands, and this sweep settled what it could not vouch for.
             self._stop_watching()
-            self._watcher = ChangeWatcher.start(str(self.workspace.root), scan.folders)
+            started = ChangeWatcher.start(str(self.workspace.root), scan.folders)
+            self._watcher, self.watch_note = (started, None) if isinstance(started, ChangeWatcher) else (None, started)
         sources = [p for p in scan.files if language_of(p) is not None]
         changed = []
         for path in sources:
@@ -287,6 +290,16 @@ class ProjectIndex:
             if (info.st_size, info.st_mtime_ns) != (seen.size, seen.mtime_ns):
                 changed.append(path)
         return changed
+
+    @property
+    def loaded(self) -> bool:
+        """Whether a graph was loaded (asked again, the index sweeps the disk instead)."""
+        return self._loaded
+
+    @property
+    def watching(self) -> int:
+        """The folders the watcher follows (0: none, see ``watch_note``)."""
+        return len(self._watcher.watched) if self._watcher is not None else 0
 
     def _stop_watching(self) -> None:
         if self._watcher is not None:

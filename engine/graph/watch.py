@@ -50,22 +50,23 @@ class ChangeWatcher:
         """Set when folders were added after their contents may have changed: the next call sweeps."""
 
     @classmethod
-    def start(cls, root: str, folders: Iterable[str]) -> ChangeWatcher | None:
-        """A watcher on ``folders``, or None where inotify is missing or its limits are reached."""
+    def start(cls, root: str, folders: Iterable[str]) -> ChangeWatcher | str:
+        """A watcher on ``folders``, or why there is none (said by ``graft daemon status``)."""
         if not sys.platform.startswith("linux"):
-            return None
+            return f"no inotify on {sys.platform}"
         name = ctypes.util.find_library("c")
         try:
             libc = ctypes.CDLL(name or "libc.so.6", use_errno=True)
             descriptor = libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
         except (OSError, AttributeError):
-            return None
+            return "this C library has no inotify"
         if descriptor < 0:
-            return None  # EMFILE: the user's inotify instances are used up
+            return f"inotify refused ({os.strerror(ctypes.get_errno())}; raise fs.inotify.max_user_instances)"
         watcher = cls(root, descriptor, libc)
         if not watcher.add(folders):
+            error = os.strerror(ctypes.get_errno())
             watcher.close()
-            return None
+            return f"inotify refused a watch ({error}; raise fs.inotify.max_user_watches)"
         # Still unsure: a file created between the caller's walk and these watches has no
         # event, so the next call sweeps once more, with every folder watched by then.
         return watcher

@@ -92,7 +92,7 @@ class WarmEngines:
 
     def describe(self) -> tuple[list[str], list[str]]:
         """(the engines held, one line per language server with its memory)."""
-        engines = [f"{source.value} (graph {'loaded' if engine.graph_loaded else 'not loaded'})"
+        engines = [f"{source.value} (graph {'loaded' if engine.graph_loaded else 'not loaded'}; {engine.disk_changes})"
                    for (source, _limit), engine in self._engines.items()]
         servers = []
         if self._services is not None:
