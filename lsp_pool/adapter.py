@@ -157,7 +157,7 @@ class PoolServices:
                     server = api.pool.server_for(language_of(relative) or "", self.workspace.root)
                     await server.ensure_started()
                     server.use_file(self.workspace.root / relative, open_it=True)
-                except ServiceUnavailable:
+                except (ServiceUnavailable, OSError):
                     continue  # the request itself meets it and says why (auto then falls back)
 
         shown = importers(files)

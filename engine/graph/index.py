@@ -83,10 +83,10 @@ class ProjectIndex:
         self._left_the_scan: set[str] = set()
         """Files the last whole sweep found missing from the scan (deleted, or ignored now)."""
         self._watcher: ChangeWatcher | None = None
-        self.watch_note: str | None = None
-        """Why a long-lived engine sweeps the whole workspace before each call, if it does."""
         """Started by the first sweep of a loaded graph (a long-lived engine asks again; a
         one-shot command never does), so that later sweeps stat only what the kernel saw change."""
+        self.watch_note: str | None = None
+        """Why a long-lived engine sweeps the whole workspace before each call, if it does."""
 
     def _write_snapshot(self) -> None:
         """Write the graph's snapshot. Pickling it is the last serial step of a cold index and
