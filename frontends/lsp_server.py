@@ -68,6 +68,14 @@ class GraftLanguageServer(LanguageServer):
             raise UsageError("the server has no workspace yet (initialize with a rootUri or workspace folder)")
         return self.engine
 
+    def current_engine(self) -> Engine:
+        """The engine, with what changed on disk since the last request (a checkout, a file
+        another tool wrote) read into its graph and told to its servers: for the requests that
+        plan or query the graph."""
+        engine = self.require_engine()
+        engine.refresh_from_disk()
+        return engine
+
     # -- positions --------------------------------------------------------------------
 
     def path_of(self, uri: str) -> str:
@@ -197,7 +205,7 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
         try:
             ls.check_saved(params.text_document.uri)
             address = _address_at(ls, params.text_document.uri, params.position)
-            plan = ls.require_engine().plan(Rename(address, params.new_name))
+            plan = ls.current_engine().plan(Rename(address, params.new_name))
             ls.check_plan_saved(plan)
             return ls.as_lsp_edit(plan)
         except GraftError as error:
@@ -225,7 +233,7 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
 
     @server.command("graft.impact")
     def impact(ls: GraftLanguageServer, *arguments: Any) -> list[dict[str, Any]]:
-        return [r.to_json() for r in ls.require_engine().graph().impact(_argument(list(arguments), 0, "an address"))]
+        return [r.to_json() for r in ls.current_engine().graph().impact(_argument(list(arguments), 0, "an address"))]
 
     def refactor_command(operation: type[RefactorOperation]) -> None:
         @server.command(operation.lsp_command)
@@ -239,7 +247,7 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
                 values = await _values(ls, operation, list(arguments))
                 if values is None:
                     return {"applied": False, "cancelled": True}
-                plan = ls.require_engine().plan(operation.build(values))
+                plan = ls.current_engine().plan(operation.build(values))
                 if token is not None:
                     ls.work_done_progress.report(token, t.WorkDoneProgressReport(message="applying in the editor"))
                 return await ls.send(plan)

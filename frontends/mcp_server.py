@@ -224,6 +224,9 @@ class GraftTools:
     def call(self, work: Callable[[], CallToolResult]) -> CallToolResult:
         with self.lock:
             try:
+                # An agent edits files with its own tools too: the graph and the servers see those
+                # edits before the next answer (a watcher's few events, or one stat sweep).
+                self.engine.refresh_from_disk()
                 return work()
             except GraftError as error:
                 return _refused(error)

@@ -184,6 +184,18 @@ def test_edits_carry_the_open_buffers_versions(project: Path) -> None:
     assert len(versions) > 1 and all(version is None for document, version in versions.items() if document != pricing)
 
 
+def test_a_file_written_behind_the_server_is_in_the_next_impact(project: Path) -> None:
+    async def steps(client: LanguageClient) -> Any:
+        run = client.workspace_execute_command_async
+        before = await run(t.ExecuteCommandParams("graft.impact", ["shop/pricing.py:with_vat"]))
+        (project / "shop" / "invoices.py").write_text("from shop.pricing import with_vat\n\n\ndef invoice(x):\n    return with_vat(x)\n")
+        after = await run(t.ExecuteCommandParams("graft.impact", ["shop/pricing.py:with_vat"]))
+        return before, after
+
+    (before, after), _edits, _ = asyncio.run(session(project, steps))
+    assert "shop/invoices.py" not in json.dumps(before) and "shop/invoices.py" in json.dumps(after)
+
+
 def test_the_other_commands_outline_impact_insert_and_replace(project: Path) -> None:
     async def steps(client: LanguageClient) -> Any:
         run = client.workspace_execute_command_async

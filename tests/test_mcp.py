@@ -373,6 +373,26 @@ def test_workspace_symbols_match_exactly_by_prefix_or_substring(project: Path) -
     assert capped.structured_content["omitted"]["matches"] > 0 and "raise max_matches" in capped.content[0].text
 
 
+def test_files_an_agent_changes_with_its_own_tools_are_seen_by_the_next_call(project: Path) -> None:
+    pricing = project / "shop" / "pricing.py"
+
+    async def steps(client: Client) -> Any:
+        before = await client.call_tool("workspace_symbols", {"query": "apply_surcharge"})
+        pricing.write_text(pricing.read_text() + "\n\ndef apply_surcharge(total):\n    return total\n")
+        added = await client.call_tool("workspace_symbols", {"query": "apply_surcharge"})
+        (project / "shop" / "extra.py").write_text("def apply_surcharge_twice(total):\n    return total\n")
+        created = await client.call_tool("workspace_symbols", {"query": "apply_surcharge_twice"})
+        pricing.write_text(pricing.read_text().replace("def apply_surcharge(", "def apply_fee("))
+        renamed = await client.call_tool("workspace_symbols", {"query": "apply_surcharge"})
+        return before, added, created, renamed
+
+    before, added, created, renamed = session(project, steps)
+    assert before.structured_content["total"] == 0
+    assert "shop/pricing.py:apply_surcharge" in added.content[0].text
+    assert "shop/extra.py:apply_surcharge_twice" in created.content[0].text
+    assert "shop/pricing.py:apply_surcharge" not in renamed.content[0].text and "shop/extra.py" in renamed.content[0].text
+
+
 def test_each_reference_line_stands_alone(project: Path) -> None:
     async def steps(client: Client) -> Any:
         return await client.call_tool("find_references", {"address": "shop/util.py:round_cents", "structured": True})
