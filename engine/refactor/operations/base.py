@@ -153,7 +153,9 @@ class RefactorOperation:
         return str(address) if address is not None else " -> ".join(str(getattr(self, f.name)) for f in self.fields()[:2])
 
     def source_file(self) -> str | None:
-        """The workspace file the operation starts from, when it names one (a bare name does not)."""
+        """The file of the symbol the operation starts from, when its address names one (a bare
+        name does not): resolving it is the plan's first question to that file's server. File
+        operations name none: a Python file rename or a file delete asks no server."""
         address = getattr(self, "address", None)
         return parse_address(str(address)).file if address is not None else None
 

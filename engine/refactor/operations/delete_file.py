@@ -24,9 +24,6 @@ class FileDelete(RefactorOperation):
     even_if_imported: bool = param(FieldKind.FLAG, "delete it even though other files import it (they will fail to import)",
                                    default=False)
 
-    def source_file(self) -> str | None:
-        return self.path
-
     def target(self) -> str:
         return self.path
 

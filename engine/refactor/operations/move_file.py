@@ -25,9 +25,6 @@ class FileRename(RefactorOperation):
     new: str = param(FieldKind.PATH, "its new workspace path")
     import_check: bool = param(FieldKind.FLAG, IMPORT_CHECK_HELP, default=True)
 
-    def source_file(self) -> str | None:
-        return self.old
-
     def target(self) -> str:
         return f"{self.old} -> {self.new}"
 
