@@ -4,9 +4,9 @@ and the language servers between CLI calls, and answers each call as ``graft`` w
 Run as ``python -m frontends.cli.daemon_server ROOT`` (frontends.cli.daemon_client starts it).
 Calls are answered one at a time, in arrival order: the output streams are the process's own,
 and the engine is not shared between threads; a second call waits in the socket's queue. Before
-each call the engine is brought up to date with the disk (inotify events, else a stat sweep), so a git checkout or
-an editor's save is never answered from the old graph. Writes take the workspace's apply lock
-as they do in-process. After ``daemon_idle`` seconds without a call (default 600) it stops.
+each call the engine is brought up to date with the disk (inotify events, else a stat sweep),
+so a git checkout or an editor's save is never answered from the old graph. Writes take the
+workspace's apply lock as they do in-process. After ``daemon_idle`` seconds without a call (default 600) it stops.
 """
 
 from __future__ import annotations
