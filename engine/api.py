@@ -154,7 +154,13 @@ class Engine:
         behind its back: the graph re-reads those files and the language servers are told.
         Nothing to do before the graph is first loaded (a load compares every file anyway).
         Returns the paths found changed."""
-        return self.index().swept if self.graph_loaded else []
+        if self._index is None or not self.graph_loaded:
+            return []
+        self._edited_since_refresh.clear()  # the disk check covers them: an apply's files changed too
+        changed, _recomputed = self._index.catch_up()
+        if changed and self.services is not None:
+            self.services.files_changed(changed)  # changed behind a long-lived engine's back
+        return changed
 
     def _files_edited(self, paths: list[str]) -> None:
         self._edited_since_refresh.update(paths)

@@ -168,12 +168,17 @@ class ProjectIndex:
         self._loaded = True
         return stats
 
-    def _swept(self, started: float) -> IndexStats:
+    def catch_up(self) -> tuple[list[str], int]:
+        """Re-read what changed on disk into the loaded graph: (the files found changed, the
+        files re-resolved). What a long-lived engine does before each call; unlike ``load`` it
+        counts nothing (the counts cost about 10 ms on Django, and no caller of this reads them)."""
         changed = self.changed_on_disk()
-        stats = IndexStats(mode="incremental" if changed else "warm", swept=changed)
-        if changed:
-            stats.extracted = len(changed)
-            stats.recomputed = len(self.refresh(changed, left=self._left_the_scan))
+        return changed, len(self.refresh(changed, left=self._left_the_scan)) if changed else 0
+
+    def _swept(self, started: float) -> IndexStats:
+        changed, recomputed = self.catch_up()
+        stats = IndexStats(mode="incremental" if changed else "warm", swept=changed, extracted=len(changed),
+                           recomputed=recomputed)
         stats.skipped = list(self._last_scan_skipped)
         self._count(stats)
         stats.seconds = time.perf_counter() - started
