@@ -235,31 +235,30 @@ def stop(root: Path) -> int | None:
     """Ask the daemon to stop, and wait until it has; its pid, or None if none ran."""
     info = read_info(root)
     pid = info.get("pid") if info else None
-    try:
-        connection = connect(root)
-    except DaemonUnavailable:
+    # The daemon holds the connection open until it has closed its servers: the end of its
+    # answer ("stopping", then the end of the stream) is the end of the daemon.
+    if _control(root, "stop") is None:
         return None
-    with connection:
-        _send(connection, {"protocol": PROTOCOL, "control": "stop"})
-        for _message in _read_all(connection):
-            pass  # "stopping", then the end of the stream once the daemon has closed its servers
-    # The daemon holds the connection open until it has closed its servers: the end of the
-    # stream above is the end of the daemon.
     return pid if isinstance(pid, int) else None
 
 
 def status(root: Path) -> dict[str, object] | None:
     """What the running daemon says about itself (pid, uptime, requests, memory, engines), or None."""
+    messages = _control(root, "status")
+    found = next((message["status"] for message in messages or [] if "status" in message), None)
+    return dict(found) if found is not None else None
+
+
+def _control(root: Path, request: str) -> list[dict[str, Any]] | None:
+    """Every message of the daemon's answer to a control request, read to the end of the
+    stream; None when no daemon answers."""
     try:
         connection = connect(root)
     except DaemonUnavailable:
         return None
     with connection:
-        _send(connection, {"protocol": PROTOCOL, "control": "status"})
-        for message in _read_all(connection):
-            if "status" in message:
-                return dict(message["status"])
-    return None
+        _send(connection, {"protocol": PROTOCOL, "control": request})
+        return list(_read_all(connection))
 
 
 def run(root: Path, call: Call, stdout: IO[str], stderr: IO[str]) -> int:
