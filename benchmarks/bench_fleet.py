@@ -49,7 +49,7 @@ import psutil  # type: ignore[import-untyped]
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from benchmarks.bench_real_projects import DATA, install_test_deps, run_tests, unpacked
+from benchmarks.bench_real_projects import DATA, BaselineRed, green_baseline
 from engine import fleet
 from engine.choices import SourcePreference
 
@@ -337,11 +337,10 @@ def main() -> None:
     parser.add_argument("--apply-copies", type=int, default=8, help="copies for the --apply pass on Dask (0: none)")
     args = parser.parse_args()
     project = load_project(PROJECT)
-    source = unpacked(project)
-    install_test_deps(project)
-    green, passed, tail = run_tests(source, project)
-    if not green:
-        raise SystemExit(f"{PROJECT}'s own suite fails before any change:\n{tail}")
+    try:
+        source, passed = green_baseline(project)
+    except BaselineRed as red:
+        raise SystemExit(str(red)) from None
     verify = verify_command(project)
     print(f"{PROJECT} {project['version']} ({source.name}): {passed} tests green; {os.cpu_count()} cores; "
           f"{args.copies} copies per pass\nplan: {PLAN}\n--verify: {verify}\n", flush=True)

@@ -143,6 +143,21 @@ def install_test_deps(project: dict[str, object]) -> None:
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", *missing], check=True)
 
 
+class BaselineRed(Exception):
+    """A project's own suite fails before anything was changed: nothing can be judged on it."""
+
+
+def green_baseline(project: dict[str, object]) -> tuple[Path, int]:
+    """The project unpacked, its test dependencies installed, and its suite run once as it is:
+    (its source, the passing test count); BaselineRed with the suite's tail when it fails."""
+    source = unpacked(project)
+    install_test_deps(project)
+    green, passed, tail = run_tests(source, project)
+    if not green:
+        raise BaselineRed(f"{project['name']}'s own tests fail before any refactoring:\n{tail}")
+    return source, passed
+
+
 def run_tests(root: Path, project: dict[str, object]) -> tuple[bool, int, str]:
     tests = cast(list[object], project["tests"])
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *map(str, tests)]
@@ -575,11 +590,10 @@ def main() -> None:
     for project in data["project"]:
         if only is not None and project["name"] not in only:
             continue
-        source = unpacked(project)
-        install_test_deps(project)
-        green, baseline, tail = run_tests(source, project)
-        if not green:
-            raise SystemExit(f"{project['name']}'s own tests fail before any refactoring:\n{tail}")
+        try:
+            source, baseline = green_baseline(project)
+        except BaselineRed as red:
+            raise SystemExit(str(red)) from None
         before = digest(source)
         PRISTINE.clear()
         PRISTINE.update(pristine_texts(source, before))
