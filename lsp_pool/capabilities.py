@@ -10,8 +10,11 @@ _ALL_SYMBOL_KINDS = list(t.SymbolKind)
 
 
 @functools.cache
-def client_capabilities(encodings: tuple[str, ...] = ("utf-8", "utf-16")) -> t.ClientCapabilities:
-    """Built once per encoding list: the value is immutable in practice and costs milliseconds to construct."""
+def client_capabilities(encodings: tuple[str, ...] = ("utf-8", "utf-16"), *, pull_diagnostics: bool = False) -> t.ClientCapabilities:
+    """Built once per encoding list: the value is immutable in practice and costs milliseconds to construct.
+
+    ``pull_diagnostics``: say that diagnostics are pulled (``textDocument/diagnostic``, registered
+    dynamically), for the servers whose spec asks for it (see ``ServerSpec.pull_diagnostics``)."""
     return t.ClientCapabilities(
         general=t.GeneralClientCapabilities(
             position_encodings=[t.PositionEncodingKind(encoding) for encoding in encodings],
@@ -65,6 +68,6 @@ def client_capabilities(encodings: tuple[str, ...] = ("utf-8", "utf-16")) -> t.C
             call_hierarchy=t.CallHierarchyClientCapabilities(),
             type_hierarchy=t.TypeHierarchyClientCapabilities(),
             publish_diagnostics=t.PublishDiagnosticsClientCapabilities(related_information=True),
-            diagnostic=t.DiagnosticClientCapabilities(related_document_support=False),
+            diagnostic=t.DiagnosticClientCapabilities(dynamic_registration=pull_diagnostics, related_document_support=False),
         ),
     )

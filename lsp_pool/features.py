@@ -308,6 +308,8 @@ class LanguageApi:
         server = self.server_for(path)
         await server.ensure_started()
         uri = path.as_uri()
+        if server.spec.pull_diagnostics:
+            return await self._pulled_diagnostics(server, path, when_ready=when_ready)
         if recheck:
             # A server re-checks the dependents of a changed file on its own schedule: under load its
             # first answer for an importer after an apply could still be the one from before it.
@@ -329,6 +331,24 @@ class LanguageApi:
                 complete = False
         # Otherwise the document is open and unchanged since the server last published for it.
         return uri, list(server.diagnostics.get(uri, [])), complete, server
+
+    async def _pulled_diagnostics(
+        self, server: ManagedServer, path: Path, *, when_ready: bool,
+    ) -> tuple[str, list[t.Diagnostic], bool, ManagedServer]:
+        """Ask a server that was told the client pulls (``ServerSpec.pull_diagnostics``). It answers
+        for the document as it has it when the request arrives, so no wait for a re-check is needed
+        after an apply: the changes were sent before the request, on the same stream."""
+        uri = path.as_uri()
+        if server.tracker is not None:
+            # Readiness first, so that nothing can run between the didOpen below and the request
+            # (another question's didOpen could close this document, and the server answers an
+            # empty report for a closed one in its openFilesOnly mode).
+            await server.tracker.wait()
+        server.use_file(path, open_it=True)
+        params = t.DocumentDiagnosticParams(text_document=t.TextDocumentIdentifier(uri=uri))
+        reply = await server.request(t.TEXT_DOCUMENT_DIAGNOSTIC, params, allow_incomplete=not when_ready)
+        items = getattr(reply.value, "items", None) or []
+        return uri, list(items), reply.complete, server
 
 
 def resolves_actions(server: ManagedServer) -> bool:

@@ -58,6 +58,13 @@ class ServerSpec:
     nothing (so UTF-16), but both count code points, which differ after an emoji."""
     needs_open: bool = False
     """The server answers only for documents opened with didOpen (tsserver, clangd)."""
+    pull_diagnostics: bool = False
+    """Diagnostics are asked for (``textDocument/diagnostic``) rather than awaited. basedpyright,
+    told the client pulls, checks a document when asked, at once. Pushing, it checks in the
+    background 250 ms after the last change it was sent (its user-typing back-off), and checks
+    every open document whether or not its diagnostics are wanted: each apply's before and after
+    checks waited out that timer with the processor idle (benchmarks/RESULTS.md, "Fleet"). In its
+    ``openFilesOnly`` mode a pull answers only for an open document, so the pool opens it first."""
     whole_workspace_program: bool = False
     """pyright's family: given a config of codegraft's own when the project's narrows the file set
     (see :mod:`lsp_pool.pyright_config`)."""
@@ -117,6 +124,7 @@ SPECS: tuple[ServerSpec, ...] = (
         settings=_PYRIGHT_SETTINGS,
         locator=_basedpyright_node,
         whole_workspace_program=True,
+        pull_diagnostics=True,
     ),
     ServerSpec(
         id="pyright",

@@ -140,7 +140,7 @@ class ManagedServer:
             root_uri=self.root.as_uri(),
             root_path=str(self.root),
             workspace_folders=[self._folder()],
-            capabilities=client_capabilities(),
+            capabilities=client_capabilities(pull_diagnostics=self.spec.pull_diagnostics),
             initialization_options=dict(self.spec.initialization_options) or None,
             client_info=t.ClientInfo(name="codegraft", version="0.1.0"),
         )

@@ -451,3 +451,23 @@ def test_siblings_sharing_a_base_without_the_method_are_not_one_family(tmp_path:
     family = GraphQueries(index.graph).hierarchy_methods("m.py:Leaf/_getstate")
     assert sorted(ref.name_path for ref in family) == ["Base/_getstate", "Container/_getstate", "Item/_getstate", "Leaf/_getstate"]
     index.close()
+
+
+def test_a_changed_base_redoes_the_calls_other_files_make_through_the_class(tmp_path: Path) -> None:
+    """A class's bases are part of what other files see of it: a method inherited from another
+    base is another method, though no name in the file changed."""
+    make_project(tmp_path, {
+        "shapes.py": "class Base:\n    def area(self):\n        return 0\n\n\nclass Other:\n    def area(self):\n        return 1\n\n\n"
+                     "class Square(Base):\n    pass\n",
+        "use.py": "from shapes import Square\n\n\ndef measure(s: Square):\n    return s.area()\n",
+    })
+    index = index_of(tmp_path)
+    index.load()
+    before = [e for e in edges(index) if e.startswith("calls use.py")]
+    shapes = tmp_path / "shapes.py"
+    shapes.write_text(shapes.read_text().replace("class Square(Base):", "class Square(Other):"))
+    index.refresh(["shapes.py"])
+    after = [e for e in edges(index) if e.startswith("calls use.py")]
+    index.close()
+    assert before == ["calls use.py:measure -> shapes.py:Base/area line 5 ast/medium"]
+    assert after == ["calls use.py:measure -> shapes.py:Other/area line 5 ast/medium"]

@@ -195,6 +195,33 @@ def test_diagnostics_of_a_broken_file(pyright: SyncLanguageApi, project: Path) -
     assert all(d.file == "shop/broken_e2e.py" for d in answer.value)
 
 
+def test_basedpyright_diagnostics_are_pulled_and_follow_an_imported_change_at_once(tmp_path: Path) -> None:
+    """Pulled, not pushed: nothing lands in the push cache, and an importer's answer right after
+    the module it imports changed on disk is the new one (no wait for a background re-check)."""
+    require("basedpyright")
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "lib.py").write_text("def helper(x: int) -> int:\n    return x\n", encoding="utf-8")
+    user = tmp_path / "user.py"
+    user.write_text("from lib import helper\n\nhelper(1)\n", encoding="utf-8")
+    api = SyncLanguageApi(tmp_path, only("basedpyright"))
+    try:
+        before = api.call(lambda language: language.diagnostics(user))
+        (tmp_path / "lib.py").write_text("def helper(x: str) -> str:\n    return x\n", encoding="utf-8")
+        api.call(lambda language: _told_of_change(language, tmp_path / "lib.py"))
+        after = api.call(lambda language: language.diagnostics(user, recheck=True))
+        server = api.pool.running()[0]
+    finally:
+        api.close()
+    assert [d.message for d in before.value if d.severity == "error"] == []
+    assert any('"Literal[1]"' in d.message for d in after.value if d.severity == "error"), after.value
+    assert server.diagnostics == {}  # never pushed: every answer was asked for
+
+
+async def _told_of_change(language: object, path: Path) -> None:
+    for server in language.pool.running():  # type: ignore[attr-defined]
+        server.documents.changed_by_us(path)
+
+
 def test_a_file_changed_on_disk_is_seen_on_next_use(pyright: SyncLanguageApi, project: Path) -> None:
     util = project / "shop/util.py"
     original = util.read_text(encoding="utf-8")

@@ -27,6 +27,9 @@ class SharedEdges:
         self._kinds: dict[tuple[tuple[str, int], ...], dict[str, Attributes]] = {}
         """Keyed by (kind, id of its attribute dict) in order: the ids stay valid because the
         kind dicts kept here hold their attribute dicts."""
+        self._single: dict[tuple[str, str, str, int | None], dict[str, Attributes]] = {}
+        """The one-kind dicts of ``_kinds`` again, by kind and attribute values: nearly every pair
+        of nodes has one edge, and this finds its dict without building its signature."""
 
     def __getstate__(self) -> dict[str, object]:
         return {"graph": self.graph}  # the tables are rebuilt as edges are linked
@@ -38,13 +41,30 @@ class SharedEdges:
         """Drop the tables (the dicts in the graph stay shared as they are)."""
         self._attributes.clear()
         self._kinds.clear()
+        self._single.clear()
 
     def link(self, source: str, target: str, kind: str, origin: str, confidence: str, line: int | None = None) -> None:
         """Add the edge ``source → target`` of ``kind`` (replacing one of that kind, if any)."""
         graph = self.graph
         for node in (source, target):
-            if node not in graph:
+            if node not in graph._node:
                 graph.add_node(node)
+        existing = graph._adj[source].get(target)
+        if existing is None:
+            single_key = (kind, origin, confidence, line)
+            shared = self._single.get(single_key)
+            if shared is None:
+                attributes = self._attributes_of(origin, confidence, line)
+                shared = self._kinds.setdefault(((kind, id(attributes)),), {kind: attributes})
+                self._single[single_key] = shared
+            graph._adj[source][target] = shared
+            graph._pred[target][source] = shared
+            return
+        kinds = dict(existing)
+        kinds[kind] = self._attributes_of(origin, confidence, line)
+        self._set(source, target, kinds)
+
+    def _attributes_of(self, origin: str, confidence: str, line: int | None) -> Attributes:
         signature = (origin, confidence, line)
         attributes = self._attributes.get(signature)
         if attributes is None:
@@ -52,9 +72,7 @@ class SharedEdges:
             if line is not None:
                 attributes["line"] = line
             self._attributes[signature] = attributes
-        kinds = dict(graph._adj[source].get(target, ()))
-        kinds[kind] = attributes
-        self._set(source, target, kinds)
+        return attributes
 
     def unlink(self, edges: Iterable[tuple[str, str, str]]) -> None:
         """Remove these (source, target, kind) edges; absent ones are ignored, as networkx does."""
