@@ -41,13 +41,15 @@ class SymbolExtractor:
     def extract(self, source: SourceFile) -> FileSymbols:
         return self.extract_with_tree(source)[0]
 
-    def extract_with_tree(self, source: SourceFile) -> tuple[FileSymbols, Tree | None]:
-        """The file's symbols and, when they came from tree-sitter, the tree (for further facts)."""
+    def extract_with_tree(self, source: SourceFile, *, details: bool = True) -> tuple[FileSymbols, Tree | None]:
+        """The file's symbols and, when they came from tree-sitter, the tree (for further facts).
+        Without ``details``, symbols have no signature or documentation range (see
+        :meth:`TreeSitterExtractor.extract`)."""
         index = LineIndex(source.data)
         language = source.language
         notes: list[str] = []
         if language is not None and self._tree.supports(language):
-            result = self._tree.extract(source.path, language, source.data, index)
+            result = self._tree.extract(source.path, language, source.data, index, details=details)
             if result.useful:
                 confidence = Confidence.MEDIUM if result.has_errors else Confidence.HIGH
                 if result.has_errors:
@@ -125,9 +127,9 @@ def _assign_paths(symbols: list[Symbol], parent: tuple[Segment, ...]) -> None:
 def _mark_anchors(symbols: list[Symbol]) -> None:
     """Flag the symbols whose unanchored name path would also match a deeper symbol."""
     everything = list(walk_all(symbols))
-    proper_suffixes = {symbol.path[i:] for symbol in everything for i in range(1, len(symbol.path))}
-    # An unindexed query segment matches every index, so compare without indices too.
-    proper_suffixes |= {tuple(Segment(s.name) for s in suffix) for suffix in proper_suffixes}
-    for symbol in everything:
-        bare = tuple(Segment(s.name) for s in symbol.path)
-        symbol.needs_anchor = symbol.path in proper_suffixes or bare in proper_suffixes
+    names = [tuple(segment.name for segment in symbol.path) for symbol in everything]
+    # An unindexed query segment matches every index, so a deeper path matches when its last
+    # names are this path's names, whatever the indices: names alone are compared.
+    proper_suffixes = {path[i:] for path in names for i in range(1, len(path))}
+    for symbol, path in zip(everything, names):
+        symbol.needs_anchor = path in proper_suffixes

@@ -9,6 +9,7 @@ job, in :mod:`engine.graph.build`.
 from __future__ import annotations
 
 import re
+from operator import attrgetter
 from dataclasses import dataclass
 from functools import cache
 from pathlib import PurePosixPath
@@ -225,11 +226,12 @@ def _python_facts(tree: Tree, listing: FileSymbols, symbols: tuple[SymbolFact, .
         key=lambda fact: fact.line,
     )
     receivers = Receivers(captures)
-    calls = sorted(
-        (CallFact(locate.code_at(node.start_point.row + 1), _callee(node), node.start_point.row + 1, receivers.receiver(node))
-         for node in captures.get("callee", [])),
-        key=lambda fact: (fact.line, fact.callee),
-    )
+    calls = []
+    for node in captures.get("callee", []):
+        written = node_text(node)  # read once, for the callee and its receiver
+        line = node.start_point.row + 1
+        calls.append(CallFact(locate.code_at(line), _callee(node, written), line, receivers.receiver(node, written)))
+    calls.sort(key=lambda fact: (fact.line, fact.callee))
     bases = []
     # Each argument list is read with its own class: capture lists of different names are
     # not aligned with each other, so they must never be zipped.
@@ -254,8 +256,8 @@ def _python_facts(tree: Tree, listing: FileSymbols, symbols: tuple[SymbolFact, .
     )
 
 
-def _span(node: Node) -> tuple[int, int]:
-    return node.start_byte, node.end_byte
+_span = attrgetter("start_byte", "end_byte")
+"""A node's (start, end) bytes: its place in source order."""
 
 
 def _with_decorators(facts: tuple[SymbolFact, ...], decorators: list[Node]) -> tuple[SymbolFact, ...]:
@@ -323,9 +325,9 @@ def _python_import(node: Node, locate: "_Enclosing") -> list[ImportFact]:
 _DOTTED = re.compile(r"[\w.]+")
 
 
-def _callee(node: Node) -> str:
-    """A call's target as a dotted name (``os.path.join``), ``super().m``, or ``?.m`` for an unknown receiver."""
-    text = node_text(node)
+def _callee(node: Node, text: str) -> str:
+    """A call's target (``text`` is its source) as a dotted name (``os.path.join``), ``super().m``,
+    or ``?.m`` for an unknown receiver."""
     if _DOTTED.fullmatch(text):
         return text
     if node.type == "attribute":

@@ -428,7 +428,8 @@ def _extract_one(
 ) -> FileFacts | Skipped:
     try:
         source = source if source is not None else workspace.read(path)
-        extracted = extractor.extract_with_tree(source)  # parsed once, for the server's symbols and the facts
+        # Parsed once, for the server's symbols and the facts; the facts keep no signatures.
+        extracted = extractor.extract_with_tree(source, details=served_symbols is not None)
         served = served_symbols(source, extracted[0]) if served_symbols is not None else None
         return file_facts(source, extractor, served, extracted)
     except GraftError as error:
