@@ -28,7 +28,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 from engine.batch import edit_from, plan_in_scratch, plan_steps
 from engine.choices import SourcePreference
@@ -111,20 +111,23 @@ def load_repos(path: Path) -> list[str]:
 
 
 def run(
-    plan: list[dict[str, Any]], repos: list[str], *, out: Path, options: FleetOptions = FleetOptions(),
-    executor: str | FleetExecutor = "dask", scheduler: str | None = None, workers: int | None = None, resume: bool = False,
-    progress: Callable[[FleetProgress], None] | None = None,
+    plan: list[dict[str, Any]], repos: Sequence[str | os.PathLike[str]], *, out: str | os.PathLike[str],
+    options: FleetOptions = FleetOptions(), executor: str | FleetExecutor = "dask", scheduler: str | None = None,
+    workers: int | None = None, resume: bool = False, progress: Callable[[FleetProgress], None] | None = None,
 ) -> list[FleetRow]:
     """Run the plan on every repository; the rows of this run (with ``resume``, the rows already
-    in OUT first). The plan is checked whole before any task starts."""
+    in OUT first). The plan is checked whole before any task starts. Paths may be strings or
+    path objects; a row names its repository as the string given."""
     plan_steps(plan, "plan")  # an unknown op or field is refused here, not in every task
+    paths = [os.fspath(repo) for repo in repos]
+    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     results = out / RESULTS
     kept = _kept_rows(results) if resume else {}
     if not resume:
         results.write_text("")
-    todo = list(dict.fromkeys(repo for repo in repos if repo not in kept))  # one task, and one row, per repository
-    names = _patch_names(repos)
+    todo = list(dict.fromkeys(repo for repo in paths if repo not in kept))  # one task, and one row, per repository
+    names = _patch_names(paths)
     rows = list(kept.values())
     if not todo:
         return rows

@@ -125,6 +125,15 @@ def test_resume_skips_the_repositories_with_a_row(repos: list[Path], tmp_path: P
     assert len(again) == len(repos) and len(_results(out)) == len(repos)  # three kept, three run: one row each
 
 
+def test_the_python_api_takes_path_objects_or_strings(repos: list[Path], tmp_path: Path) -> None:
+    """``repos`` as Path objects and ``out`` as a string: the rows name each repository as a string."""
+    rows = fleet.run(PLAN, repos[:2], out=str(tmp_path / "out"), executor="local",
+                     options=fleet.FleetOptions(source=SourcePreference.AST))
+    assert [row.repo for row in rows] == [str(r) for r in repos[:2]]
+    assert [json.loads(line)["repo"] for line in (tmp_path / "out" / "results.jsonl").read_text().splitlines()] == \
+        [str(r) for r in repos[:2]]
+
+
 def test_the_command_line_runs_a_fleet_and_says_what_failed(repos: list[Path], tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     plan = tmp_path / "plan.json"
