@@ -373,7 +373,12 @@ class ProjectIndex:
                 found.append(cached)
             else:
                 missing.append(path)
-        extracted = self._extract(missing, stats)
+        # Extracted largest first: workers take chunks in this order, so the last chunks are small
+        # and neither worker is left with a big file while the other has finished. The facts
+        # come back in the order asked, as the graph's updates take them.
+        place = {path: index for index, path in enumerate(missing)}
+        extracted = self._extract(sorted(missing, key=lambda path: current[path].size, reverse=True), stats)
+        extracted.sort(key=lambda facts: place.get(facts.path, len(place)))
         return found + extracted, len(extracted)
 
     def _extract(self, paths: list[str], stats: IndexStats) -> list[FileFacts]:
