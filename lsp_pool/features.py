@@ -345,10 +345,13 @@ class LanguageApi:
             # empty report for a closed one in its openFilesOnly mode).
             await server.tracker.wait()
         server.use_file(path, open_it=True)
+        restarts = server.restarts
         params = t.DocumentDiagnosticParams(text_document=t.TextDocumentIdentifier(uri=uri))
         reply = await server.request(t.TEXT_DOCUMENT_DIAGNOSTIC, params, allow_incomplete=not when_ready)
         items = getattr(reply.value, "items", None) or []
-        return uri, list(items), reply.complete, server
+        # A server restarted before the request knows no open document, and answers an empty
+        # report for a closed one: that answer says nothing, so it is not called complete.
+        return uri, list(items), reply.complete and server.restarts == restarts, server
 
 
 def resolves_actions(server: ManagedServer) -> bool:
