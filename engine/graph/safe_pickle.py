@@ -18,7 +18,7 @@ from typing import IO, Any
 import diskcache
 import diskcache.core
 
-_VALUE_MODULES = frozenset({"engine.graph.facts", "engine.graph.receivers", "engine.symbols", "engine.graph.modules", "engine.graph.build", "engine.positions"})
+_VALUE_MODULES = frozenset({"engine.graph.facts", "engine.graph.receivers", "engine.symbols", "engine.graph.modules", "engine.graph.build", "engine.graph.python_names", "engine.positions"})
 _VALUE_CLASSES = frozenset({("engine.graph.cache", "FileStat"), ("engine.graph.edges", "SharedEdges"), ("builtins", "set"), ("builtins", "frozenset"), ("builtins", "bytearray")})
 _DISKCACHE_FILE = re.compile(r"[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{28}\.val")
 
