@@ -242,3 +242,71 @@ def test_long_chains_and_self_references_end_as_unknown_not_in_a_crash(tmp_path:
         index.close()
     assert callers == ["app/use.py:run"]  # x1 = x0 = Order(): two steps are followed
     assert [line for _path, line in unresolved[0].places] == [2005, 2007, 2008]
+
+
+_TRICKY_CALLEES = """\
+import os.path
+from models import Order
+
+
+def use(order: Order, items: list[Order], flag):
+    order.total()
+    os.path.join("a", "b")
+    True.conjugate()
+    None.__class__()
+    (1.5).hex()
+    "x".join(["a"])
+    self_like = order
+    self_like.total()
+    items[0].total()
+    flag.value.total()
+    [o for o in items][0].total()
+
+
+class Holder:
+    def __init__(self, order: Order) -> None:
+        self.order = order
+
+    def go(self):
+        self.order.total()
+        self.order.child.total()
+        super().go()
+"""
+
+
+@pytest.mark.parametrize("text", [MODELS, _TRICKY_CALLEES], ids=["models", "tricky"])
+def test_a_receiver_read_from_the_callee_text_is_the_one_read_from_the_nodes(text: str) -> None:
+    """The fast path (a dotted callee's receiver read from its text) answers as the node walk does."""
+    from tree_sitter import QueryCursor
+
+    from engine.graph.facts import _PYTHON_QUERY, _query, _span
+    from engine.graph.receivers import Receivers, node_text
+    from engine.extract import SymbolExtractor
+
+    tree = SymbolExtractor()._tree.parse("python", text.encode())
+    captures = {name: sorted(nodes, key=_span) for name, nodes in
+                QueryCursor(_query("python", _PYTHON_QUERY)).captures(tree.root_node).items()}
+    from_text, from_nodes = Receivers(captures), Receivers(captures)
+    callees = captures["callee"]
+    assert callees
+    assert [from_text.receiver(node, node_text(node)) for node in callees] == [from_nodes.receiver(node) for node in callees]
+
+
+def test_the_index_skips_signatures_without_changing_any_fact(tmp_path: Path) -> None:
+    """The index extracts without signatures and documentation ranges: every file's facts are the
+    ones a full extraction gives."""
+    from engine.extract import SymbolExtractor
+    from engine.graph.facts import file_facts
+    from tests.conftest import SAMPLE
+
+    extractor = SymbolExtractor()
+    workspace = Workspace(SAMPLE)
+    compared = 0
+    for path in workspace.scan().files:
+        source = workspace.read(path)
+        if source.language is None:
+            continue
+        lean = file_facts(source, extractor, None, extractor.extract_with_tree(source, details=False))
+        assert lean == file_facts(source, extractor), path
+        compared += 1
+    assert compared >= 10
