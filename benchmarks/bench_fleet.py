@@ -188,6 +188,17 @@ def load_project(name: str) -> dict[str, object]:
     return next(p for p in data["project"] if p["name"] == name)
 
 
+def green_project() -> tuple[dict[str, object], Path, int, str]:
+    """The project, its source with its suite run once as it is (SystemExit with the suite's tail
+    when it fails), the passing test count, and the verify command."""
+    project = load_project(PROJECT)
+    try:
+        source, passed = green_baseline(project)
+    except BaselineRed as red:
+        raise SystemExit(str(red)) from None
+    return project, source, passed, verify_command(project)
+
+
 def verify_command(project: dict[str, object]) -> str:
     """The project's suite as bench_real_projects runs it (no bytecode, no cache, src on the path)."""
     tests = " ".join(shlex.quote(str(t)) for t in project["tests"])  # type: ignore[attr-defined]
@@ -336,12 +347,7 @@ def main() -> None:
                         help="source preferences, comma-separated (auto: basedpyright per task, what a user runs by default)")
     parser.add_argument("--apply-copies", type=int, default=8, help="copies for the --apply pass on Dask (0: none)")
     args = parser.parse_args()
-    project = load_project(PROJECT)
-    try:
-        source, passed = green_baseline(project)
-    except BaselineRed as red:
-        raise SystemExit(str(red)) from None
-    verify = verify_command(project)
+    project, source, passed, verify = green_project()
     print(f"{PROJECT} {project['version']} ({source.name}): {passed} tests green; {os.cpu_count()} cores; "
           f"{args.copies} copies per pass\nplan: {PLAN}\n--verify: {verify}\n", flush=True)
     pairs = []

@@ -30,8 +30,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from benchmarks.bench_fleet import PROJECT, load_project, make_copies, verify_command  # noqa: E402
-from benchmarks.bench_real_projects import BaselineRed, green_baseline  # noqa: E402
+from benchmarks.bench_fleet import green_project, make_copies  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 _RUNNER = """
@@ -135,12 +134,7 @@ def main() -> int:
     parser.add_argument("--copies", type=int, default=8, help="copies per pass (even)")
     parser.add_argument("--source", default="auto", choices=("auto", "ast"))
     args = parser.parse_args()
-    project = load_project(PROJECT)
-    try:
-        source, _passed = green_baseline(project)
-    except BaselineRed as red:
-        raise SystemExit(str(red)) from None
-    verify = verify_command(project)
+    _project, source, _passed, verify = green_project()
     with tempfile.TemporaryDirectory(prefix="bench-fleet-split-") as scratch:
         one = make_copies(source, Path(scratch) / "one", args.copies)
         two = make_copies(source, Path(scratch) / "two", args.copies)
