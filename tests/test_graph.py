@@ -471,3 +471,22 @@ def test_a_changed_base_redoes_the_calls_other_files_make_through_the_class(tmp_
     index.close()
     assert before == ["calls use.py:measure -> shapes.py:Base/area line 5 ast/medium"]
     assert after == ["calls use.py:measure -> shapes.py:Other/area line 5 ast/medium"]
+
+
+def test_the_index_skips_signatures_without_changing_any_fact() -> None:
+    """The index extracts without signatures and documentation ranges: every file's facts are the
+    ones a full extraction gives."""
+    from engine.extract import SymbolExtractor
+    from engine.graph.facts import file_facts
+
+    extractor = SymbolExtractor()
+    workspace = Workspace(SAMPLE)
+    compared = 0
+    for path in workspace.scan().files:
+        source = workspace.read(path)
+        if source.language is None:
+            continue
+        lean = file_facts(source, extractor, None, extractor.extract_with_tree(source, details=False))
+        assert lean == file_facts(source, extractor), path
+        compared += 1
+    assert compared >= 10

@@ -290,23 +290,3 @@ def test_a_receiver_read_from_the_callee_text_is_the_one_read_from_the_nodes(tex
     callees = captures["callee"]
     assert callees
     assert [from_text.receiver(node, node_text(node)) for node in callees] == [from_nodes.receiver(node) for node in callees]
-
-
-def test_the_index_skips_signatures_without_changing_any_fact(tmp_path: Path) -> None:
-    """The index extracts without signatures and documentation ranges: every file's facts are the
-    ones a full extraction gives."""
-    from engine.extract import SymbolExtractor
-    from engine.graph.facts import file_facts
-    from tests.conftest import SAMPLE
-
-    extractor = SymbolExtractor()
-    workspace = Workspace(SAMPLE)
-    compared = 0
-    for path in workspace.scan().files:
-        source = workspace.read(path)
-        if source.language is None:
-            continue
-        lean = file_facts(source, extractor, None, extractor.extract_with_tree(source, details=False))
-        assert lean == file_facts(source, extractor), path
-        compared += 1
-    assert compared >= 10
