@@ -201,25 +201,20 @@ def test_basedpyright_diagnostics_are_pulled_and_follow_an_imported_change_at_on
     require("basedpyright")
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "lib.py").write_text("def helper(x: int) -> int:\n    return x\n", encoding="utf-8")
-    user = tmp_path / "user.py"
-    user.write_text("from lib import helper\n\nhelper(1)\n", encoding="utf-8")
-    api = SyncLanguageApi(tmp_path, only("basedpyright"))
+    (tmp_path / "user.py").write_text("from lib import helper\n\nhelper(1)\n", encoding="utf-8")
+    workspace = Workspace(tmp_path)
+    services = PoolServices(workspace, only("basedpyright"))
     try:
-        before = api.call(lambda language: language.diagnostics(user))
+        before = services.diagnostics(workspace.read("user.py"), when_ready=True)
         (tmp_path / "lib.py").write_text("def helper(x: str) -> str:\n    return x\n", encoding="utf-8")
-        api.call(lambda language: _told_of_change(language, tmp_path / "lib.py"))
-        after = api.call(lambda language: language.diagnostics(user, recheck=True))
-        server = api.pool.running()[0]
+        services.files_changed(["lib.py"])  # what an apply tells the servers
+        after = services.diagnostics(workspace.read("user.py"), when_ready=True, recheck=True)
+        server = services.api.pool.running()[0]
     finally:
-        api.close()
+        services.close()
     assert [d.message for d in before.value if d.severity == "error"] == []
     assert any('"Literal[1]"' in d.message for d in after.value if d.severity == "error"), after.value
     assert server.diagnostics == {}  # never pushed: every answer was asked for
-
-
-async def _told_of_change(language: object, path: Path) -> None:
-    for server in language.pool.running():  # type: ignore[attr-defined]
-        server.documents.changed_by_us(path)
 
 
 def test_a_file_changed_on_disk_is_seen_on_next_use(pyright: SyncLanguageApi, project: Path) -> None:
