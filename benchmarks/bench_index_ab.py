@@ -5,7 +5,7 @@ Run: ``.venv/bin/python benchmarks/bench_index_ab.py --against COMMIT [--runs N]
 On a machine whose speed swings from minute to minute, figures from separate runs cannot be
 compared: this alternates the two trees' cold index (``ProjectIndex(..., jobs=2).load()``, each
 in a fresh process, ``.graft/`` removed first) with the raw tree-sitter parse and walk of the same
-files (as in ``bench_graph.py``), so that a slow spell hits all three. COMMIT is checked out into
+files (``bench_graph.py``'s own baseline), so that a slow spell hits all three. COMMIT is checked out into
 a temporary git worktree; this tree is measured as it is on disk. Prints each run and the medians:
 seconds, CPU seconds (the process and its workers), and the ratios. Never fails on timing.
 """
@@ -45,21 +45,15 @@ _RAW = """
 import gc, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-from tree_sitter import Parser
-from benchmarks.bench_extract import bare_walk
-from engine.extract.treesitter import load_grammar
+from benchmarks.bench_graph import _raw_chunk
 from engine.languages import language_of, profile_of
 from engine.workspace import Workspace
 root = Path(sys.argv[2])
-items = [(kind.grammar, root / path) for path in Workspace(root).scan().files
+items = [(kind.grammar, str(root / path)) for path in Workspace(root).scan().files
          if language_of(path) is not None and (kind := profile_of(path)) is not None and kind.grammar is not None]
 gc.disable()
-parsers = {}
 start = time.perf_counter()
-for grammar, path in items:
-    if grammar not in parsers:
-        parsers[grammar] = Parser(load_grammar(grammar))
-    bare_walk(parsers[grammar].parse(path.read_bytes()))
+_raw_chunk(items)
 print(time.perf_counter() - start)
 """
 
