@@ -162,6 +162,13 @@ class Engine:
             self.services.files_changed(changed)  # changed behind a long-lived engine's back
         return changed
 
+    def workspace_files(self) -> list[str]:
+        """Every file of the workspace scan, sources or not. A long-lived engine keeps the list
+        between calls while its watcher sees no file appear or go (callers must not change it)."""
+        if self._index is None or not self.graph_loaded or self._edited_since_refresh:
+            return self.workspace.scan().files  # edits not yet refreshed may have created files
+        return self._index.workspace_files()
+
     def _files_edited(self, paths: list[str]) -> None:
         self._edited_since_refresh.update(paths)
 

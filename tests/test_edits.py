@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 from engine.edits.diff import summarize, unified_diff
 from engine.edits.lsp_json import MalformedEdit, from_lsp, to_lsp
 from engine.edits.model import FileChange, OverlappingEdits, WorkspaceEdit
-from engine.edits.materialize import StalePlan, materialize
+from engine.edits.materialize import FileState, StalePlan, materialize
 from engine.edits.text import apply_text_edits, line_starts
 from engine.errors import UnsafePath
 from engine.answers import TextEdit
@@ -127,3 +128,65 @@ def test_bad_edits_are_refused_clearly(workspace: Workspace) -> None:
     stale = from_lsp({"changes": {"m.py": []}, "graft:sha256": {"m.py": "0" * 64}}, workspace)
     with pytest.raises(StalePlan, match="m.py changed since the plan was made; re-run"):
         materialize(stale, workspace)
+
+
+# -- the preview diff: difflib's format, computed on the lines that differ ------------------------
+
+
+def _diff_of(before: list[str], after: list[str]) -> list[str]:
+    state = FileState("x.py", "".join(f"{line}\n" for line in before).encode(), "".join(f"{line}\n" for line in after).encode(), None)
+    text = unified_diff([state])
+    return text.split("\n") if text else []
+
+
+def _patched(before: list[str], diff: list[str]) -> list[str]:
+    """``diff`` applied to ``before`` the way patch does: hunk by hunk, context checked."""
+    result: list[str] = []
+    taken = 0
+    for line in diff[2:]:
+        if line.startswith("@@"):
+            start = int(line.split()[1][1:].split(",")[0])
+            length = line.split()[1].split(",")
+            first = start - 1 if len(length) == 1 or length[1] != "0" else start
+            result += before[taken:first]
+            taken = first
+        elif line.startswith("+"):
+            result.append(line[1:])
+        else:
+            assert before[taken] == line[1:], "context or removed line does not match"
+            taken += 1
+            if line.startswith(" "):
+                result.append(line[1:])
+    return result + before[taken:]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["", "a", "b", "pass", "return x"]), max_size=30),
+       st.lists(st.tuples(st.sampled_from(["put", "insert", "delete"]), st.integers(0, 40),
+                          st.sampled_from(["", "a", "b", "new"])), max_size=5))
+def test_the_diff_applies_back_to_what_was_planned(before: list[str], changes: list[tuple[str, int, str]]) -> None:
+    """Repeated lines make several diffs right; whichever is shown must patch before into after."""
+    after = list(before)
+    for kind, index, line in changes:
+        if kind == "insert":
+            after.insert(index % (len(after) + 1), line)
+        elif after:
+            if kind == "put":
+                after[index % len(after)] = line
+            else:
+                del after[index % len(after)]
+    diff = _diff_of(before, after)
+    assert (diff == []) == (before == after)
+    assert _patched(before, diff) == after
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 60), st.sets(st.integers(0, 59), max_size=6), st.integers(0, 3))
+def test_a_rename_of_distinct_lines_diffs_exactly_as_difflib(length: int, renamed: set[int], inserted: int) -> None:
+    """Code lines are nearly all distinct: there the shortcut (trimmed ends, in-place runs) must
+    give difflib's own diff of the whole file, hunk for hunk."""
+    before = [f"line_{n} = value_{n}" for n in range(length)]
+    after = [line.replace("value", "renamed") if n in renamed else line for n, line in enumerate(before)]
+    after[length // 2:length // 2] = [f"added_{n}" for n in range(inserted)]
+    expected = list(difflib.unified_diff(before, after, "a/x.py", "b/x.py", lineterm=""))
+    assert _diff_of(before, after) == expected

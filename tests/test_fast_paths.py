@@ -4,12 +4,16 @@
 - strings and comments found by one regular expression agree with Python's tokenizer;
 - word search, line starts and line splitting agree with their plain definitions;
 - the diff summary's counts agree with difflib's on whole files;
+- a possible module-level binding is found as its regular expression finds it;
+- the lines holding a name are found without listing every line start;
+- a doctest example line is found as its regular expression finds it;
 - language_of agrees with pathlib's idea of a suffix.
 """
 
 from __future__ import annotations
 
 import io
+from bisect import bisect_right
 import re
 import tokenize
 from pathlib import Path, PurePosixPath
@@ -24,6 +28,9 @@ from engine.edits.text import line_starts, word_offsets
 from engine.languages import _BY_EXTENSION, _BY_FILENAME, language_of
 from engine.answers import TextEdit
 from engine.positions import Position, Range, split_lines
+from engine.refactor.doctests import _EXAMPLE, _has_example_line
+from engine.refactor.leftovers import _lines_at
+from engine.refactor.local_twins import _may_define
 from engine.refactor.strings_and_comments import CodeMap
 
 REPO = Path(__file__).resolve().parents[1]
@@ -219,3 +226,36 @@ def test_line_starts_are_shared_by_content_and_dropped_least_recent_first(tmp_pa
     assert memo.get("c", "x") == [0]  # holds 4 + 2 + 1 > 5 offsets: "a" goes
     assert memo.get("b", "changed?") == [0, 2]  # kept: the hash fixes the text
     assert memo.get("a", "1\n") == [0, 2]  # recomputed from the text given
+
+
+_PIECES = ["cached", "cached_x", "x_cached", "def", "class", "undef", " ", "  ", "\n", "\t", "\u00a0", "=", "==", ":",
+           ": int", "(", ")", "é", "1", "_"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12))
+def test_a_possible_definition_is_found_as_its_regular_expression_finds_it(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    definition = re.search(r"(?:\bdef|\bclass)\s+cached\b|\bcached\s*(?::[^=\n]*)?=(?!=)", text) is not None
+    assert _may_define(text, "cached") == definition, text
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(["old", "x", " ", "\n", "\n\n", "é", "old_", "."]), max_size=30))
+def test_the_lines_holding_offsets_are_those_line_starts_give(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    offsets = word_offsets(text, "old")
+    starts = line_starts(text)
+    expected: dict[int, str] = {}
+    for offset in offsets:
+        number = bisect_right(starts, offset) - 1
+        end = starts[number + 1] if number + 1 < len(starts) else len(text)
+        expected.setdefault(number, text[starts[number]:end].rstrip("\r\n"))
+    assert _lines_at(text, offsets) == list(expected.items())
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from([">>>", "...", ".", ">", " ", "\t", "\n", "\r", "x", "\u00a0"]), max_size=14))
+def test_an_example_line_is_found_as_its_regular_expression_finds_it(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert _has_example_line(text) == (_EXAMPLE.search(text) is not None), repr(text)

@@ -14,7 +14,9 @@ from typing import Iterator
 import pytest
 
 from engine.api import Engine
+from engine.client import EngineClient
 from engine.graph.watch import ChangeWatcher
+from engine.refactor.operations.move_file import FileRename
 from engine.workspace import ScanResult, Workspace
 from tests.conftest import SAMPLE
 
@@ -165,3 +167,43 @@ def test_without_a_watcher_every_call_walks_and_still_sees_changes(tmp_path: Pat
         assert engine.disk_changes == "a whole sweep before each call (no inotify here)"  # said, not silent
     finally:
         engine.close()
+
+
+# -- the workspace listing (every file, not only sources) kept between calls -------------------
+
+
+def scanned(engine: Engine) -> list[str]:
+    return Workspace(engine.workspace.root).scan().files
+
+
+def test_the_listing_is_kept_between_calls_while_no_file_appears_or_goes(engine: Engine) -> None:
+    engine.refresh_from_disk()
+    before = walks(engine)
+    assert engine.workspace_files() == scanned(engine)
+    util = engine.workspace.root / "shop" / "util.py"
+    util.write_text(util.read_text() + "\n# edited\n")  # an edit: the same files
+    engine.refresh_from_disk()
+    assert engine.workspace_files() == scanned(engine) and walks(engine) == before
+
+
+def test_a_text_file_that_appears_or_goes_is_in_the_next_listing(engine: Engine) -> None:
+    """Not a source file, so the graph never looks at it; the doctest pass needs it listed."""
+    root = engine.workspace.root
+    engine.refresh_from_disk()
+    (root / "shop" / "usage.txt").write_text(">>> from shop.util import slugify\n")
+    engine.refresh_from_disk()
+    assert "shop/usage.txt" in engine.workspace_files()
+    (root / "shop" / "usage.txt").unlink()
+    engine.refresh_from_disk()
+    assert "shop/usage.txt" not in engine.workspace_files()
+    assert engine.workspace_files() == scanned(engine)
+
+
+def test_a_file_the_engine_creates_is_in_the_next_listing(engine: Engine) -> None:
+    """The engine's own edit, before the watcher's events are read: refresh notices it."""
+    engine.refresh_from_disk()
+    assert "shop/helpers.py" not in engine.workspace_files()
+    EngineClient(engine).run(engine.plan(FileRename("shop/util.py", "shop/helpers.py")), apply=True)
+    assert "shop/helpers.py" in engine.workspace_files() and "shop/util.py" not in engine.workspace_files()
+    engine.graph()  # the edited files refreshed into the graph
+    assert engine.workspace_files() == scanned(engine)

@@ -6,6 +6,7 @@ import difflib
 from itertools import compress
 from operator import ne
 from dataclasses import dataclass
+from typing import Hashable, Iterator, Sequence
 
 from engine.edits.materialize import FileState
 
@@ -37,11 +38,26 @@ def summarize(states: list[FileState]) -> list[FileSummary]:
     return found
 
 
+Opcode = tuple[str, int, int, int, int]
+"""(tag, i1, i2, j1, j2), as ``difflib.SequenceMatcher.get_opcodes`` gives them."""
+
+
 def _counts(before: list[bytes], after: list[bytes]) -> tuple[int, int]:
-    """Lines added and removed by a line diff. The common head and tail are trimmed first,
-    since an edit usually touches a few lines of a long file; when what is left has as many
-    lines on both sides (a rename), the lines that differ in place are diffed run by run,
-    which keeps a hundred-file rename from running the matcher over whole files."""
+    """Lines added and removed by a line diff."""
+    added = removed = 0
+    for tag, i1, i2, j1, j2 in _opcodes(before, after):
+        if tag != "equal":
+            removed += i2 - i1
+            added += j2 - j1
+    return added, removed
+
+
+def _opcodes(before: Sequence[Hashable], after: Sequence[Hashable]) -> list[Opcode]:
+    """A line diff computed on the part that differs. The common head and tail are trimmed
+    first, since an edit usually touches a few lines of a long file; when what is left has as
+    many lines on both sides (a rename), the lines that differ in place are matched run by run.
+    A hundred-file rename's diff no longer runs the matcher over whole files (it was most of
+    a warm rename's preview)."""
     start = 0
     while start < len(before) and start < len(after) and before[start] == after[start]:
         start += 1
@@ -49,26 +65,65 @@ def _counts(before: list[bytes], after: list[bytes]) -> tuple[int, int]:
     while end_before > start and end_after > start and before[end_before - 1] == after[end_after - 1]:
         end_before, end_after = end_before - 1, end_after - 1
     old, new = before[start:end_before], after[start:end_after]
+    codes: list[Opcode] = [("equal", 0, start, 0, start)]
     if len(old) != len(new):
-        return _matched(old, new)
-    added = removed = 0
-    differing = list(compress(range(len(old)), map(ne, old, new)))  # found in C, not line by line
-    run_start = 0
-    for position in range(1, len(differing) + 1):
-        if position == len(differing) or differing[position] != differing[position - 1] + 1:
-            first, last = differing[run_start], differing[position - 1] + 1
-            run_added, run_removed = _matched(old[first:last], new[first:last])
-            added, removed, run_start = added + run_added, removed + run_removed, position
-    return added, removed
+        codes += _shifted(_matched(old, new), start, start)
+    else:
+        differing = list(compress(range(len(old)), map(ne, old, new)))  # found in C, not line by line
+        done = 0
+        run_start = 0
+        for position in range(1, len(differing) + 1):
+            if position == len(differing) or differing[position] != differing[position - 1] + 1:
+                first, last = differing[run_start], differing[position - 1] + 1
+                codes.append(("equal", start + done, start + first, start + done, start + first))
+                codes += _shifted(_matched(old[first:last], new[first:last]), start + first, start + first)
+                done, run_start = last, position
+        codes.append(("equal", start + done, end_before, start + done, end_after))
+    codes.append(("equal", end_before, len(before), end_after, len(after)))
+    return _joined(codes)
 
 
-def _matched(before: list[bytes], after: list[bytes]) -> tuple[int, int]:
-    added = removed = 0
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after).get_opcodes():
-        if tag != "equal":
-            removed += i2 - i1
-            added += j2 - j1
-    return added, removed
+def _matched(before: Sequence[Hashable], after: Sequence[Hashable]) -> list[Opcode]:
+    return [(tag, i1, i2, j1, j2) for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after).get_opcodes()]
+
+
+def _shifted(codes: list[Opcode], by_before: int, by_after: int) -> list[Opcode]:
+    return [(tag, i1 + by_before, i2 + by_before, j1 + by_after, j2 + by_after) for tag, i1, i2, j1, j2 in codes]
+
+
+def _joined(codes: list[Opcode]) -> list[Opcode]:
+    """Empty opcodes dropped and neighbouring equal ones made one, as the matcher gives them."""
+    joined: list[Opcode] = []
+    for code in codes:
+        tag, i1, i2, j1, j2 = code
+        if i1 == i2 and j1 == j2:
+            continue
+        if joined and tag == "equal" and joined[-1][0] == "equal":
+            joined[-1] = ("equal", joined[-1][1], i2, joined[-1][3], j2)
+        else:
+            joined.append(code)
+    return joined
+
+
+def _grouped(codes: list[Opcode], context: int = 3) -> Iterator[list[Opcode]]:
+    """Hunks with ``context`` lines around each change: difflib's grouping of the same opcodes."""
+    codes = list(codes) or [("equal", 0, 1, 0, 1)]
+    if codes[0][0] == "equal":
+        tag, i1, i2, j1, j2 = codes[0]
+        codes[0] = tag, max(i1, i2 - context), i2, max(j1, j2 - context), j2
+    if codes[-1][0] == "equal":
+        tag, i1, i2, j1, j2 = codes[-1]
+        codes[-1] = tag, i1, min(i2, i1 + context), j1, min(j2, j1 + context)
+    group: list[Opcode] = []
+    for tag, i1, i2, j1, j2 in codes:
+        if tag == "equal" and i2 - i1 > 2 * context:
+            group.append((tag, i1, min(i2, i1 + context), j1, min(j2, j1 + context)))
+            yield group
+            group = []
+            i1, j1 = max(i1, i2 - context), max(j1, j2 - context)
+        group.append((tag, i1, i2, j1, j2))
+    if group and not (len(group) == 1 and group[0][0] == "equal"):
+        yield group
 
 
 def unified_diff(states: list[FileState], *, colour: bool = False) -> str:
@@ -78,9 +133,32 @@ def unified_diff(states: list[FileState], *, colour: bool = False) -> str:
             continue
         old = f"a/{state.path}" if state.before is not None else "/dev/null"
         new = f"b/{state.path}" if state.after is not None else "/dev/null"
-        for line in difflib.unified_diff(_lines(state.before), _lines(state.after), old, new, lineterm=""):
+        for line in _unified(_lines(state.before), _lines(state.after), old, new):
             chunks.append(_paint(line) if colour else line)
     return "\n".join(chunks)
+
+
+def _unified(before: list[str], after: list[str], old: str, new: str) -> Iterator[str]:
+    """``difflib.unified_diff(before, after, old, new, lineterm="")``'s lines, from :func:`_opcodes`."""
+    for number, group in enumerate(_grouped(_opcodes(before, after))):
+        if number == 0:
+            yield f"--- {old}"
+            yield f"+++ {new}"
+        yield f"@@ -{_range(group[0][1], group[-1][2])} +{_range(group[0][3], group[-1][4])} @@"
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                yield from (" " + line for line in before[i1:i2])
+                continue
+            yield from ("-" + line for line in before[i1:i2])
+            yield from ("+" + line for line in after[j1:j2])
+
+
+def _range(start: int, stop: int) -> str:
+    """A hunk's line range as unified diffs write it (``difflib._format_range_unified``)."""
+    length = stop - start
+    if length == 1:
+        return f"{start + 1}"
+    return f"{start if length == 0 else start + 1},{length}"
 
 
 def _lines(data: bytes | None) -> list[str]:

@@ -20,6 +20,7 @@ from engine.extract import FileSymbols, SymbolExtractor
 from engine.graph.build import ProjectGraph
 from engine.graph.cache import FactsCache, FileStat, Fingerprint
 from engine.graph.facts import FileFacts, file_facts
+from engine.graph.listing import KeptListing
 from engine.graph.watch import ChangeWatcher
 from engine.languages import language_of
 from engine.state_folder import state_folder
@@ -87,6 +88,7 @@ class ProjectIndex:
         one-shot command never does), so that later sweeps stat only what the kernel saw change."""
         self.watch_note: str | None = None
         """Why a long-lived engine sweeps the whole workspace before each call, if it does."""
+        self._listing = KeptListing(str(workspace.root))
 
     def _write_snapshot(self) -> None:
         """Write the graph's snapshot. Pickling it is the last serial step of a cold index and
@@ -187,6 +189,7 @@ class ProjectIndex:
     def _load(self) -> IndexStats:
         stats = IndexStats()
         scan = self.workspace.scan()
+        self._listing.keep(scan.files)
         stats.skipped = list(scan.skipped)
         sources = [p for p in scan.files if language_of(p) is not None]
         go_mods = {p: (self.workspace.root / p).read_text(encoding="utf-8", errors="replace")
@@ -243,6 +246,7 @@ class ProjectIndex:
         self._left_the_scan = set()
         touched = self._watcher.changes() if self._watcher is not None else None
         if touched is not None:
+            self._listing.notice(touched)
             changed = self._changed_among(touched)
             if changed is not None:
                 return changed
@@ -251,6 +255,7 @@ class ProjectIndex:
     def _sweep(self) -> list[str]:
         known = self._stats if self._stats is not None else self.cache.stats()
         scan = self.workspace.scan()
+        self._listing.keep(scan.files)
         self._last_scan_skipped = list(scan.skipped)
         if self._loaded and (self._watcher is None or self._watcher.watched != frozenset(scan.folders)):
             # A fresh watcher when the folders changed: a folder moved or removed leaves stale
@@ -296,6 +301,16 @@ class ProjectIndex:
                 changed.append(path)
         return changed
 
+    def workspace_files(self) -> list[str]:
+        """Every file of the workspace scan, sources or not (callers must not change the list):
+        the listing of the last sweep while nothing touched since appeared or went, else a new
+        walk (kept in turn). Current as of the last ``changed_on_disk`` or ``refresh``."""
+        files = self._listing.files()
+        if files is None:
+            files = self.workspace.scan().files
+            self._listing.keep(files)
+        return files
+
     @property
     def loaded(self) -> bool:
         """Whether a graph was loaded (asked again, the index sweeps the disk instead)."""
@@ -324,6 +339,8 @@ class ProjectIndex:
                 gc.enable()
 
     def _refresh(self, paths: Iterable[str], left: set[str]) -> set[str]:
+        paths = list(paths)
+        self._listing.notice(paths)  # an edit may have created or removed a file
         changed: list[FileFacts] = []
         removed: list[str] = []
         if self._stats is None:

@@ -70,8 +70,10 @@ def find_name_uses(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> lis
         text, starts = source.text, source.line_starts
         receivers: Receivers | None = None
         locals_: LocalScopes | None = None
-        # Calls may span lines (`monkeypatch.setattr(\n    module, "NAME", …)`): searched in the whole text.
-        for match in calls.finditer(text):
+        # Calls may span lines (`monkeypatch.setattr(\n    module, "NAME", …)`): searched in the whole
+        # text, where the name is quoted at all (the pattern's alternation is tried at every offset).
+        quoted = f'"{name}"' in text or f"'{name}'" in text
+        for match in calls.finditer(text) if quoted else ():
             number = bisect_right(starts, match.start()) - 1
             owner = match.group(1)
             imported = _IMPORT_MODULE.fullmatch(owner)

@@ -7,28 +7,36 @@ than the server's rename itself, so the passes share one listing and one read pe
 
 from __future__ import annotations
 
+import os
+from typing import Callable
+
 from engine.languages import language_of
 from engine.workspace import SourceFile, Workspace
 
 
 class Corpus:
-    def __init__(self, workspace: Workspace, paths: list[str] | None = None) -> None:
+    def __init__(
+        self, workspace: Workspace, paths: list[str] | None = None, listing: Callable[[], list[str]] | None = None,
+    ) -> None:
         self.workspace = workspace
         self.paths = paths if paths is not None else workspace.scan().files
         """Workspace-relative paths, as a scan (or the project graph, which comes from one) lists them."""
+        self._listing = listing
+        self._by_language: dict[str | None, list[str]] | None = None
         self._bytes: dict[str, bytes | None] = {}
         self._sources: dict[str, SourceFile] = {}
         self._mentioning: dict[tuple[str, str | None], list[str]] = {}
         self._root = str(workspace.root)
 
+    def workspace_files(self) -> list[str]:
+        """Every file of the workspace, sources or not (text files collected as doctests):
+        the engine's kept listing when it was given one (not to be changed), else a walk."""
+        return self._listing() if self._listing is not None else self.workspace.scan().files
+
     def bytes_of(self, path: str) -> bytes | None:
         """Raw bytes for searching (the listing already vetted the path); None if unreadable."""
         if path not in self._bytes:
-            try:
-                with open(f"{self._root}/{path}", "rb") as handle:  # plain strings: a thousand files per pass
-                    self._bytes[path] = handle.read()
-            except OSError:
-                self._bytes[path] = None
+            self._bytes[path] = _read(f"{self._root}/{path}")
         return self._bytes[path]
 
     def source(self, path: str) -> SourceFile:
@@ -43,11 +51,38 @@ class Corpus:
         if key not in self._mentioning:
             wanted = needle.encode("utf-8")
             found = []
-            for path in self.paths:
-                if language_of(path) != language:
-                    continue
+            for path in self._in_language(language):
                 data = self.bytes_of(path)
                 if data is not None and wanted in data:
                     found.append(path)
             self._mentioning[key] = found
         return list(self._mentioning[key])
+
+    def _in_language(self, language: str | None) -> list[str]:
+        if self._by_language is None:
+            self._by_language = {}
+            for path in self.paths:
+                self._by_language.setdefault(language_of(path), []).append(path)
+        return self._by_language.get(language, [])
+
+
+def _read(path: str) -> bytes | None:
+    """A file's bytes through the descriptor calls themselves: a rename reads every file of the
+    project once, and ``open()``'s file objects cost half again as much as the reads (Django:
+    34 against 20 ms)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        chunks = []
+        while chunk := os.read(descriptor, _CHUNK):
+            chunks.append(chunk)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+
+
+_CHUNK = 1 << 20

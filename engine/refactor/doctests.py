@@ -65,7 +65,7 @@ class DoctestPass:
                 edits = []
             if edits:
                 self._python[path] = edits
-        files = corpus.workspace.scan(".").files
+        files = corpus.workspace_files()
         # A member's name alone in a text file's example is not the member.
         collected = _collected_text_files(corpus, files) if owner is None else []
         self._text: list[FileChange] = []
@@ -105,7 +105,9 @@ def _example_edits(
     """Edits of the old name on example lines (``>>>``/``...``) whose offsets ``accept`` takes,
     and, with ``shown``, of the class's repr (``Old([...])``) on the expected-output lines
     that follow an example."""
-    edits = []
+    edits: list[TextEdit] = []
+    if not _has_example_line(text):
+        return edits  # most files a rename touches: decided without walking their lines
     lines = text.split("\n")
     offset = 0
     in_output = False
@@ -122,6 +124,19 @@ def _example_edits(
             in_output = in_output and bool(line.strip()) and prompt is None
         offset += len(line) + 1
     return edits
+
+
+def _has_example_line(text: str) -> bool:
+    """Whether any line matches :data:`_EXAMPLE`, found from each ``>>>`` or ``...``: the
+    pattern itself, tried at every offset, cost more than the walk it was to save."""
+    for prompt in (">>>", "..."):
+        found = text.find(prompt)
+        while found >= 0:
+            line_start = text.rfind("\n", 0, found) + 1
+            if text[found + 3:found + 4] in ("", " ", "\n") and not text[line_start:found].strip(" \t"):
+                return True
+            found = text.find(prompt, found + 1)
+    return False
 
 
 def _owner_class(text: str, old: str, declared_at: int) -> range | None:

@@ -100,6 +100,8 @@ class Leftovers:
         offsets = word_offsets(text, self.old_name)
         if not offsets:
             return []
+        if "\r" not in text:
+            return _lines_at(text, offsets)
         starts = line_starts(text)
         found: dict[int, str] = {}
         for offset in offsets:
@@ -111,6 +113,24 @@ class Leftovers:
 
 
 _BREAKS = re.compile(r"[\r\n]")
+
+
+def _lines_at(text: str, offsets: list[int]) -> list[tuple[int, str]]:
+    """(0-based number, text) of the lines holding these ascending offsets, in a text whose
+    only line break is ``\\n``: line breaks counted between one offset and the next, in C,
+    rather than every line start of the file listed (most of this pass on a warm rename)."""
+    found: list[tuple[int, str]] = []
+    number, counted_to, line_end = 0, 0, -1
+    for offset in offsets:
+        if offset < line_end:
+            continue  # on the line just taken
+        number += text.count("\n", counted_to, offset)
+        counted_to = offset
+        line_start = text.rfind("\n", 0, offset) + 1
+        line_end = text.find("\n", offset)
+        line_end = len(text) if line_end < 0 else line_end
+        found.append((number, text[line_start:line_end]))
+    return found
 
 
 def _built_names(corpus: Corpus, language: str | None, old_name: str) -> list[str]:

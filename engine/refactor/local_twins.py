@@ -50,8 +50,30 @@ def keep_local_twins(corpus: Corpus, edit: WorkspaceEdit, defining_file: str, ol
 
 def _may_define(text: str, name: str) -> bool:
     """Whether the text could bind ``name`` by a def, class or assignment: no false negatives (a
-    binding always reads like this), false positives are settled by the tree."""
-    return re.search(rf"(?:\bdef|\bclass)\s+{re.escape(name)}\b|\b{re.escape(name)}\s*(?::[^=\n]*)?=(?!=)", text) is not None
+    binding always reads like this), false positives are settled by the tree.
+
+    What ``(?:\\bdef|\\bclass)\\s+NAME\\b|\\bNAME\\s*(?::[^=\\n]*)?=(?!=)`` finds, looked for from each
+    occurrence of the name: that one regular expression tried at every offset of the ninety
+    files of a warm rename was 60 ms, the name's own search is 4 ms."""
+    start = 0
+    while (found := text.find(name, start)) >= 0:
+        start = found + len(name)
+        if (found and _WORD.match(text, found - 1)) or _WORD.match(text, start):
+            continue  # inside a longer name
+        if _ASSIGNED.match(text, start):
+            return True
+        before = found
+        while before and _SPACE.match(text, before - 1):
+            before -= 1
+        if _DEFINING.search(text, max(0, before - len("class") - 1), before):
+            return True
+    return False
+
+
+_WORD, _SPACE = re.compile(r"\w"), re.compile(r"\s")
+_ASSIGNED = re.compile(r"\s*(?::[^=\n]*)?=(?!=)")
+_DEFINING = re.compile(r"(?:\bdef|\bclass)\Z")
+"""Searched in a slice ending where the whitespace before the name starts: ``\\Z`` is that end."""
 
 
 def _defines_at_module_level(tree: ast.Module, name: str) -> bool:

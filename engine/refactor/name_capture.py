@@ -47,7 +47,9 @@ def name_captures(corpus: Corpus, edit: WorkspaceEdit, old: str, new: str) -> li
         if not isinstance(operation, FileChange) or not operation.path.endswith((".py", ".pyi")):
             continue
         source = corpus.source(operation.path)
-        if not word.search(source.text):
+        # The plain substring test first: the pattern's look-behind keeps the regex engine from
+        # searching for its literal, and tried at every offset it cost 50 ms over a warm rename.
+        if new not in source.text or not word.search(source.text):
             continue
         after = apply_text_edits(source.text, operation.edits, source.newline, source.line_starts)
         found += _file_captures(operation.path, source.text, after, old, new)

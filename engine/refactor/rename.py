@@ -105,6 +105,7 @@ def plan_rename(
     workspace: Workspace, services: LanguageServices | None, use_server: bool, targets: list[RenameTarget],
     old_name: str, new_name: str, *, text: bool = False, dotted: str | None = None, extend: Extension | None = None,
     files: list[str] | None = None, require_server: bool = False, fixtures: Callable[[Corpus], FixtureMember] | None = None,
+    listing: Callable[[], list[str]] | None = None,
 ) -> RefactorPlan:
     """One rename over every target, merged; warnings are computed once on the merged edit.
     ``dotted`` is the symbol's dotted path (``pkg.mod.name``) when strings may name it;
@@ -118,7 +119,7 @@ def plan_rename(
     primary = targets[0].file
     language = language_of(primary)
     notes: list[str] = []
-    corpus = Corpus(workspace, files)
+    corpus = Corpus(workspace, files, listing)
     passes: _Passes | None = None
     if use_server and services is not None:
         try:
