@@ -21,6 +21,7 @@ from engine.answers import CallEdge, CodeAction, Diagnostic, FileEdits, Hierarch
 from engine.ports import ActionDetails
 from engine.positions import LineIndex, Position, PositionEncoding, Range
 from engine.symbols import Confidence, Source, Symbol, SymbolKind
+from engine.workspace import read_bytes
 from lsp_pool.connection import shared_converter
 
 _GO_METHOD = re.compile(r"^\(\*?(?P<type>[\w.]+)(?:\[[^\]]*\])?\)\.(?P<name>\w+)$")
@@ -64,8 +65,7 @@ class Converter:
         key = str(path)
         index = self._indexes.get(key)
         if index is None:
-            with open(key, "rb") as handle:
-                data = handle.read()
+            data = read_bytes(key)
             index = LineIndex(data[len(_UTF8_BOM):] if data.startswith(_UTF8_BOM) else data)
             self._indexes[key] = index
         return index

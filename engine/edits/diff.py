@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from itertools import compress
+from itertools import compress, count
 from operator import ne
 from dataclasses import dataclass
 from typing import Hashable, Iterator, Sequence
@@ -58,12 +58,10 @@ def _opcodes(before: Sequence[Hashable], after: Sequence[Hashable]) -> list[Opco
     many lines on both sides (a rename), the lines that differ in place are matched run by run.
     A hundred-file rename's diff no longer runs the matcher over whole files (it was most of
     a warm rename's preview)."""
-    start = 0
-    while start < len(before) and start < len(after) and before[start] == after[start]:
-        start += 1
-    end_before, end_after = len(before), len(after)
-    while end_before > start and end_after > start and before[end_before - 1] == after[end_after - 1]:
-        end_before, end_after = end_before - 1, end_after - 1
+    shorter = min(len(before), len(after))
+    start = _first_difference(map(ne, before, after), shorter)
+    tail = _first_difference(map(ne, reversed(before), reversed(after)), shorter - start)
+    end_before, end_after = len(before) - tail, len(after) - tail
     old, new = before[start:end_before], after[start:end_after]
     codes: list[Opcode] = [("equal", 0, start, 0, start)]
     if len(old) != len(new):
@@ -81,6 +79,11 @@ def _opcodes(before: Sequence[Hashable], after: Sequence[Hashable]) -> list[Opco
         codes.append(("equal", start + done, end_before, start + done, end_after))
     codes.append(("equal", end_before, len(before), end_after, len(after)))
     return _joined(codes)
+
+
+def _first_difference(differs: Iterator[bool], limit: int) -> int:
+    """How many leading comparisons were equal, at most ``limit``: found in C, not line by line."""
+    return min(next(compress(count(), differs), limit), limit)
 
 
 def _matched(before: Sequence[Hashable], after: Sequence[Hashable]) -> list[Opcode]:
