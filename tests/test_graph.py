@@ -490,3 +490,38 @@ def test_the_index_skips_signatures_without_changing_any_fact() -> None:
         assert lean == file_facts(source, extractor), path
         compared += 1
     assert compared >= 10
+
+
+def _drop_snapshots(root: Path) -> None:
+    cache = cache_module.FactsCache(root / ".graft" / "cache")
+    for key in list(cache._cache.iterkeys()):
+        if isinstance(key, str) and key.startswith("snapshot"):
+            cache._cache.delete(key)
+    cache.close()
+
+
+@pytest.mark.parametrize("writer_fails", [False, True], ids=["written by the snapshot's writer", "its writer failed"])
+def test_a_cold_index_leaves_every_file_s_facts_in_the_cache(sample_copy: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             writer_fails: bool) -> None:
+    """The facts extracted by a load are stored with its snapshot, by a forked writer where one
+    can be: without the snapshot, the next load extracts nothing. A writer that fails leaves it to
+    this process, which stores every fact of the graph itself."""
+    if writer_fails:
+        parent, original = os.getpid(), cache_module.FactsCache.store_many
+
+        def fails_in_a_child(self: cache_module.FactsCache, many: list[tuple[object, bytes | None]]) -> None:
+            if os.getpid() != parent:
+                raise OSError("disk full")
+            original(self, many)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(cache_module.FactsCache, "store_many", fails_in_a_child)
+    index = index_of(sample_copy)
+    cold = index.load()
+    index.close()
+    monkeypatch.undo()
+    _drop_snapshots(sample_copy)
+    again = index_of(sample_copy)
+    stats = again.load()
+    again.close()
+    assert cold.extracted == cold.files > 0
+    assert stats.extracted == 0 and stats.cache_hits == cold.files
