@@ -10,19 +10,25 @@ import hashlib
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from engine.answers import TextEdit
+from engine.api import Engine
+from engine.batch import run_batch
+from engine.choices import SourcePreference
 from engine.edits import pending_checks
 from engine.edits.apply import Transactions
 from engine.edits.model import CreateFile, FileChange, WorkspaceEdit
 from engine.edits.session import EditOptions, NewErrors
 from engine.positions import Position, Range
-from engine.workspace import Workspace
+from engine.refactor.operations.rename_symbol import Rename
+from engine.workspace import SourceFile, Workspace
+from lsp_pool.adapter import PoolServices
 from frontends.cli.main import main
 from frontends.render.edits import notes_text
-from tests.test_lsp_e2e import require, served_engine
+from tests.test_lsp_e2e import only, require, served_engine
 
 pytestmark = pytest.mark.e2e
 
@@ -139,3 +145,34 @@ def test_a_file_the_edit_creates_is_counted_once_in_the_note(tmp_path: Path) -> 
         outcome = engine.edits().apply(WorkspaceEdit((change, CreateFile("extra.py", "X = 1\n"))))
     assert outcome.diagnostics_complete
     assert f"checked {IMPORTERS + 2} of {IMPORTERS + 2} file(s)" in outcome.diagnostics_note
+
+
+def test_a_batch_compares_errors_where_it_applies_and_not_in_its_scratch_copy(tmp_path: Path) -> None:
+    """Each step is written in a scratch copy for the next to plan on; that copy's errors are
+    nobody's answer, so its writes ask the server for none. The batch's net effect, written in
+    the workspace, is compared as any apply is."""
+    require("basedpyright")
+    _project(tmp_path)
+    asked_in_copy: list[str] = []
+
+    def scratch(copy: Path) -> Engine:
+        workspace = Workspace(copy)
+        made = Engine(workspace, services=PoolServices(workspace, only("basedpyright")), source=SourcePreference.AUTO)
+        services = made.services
+        assert isinstance(services, PoolServices)
+        diagnostics = services.diagnostics
+
+        def counted(source: SourceFile, **options: Any) -> Any:
+            asked_in_copy.append(source.path)
+            return diagnostics(source, **options)
+
+        services.diagnostics = counted  # type: ignore[method-assign]
+        return made
+
+    with served_engine(tmp_path, "basedpyright") as engine:
+        engine.index()
+        outcome = run_batch(engine, [Rename("m.py:helper", "assist"), Rename("u0.py:VALUE_0", "FIRST")], apply=True,
+                            scratch_engine=scratch)
+    assert "def assist()" in (tmp_path / "m.py").read_text() and "FIRST = assist()" in (tmp_path / "u0.py").read_text()
+    assert asked_in_copy == []
+    assert outcome.diagnostics_checked and outcome.new_diagnostics == []
