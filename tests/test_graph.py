@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -500,13 +501,14 @@ def _drop_snapshots(root: Path) -> None:
     cache.close()
 
 
-@pytest.mark.parametrize("writer_fails", [False, True], ids=["written by the snapshot's writer", "its writer failed"])
+@pytest.mark.parametrize("writer", ["forked", "fails", "this process"])
 def test_a_cold_index_leaves_every_file_s_facts_in_the_cache(sample_copy: Path, monkeypatch: pytest.MonkeyPatch,
-                                                             writer_fails: bool) -> None:
-    """The facts extracted by a load are stored with its snapshot, by a forked writer where one
-    can be: without the snapshot, the next load extracts nothing. A writer that fails leaves it to
-    this process, which stores every fact of the graph itself."""
-    if writer_fails:
+                                                             writer: str) -> None:
+    """The facts extracted by a load are stored with its snapshot: by a forked writer where one
+    can be (without the snapshot, the next load extracts nothing); by this process when the
+    forked writer fails, every fact of the graph; and by this process where forking is unsafe
+    (another thread runs, as a language-server pool's does)."""
+    if writer == "fails":
         parent, original = os.getpid(), cache_module.FactsCache.store_many
 
         def fails_in_a_child(self: cache_module.FactsCache, many: list[tuple[object, bytes | None]]) -> None:
@@ -515,9 +517,13 @@ def test_a_cold_index_leaves_every_file_s_facts_in_the_cache(sample_copy: Path, 
             original(self, many)  # type: ignore[arg-type]
 
         monkeypatch.setattr(cache_module.FactsCache, "store_many", fails_in_a_child)
+    running = threading.Event()
+    if writer == "this process":
+        threading.Thread(target=running.wait, daemon=True).start()
     index = index_of(sample_copy)
     cold = index.load()
     index.close()
+    running.set()
     monkeypatch.undo()
     _drop_snapshots(sample_copy)
     again = index_of(sample_copy)
