@@ -520,6 +520,31 @@ def test_server_rename_covers_stubs_re_exports_and_the_whole_hierarchy(tmp_path:
         assert (root / relative).read_text() == expected.read_text(), relative
 
 
+def test_server_rename_covers_a_subclass_that_assigns_the_attribute_on_self(tmp_path: Path) -> None:
+    """pyflakes' ``Message.message_args``: each subclass sets ``self.message_args`` in
+    ``__init__``, which the server takes for an attribute of the subclass's own, so uses typed
+    as the subclass stay unrenamed unless a target is put at that assignment. The graph's
+    symbols come from the trees, which hold no attribute set in a method."""
+    require("basedpyright")
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "messages.py").write_text(
+        "class Message:\n    message_args = ()\n\n\n"  # not annotated, as in pyflakes
+        "class Unused(Message):\n    def __init__(self, name):\n        self.message_args = (name,)\n", encoding="utf-8")
+    # As pyflakes' checker: a list attribute of unknown element type, narrowed by isinstance.
+    (tmp_path / "checker.py").write_text(
+        "import messages\n\n\nclass Checker:\n    def __init__(self):\n        self.messages = []\n\n"
+        "    def report(self, name):\n        self.messages.append(messages.Unused(name))\n\n"
+        "    def drop(self, name):\n        self.messages = [\n            m for m in self.messages if not\n"
+        "            isinstance(m, messages.Unused) or\n            m.message_args[0] != name]\n", encoding="utf-8")
+    with served_engine(tmp_path, "basedpyright") as engine:
+        plan = engine.plan(Rename("messages.py:Message/message_args", "format_args"))
+        engine.edits().apply(plan.edit)
+    assert plan.source.value == "lsp"
+    assert "message_args" not in (tmp_path / "messages.py").read_text() + (tmp_path / "checker.py").read_text()
+    assert "self.format_args = (name,)" in (tmp_path / "messages.py").read_text()
+    assert "m.format_args[0] != name" in (tmp_path / "checker.py").read_text()
+
+
 def test_typescript_rename_file_updates_importers_through_will_rename_files(project: Path, tmp_path: Path) -> None:
     require("typescript-language-server")
     copy = tmp_path / "sample"

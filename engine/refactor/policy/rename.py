@@ -24,6 +24,7 @@ from engine.refactor.corpus import Corpus
 from engine.refactor.dynamic_bases import dynamic_subclasses, with_dynamic_overrides
 from engine.refactor.inferred_receivers import FixtureMember
 from engine.refactor.plan import RefactorPlan
+from engine.refactor.self_assignments import first_assignment_on_self
 from engine.symbols import Symbol, SymbolKind
 
 if TYPE_CHECKING:
@@ -143,6 +144,22 @@ def _rename_targets(context: PlanContext, symbol: Symbol) -> list[rename.RenameT
             twins = [s for top in context.extractor.extract(context.workspace.read(stub)).symbols for s in top.walk()
                      if s.name_path == declaration.name_path]
             targets += [rename.RenameTarget(stub, twin.selection_range.start) for twin in twins]
+    if symbol.kind in (SymbolKind.PROPERTY, SymbolKind.FIELD) and _graph_sees_uses(symbol.file):
+        # After the symbol's own target: the first target is the rename's primary one.
+        targets += _assigned_in_subclasses(context, symbol, {(d.file, d.name_path) for d in declarations})
+    return targets
+
+
+def _assigned_in_subclasses(context: PlanContext, symbol: Symbol, declared: set[tuple[str, str]]) -> list[rename.RenameTarget]:
+    """The member declared again by assignment on self in a subclass that has no declaration of
+    it in its body (see engine.refactor.self_assignments)."""
+    targets = []
+    for cls in context.graph().subclasses_of_owner(f"{symbol.file}:{symbol.name_path}"):
+        if cls.name_path is None or (cls.path, f"{cls.name_path}/{symbol.name}") in declared:
+            continue
+        position = first_assignment_on_self(context.workspace.read(cls.path).text, cls.name_path.split("/"), symbol.name)
+        if position is not None:
+            targets.append(rename.RenameTarget(cls.path, position))
     return targets
 
 

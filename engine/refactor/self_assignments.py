@@ -1,0 +1,49 @@
+"""Where a subclass declares an inherited attribute again by assigning it on ``self``.
+
+``class UndefinedName(Message)`` with ``self.message_args = (name,)`` in ``__init__`` has an
+attribute of its own for a type checker, not the base's: a rename of ``Message.message_args``
+asked of the server at the base's declaration leaves ``m.message_args`` alone wherever ``m`` is
+known to be an ``UndefinedName`` (pyflakes' checker and tests, 16 failures). A rename target at
+each such assignment makes the server rename those uses too. Syntax-tree symbols hold no
+attributes set in methods, so the graph's hierarchy cannot list these declarations.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from engine.positions import Position
+
+
+def first_assignment_on_self(text: str, class_path: list[str], name: str) -> Position | None:
+    """Where a method of the class at ``class_path`` (nested class names) first assigns
+    ``self.NAME`` (its first parameter, whatever it is called); None when none does."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    body: list[ast.stmt] = tree.body
+    found: ast.ClassDef | None = None
+    for class_name in class_path:
+        found = next((s for s in body if isinstance(s, ast.ClassDef) and s.name == class_name), None)
+        if found is None:
+            return None
+        body = found.body
+    if found is None:
+        return None
+    assigned: list[ast.Attribute] = []
+    for method in body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+            continue
+        receiver = method.args.args[0].arg
+        for node in ast.walk(method):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+            assigned += [t for t in targets if isinstance(t, ast.Attribute) and t.attr == name
+                         and isinstance(t.value, ast.Name) and t.value.id == receiver]
+    if not assigned:
+        return None
+    first = min(assigned, key=lambda t: (t.end_lineno or t.lineno, t.end_col_offset or 0))
+    line = text.splitlines()[(first.end_lineno or first.lineno) - 1]
+    # ast columns count UTF-8 bytes; positions count code points. The name ends the attribute.
+    end = len(line.encode("utf-8")[: first.end_col_offset].decode("utf-8", errors="replace"))
+    return Position((first.end_lineno or first.lineno) - 1, end - len(name))
