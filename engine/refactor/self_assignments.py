@@ -33,10 +33,10 @@ def first_assignment_on_self(text: str, class_path: list[str], name: str) -> Pos
         return None
     assigned: list[ast.Attribute] = []
     for method in body:
-        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args or _is_static(method):
             continue
         receiver = method.args.args[0].arg
-        for node in ast.walk(method):
+        for node in _own_statements(method):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
             assigned += [t for t in targets if isinstance(t, ast.Attribute) and t.attr == name
                          and isinstance(t.value, ast.Name) and t.value.id == receiver]
@@ -47,3 +47,21 @@ def first_assignment_on_self(text: str, class_path: list[str], name: str) -> Pos
     # ast columns count UTF-8 bytes; positions count code points. The name ends the attribute.
     end = len(line.encode("utf-8")[: first.end_col_offset].decode("utf-8", errors="replace"))
     return Position((first.end_lineno or first.lineno) - 1, end - len(name))
+
+
+def _is_static(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A static method's first parameter is no instance or class."""
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list)
+
+
+def _own_statements(method: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+    """The method's nodes, not those of a function, lambda or class nested in it: there
+    ``self`` may be another object."""
+    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    found: list[ast.AST] = []
+    pending: list[ast.AST] = [statement for statement in method.body if not isinstance(statement, nested)]
+    while pending:
+        node = pending.pop()
+        found.append(node)
+        pending += [child for child in ast.iter_child_nodes(node) if not isinstance(child, nested)]
+    return found
