@@ -545,6 +545,23 @@ def test_server_rename_covers_a_subclass_that_assigns_the_attribute_on_self(tmp_
     assert "m.format_args[0] != name" in (tmp_path / "checker.py").read_text()
 
 
+def test_an_attribute_set_only_on_self_is_renamed_by_its_name_path(tmp_path: Path) -> None:
+    """``Checker/messages``, assigned in ``__init__`` only: the server's outline names it, the
+    trees' graph has no node for it. The rename was refused ("nothing in the index is named")."""
+    require("basedpyright")
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "checker.py").write_text(
+        "class Checker:\n    def __init__(self):\n        self.messages = []\n\n"
+        "    def report(self, name):\n        self.messages.append(name)\n\n\n"
+        "def count(checker: Checker) -> int:\n    return len(checker.messages)\n", encoding="utf-8")
+    with served_engine(tmp_path, "basedpyright") as engine:
+        plan = engine.plan(Rename("checker.py:Checker/messages", "found"))
+        engine.edits().apply(plan.edit)
+    assert plan.source.value == "lsp"
+    text = (tmp_path / "checker.py").read_text()
+    assert "messages" not in text and text.count(".found") == 3
+
+
 def test_typescript_rename_file_updates_importers_through_will_rename_files(project: Path, tmp_path: Path) -> None:
     require("typescript-language-server")
     copy = tmp_path / "sample"

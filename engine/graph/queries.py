@@ -345,14 +345,10 @@ class GraphQueries:
             grown, family = larger != family, larger
         return [self.ref(method) for cls in sorted(family) if (method := method_of(cls)) is not None]
 
-    def subclasses_of_owner(self, address: str) -> list[NodeRef]:
-        """Every class below a member's class, transitively (the member's own class not included):
-        where the member is inherited, and may be declared again by assignment on ``self``."""
-        node = self.node_for(address)
-        fact: SymbolFact = self.graph.nodes[node]["fact"]
-        if fact.parent is None:
-            return []
-        owner = symbol_node(self.graph.nodes[node]["path"], fact.parent)
+    def subclasses(self, class_address: str) -> list[NodeRef]:
+        """Every class below this one, transitively (itself not included): where its members are
+        inherited, and may be declared again by assignment on ``self``."""
+        owner = self.node_for(class_address)
         inherits = nx.DiGraph(nx.subgraph_view(self.graph, filter_edge=lambda u, v, k: k == "inherits"))
         below = nx.ancestors(inherits, owner) if inherits.has_node(owner) else set()  # edges point to bases
         return [self.ref(cls) for cls in sorted(below)]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Callable
 from engine.edits.model import WorkspaceEdit
 from engine.errors import GraftError, ServiceUnavailable, SymbolNotFound, UsageError
 from engine.graph import GraphQueries
+from engine.graph.queries import NodeRef
 from engine.languages import ImportStyle, language_of, profile_of
 from engine.names import PositionAddress, parse_address
 from engine.positions import Position, split_lines
@@ -129,7 +130,7 @@ def _rename_targets(context: PlanContext, symbol: Symbol) -> list[rename.RenameT
     declarations = [symbol]
     # An attribute set on self in a subclass is the base's attribute too: fields have a hierarchy as methods do.
     if symbol.kind in (SymbolKind.METHOD, SymbolKind.PROPERTY, SymbolKind.FIELD) and _graph_sees_uses(symbol.file):
-        for ref in context.graph().hierarchy_methods(f"{symbol.file}:{symbol.name_path}"):
+        for ref in _hierarchy(context, symbol):
             try:
                 found = context.resolve(parse_address(f"{ref.path}:{ref.name_path}"))
             except GraftError:
@@ -150,11 +151,26 @@ def _rename_targets(context: PlanContext, symbol: Symbol) -> list[rename.RenameT
     return targets
 
 
+def _hierarchy(context: PlanContext, symbol: Symbol) -> list[NodeRef]:
+    """The same member in the class hierarchy, as the graph knows it. A member the trees do not
+    list (an attribute only set on self in a method, which the server's outline names) has no
+    node: the server renames it from its declaration, and subclasses' assignments are added below."""
+    try:
+        return context.graph().hierarchy_methods(f"{symbol.file}:{symbol.name_path}")
+    except SymbolNotFound:
+        return []
+
+
 def _assigned_in_subclasses(context: PlanContext, symbol: Symbol, declared: set[tuple[str, str]]) -> list[rename.RenameTarget]:
     """The member declared again by assignment on self in a subclass that has no declaration of
     it in its body (see engine.refactor.self_assignments)."""
+    owner = symbol.name_path.rpartition("/")[0]
+    try:
+        below = context.graph().subclasses(f"{symbol.file}:{owner}") if owner else []
+    except SymbolNotFound:
+        below = []  # a class the trees do not list
     targets = []
-    for cls in context.graph().subclasses_of_owner(f"{symbol.file}:{symbol.name_path}"):
+    for cls in below:
         if cls.name_path is None or (cls.path, f"{cls.name_path}/{symbol.name}") in declared:
             continue
         position = first_assignment_on_self(context.workspace.read(cls.path).text, cls.name_path.split("/"), symbol.name)
