@@ -11,6 +11,7 @@ attributes set in methods, so the graph's hierarchy cannot list these declaratio
 from __future__ import annotations
 
 import ast
+import functools
 
 from engine.positions import Position
 
@@ -18,9 +19,8 @@ from engine.positions import Position
 def first_assignment_on_self(text: str, class_path: list[str], name: str) -> Position | None:
     """Where a method of the class at ``class_path`` (nested class names) first assigns
     ``self.NAME`` (its first parameter, whatever it is called); None when none does."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = _parsed(text)
+    if tree is None:
         return None
     body: list[ast.stmt] = tree.body
     found: ast.ClassDef | None = None
@@ -65,3 +65,12 @@ def _own_statements(method: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.
         found.append(node)
         pending += [child for child in ast.iter_child_nodes(node) if not isinstance(child, nested)]
     return found
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(text: str) -> ast.Module | None:
+    """Parsed once for all the subclasses one file holds (pyflakes' messages.py: about thirty)."""
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
