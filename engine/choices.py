@@ -7,8 +7,12 @@ with these alone whether a warm daemon can answer, and must not pay for importin
 
 from __future__ import annotations
 
+import os
 from enum import Enum
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path  # imported where a Path is made: the thin client works on strings
 
 #: Files that mark a project root, checked from the start directory upwards.
 ROOT_MARKERS = (".git", "pyproject.toml", "package.json", "go.mod", "Cargo.toml")
@@ -27,8 +31,19 @@ class SourcePreference(str, Enum):
 
 def find_root(start: Path) -> Path:
     """The nearest ancestor of ``start`` (itself included) holding a root marker, else ``start``."""
-    start = start.resolve()
-    for candidate in (start, *start.parents):
-        if any((candidate / marker).exists() for marker in ROOT_MARKERS):
+    from pathlib import Path
+
+    return Path(find_root_folder(os.fspath(start)))
+
+
+def find_root_folder(start: str) -> str:
+    """:func:`find_root` on strings, for the thin client (``start`` resolved, symlinks followed)."""
+    start = os.path.realpath(start)
+    candidate = start
+    while True:
+        if any(os.path.exists(os.path.join(candidate, marker)) for marker in ROOT_MARKERS):
             return candidate
-    return start
+        parent = os.path.dirname(candidate)
+        if parent == candidate:
+            return start
+        candidate = parent

@@ -97,6 +97,28 @@ def test_a_call_through_the_daemon_imports_nothing_heavy_in_the_client(project: 
     assert "shop/models.py:Order/total" in out and heavy == []
 
 
+#: Standard modules that cost milliseconds each to import and that a call through the daemon does not need.
+SLOW_STANDARD = {"pathlib", "dataclasses", "inspect", "typing", "hashlib", "_hashlib", "subprocess", "urllib"}
+
+
+def test_a_call_through_the_daemon_imports_only_the_light_standard_modules(project: Path) -> None:
+    """What the client imports on each call, beyond what Python itself starts with: `-S`, so
+    that site-packages' start-up hooks (an editable install's finder imports pathlib and
+    dataclasses) do not hide what the client itself imports."""
+    assert graft("daemon", "start", cwd=project).returncode == 0
+    script = (
+        "import sys\nbefore = set(sys.modules)\nsys.argv = ['graft', *sys.argv[1:]]\nfrom frontends.cli import entry\n"
+        "code = entry.main()\n"
+        f"print('SLOW', sorted({{m.split('.')[0] for m in set(sys.modules) - before}} & set({sorted(SLOW_STANDARD)!r})), code)\n"
+    )
+    environment = {k: v for k, v in os.environ.items() if k != "GRAFT_DAEMON"}
+    environment["PYTHONPATH"] = str(REPO)
+    done = subprocess.run([sys.executable, "-S", "-c", script, "--source", "ast", "find", "shop/models.py:Order/total"],
+                          cwd=project, env=environment, capture_output=True, text=True, timeout=120)
+    assert "shop/models.py:Order/total" in done.stdout, done.stderr
+    assert done.stdout.rstrip().endswith("SLOW [] 0"), done.stdout[-300:]
+
+
 def test_start_status_stop_and_a_socket_only_its_owner_can_open(project: Path) -> None:
     started = graft("--json", "daemon", "start", cwd=project)
     assert started.returncode == 0, started.stderr

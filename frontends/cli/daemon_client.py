@@ -18,19 +18,24 @@ other code than the client's answers ``{"stale": …}`` and exits, and the clien
 
 from __future__ import annotations
 
-import hashlib
+# Only what a call through a warm daemon needs, imported on every `graft` call: pathlib,
+# dataclasses, typing, hashlib and subprocess together cost about 20 ms of a 60 ms call here, so
+# paths are strings, the fingerprint's hash is blake2's C module, and starting a daemon (the
+# rare path) imports what it needs when it runs. tests/test_daemon.py holds the client to this.
 import json
 import os
 import socket
 import stat
-import subprocess
-import selectors
 import sys
 import time
-from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, Any, Iterator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
+    from pathlib import Path
+    from typing import IO, Any, Iterator
+
+    Root = str | os.PathLike[str]
 
 PROTOCOL = 1
 DAEMON_FOLDER = ("daemon",)
@@ -58,32 +63,40 @@ class DaemonLost(Exception):
     """The daemon took the call and stopped before it answered (killed, crashed)."""
 
 
-@dataclass(frozen=True)
 class Call:
-    argv: list[str]
-    cwd: str
-    env: dict[str, str]
-    stdout_tty: bool
-    stderr_tty: bool
-    stdin: str | None
+    """One command line, with the client's world: cwd, environment, terminals, and stdin when a
+    ``-`` argument reads it."""
+
+    __slots__ = ("argv", "cwd", "env", "stdout_tty", "stderr_tty", "stdin")
+
+    def __init__(self, argv: list[str], cwd: str, env: dict[str, str], stdout_tty: bool, stderr_tty: bool,
+                 stdin: str | None) -> None:
+        self.argv = argv
+        self.cwd = cwd
+        self.env = env
+        self.stdout_tty = stdout_tty
+        self.stderr_tty = stderr_tty
+        self.stdin = stdin
 
     def to_json(self) -> dict[str, object]:
         return {"protocol": PROTOCOL, "fingerprint": code_fingerprint(), "argv": self.argv, "cwd": self.cwd, "env": self.env,
                 "stdout_tty": self.stdout_tty, "stderr_tty": self.stderr_tty, "stdin": self.stdin}
 
 
-def daemon_folder(root: Path) -> Path:
-    return root.joinpath(".graft", *DAEMON_FOLDER)
+def daemon_folder(root: Root) -> Path:
+    from pathlib import Path
+
+    return Path(root, ".graft", *DAEMON_FOLDER)
 
 
 def code_fingerprint() -> str:
     """What identifies the code a process runs: the protocol, Python's version and every source
     file of codegraft by size and mtime. A daemon started before an upgrade (or an edit of a
     work tree) has another, and is replaced rather than asked."""
-    base = Path(__file__).resolve().parents[2]
-    digest = hashlib.sha256(f"{PROTOCOL} {sys.version}".encode())
+    base = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+    digest = _blake2b(f"{PROTOCOL} {sys.version}".encode(), digest_size=8)
     for package in _PACKAGES:
-        for folder, _dirs, files in sorted(os.walk(base / package)):
+        for folder, _dirs, files in sorted(os.walk(os.path.join(base, package))):
             for name in sorted(files):
                 if name.endswith(".py"):
                     info = os.stat(os.path.join(folder, name))
@@ -91,11 +104,20 @@ def code_fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
-def read_info(root: Path) -> dict[str, object] | None:
+def _blake2b(data: bytes, *, digest_size: int) -> Any:
+    try:
+        from _blake2 import blake2b  # hashlib's own C implementation, without loading OpenSSL
+    except ImportError:  # an interpreter built without it
+        from hashlib import blake2b
+    return blake2b(data, digest_size=digest_size)
+
+
+def read_info(root: Root) -> dict[str, object] | None:
     """The running daemon's ``daemon.json`` (pid, fingerprint, started), or None."""
     try:
         folder = _checked_folder(root)
-        return dict(json.loads((folder / INFO_NAME).read_text(encoding="utf-8")))
+        with open(os.path.join(folder, INFO_NAME), encoding="utf-8") as handle:
+            return dict(json.load(handle))
     except (DaemonUnavailable, OSError, ValueError):
         return None
 
@@ -110,17 +132,18 @@ def pid_alive(pid: int) -> bool:
         return True
     try:
         # The state follows the command name, which is in parentheses and may hold spaces.
-        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as handle:
+            return handle.read().rpartition(")")[2].split()[0] != "Z"
     except (OSError, IndexError):
         return True
 
 
-def _checked_folder(root: Path) -> Path:
+def _checked_folder(root: Root) -> str:
     """The daemon's folder, if it is safe to talk through: real folders (no symlinks) owned by
     this user, the last one closed to everyone else."""
-    folder = root / ".graft"
+    folder = os.path.join(root, ".graft")
     for part in ("", *DAEMON_FOLDER):
-        folder = folder / part if part else folder
+        folder = os.path.join(folder, part) if part else folder
         try:
             info = os.lstat(folder)
         except FileNotFoundError:
@@ -132,26 +155,32 @@ def _checked_folder(root: Path) -> Path:
     return folder
 
 
-@contextmanager
-def socket_address(folder: Path) -> Iterator[str]:
+class socket_address:  # noqa: N801 - used as a context manager, like contextlib's (not imported: see above)
     """The socket's path, short enough for the kernel: a deep workspace's path is reached through
-    a descriptor of the folder (``/proc/self/fd/N/socket``)."""
-    path = str(folder / SOCKET_NAME)
-    if len(os.fsencode(path)) < _SUN_PATH_LIMIT or not os.path.isdir("/proc/self/fd"):
-        yield path
-        return
-    descriptor = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        yield f"/proc/self/fd/{descriptor}/{SOCKET_NAME}"
-    finally:
-        os.close(descriptor)
+    a descriptor of the folder (``/proc/self/fd/N/socket``), open while the context lasts."""
+
+    def __init__(self, folder: Root) -> None:
+        self._folder = os.fspath(folder)
+        self._descriptor: int | None = None
+
+    def __enter__(self) -> str:
+        path = os.path.join(self._folder, SOCKET_NAME)
+        if len(os.fsencode(path)) < _SUN_PATH_LIMIT or not os.path.isdir("/proc/self/fd"):
+            return path
+        self._descriptor = os.open(self._folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        return f"/proc/self/fd/{self._descriptor}/{SOCKET_NAME}"
+
+    def __exit__(self, *_exception: object) -> None:
+        if self._descriptor is not None:
+            os.close(self._descriptor)
+            self._descriptor = None
 
 
-def connect(root: Path) -> socket.socket:
+def connect(root: Root) -> socket.socket:
     """A connection to the workspace's daemon; DaemonUnavailable when none answers (a socket left
     by a dead daemon is removed on the way)."""
     folder = _checked_folder(root)
-    path = folder / SOCKET_NAME
+    path = os.path.join(folder, SOCKET_NAME)
     try:
         info = os.lstat(path)
     except FileNotFoundError:
@@ -169,7 +198,7 @@ def connect(root: Path) -> socket.socket:
     return connection
 
 
-def _clean_stale(root: Path, folder: Path) -> None:
+def _clean_stale(root: Root, folder: str) -> None:
     """A socket nobody listens on, and the info of a pid that is gone, are left by a killed
     daemon: remove them so the next start is clean."""
     info = read_info(root)
@@ -178,14 +207,16 @@ def _clean_stale(root: Path, folder: Path) -> None:
         return  # alive but not listening: starting up, or shutting down; leave it its files
     for name in (SOCKET_NAME, INFO_NAME):
         try:
-            os.unlink(folder / name)
+            os.unlink(os.path.join(folder, name))
         except FileNotFoundError:
             pass
 
 
-def start(root: Path, *, wait: float = START_TIMEOUT) -> dict[str, object]:
+def start(root: Root, *, wait: float = START_TIMEOUT) -> dict[str, object]:
     """Start the workspace's daemon (a detached process whose output goes to its log) and wait
     until it listens; its info. A daemon already running is left as it is."""
+    import subprocess
+
     try:
         connect(root).close()
         info = read_info(root)
@@ -197,7 +228,7 @@ def start(root: Path, *, wait: float = START_TIMEOUT) -> dict[str, object]:
     # The daemon says READY on its first output once it listens, then sends its output to its
     # log; before that, what it prints (why it could not start) comes through the same pipe.
     process = subprocess.Popen(
-        [sys.executable, "-m", "frontends.cli.daemon_server", str(root)], cwd=root, stdin=subprocess.DEVNULL,
+        [sys.executable, "-m", "frontends.cli.daemon_server", os.fspath(root)], cwd=root, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
     )
     said = _read_until_ready(process, time.monotonic() + wait)
@@ -211,6 +242,8 @@ def start(root: Path, *, wait: float = START_TIMEOUT) -> dict[str, object]:
 
 def _read_until_ready(process: subprocess.Popen[bytes], deadline: float) -> str | None:
     """None once the daemon said READY; else what it said before it exited ("" at the deadline)."""
+    import selectors
+
     if process.stdout is None:
         return "its output could not be read"
     said: list[str] = []
@@ -231,7 +264,7 @@ def _read_until_ready(process: subprocess.Popen[bytes], deadline: float) -> str 
     return ""
 
 
-def stop(root: Path) -> int | None:
+def stop(root: Root) -> int | None:
     """Ask the daemon to stop, and wait until it has; its pid, or None if none ran."""
     info = read_info(root)
     pid = info.get("pid") if info else None
@@ -242,14 +275,14 @@ def stop(root: Path) -> int | None:
     return pid if isinstance(pid, int) else None
 
 
-def status(root: Path) -> dict[str, object] | None:
+def status(root: Root) -> dict[str, object] | None:
     """What the running daemon says about itself (pid, uptime, requests, memory, engines), or None."""
     messages = _control(root, "status")
     found = next((message["status"] for message in messages or [] if "status" in message), None)
     return dict(found) if found is not None else None
 
 
-def _control(root: Path, request: str) -> list[dict[str, Any]] | None:
+def _control(root: Root, request: str) -> list[dict[str, Any]] | None:
     """Every message of the daemon's answer to a control request, read to the end of the
     stream; None when no daemon answers."""
     try:
@@ -261,7 +294,7 @@ def _control(root: Path, request: str) -> list[dict[str, Any]] | None:
         return list(_read_all(connection))
 
 
-def run(root: Path, call: Call, stdout: IO[str], stderr: IO[str]) -> int:
+def run(root: Root, call: Call, stdout: IO[str], stderr: IO[str]) -> int:
     """Hand the call to the daemon and copy its streams here as they come; its exit status.
     DaemonUnavailable before the call was taken (nothing ran); DaemonLost after."""
     connection = connect(root)

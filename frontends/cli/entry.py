@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
-from engine.choices import SourcePreference, find_root
+from engine.choices import SourcePreference, find_root_folder
 from frontends.cli import daemon_client
 
 #: Commands that never use a language server: no daemon is started for them (a running one still answers).
@@ -52,15 +51,15 @@ def _main(argv: list[str]) -> int:
     fleet = command == "batch" and any(word == "--repos" or word.startswith("--repos=") for word in argv)
     if command is None or command in _HERE or fleet or "--no-daemon" in argv or os.environ.get("GRAFT_DAEMON") == "0":
         return _in_process(argv)
-    root = Path(options["--root"]) if "--root" in options else find_root(Path.cwd())
-    if not root.is_dir():
+    root = options["--root"] if "--root" in options else find_root_folder(os.getcwd())
+    if not os.path.isdir(root):
         return _in_process(argv)  # which says what is wrong with --root, as it always does
     source = options.get("--source", SourcePreference.AUTO.value)
     may_start = command not in _SERVERLESS and source in (SourcePreference.AUTO.value, SourcePreference.LSP.value)
-    return _through_daemon(root.resolve(), argv, may_start)
+    return _through_daemon(os.path.realpath(root), argv, may_start)
 
 
-def _through_daemon(root: Path, argv: list[str], may_start: bool) -> int:
+def _through_daemon(root: str, argv: list[str], may_start: bool) -> int:
     call = daemon_client.Call(argv, os.getcwd(), dict(os.environ), sys.stdout.isatty(), sys.stderr.isatty(), _stdin_for(argv))
     for attempt in range(2):
         try:
