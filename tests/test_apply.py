@@ -232,6 +232,43 @@ def test_dirty_files_are_refused_unless_allowed(tmp_path: Path) -> None:
     assert (tmp_path / "m.py").read_text() == "x = 3\n"
 
 
+def test_git_status_runs_beside_the_reading_of_the_files_and_still_guards_them(tmp_path: Path) -> None:
+    """The dirty check is another program: it starts before the files are read and edited (the
+    "verified" step), not after, and its answer still refuses, in a dry run and in an apply."""
+    import threading
+
+    from process_tools.adapter import ProcessTools
+
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "m.py").write_text("x = 1\n")
+    subprocess.run(["git", "add", "."], cwd=tmp_path, check=True)
+    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "i"], cwd=tmp_path, check=True)
+    (tmp_path / "m.py").write_text("x = 2\n")
+    data = (tmp_path / "m.py").read_bytes()
+    change = FileChange("m.py", (TextEdit(Range(Position(0, 4), Position(0, 5)), "3"),), hashlib.sha256(data).hexdigest())
+    workspace = Workspace(tmp_path)
+    git = ProcessTools(workspace)
+    asked = threading.Event()
+    started_before_verified: list[bool] = []
+
+    def dirty_check(paths: list[str]) -> set[str]:
+        asked.set()
+        return git.dirty_files(paths)
+
+    def hook(step: str) -> None:
+        if step == "verified":  # the files are read and edited in memory: the check must be under way
+            started_before_verified.append(asked.wait(10))
+
+    transactions = Transactions(workspace, hook=hook, dirty_check=dirty_check)
+    _states, refusal = transactions.dry_run(WorkspaceEdit((change,)))
+    assert isinstance(refusal, DirtyFiles)
+    asked.clear()
+    with pytest.raises(DirtyFiles, match="uncommitted changes in m.py"):
+        transactions.apply(WorkspaceEdit((change,)))
+    assert started_before_verified == [True, True]
+    assert (tmp_path / "m.py").read_bytes() == data
+
+
 def test_a_repository_whose_status_cannot_be_read_is_refused_not_taken_as_clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from process_tools.adapter import DirtyCheckFailed, ProcessTools
 

@@ -18,10 +18,11 @@ import hashlib
 import os
 import shutil
 import stat
-from contextlib import ExitStack
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, IO
+from typing import Callable, IO, Iterator
 
 from engine.edits.outcome import EditOutcome
 from engine.edits.diff import FileSummary, summarize
@@ -124,11 +125,11 @@ class Transactions:
         canonical = self.workspace.canonical_all(edit.touched)
         for path in canonical.values():
             self.workspace.check_writable(path)  # before the lock: a refused edit leaves no trace
-        with self._locked(list(canonical.values())):
+        with self._locked(list(canonical.values())), self._dirty_meanwhile(canonical, options) as dirty:
             self.hook("locked")
             decoded: dict[str, tuple[str, list[int]]] = {}
             states = self._states(edit, options, canonical, decoded)
-            broken = self._checked(states, edit, options, canonical, decoded)
+            broken = self._checked(states, edit, options, canonical, decoded, dirty)
             record = self._write(states, "apply", (lambda: settle(summarize(states))) if settle is not None else None)
         return EditOutcome("apply", True, summarize(states), record.id, edits=edit.edit_count, new_syntax_errors=broken)
 
@@ -138,14 +139,29 @@ class Transactions:
         refusal rather than showing a clean diff of a change that cannot land."""
         canonical = self.workspace.canonical_all(edit.touched)
         decoded: dict[str, tuple[str, list[int]]] = {}
-        states = self._states(edit, options, canonical, decoded)  # a stale plan is refused here, as a preview is
-        try:
-            for path in canonical.values():
-                self.workspace.check_writable(path)
-            self._checked(states, edit, options, canonical, decoded)
-        except GraftError as refusal:
-            return states, refusal
+        with self._dirty_meanwhile(canonical, options) as dirty:
+            states = self._states(edit, options, canonical, decoded)  # a stale plan is refused here, as a preview is
+            try:
+                for path in canonical.values():
+                    self.workspace.check_writable(path)
+                self._checked(states, edit, options, canonical, decoded, dirty)
+            except GraftError as refusal:
+                return states, refusal
         return states, None
+
+    @contextmanager
+    def _dirty_meanwhile(self, canonical: dict[str, str], options: ApplyOptions) -> Iterator[Future[set[str]] | None]:
+        """The uncommitted-changes check of the edit's files, started now and run beside the
+        reading and editing of those files: it is another program (``git status``: 20-30 ms on
+        Django's repository, half of a warm rename's dry run), whose wait needs no interpreter
+        lock. It asks about every path the edit touches; :meth:`_checked` keeps those it writes
+        over. Started after the caller's lock is taken, as it was when it ran after the reading."""
+        if options.allow_dirty or self.dirty_check is None or not canonical:
+            yield None
+            return
+        check = self.dirty_check
+        with ThreadPoolExecutor(1, thread_name_prefix="graft-dirty-check") as background:
+            yield background.submit(check, sorted(set(canonical.values())))
 
     def _states(self, edit: WorkspaceEdit, options: ApplyOptions, canonical: dict[str, str],
                 decoded: dict[str, tuple[str, list[int]]]) -> list[FileState]:
@@ -156,11 +172,12 @@ class Transactions:
         return states
 
     def _checked(self, states: list[FileState], edit: WorkspaceEdit, options: ApplyOptions, canonical: dict[str, str],
-                 decoded: dict[str, tuple[str, list[int]]]) -> list[str]:
+                 decoded: dict[str, tuple[str, list[int]]], dirty_check: Future[set[str]] | None) -> list[str]:
         """The checks an apply makes on what it would write: uncommitted changes that are not the
         engine's own, and syntax. Raises the refusal; returns the files left broken when allowed."""
-        if not options.allow_dirty and self.dirty_check is not None:
-            dirty = self.dirty_check([s.path for s in states if s.before is not None]) - options.own_changes
+        if dirty_check is not None:
+            dirty = dirty_check.result() & {s.path for s in states if s.before is not None}
+            dirty -= options.own_changes
             dirty -= self._written_by_engine([s for s in states if s.path in dirty])
             if dirty:
                 raise DirtyFiles(f"uncommitted changes in {', '.join(sorted(dirty))}; commit or stash them, or allow dirty "
