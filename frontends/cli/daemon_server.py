@@ -15,6 +15,7 @@ import contextlib
 import ctypes
 import ctypes.util
 import fcntl
+import gc
 import io
 import json
 import os
@@ -238,10 +239,12 @@ class Daemon:
             return False
         self.calls += 1
         reply({"taken": True})
-        code = self._call(connection, request)
-        with contextlib.suppress(OSError):
-            reply({"exit": code})
-        connection.close()  # the client has its answer: what follows is the daemon's own time
+        with _young_collections_only():
+            code = self._call(connection, request)
+            with contextlib.suppress(OSError):
+                reply({"exit": code})
+            connection.close()  # the client has its answer: what follows is the daemon's own time
+            gc.collect()  # the full collection the call went without
         self.engines.finish_pending_checks()
         _give_back_free_memory()
         return True
@@ -276,6 +279,29 @@ def _as_the_client(connection: socket.socket, request: dict[str, Any]) -> Iterat
         os.environ.clear()
         os.environ.update(saved_environment)
         os.chdir(saved_cwd)
+
+
+_CALL_YOUNG_THRESHOLD = 10_000
+"""Allocations between two young collections during a call (Python's default is 700)."""
+_NO_FULL_COLLECTION = 1 << 30
+
+
+@contextlib.contextmanager
+def _young_collections_only() -> Iterator[None]:
+    """The cyclic collector during a call: no full collection, and young ones less often.
+
+    Measured on a warm rename of Django (91 files): Python's default thresholds ran a full
+    collection in about one call of six, 30-45 ms in the middle of the answer (it walks the
+    engine's caches as well as the call's objects), and young collections took 3-6 ms a call.
+    With these thresholds the young collections take under 1 ms (most objects die before one
+    is due) and still reclaim a long call's cycles; the full collection runs once the client has
+    its answer. The graph itself is frozen out of every collection (``engine.graph.index``)."""
+    previous = gc.get_threshold()
+    gc.set_threshold(_CALL_YOUNG_THRESHOLD, previous[1], _NO_FULL_COLLECTION)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*previous)
 
 
 def _same_user(connection: socket.socket) -> bool:
