@@ -24,9 +24,11 @@ Measured as process wall time (a subprocess per call, medians), side by side in 
    daemon status``'s rss_mb; target <= 300 MB), and each server's (process tree) beside it.
 
 By default the code measured is a snapshot of the committed HEAD (``git archive`` into a scratch
-folder, put first on PYTHONPATH for the client and the daemons it starts): other people editing the
-work tree would otherwise change the code's fingerprint mid-run, and the client would replace the
-warm daemon with a cold one. ``--live`` measures the work tree instead. ``--profile DIR`` records
+folder), installed as a user installs it (``pip install``, not editable) in a virtual environment
+of its own whose ``graft`` every call runs: other people editing the work tree would otherwise
+change the code's fingerprint mid-run, and the client would replace the warm daemon with a cold
+one. ``--editable`` puts the snapshot first on PYTHONPATH behind this checkout's editable install
+instead (every interpreter start then pays for setuptools' finder); ``--live`` measures the work tree. ``--profile DIR`` records
 one warm rename inside the daemon with py-spy (speedscope JSON in DIR).
 
 Every daemon started is stopped at the end, also on errors. Prints figures and ratios; never
@@ -107,14 +109,17 @@ class Call:
 
 @dataclass
 class Runner:
-    """Runs ``graft`` as a user would, with the code under measurement first on PYTHONPATH."""
+    """Runs ``graft`` as a user would: ``graft`` is the console script of the install measured,
+    and ``code``, when set, is put first on PYTHONPATH (an editable install's snapshot)."""
 
     code: Path | None
+    graft: Path = GRAFT
     started: set[Path] = field(default_factory=set)
 
     def env(self, *, no_daemon: bool = False) -> dict[str, str]:
         env = dict(os.environ)
         env.pop("GRAFT_DAEMON", None)
+        env.pop("PYTHONPATH", None)
         if self.code is not None:
             env["PYTHONPATH"] = str(self.code)
         if no_daemon:
@@ -122,7 +127,7 @@ class Runner:
         return env
 
     def run(self, root: Path, *args: str, no_daemon: bool = False, json_out: bool = False) -> Call:
-        argv = [str(GRAFT), "--root", str(root), *(["--json"] if json_out else []), *(["--no-daemon"] if no_daemon else []), *args]
+        argv = [str(self.graft), "--root", str(root), *(["--json"] if json_out else []), *(["--no-daemon"] if no_daemon else []), *args]
         if not no_daemon:
             self.started.add(root)
         start = time.perf_counter()
@@ -232,6 +237,23 @@ def code_snapshot(base: Path) -> Path:
     subprocess.run([str(PYTHON), "-m", "compileall", "-q", *(str(target / p) for p in ("engine", "frontends", "lsp_pool", "process_tools"))],
                    check=True, stdout=subprocess.DEVNULL)
     return target
+
+
+def installed_snapshot(base: Path, snapshot: Path) -> Path:
+    """The snapshot installed as a user installs codegraft (``pip install``, not editable) in a
+    virtual environment of its own; its ``graft``. The dependencies are this checkout's, seen
+    through a path file: an editable install's start-up hook (setuptools' finder, 12-14 ms of
+    every call's interpreter start) is a developer's, not a user's, cost."""
+    venv = base / "venv"
+    subprocess.run([str(PYTHON), "-m", "venv", "--without-pip", str(venv)], check=True)
+    purelib = Path(subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                  capture_output=True, text=True, check=True).stdout.strip())
+    dependencies = subprocess.run([str(PYTHON), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                  capture_output=True, text=True, check=True).stdout.strip()
+    (purelib / "_graft_dependencies.pth").write_text(dependencies + "\n")
+    # pip is the checkout's, seen through that path file; it byte-compiles what it installs.
+    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", str(snapshot)], check=True)
+    return venv / "bin" / "graft"
 
 
 def django_copy(base: Path, label: str) -> Path:
@@ -470,13 +492,20 @@ def main() -> int:
     parser.add_argument("--fresh-runs", type=int, default=3, help="fresh copies for the first rename, each side")
     parser.add_argument("--raw-runs", type=int, default=11, help="raw server renames, before and after codegraft each")
     parser.add_argument("--live", action="store_true", help="measure the work tree, not a snapshot of HEAD")
+    parser.add_argument("--editable", action="store_true",
+                        help="run the snapshot through this checkout's editable install (PYTHONPATH) instead of installing it")
     parser.add_argument("--profile", type=Path, help="record one warm rename in the daemon with py-spy into this folder")
     args = parser.parse_args()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
     base = Path(tempfile.mkdtemp(prefix="graft-cli-"))
     runner = Runner(None)
     try:
-        runner.code = None if args.live else code_snapshot(base)
+        if not args.live:
+            snapshot = code_snapshot(base)
+            if args.editable:
+                runner.code = snapshot
+            else:
+                runner.graft = installed_snapshot(base, snapshot)
         roots = {label: django_copy(base, label) for label in ("raw", "graft")}
         os.sync()
         raw = raw_rename(roots["raw"], args.raw_runs)
@@ -486,7 +515,8 @@ def main() -> int:
         raw.runs += after.runs
         raw.server_mb = max(raw.server_mb, after.server_mb)
         fresh = fresh_project(runner, base, args.fresh_runs)
-        for line in report(raw, warm, cold, fresh, commit + ("" if args.live else " (snapshot of HEAD)")):
+        code = "the work tree" if args.live else "snapshot of HEAD, " + ("editable" if args.editable else "installed")
+        for line in report(raw, warm, cold, fresh, f"{commit} ({code})"):
             print(line)
     finally:
         runner.stop_all()
