@@ -190,3 +190,55 @@ def test_a_rename_of_distinct_lines_diffs_exactly_as_difflib(length: int, rename
     after[length // 2:length // 2] = [f"added_{n}" for n in range(inserted)]
     expected = list(difflib.unified_diff(before, after, "a/x.py", "b/x.py", lineterm=""))
     assert _diff_of(before, after) == expected
+
+
+_LINE_TEXT = st.text(alphabet="ab é😀_\x0c\u2028", max_size=8)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(_LINE_TEXT, st.sampled_from(["\n", "\r\n", "\r"])), min_size=1, max_size=12),
+       st.booleans(), st.booleans(), st.data())
+def test_an_edit_within_lines_diffs_as_the_whole_files_do(
+    lines: list[tuple[str, str]], last_line_ends: bool, bom: bool, data: st.DataObject,
+) -> None:
+    """A rename's diff is read from the changed lines alone (the lines kept by the edit); it must
+    be the diff of the whole files, byte for byte: CRLF and lone CR, characters beyond ASCII and
+    the BMP, a BOM, and breaks that only ``str.splitlines`` knows (form feed, U+2028), which send
+    it back to the whole files, included; so are text put on the line after a final break and a
+    last line emptied, which change the number of lines."""
+    import tempfile
+    from dataclasses import replace
+
+    text = "".join(content + ending for content, ending in lines)
+    if not last_line_ends:
+        text = text[: -len(lines[-1][1])]
+    starts = line_starts(text)
+    edits = []
+    for number in range(len(starts)):
+        if data.draw(st.booleans()):
+            content_end = (starts[number + 1] if number + 1 < len(starts) else len(text)) - starts[number]
+            content = text[starts[number]:starts[number] + content_end].rstrip("\r\n")
+            start = data.draw(st.integers(0, len(content)))
+            end = data.draw(st.integers(start, len(content)))
+            edits.append(edit(number, start, end, data.draw(st.text(alphabet="xé😀\x0c", max_size=3))))
+    with tempfile.TemporaryDirectory() as folder:
+        raw = ("\ufeff" if bom else "").encode() + text.encode()
+        (Path(folder) / "m.py").write_bytes(raw)
+        workspace = Workspace(Path(folder))
+        change = FileChange("m.py", tuple(edits), workspace.read("m.py").sha256)
+        state = materialize(WorkspaceEdit((change,)), workspace)[0]
+    assert state.in_place is not None
+    assert unified_diff([state]) == unified_diff([replace(state, in_place=None)])
+
+
+def test_a_rename_diff_reads_only_its_lines() -> None:
+    """The shortcut above is taken on a plain rename (the property test would hold without it)."""
+    from engine.edits import diff as diffs
+    from engine.edits.materialize import InPlaceLines
+
+    text = "a = 1\nb = a\n"
+    lines = InPlaceLines(text, line_starts(text), {1: "b = c"}, utf8=True)
+    assert diffs._diffable_in_place(lines)
+    state = FileState("x.py", text.encode(), b"a = 1\nb = c\n", None, lines)
+    assert unified_diff([state]) == "\n".join(difflib.unified_diff(["a = 1", "b = a"], ["a = 1", "b = c"], "a/x.py", "b/x.py",
+                                                                    lineterm=""))

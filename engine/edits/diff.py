@@ -6,9 +6,10 @@ import difflib
 from itertools import compress, count
 from operator import ne
 from dataclasses import dataclass
-from typing import Hashable, Iterator, Sequence
+from typing import Hashable, Iterator, Protocol, Sequence
 
-from engine.edits.materialize import FileState
+from engine.edits.materialize import FileState, InPlaceLines
+from engine.edits.text import line_content
 
 _RED, _GREEN, _CYAN, _BOLD, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[1m", "\x1b[0m"
 
@@ -87,6 +88,10 @@ def _first_difference(differs: Iterator[bool], limit: int) -> int:
 
 
 def _matched(before: Sequence[Hashable], after: Sequence[Hashable]) -> list[Opcode]:
+    if before and after and set(before).isdisjoint(after):
+        # No line in common: the matcher's answer, without building one (a rename's runs of
+        # changed lines are nearly all like this, hundreds of them).
+        return [("replace", 0, len(before), 0, len(after))]
     return [(tag, i1, i2, j1, j2) for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after).get_opcodes()]
 
 
@@ -136,14 +141,87 @@ def unified_diff(states: list[FileState], *, colour: bool = False) -> str:
             continue
         old = f"a/{state.path}" if state.before is not None else "/dev/null"
         new = f"b/{state.path}" if state.after is not None else "/dev/null"
-        for line in _unified(_lines(state.before), _lines(state.after), old, new):
+        in_place = state.in_place if state.in_place is not None and _diffable_in_place(state.in_place) else None
+        if in_place is not None:
+            lines = _unified(_InPlaceBefore(in_place), _InPlaceAfter(in_place), old, new, _in_place_opcodes(in_place))
+        else:
+            before, after = _lines(state.before), _lines(state.after)
+            lines = _unified(before, after, old, new, _opcodes(before, after))
+        for line in lines:
             chunks.append(_paint(line) if colour else line)
     return "\n".join(chunks)
 
 
-def _unified(before: list[str], after: list[str], old: str, new: str) -> Iterator[str]:
-    """``difflib.unified_diff(before, after, old, new, lineterm="")``'s lines, from :func:`_opcodes`."""
-    for number, group in enumerate(_grouped(_opcodes(before, after))):
+# -- an edit within lines (a rename): only the changed lines and their context are read -------------
+# Splitting and comparing whole files was most of a hundred-file rename's diff. The lines shown
+# are those ``bytes.decode().splitlines()`` gives, which are the LSP lines of the text the edit
+# was applied to when that text is the bytes' own UTF-8 and holds no other break splitlines knows.
+
+_OTHER_BREAKS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e")
+_OTHER_BREAKS_BEYOND_ASCII = ("\x85", "\u2028", "\u2029")
+
+
+def _diffable_in_place(lines: InPlaceLines) -> bool:
+    """Whether the lines splitlines gives are the LSP lines, the same number before and after."""
+    if not lines.utf8:
+        return False
+    count = _line_count(lines)
+    if any(number >= count for number in lines.changed):
+        return False  # text put on the empty line after a final break: one line more
+    if count and not lines.text.endswith(("\n", "\r")) and lines.changed.get(count - 1) == "":
+        return False  # the last line, without a break, emptied: one line less
+    # One character at a time: each is found by memchr in an ASCII text, where the other three cannot be.
+    breaks = _OTHER_BREAKS if lines.text.isascii() else _OTHER_BREAKS + _OTHER_BREAKS_BEYOND_ASCII
+    new_lines = "".join(lines.changed.values())
+    return not any(breaking in lines.text or breaking in new_lines for breaking in breaks)
+
+
+def _line_count(lines: InPlaceLines) -> int:
+    """``len(text.splitlines())``: a break at the very end starts no line."""
+    return len(lines.starts) - 1 if lines.text.endswith(("\n", "\r")) else len(lines.starts) if lines.text else 0
+
+
+def _in_place_opcodes(lines: InPlaceLines) -> list[Opcode]:
+    """:func:`_opcodes` of the text before and after, from the changed lines alone: the lines
+    stay where they are, so each run of adjacent changed lines is matched alone, as there."""
+    codes: list[Opcode] = []
+    done = 0
+    changed = sorted(lines.changed)
+    run_start = 0
+    for position in range(1, len(changed) + 1):
+        if position == len(changed) or changed[position] != changed[position - 1] + 1:
+            first, last = changed[run_start], changed[position - 1] + 1
+            codes.append(("equal", done, first, done, first))
+            old = [line_content(lines.text, lines.starts, number) for number in range(first, last)]
+            codes += _shifted(_matched(old, [lines.changed[number] for number in range(first, last)]), first, first)
+            done, run_start = last, position
+    count = _line_count(lines)
+    codes.append(("equal", done, count, done, count))
+    return _joined(codes)
+
+
+class _InPlaceBefore:
+    def __init__(self, lines: InPlaceLines) -> None:
+        self._lines = lines
+
+    def __getitem__(self, span: slice) -> list[str]:
+        return [line_content(self._lines.text, self._lines.starts, number) for number in range(span.start, span.stop)]
+
+
+class _InPlaceAfter(_InPlaceBefore):
+    def __getitem__(self, span: slice) -> list[str]:
+        changed = self._lines.changed
+        return [changed[number] if number in changed else line_content(self._lines.text, self._lines.starts, number)
+                for number in range(span.start, span.stop)]
+
+
+class _Lines(Protocol):
+    def __getitem__(self, span: slice, /) -> list[str]: ...
+
+
+def _unified(before: _Lines, after: _Lines, old: str, new: str, codes: list[Opcode]) -> Iterator[str]:
+    """``difflib.unified_diff(before, after, old, new, lineterm="")``'s lines, from their opcodes."""
+    for number, group in enumerate(_grouped(codes)):
         if number == 0:
             yield f"--- {old}"
             yield f"+++ {new}"

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from engine.edits.model import CreateFile, DeleteFile, FileChange, Operation, RenameFile, WorkspaceEdit, paths_of
-from engine.edits.text import apply_text_edits, lines_changed_in_place
+from engine.edits.text import apply_text_edits, changed_lines_in_place
 from engine.errors import Refused, UnreadableFile
 from engine.workspace import Workspace, decode_source
 
@@ -30,6 +30,18 @@ class ReadOnlyFile(Refused):
 
 
 @dataclass(frozen=True)
+class InPlaceLines:
+    """A file's text before an edit within lines, its line starts, and the new content of each
+    line the edit changed (lines as LSP counts them)."""
+
+    text: str
+    starts: list[int]
+    changed: dict[int, str]
+    utf8: bool
+    """``text`` is the file's bytes decoded as UTF-8, as they are (no BOM, no other encoding)."""
+
+
+@dataclass(frozen=True)
 class FileState:
     """One path before and after the edit; None means 'does not exist'."""
 
@@ -38,11 +50,15 @@ class FileState:
     after: bytes | None
     mode: int | None
     """Permission bits to give the written file (the old file's, or the default for new ones)."""
-    lines_changed: int | None = None
-    """Lines changed in place, when the edit only changed text within lines (a rename): the
-    summary counts those without diffing the whole file."""
+    in_place: InPlaceLines | None = None
+    """The lines changed, when the edit only changed text within lines (a rename): the summary
+    counts them and the diff shows them without splitting and comparing the whole file."""
     known_before_sha256: str | None = None
     """The hash of ``before`` when the caller has it already (the plan's hash check computed it)."""
+
+    @property
+    def lines_changed(self) -> int | None:
+        return len(self.in_place.changed) if self.in_place is not None else None
 
     @cached_property  # read by the journal, the summary and undo: hashed once
     def before_sha256(self) -> str | None:
@@ -71,7 +87,7 @@ def materialize(
     each changed file's text before the edit and its line starts (the syntax check reuses them).
     """
     current: dict[str, bytes | None] = {}
-    in_place: dict[str, int | None] = {}
+    in_place: dict[str, InPlaceLines | None] = {}
     before: dict[str, bytes | None] = {}
     modes: dict[str, int | None] = {}
     hashes: dict[str, str] = {}
@@ -132,8 +148,10 @@ def materialize(
                     "that the edit would put in it; nothing was changed"
                 ) from None
             # Known only for a file whose one change is this one.
+            changed = changed_lines_in_place(source.text, starts, operation.edits) if operation.path not in in_place else None
             in_place[operation.path] = (
-                lines_changed_in_place(source.text, starts, operation.edits) if operation.path not in in_place else None
+                InPlaceLines(source.text, starts, changed, source.encoding == "utf-8" and not source.has_bom)
+                if changed is not None else None
             )
         elif isinstance(operation, CreateFile):
             exists = load(operation.path) is not None

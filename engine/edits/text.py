@@ -64,22 +64,35 @@ def apply_text_edits(text: str, edits: tuple[TextEdit, ...], newline: str, start
 
 def lines_changed_in_place(text: str, starts: list[int], edits: tuple[TextEdit, ...]) -> int | None:
     """How many lines the edits change when every edit stays within one line and brings no
-    line break (a rename's): each touched line is rebuilt alone and compared with what it was.
-    None for any other edit, whose line changes take a diff to count."""
+    line break (a rename's); None for any other edit, whose line changes take a diff to count."""
+    changed = changed_lines_in_place(text, starts, edits)
+    return len(changed) if changed is not None else None
+
+
+def changed_lines_in_place(text: str, starts: list[int], edits: tuple[TextEdit, ...]) -> dict[int, str] | None:
+    """The lines the edits change, by number, each with its new content (without its break),
+    when every edit stays within one line and brings no line break (a rename's): each touched
+    line is rebuilt alone and compared with what it was. None for any other edit."""
     by_line: dict[int, list[TextEdit]] = {}
     for edit in edits:
         if edit.range.start.line != edit.range.end.line or "\n" in edit.new_text or "\r" in edit.new_text:
             return None
         by_line.setdefault(edit.range.start.line, []).append(edit)
-    changed = 0
+    changed: dict[int, str] = {}
     for line, on_line in by_line.items():
         if line >= len(starts):
             return None  # past the end: let a diff decide
-        end = starts[line + 1] if line + 1 < len(starts) else len(text)
-        content = text[starts[line]:end].rstrip("\r\n")
-        if splice_line(content, on_line) != content:
-            changed += 1
+        content = line_content(text, starts, line)
+        spliced = splice_line(content, on_line)
+        if spliced != content:
+            changed[line] = spliced
     return changed
+
+
+def line_content(text: str, starts: list[int], line: int) -> str:
+    """A line of ``text`` without its break (lines as LSP counts them: \n, \r\n, \r)."""
+    end = starts[line + 1] if line + 1 < len(starts) else len(text)
+    return text[starts[line]:end].rstrip("\r\n")
 
 
 def splice_line(line: str, edits: list[TextEdit]) -> str:
