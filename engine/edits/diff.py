@@ -70,16 +70,22 @@ def _opcodes(before: Sequence[Hashable], after: Sequence[Hashable]) -> list[Opco
     else:
         differing = list(compress(range(len(old)), map(ne, old, new)))  # found in C, not line by line
         done = 0
-        run_start = 0
-        for position in range(1, len(differing) + 1):
-            if position == len(differing) or differing[position] != differing[position - 1] + 1:
-                first, last = differing[run_start], differing[position - 1] + 1
-                codes.append(("equal", start + done, start + first, start + done, start + first))
-                codes += _shifted(_matched(old[first:last], new[first:last]), start + first, start + first)
-                done, run_start = last, position
+        for first, last in _runs(differing):
+            codes.append(("equal", start + done, start + first, start + done, start + first))
+            codes += _shifted(_matched(old[first:last], new[first:last]), start + first, start + first)
+            done = last
         codes.append(("equal", start + done, end_before, start + done, end_after))
     codes.append(("equal", end_before, len(before), end_after, len(after)))
     return _joined(codes)
+
+
+def _runs(numbers: list[int]) -> Iterator[tuple[int, int]]:
+    """Each run of consecutive numbers (ascending) as (first, last + 1)."""
+    run_start = 0
+    for position in range(1, len(numbers) + 1):
+        if position == len(numbers) or numbers[position] != numbers[position - 1] + 1:
+            yield numbers[run_start], numbers[position - 1] + 1
+            run_start = position
 
 
 def _first_difference(differs: Iterator[bool], limit: int) -> int:
@@ -186,15 +192,11 @@ def _in_place_opcodes(lines: InPlaceLines) -> list[Opcode]:
     stay where they are, so each run of adjacent changed lines is matched alone, as there."""
     codes: list[Opcode] = []
     done = 0
-    changed = sorted(lines.changed)
-    run_start = 0
-    for position in range(1, len(changed) + 1):
-        if position == len(changed) or changed[position] != changed[position - 1] + 1:
-            first, last = changed[run_start], changed[position - 1] + 1
-            codes.append(("equal", done, first, done, first))
-            old = [line_content(lines.text, lines.starts, number) for number in range(first, last)]
-            codes += _shifted(_matched(old, [lines.changed[number] for number in range(first, last)]), first, first)
-            done, run_start = last, position
+    for first, last in _runs(sorted(lines.changed)):
+        codes.append(("equal", done, first, done, first))
+        old = [line_content(lines.text, lines.starts, number) for number in range(first, last)]
+        codes += _shifted(_matched(old, [lines.changed[number] for number in range(first, last)]), first, first)
+        done = last
     count = _line_count(lines)
     codes.append(("equal", done, count, done, count))
     return _joined(codes)
