@@ -214,16 +214,21 @@ def test_syntax_check_refuses_an_edit_that_breaks_parsing(tmp_path: Path) -> Non
     assert applied.new_syntax_errors == ["m.py"]
 
 
+def _a_file_changed_since_its_commit(root: Path) -> tuple[bytes, FileChange]:
+    """``m.py`` committed in a new repository, then changed by hand; its bytes, and an edit of them."""
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / "m.py").write_text("x = 1\n")
+    subprocess.run(["git", "add", "."], cwd=root, check=True)
+    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "i"], cwd=root, check=True)
+    (root / "m.py").write_text("x = 2\n")
+    data = (root / "m.py").read_bytes()
+    return data, FileChange("m.py", (TextEdit(Range(Position(0, 4), Position(0, 5)), "3"),), hashlib.sha256(data).hexdigest())
+
+
 def test_dirty_files_are_refused_unless_allowed(tmp_path: Path) -> None:
     from process_tools.adapter import ProcessTools
 
-    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
-    (tmp_path / "m.py").write_text("x = 1\n")
-    subprocess.run(["git", "add", "."], cwd=tmp_path, check=True)
-    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "i"], cwd=tmp_path, check=True)
-    (tmp_path / "m.py").write_text("x = 2\n")
-    data = (tmp_path / "m.py").read_bytes()
-    change = FileChange("m.py", (TextEdit(Range(Position(0, 4), Position(0, 5)), "3"),), hashlib.sha256(data).hexdigest())
+    _, change = _a_file_changed_since_its_commit(tmp_path)
     workspace = Workspace(tmp_path)
     transactions = Transactions(workspace, dirty_check=ProcessTools(workspace).dirty_files)
     with pytest.raises(DirtyFiles, match="uncommitted changes in m.py"):
@@ -239,13 +244,7 @@ def test_git_status_runs_beside_the_reading_of_the_files_and_still_guards_them(t
 
     from process_tools.adapter import ProcessTools
 
-    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
-    (tmp_path / "m.py").write_text("x = 1\n")
-    subprocess.run(["git", "add", "."], cwd=tmp_path, check=True)
-    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "i"], cwd=tmp_path, check=True)
-    (tmp_path / "m.py").write_text("x = 2\n")
-    data = (tmp_path / "m.py").read_bytes()
-    change = FileChange("m.py", (TextEdit(Range(Position(0, 4), Position(0, 5)), "3"),), hashlib.sha256(data).hexdigest())
+    data, change = _a_file_changed_since_its_commit(tmp_path)
     workspace = Workspace(tmp_path)
     git = ProcessTools(workspace)
     asked = threading.Event()
