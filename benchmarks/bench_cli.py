@@ -228,11 +228,11 @@ def server_lines(status: dict[str, Any]) -> list[ServerLine]:
 # -- workspaces -------------------------------------------------------------------------------
 
 
-def code_snapshot(base: Path) -> Path:
-    """The committed HEAD's packages in a scratch folder, byte-compiled (so no call pays for it)."""
+def code_snapshot(base: Path, commit: str = "HEAD") -> Path:
+    """A commit's packages in a scratch folder, byte-compiled (so no call pays for it)."""
     target = base / "code"
     target.mkdir()
-    archive = subprocess.run(["git", "archive", "HEAD"], cwd=REPO, capture_output=True, check=True).stdout
+    archive = subprocess.run(["git", "archive", commit], cwd=REPO, capture_output=True, check=True).stdout
     subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
     subprocess.run([str(PYTHON), "-m", "compileall", "-q", *(str(target / p) for p in ("engine", "frontends", "lsp_pool", "process_tools"))],
                    check=True, stdout=subprocess.DEVNULL)
