@@ -191,7 +191,7 @@ def test_leftovers_of_an_in_line_edit_match_those_of_the_whole_file(tmp_path: Pa
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.text(alphabet="abc ", max_size=6), min_size=1, max_size=8), st.data())
 def test_lines_changed_in_place_are_the_lines_that_differ(lines: list[str], data: st.DataObject) -> None:
-    from engine.edits.text import apply_text_edits, lines_changed_in_place
+    from engine.edits.text import apply_text_edits, changed_lines_in_place
 
     text = "\n".join(lines) + "\n"
     edits: list[TextEdit] = []
@@ -202,13 +202,13 @@ def test_lines_changed_in_place_are_the_lines_that_differ(lines: list[str], data
             edits.append(swap(number, start, end, data.draw(st.text(alphabet="abx", max_size=3))))
     starts = line_starts(text)
     after = apply_text_edits(text, tuple(edits), "\n", starts)
-    counted = lines_changed_in_place(text, starts, tuple(edits))
+    changed = changed_lines_in_place(text, starts, tuple(edits))
     before_lines, after_lines = text.splitlines(), after.splitlines()
     # Within lines, the line structure stays: a changed line is one that differs where it stands
     # (a diff may align repeated lines otherwise, for the same or a smaller count).
     assert len(before_lines) == len(after_lines)
-    assert counted == sum(old != new for old, new in zip(before_lines, after_lines))
-    assert counted >= _counts([line.encode() for line in before_lines], [line.encode() for line in after_lines])[0]
+    assert changed == {number: new for number, (old, new) in enumerate(zip(before_lines, after_lines)) if old != new}
+    assert len(changed) >= _counts([line.encode() for line in before_lines], [line.encode() for line in after_lines])[0]
 
 
 def test_line_starts_are_shared_by_content_and_dropped_least_recent_first(tmp_path: Path) -> None:

@@ -155,7 +155,7 @@ class Transactions:
         reading and editing of those files: it is another program (``git status``: 20-30 ms on
         Django's repository, half of a warm rename's dry run), whose wait needs no interpreter
         lock. It asks about every path the edit touches; :meth:`_checked` keeps those it writes
-        over. Started after the caller's lock is taken, as it was when it ran after the reading."""
+        over. An apply starts it once its lock is taken, as the check after the reading was."""
         if options.allow_dirty or self.dirty_check is None or not canonical:
             yield None
             return

@@ -62,13 +62,6 @@ def apply_text_edits(text: str, edits: tuple[TextEdit, ...], newline: str, start
     return "".join(pieces)
 
 
-def lines_changed_in_place(text: str, starts: list[int], edits: tuple[TextEdit, ...]) -> int | None:
-    """How many lines the edits change when every edit stays within one line and brings no
-    line break (a rename's); None for any other edit, whose line changes take a diff to count."""
-    changed = changed_lines_in_place(text, starts, edits)
-    return len(changed) if changed is not None else None
-
-
 def changed_lines_in_place(text: str, starts: list[int], edits: tuple[TextEdit, ...]) -> dict[int, str] | None:
     """The lines the edits change, by number, each with its new content (without its break),
     when every edit stays within one line and brings no line break (a rename's): each touched
