@@ -59,3 +59,10 @@ def test_none_where_no_method_assigns_it_or_the_class_is_missing() -> None:
     assert first_assignment_on_self(SOURCE, ["Sub"], "missing") is None
     assert first_assignment_on_self(SOURCE, ["Nowhere"], "args") is None
     assert first_assignment_on_self("class Sub(:\n", ["Sub"], "args") is None  # does not parse
+
+
+def test_a_form_feed_before_the_class_moves_no_line() -> None:
+    """A form feed (an old page break) is no line break for the parser or LSP; str.splitlines
+    takes it for one, which put the target a line off."""
+    text = "\x0c\nclass Sub(Base):\n    def __init__(self):\n        é = self.args = ()\n"
+    assert first_assignment_on_self(text, ["Sub"], "args") == Position(3, 17)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import functools
 
-from engine.positions import Position
+from engine.positions import Position, split_lines
 
 
 def first_assignment_on_self(text: str, class_path: list[str], name: str) -> Position | None:
@@ -43,7 +43,8 @@ def first_assignment_on_self(text: str, class_path: list[str], name: str) -> Pos
     if not assigned:
         return None
     first = min(assigned, key=lambda t: (t.end_lineno or t.lineno, t.end_col_offset or 0))
-    line = text.splitlines()[(first.end_lineno or first.lineno) - 1]
+    # Lines as the parser and LSP count them: str.splitlines also breaks at a form feed.
+    line = split_lines(text)[(first.end_lineno or first.lineno) - 1]
     # ast columns count UTF-8 bytes; positions count code points. The name ends the attribute.
     end = len(line.encode("utf-8")[: first.end_col_offset].decode("utf-8", errors="replace"))
     return Position((first.end_lineno or first.lineno) - 1, end - len(name))
