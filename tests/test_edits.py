@@ -231,14 +231,15 @@ def test_an_edit_within_lines_diffs_as_the_whole_files_do(
     assert unified_diff([state]) == unified_diff([replace(state, in_place=None)])
 
 
-def test_a_rename_diff_reads_only_its_lines() -> None:
-    """The shortcut above is taken on a plain rename (the property test would hold without it)."""
+def test_a_rename_diff_reads_only_its_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shortcut above is taken on a plain rename: the whole files are never split (the
+    property test would hold without the shortcut)."""
     from engine.edits import diff as diffs
     from engine.edits.materialize import InPlaceLines
 
     text = "a = 1\nb = a\n"
-    lines = InPlaceLines(text, line_starts(text), {1: "b = c"}, utf8=True)
-    assert diffs._diffable_in_place(lines)
-    state = FileState("x.py", text.encode(), b"a = 1\nb = c\n", None, lines)
+    state = FileState("x.py", text.encode(), b"a = 1\nb = c\n", None,
+                      InPlaceLines(text, line_starts(text), {1: "b = c"}, utf8=True))
+    monkeypatch.setattr(diffs, "_lines", lambda data: pytest.fail("a whole file was split into lines"))
     assert unified_diff([state]) == "\n".join(difflib.unified_diff(["a = 1", "b = a"], ["a = 1", "b = c"], "a/x.py", "b/x.py",
                                                                     lineterm=""))

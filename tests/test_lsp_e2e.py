@@ -525,39 +525,41 @@ def test_server_rename_covers_a_subclass_that_assigns_the_attribute_on_self(tmp_
     ``__init__``, which the server takes for an attribute of the subclass's own, so uses typed
     as the subclass stay unrenamed unless a target is put at that assignment. The graph's
     symbols come from the trees, which hold no attribute set in a method."""
-    require("basedpyright")
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "messages.py").write_text(
-        "class Message:\n    message_args = ()\n\n\n"  # not annotated, as in pyflakes
-        "class Unused(Message):\n    def __init__(self, name):\n        self.message_args = (name,)\n", encoding="utf-8")
-    # As pyflakes' checker: a list attribute of unknown element type, narrowed by isinstance.
-    (tmp_path / "checker.py").write_text(
-        "import messages\n\n\nclass Checker:\n    def __init__(self):\n        self.messages = []\n\n"
-        "    def report(self, name):\n        self.messages.append(messages.Unused(name))\n\n"
-        "    def drop(self, name):\n        self.messages = [\n            m for m in self.messages if not\n"
-        "            isinstance(m, messages.Unused) or\n            m.message_args[0] != name]\n", encoding="utf-8")
-    with served_engine(tmp_path, "basedpyright") as engine:
-        plan = engine.plan(Rename("messages.py:Message/message_args", "format_args"))
-        engine.edits().apply(plan.edit)
-    assert plan.source.value == "lsp"
+    _renamed_by_basedpyright(tmp_path, {
+        "messages.py": "class Message:\n    message_args = ()\n\n\n"  # not annotated, as in pyflakes
+                       "class Unused(Message):\n    def __init__(self, name):\n        self.message_args = (name,)\n",
+        # As pyflakes' checker: a list attribute of unknown element type, narrowed by isinstance.
+        "checker.py": "import messages\n\n\nclass Checker:\n    def __init__(self):\n        self.messages = []\n\n"
+                      "    def report(self, name):\n        self.messages.append(messages.Unused(name))\n\n"
+                      "    def drop(self, name):\n        self.messages = [\n            m for m in self.messages if not\n"
+                      "            isinstance(m, messages.Unused) or\n            m.message_args[0] != name]\n",
+    }, Rename("messages.py:Message/message_args", "format_args"))
     assert "message_args" not in (tmp_path / "messages.py").read_text() + (tmp_path / "checker.py").read_text()
     assert "self.format_args = (name,)" in (tmp_path / "messages.py").read_text()
     assert "m.format_args[0] != name" in (tmp_path / "checker.py").read_text()
 
 
+def _renamed_by_basedpyright(root: Path, files: dict[str, str], rename: Rename) -> None:
+    """The files written in a project of their own, the rename planned and applied through
+    basedpyright; a plan from any other source fails the test."""
+    require("basedpyright")
+    (root / "pyproject.toml").write_text("")
+    for name, text in files.items():
+        (root / name).write_text(text, encoding="utf-8")
+    with served_engine(root, "basedpyright") as engine:
+        plan = engine.plan(rename)
+        engine.edits().apply(plan.edit)
+    assert plan.source.value == "lsp"
+
+
 def test_an_attribute_set_only_on_self_is_renamed_by_its_name_path(tmp_path: Path) -> None:
     """``Checker/messages``, assigned in ``__init__`` only: the server's outline names it, the
     trees' graph has no node for it. The rename was refused ("nothing in the index is named")."""
-    require("basedpyright")
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "checker.py").write_text(
-        "class Checker:\n    def __init__(self):\n        self.messages = []\n\n"
-        "    def report(self, name):\n        self.messages.append(name)\n\n\n"
-        "def count(checker: Checker) -> int:\n    return len(checker.messages)\n", encoding="utf-8")
-    with served_engine(tmp_path, "basedpyright") as engine:
-        plan = engine.plan(Rename("checker.py:Checker/messages", "found"))
-        engine.edits().apply(plan.edit)
-    assert plan.source.value == "lsp"
+    _renamed_by_basedpyright(tmp_path, {
+        "checker.py": "class Checker:\n    def __init__(self):\n        self.messages = []\n\n"
+                      "    def report(self, name):\n        self.messages.append(name)\n\n\n"
+                      "def count(checker: Checker) -> int:\n    return len(checker.messages)\n",
+    }, Rename("checker.py:Checker/messages", "found"))
     text = (tmp_path / "checker.py").read_text()
     assert "messages" not in text and text.count(".found") == 3
 
