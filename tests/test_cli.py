@@ -65,7 +65,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def _through_daemon(argv: list[str]) -> int:
-    command, options = entry._scan(argv)
+    command, options = entry.scan_call(argv)
     root = Path(options["--root"]) if "--root" in options else Path.cwd()
     if command is None or not root.is_dir() or entry._asks_for_help(argv):
         return main(argv)  # the thin client answers these itself (tested in test_daemon.py)

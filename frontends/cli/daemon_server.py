@@ -25,17 +25,22 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
-from engine.api import Engine
 from engine.choices import SourcePreference
-from engine.edits import pending_checks
-from engine.opening import open_engine
+from engine.errors import GraftError
 from engine.ports import LanguageServices, Tools, load_language_services, load_tools
 from engine.settings import load_engine_settings
 from engine.state_folder import open_state_file, state_folder
 from engine.workspace import Workspace, WorkspaceConfig
-from frontends.cli import daemon_client, main as cli
+from frontends.cli import daemon_client
+from frontends.cli.early_servers import files_named
+
+if TYPE_CHECKING:
+    from engine.api import Engine
+
+# The engine and the CLI (about 0.4 s of imports) are imported by the first call, after it has
+# started the servers it names (start_servers_named): see frontends.cli.early_servers.
 
 
 class WarmEngines:
@@ -49,7 +54,24 @@ class WarmEngines:
         self._services_loaded = False
         self._tools: Tools | None = None
 
+    def start_servers_named(self, argv: list[str]) -> None:
+        """Start the language servers of the files a call names, without waiting, when none is
+        loaded yet: the daemon's first call then imports the engine while they boot."""
+        if self._services_loaded:
+            return
+        try:
+            workspace = Workspace(self.root)
+            files = files_named(argv, workspace)
+            services = self._shared_services(workspace) if files else None
+        except (GraftError, OSError):
+            return  # only a head start: the call meets the same failure and reports it
+        if services is not None:
+            services.warm_up(files)
+
     def acquire(self, root: Path, source: SourcePreference, *, servers: bool, tools: bool, max_file_bytes: int) -> Engine:
+        from engine.api import Engine
+        from engine.opening import open_engine
+
         if root.resolve() != self.root:
             # Not this daemon's workspace (the client routes by the same rule, so this is rare): a fresh engine.
             return open_engine(root, source, servers=servers, tools=tools, max_file_bytes=max_file_bytes)
@@ -85,6 +107,8 @@ class WarmEngines:
         """An apply answers once its diagnostics budget is spent; the rest of its check is
         finished here, after the answer (the next call waits in the queue meanwhile), so that
         ``graft diagnostics --since-last-apply`` finds it done."""
+        from engine.edits import pending_checks
+
         engine = next((e for e in self._engines.values() if e.services is not None), None)
         pending = pending_checks.load(self.root) if engine is not None else None
         if engine is not None and pending is not None and not pending.finished:
@@ -252,7 +276,11 @@ class Daemon:
     def _call(self, connection: socket.socket, request: dict[str, Any]) -> int:
         with _as_the_client(connection, request):
             try:
-                return cli.main(list(request["argv"]), engines=self.engines)
+                argv = list(request["argv"])
+                self.engines.start_servers_named(argv)
+                from frontends.cli import main as cli
+
+                return cli.main(argv, engines=self.engines)
             except SystemExit as stop:  # argparse's own exits (a usage message)
                 return stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 1
             except Exception:  # noqa: BLE001 - a bug in one call must not take the warm daemon down

@@ -39,7 +39,7 @@ def main() -> int:
 
 
 def _main(argv: list[str]) -> int:
-    command, options = _scan(argv)
+    command, options = scan_call(argv)
     if _asks_for_help(argv) and command not in ("mcp", "lsp"):
         _print_help(argv)  # exits when the grammar printed the help; returns when it refused the line
     if command == "daemon" and "--no-daemon" not in argv:
@@ -54,9 +54,14 @@ def _main(argv: list[str]) -> int:
     root = options["--root"] if "--root" in options else find_root_folder(os.getcwd())
     if not os.path.isdir(root):
         return _in_process(argv)  # which says what is wrong with --root, as it always does
+    return _through_daemon(os.path.realpath(root), argv, may_use_server(command, options))
+
+
+def may_use_server(command: str | None, options: dict[str, str]) -> bool:
+    """Whether the call may ask a language server (its command is not serverless, and its
+    ``--source`` lets a server answer)."""
     source = options.get("--source", SourcePreference.AUTO.value)
-    may_start = command not in _SERVERLESS and source in (SourcePreference.AUTO.value, SourcePreference.LSP.value)
-    return _through_daemon(os.path.realpath(root), argv, may_start)
+    return command not in _SERVERLESS and source in (SourcePreference.AUTO.value, SourcePreference.LSP.value)
 
 
 def _through_daemon(root: str, argv: list[str], may_start: bool) -> int:
@@ -91,7 +96,7 @@ def _in_process(argv: list[str], stdin: str | None = None) -> int:
     return run_here(argv)
 
 
-def _scan(argv: list[str]) -> tuple[str | None, dict[str, str]]:
+def scan_call(argv: list[str]) -> tuple[str | None, dict[str, str]]:
     """The command (the first word that is not an option or an option's value) and the global
     options that route a call, as the grammar would read them."""
     options: dict[str, str] = {}
