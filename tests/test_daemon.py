@@ -98,7 +98,7 @@ def test_a_call_through_the_daemon_imports_nothing_heavy_in_the_client(project: 
 
 
 #: Standard modules that cost milliseconds each to import and that a call through the daemon does not need.
-SLOW_STANDARD = {"pathlib", "dataclasses", "inspect", "typing", "hashlib", "_hashlib", "subprocess", "urllib"}
+SLOW_STANDARD = {"pathlib", "dataclasses", "inspect", "typing", "hashlib", "_hashlib", "subprocess", "urllib", "socket", "selectors"}
 
 
 def test_a_call_through_the_daemon_imports_only_the_light_standard_modules(project: Path) -> None:
