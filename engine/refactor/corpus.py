@@ -2,7 +2,9 @@
 
 A rename looks for the old name several times over (dotted strings, leftovers, names built
 in f-strings, attribute strings); on a large project each pass over every file costs more
-than the server's rename itself, so the passes share one listing and one read per file.
+than the server's rename itself, so the passes share one listing and one read per file. A
+long-lived engine also knows each file's words (engine.refactor.mentions): a file whose words
+cannot hold the name is not read at all.
 """
 
 from __future__ import annotations
@@ -10,12 +12,14 @@ from __future__ import annotations
 from typing import Callable
 
 from engine.languages import language_of
+from engine.refactor.mentions import FileWords, longest_word
 from engine.workspace import SourceFile, Workspace, read_bytes
 
 
 class Corpus:
     def __init__(
         self, workspace: Workspace, paths: list[str] | None = None, listing: Callable[[], list[str]] | None = None,
+        words: FileWords | None = None,
     ) -> None:
         self.workspace = workspace
         self.paths = paths if paths is not None else workspace.scan().files
@@ -26,6 +30,8 @@ class Corpus:
         self._sources: dict[str, SourceFile] = {}
         self._mentioning: dict[tuple[str, str | None], list[str]] = {}
         self._root = str(workspace.root)
+        self._words = words if words else None
+        """Files' words at their current content (MentionIndex.current), for the files it knows."""
 
     def workspace_files(self) -> list[str]:
         """Every file of the workspace, sources or not (text files collected as doctests):
@@ -52,8 +58,12 @@ class Corpus:
         key = (needle, language)
         if key not in self._mentioning:
             wanted = needle.encode("utf-8")
+            word = longest_word(wanted) if self._words is not None else None
+            holding = self._words.files_with(word) if self._words is not None and word is not None else None
             found = []
             for path in self._in_language(language):
+                if holding is not None and path not in holding and self._words is not None and self._words.knows(path):
+                    continue  # none of its words holds the needle's: it cannot hold the needle
                 data = self.bytes_of(path)
                 if data is not None and wanted in data:
                     found.append(path)

@@ -27,6 +27,7 @@ from engine.answers import ServerEdit, TextEdit
 from engine.ports import LanguageServices
 from engine.positions import Position, Range, split_lines
 from engine.refactor.corpus import Corpus
+from engine.refactor.mentions import FileWords
 from engine.refactor.doctests import DoctestPass
 from engine.refactor.inferred_receivers import Declaration, FixtureMember, inferred_receiver_uses, without_self_homonyms
 from engine.refactor.jedi_rename import RenameUnavailable, jedi_rename
@@ -105,12 +106,13 @@ def plan_rename(
     workspace: Workspace, services: LanguageServices | None, use_server: bool, targets: list[RenameTarget],
     old_name: str, new_name: str, *, text: bool = False, dotted: str | None = None, extend: Extension | None = None,
     files: list[str] | None = None, require_server: bool = False, fixtures: Callable[[Corpus], FixtureMember] | None = None,
-    listing: Callable[[], list[str]] | None = None,
+    listing: Callable[[], list[str]] | None = None, words: FileWords | None = None,
 ) -> RefactorPlan:
     """One rename over every target, merged; warnings are computed once on the merged edit.
     ``dotted`` is the symbol's dotted path (``pkg.mod.name``) when strings may name it;
     ``extend`` adds what the rename itself cannot see (keyword arguments of unresolved calls);
-    ``fixtures`` tells what a test's fixture parameters hold (a member's uses on them).
+    ``fixtures`` tells what a test's fixture parameters hold (a member's uses on them);
+    ``words`` are the files' words a long-lived engine keeps (engine.refactor.mentions).
 
     Several targets are needed because a server renames one declaration's references: a
     ``.pyi`` stub beside a module has its own references (pyright then misses every use
@@ -119,7 +121,7 @@ def plan_rename(
     primary = targets[0].file
     language = language_of(primary)
     notes: list[str] = []
-    corpus = Corpus(workspace, files, listing)
+    corpus = Corpus(workspace, files, listing, words)
     passes: _Passes | None = None
     if use_server and services is not None:
         try:

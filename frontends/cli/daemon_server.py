@@ -115,10 +115,17 @@ class WarmEngines:
             with contextlib.suppress(Exception):  # a failure here is the next --since-last-apply's to report
                 engine.edits().finish_diagnostics()
 
+    def index_words(self) -> None:
+        """The engines' idle work after an answer: the words of files not indexed yet (the first
+        time every source file, then those changed), so that the next refactoring reads only the
+        files that may mention its name (engine.refactor.mentions)."""
+        for engine in self._engines.values():
+            engine.index_words()
+
     def describe(self) -> tuple[list[str], list[str]]:
         """(the engines held, one line per language server with its memory)."""
-        engines = [f"{source.value} (graph {'loaded' if engine.graph_loaded else 'not loaded'}; {engine.disk_changes})"
-                   for (source, _limit), engine in self._engines.items()]
+        engines = [f"{source.value} (graph {'loaded' if engine.graph_loaded else 'not loaded'}; {engine.disk_changes}; "
+                   f"words of {engine.words_indexed} files indexed)" for (source, _limit), engine in self._engines.items()]
         servers = []
         if self._services is not None:
             for status in self._services.status():
@@ -270,6 +277,7 @@ class Daemon:
             connection.close()  # the client has its answer: what follows is the daemon's own time
             gc.collect()  # the full collection the call went without
         self.engines.finish_pending_checks()
+        self.engines.index_words()
         _give_back_free_memory()
         return True
 

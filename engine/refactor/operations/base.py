@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     # every front end's start, and the graph and the extractors pull in networkx and tree-sitter.
     from engine.extract import FileSymbols, SymbolExtractor
     from engine.graph import GraphQueries
+    from engine.refactor.mentions import FileWords
     from engine.names import Address
     from engine.ports import LanguageServices, Tools
     from engine.references import NavigationResult
@@ -59,6 +60,11 @@ class PlanContext(Protocol):
 
     def workspace_files(self) -> list[str]:
         """Every file of the workspace scan, sources or not (the list must not be changed)."""
+        ...
+
+    def file_words(self) -> FileWords | None:
+        """The words of the source files a long-lived engine has indexed, at their current content
+        (engine.refactor.mentions); None when it has none."""
         ...
 
     def outline(self, path: str) -> FileSymbols: ...

@@ -58,7 +58,7 @@ def _outside_uses(context: PlanContext, symbol: Symbol, references: list[tuple[s
     outside = [where(path, line) for path, line in references if not (path == symbol.file and line - 1 in own)]
     if by_name:
         listed = {entry.split(" ")[0] for entry in outside}
-        for path, line in name_uses(Corpus(context.workspace, list(project.facts)), symbol.name, symbol.file, own):
+        for path, line in name_uses(Corpus(context.workspace, list(project.facts), words=context.file_words()), symbol.name, symbol.file, own):
             if f"{path}:{line}" not in listed:
                 listed.add(f"{path}:{line}")
                 outside.append(where(path, line) + " [by name]")

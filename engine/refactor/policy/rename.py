@@ -86,7 +86,7 @@ def _planned(
     return rename.plan_rename(
         context.workspace, context.services, context.use_server, targets, old_name, operation.new_name, text=operation.text,
         dotted=dotted, extend=extend, files=list(queries.project.facts), require_server=context.require_server,
-        fixtures=fixtures, listing=context.workspace_files,
+        fixtures=fixtures, listing=context.workspace_files, words=context.file_words(),
     )
 
 
