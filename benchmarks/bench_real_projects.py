@@ -1,7 +1,7 @@
 """Renames, moves and file renames on real PyPI projects, judged by the projects' own test suites; codegraft,
 rope and jedi side by side, in the same run.
 
-Run: ``.venv/bin/python benchmarks/bench_real_projects.py [--server] [--only NAME] [--tools codegraft,rope,jedi]``
+Run: ``.venv/bin/python benchmarks/bench_real_projects.py [--server] [--indexed-words] [--only NAME] [--tools codegraft,rope,jedi]``
 (rope is installed into the venv on first use; sdists are fetched from PyPI once, into
 benchmarks/.corpus/). Projects and cases are data: benchmarks/real_projects.toml.
 
@@ -193,6 +193,11 @@ def name_tokens(root: Path, name: str) -> list[str]:
 # -- the tools -----------------------------------------------------------------------
 
 
+INDEXED_WORDS = False
+"""--indexed-words: codegraft plans as the CLI's daemon does after its first call, with its files'
+words indexed (engine.refactor.mentions), so that every search for a name is narrowed by them."""
+
+
 def codegraft(root: Path, case: dict[str, object], server: bool) -> Graft:
     """Plan and apply the case with codegraft; engine refusals propagate (GraftError)."""
     from engine.api import Engine, SourcePreference
@@ -215,6 +220,9 @@ def codegraft(root: Path, case: dict[str, object], server: bool) -> Graft:
     engine = Engine(workspace, services=services, tools=ProcessTools(workspace),
                     source=SourcePreference.AUTO if server else SourcePreference.AST)
     try:
+        if INDEXED_WORDS:
+            engine.graph()
+            engine.index_words()
         if case["op"] == "rename":
             plan = engine.plan(Rename(str(case["address"]), str(case["new_name"])))
         elif case["op"] == "rename-file":
@@ -576,7 +584,11 @@ def main() -> None:
     parser.add_argument("--only", help="projects by name, comma-separated")
     parser.add_argument("--tools", default=",".join(TOOLS), help=f"comma-separated, of {', '.join(TOOLS)} (default: all)")
     parser.add_argument("--data", default=str(DATA), help="the corpus (default: benchmarks/real_projects.toml)")
+    parser.add_argument("--indexed-words", action="store_true",
+                        help="codegraft with its files' words indexed first, as the CLI's daemon has them after a call")
     args = parser.parse_args()
+    global INDEXED_WORDS
+    INDEXED_WORDS = args.indexed_words
     tools = args.tools.split(",")
     if "rope" in tools:
         try:

@@ -13,7 +13,7 @@ from typing import Callable
 from engine.edits.model import CreateFile, DeleteFile, FileChange, Operation, RenameFile, WorkspaceEdit, paths_of
 from engine.edits.text import apply_text_edits, changed_lines_in_place
 from engine.errors import Refused, UnreadableFile
-from engine.workspace import Workspace, decode_source
+from engine.workspace import Workspace, decode_source, read_bytes
 
 
 
@@ -93,6 +93,7 @@ def materialize(
     hashes: dict[str, str] = {}
 
     known = dict(canonical_paths or {})
+    root = str(workspace.root)  # strings, not pathlib: a rename's dry run reads a hundred files
 
     def canonical(path: str) -> str:
         """The real path, workspace-relative: an edit through a symlink inside the workspace
@@ -104,9 +105,9 @@ def materialize(
 
     def load(path: str) -> bytes | None:
         if path not in current:
-            absolute = workspace.root / path  # a canonical path: checked inside, no symlink left in it
+            absolute = f"{root}/{path}"  # a canonical path: checked inside, no symlink left in it
             try:
-                status = absolute.stat()
+                status = os.stat(absolute)
             except FileNotFoundError:
                 status = None
             if status is not None and not stat.S_ISREG(status.st_mode):
@@ -119,7 +120,7 @@ def materialize(
                 # The same limit as every read: an edit of a 20 MiB file took 10 s, and a plan never reads it anyway.
                 raise UnreadableFile(path, f"{status.st_size / 2**20:.1f} MiB is over the {workspace.config.max_file_bytes / 2**20:.1f} MiB "
                                            "limit for source files; nothing was changed", option="max_file_bytes")
-            data = absolute.read_bytes() if status is not None else None
+            data = read_bytes(absolute) if status is not None else None
             current[path] = data
             before[path] = data
             modes[path] = stat.S_IMODE(status.st_mode) if status is not None else None
