@@ -282,3 +282,21 @@ def test_files_changed_behind_the_daemon_are_seen_before_the_next_answer(project
     assert "behind_its_back" in callers.stdout
     util.write_text(original)  # as a git checkout would put it back
     assert graft(*lookup, cwd=project).stdout.strip() == "(none)"
+
+
+def test_a_refactoring_with_the_words_indexed_still_reads_files_changed_or_added_behind_the_daemon(project: Path) -> None:
+    """After its first answer the daemon keeps the files' words (engine.refactor.mentions), and a
+    search reads only the files whose words may hold the name: a file changed since (its words
+    lacked the name) or added since (never indexed) must still be read."""
+    assert graft("daemon", "start", cwd=project).returncode == 0
+    rename = ["--source", "ast", "rename", "shop/util.py:round_cents", "round_to_cents", "--json"]
+    first = json.loads(graft(*rename, cwd=project).stdout)
+    status = json.loads(graft("daemon", "status", "--json", cwd=project).stdout)
+    indexed = [int(n) for line in status["engines"] for n in re.findall(r"words of (\d+) files indexed", line)]
+    assert indexed and indexed[0] > 0, status
+    with (project / "shop" / "models.py").open("a") as models:  # its words were indexed without the name
+        models.write('\nTARGET = "shop.util.round_cents"\n')
+    (project / "tests" / "test_extra.py").write_text('PATCHED = "shop.util.round_cents"\n')
+    second = json.loads(graft(*rename, cwd=project).stdout)
+    assert {f["path"] for f in second["files"]} == {f["path"] for f in first["files"]} | {"shop/models.py", "tests/test_extra.py"}
+    assert second["diff"].count('"shop.util.round_to_cents"') == 2

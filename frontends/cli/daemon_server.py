@@ -120,7 +120,10 @@ class WarmEngines:
         time every source file, then those changed), so that the next refactoring reads only the
         files that may mention its name (engine.refactor.mentions)."""
         for engine in self._engines.values():
-            engine.index_words()
+            try:
+                engine.index_words()
+            except Exception:  # noqa: BLE001 - without the words a search reads every file, as before; the daemon stays
+                traceback.print_exc()  # into the daemon's log
 
     def describe(self) -> tuple[list[str], list[str]]:
         """(the engines held, one line per language server with its memory)."""
