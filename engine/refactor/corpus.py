@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Callable
 
 from engine.languages import language_of
-from engine.refactor.mentions import FileWords, longest_word
+from engine.refactor.mentions import FileWords
 from engine.workspace import SourceFile, Workspace, read_bytes
 
 
@@ -58,12 +58,11 @@ class Corpus:
         key = (needle, language)
         if key not in self._mentioning:
             wanted = needle.encode("utf-8")
-            word = longest_word(wanted) if self._words is not None else None
-            holding = self._words.files_with(word) if self._words is not None and word is not None else None
+            unread = self._words.cannot_hold(wanted) if self._words is not None else set()
             found = []
             for path in self._in_language(language):
-                if holding is not None and path not in holding and self._words is not None and self._words.knows(path):
-                    continue  # none of its words holds the needle's: it cannot hold the needle
+                if path in unread:
+                    continue
                 data = self.bytes_of(path)
                 if data is not None and wanted in data:
                     found.append(path)

@@ -56,6 +56,12 @@ class FileWords:
     def knows(self, path: str) -> bool:
         return path in self._known
 
+    def cannot_hold(self, needle: bytes) -> set[str]:
+        """The known files that cannot hold ``needle``: none of their words holds its longest
+        word. Empty for a needle without a word (nothing to narrow by)."""
+        word = longest_word(needle)
+        return self._known - self.files_with(word) if word is not None else set()
+
     def files_with(self, word: bytes) -> set[str]:
         """The indexed files one of whose words holds ``word`` (a run of word bytes)."""
         found: set[str] = set()
