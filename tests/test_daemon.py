@@ -291,12 +291,38 @@ def test_a_refactoring_with_the_words_indexed_still_reads_files_changed_or_added
     assert graft("daemon", "start", cwd=project).returncode == 0
     rename = ["--source", "ast", "rename", "shop/util.py:round_cents", "round_to_cents", "--json"]
     first = json.loads(graft(*rename, cwd=project).stdout)
-    status = json.loads(graft("daemon", "status", "--json", cwd=project).stdout)
-    indexed = [int(n) for line in status["engines"] for n in re.findall(r"words of (\d+) files indexed", line)]
-    assert indexed and indexed[0] > 0, status
+    _wait_for(lambda: _words_indexed(project) > 0)  # once the daemon is idle (frontends.cli.daemon_housekeeping)
     with (project / "shop" / "models.py").open("a") as models:  # its words were indexed without the name
         models.write('\nTARGET = "shop.util.round_cents"\n')
     (project / "tests" / "test_extra.py").write_text('PATCHED = "shop.util.round_cents"\n')
     second = json.loads(graft(*rename, cwd=project).stdout)
     assert {f["path"] for f in second["files"]} == {f["path"] for f in first["files"]} | {"shop/models.py", "tests/test_extra.py"}
     assert second["diff"].count('"shop.util.round_to_cents"') == 2
+
+
+def _words_indexed(root: Path) -> int:
+    status = daemon_client.status(root) or {}
+    indexed = [int(n) for line in status.get("engines") or [] for n in re.findall(r"words of (\d+) files indexed", line)]
+    return indexed[0] if indexed else 0
+
+
+def test_a_call_waiting_is_answered_before_the_daemons_own_work(project: Path) -> None:
+    """The daemon's full collection and words indexing (tens of ms on Django) wait while a call
+    is queued: two calls in a row get one round of that work after both, not one after each.
+    The second call is connected before the first is read, so it is queued whatever the timing."""
+    assert graft("daemon", "start", cwd=project).returncode == 0
+    argv = ["--source", "ast", "find", "shop/util.py:round_cents"]
+    call = daemon_client.Call(argv, str(project), dict(os.environ), False, False, None)
+    first, second = daemon_client.connect(project), daemon_client.connect(project)
+    try:
+        daemon_client._send(first, call.to_json())
+        daemon_client._send(second, call.to_json())
+        answers = [list(daemon_client._read_all(connection)) for connection in (first, second)]
+    finally:
+        first.close()
+        second.close()
+    assert all(messages[-1] == {"exit": 0} for messages in answers), answers
+    housekeeping = (daemon_client.status(project) or {})["housekeeping"]
+    # Asked within the grace, the work is still owed for both calls; later, one round did it.
+    assert housekeeping in ({"rounds": 0, "calls_since": 2}, {"rounds": 1, "calls_since": 0}), housekeeping
+    _wait_for(lambda: (daemon_client.status(project) or {})["housekeeping"] == {"rounds": 1, "calls_since": 0})

@@ -62,6 +62,11 @@ def _status_text(root: Path, status: dict[str, object]) -> str:
     lines = [f"daemon running for {root}", f"  pid {status.get('pid')}, up {uptime}, {status.get('calls')} call(s) answered",
              f"  memory {status.get('rss_mb')} MB resident (language servers apart), idle stop after {status.get('idle_seconds')} s",
              f"  engines: {', '.join(str(e) for e in engines) if isinstance(engines, list) and engines else 'none yet'}"]
+    housekeeping = status.get("housekeeping")
+    if isinstance(housekeeping, dict) and housekeeping.get("calls_since"):
+        # The memory above is then more than the daemon holds at rest.
+        lines.insert(3, f"  its own work after {housekeeping['calls_since']} call(s) (garbage collection, words) is not done yet: "
+                        "it waits until no call comes")
     servers = status.get("servers")
     if isinstance(servers, list):
         lines += [f"  server {s}" for s in servers]

@@ -6,14 +6,14 @@ Calls are answered one at a time, in arrival order: the output streams are the p
 and the engine is not shared between threads; a second call waits in the socket's queue. Before
 each call the engine is brought up to date with the disk (inotify events, else a stat sweep),
 so a git checkout or an editor's save is never answered from the old graph. Writes take the
-workspace's apply lock as they do in-process. After ``daemon_idle`` seconds without a call (default 600) it stops.
+workspace's apply lock as they do in-process. Its own work (a full garbage collection, indexing
+words) waits until no call is waiting (frontends.cli.daemon_housekeeping). After ``daemon_idle``
+seconds without a call (default 600) it stops.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import fcntl
 import gc
 import io
@@ -34,6 +34,7 @@ from engine.settings import load_engine_settings
 from engine.state_folder import open_state_file, state_folder
 from engine.workspace import Workspace, WorkspaceConfig
 from frontends.cli import daemon_client
+from frontends.cli.daemon_housekeeping import Housekeeping
 from frontends.cli.early_servers import files_named
 
 if TYPE_CHECKING:
@@ -116,8 +117,8 @@ class WarmEngines:
                 engine.edits().finish_diagnostics()
 
     def index_words(self) -> None:
-        """The engines' idle work after an answer: the words of files not indexed yet (the first
-        time every source file, then those changed), so that the next refactoring reads only the
+        """Part of the daemon's work between calls (frontends.cli.daemon_housekeeping): the words
+        of files not indexed yet (the first time every source file, then those changed), so that the next refactoring reads only the
         files that may mention its name (engine.refactor.mentions)."""
         for engine in self._engines.values():
             try:
@@ -177,6 +178,7 @@ class Daemon:
         self.fingerprint = daemon_client.code_fingerprint()
         self.idle_seconds = load_engine_settings(self.root).daemon_idle
         self.engines = WarmEngines(self.root)
+        self.housekeeping = Housekeeping(self.engines)
         self.started = time.time()
         self.calls = 0
 
@@ -193,11 +195,15 @@ class Daemon:
             self._write_info()
             print(daemon_client.READY, flush=True)  # the starting client waits for this line
             self._redirect_output()
-            listener.settimeout(self.idle_seconds)
             while stopper is None:
+                # Its own work waits until no call comes: see frontends.cli.daemon_housekeeping.
+                listener.settimeout(self.housekeeping.seconds_to_wait(self.idle_seconds))
                 try:
                     connection, _ = listener.accept()
                 except socket.timeout:
+                    if self.housekeeping.owed:
+                        self.housekeeping.run()
+                        continue
                     print(f"graft daemon: idle for {self.idle_seconds:.0f} s, stopping", file=sys.stderr)
                     return
                 try:
@@ -266,7 +272,7 @@ class Daemon:
             engines, servers = self.engines.describe()
             reply({"status": {"pid": os.getpid(), "started": self.started, "calls": self.calls, "rss_mb": _rss_mb(),
                               "idle_seconds": self.idle_seconds, "engines": engines, "servers": servers,
-                              "fingerprint": self.fingerprint}})
+                              "fingerprint": self.fingerprint, "housekeeping": self.housekeeping.describe()}})
             return True
         if request.get("fingerprint") != self.fingerprint or request.get("protocol") != daemon_client.PROTOCOL:
             reply({"stale": f"started from other code than the client's ({self.fingerprint})"})
@@ -278,10 +284,10 @@ class Daemon:
             with contextlib.suppress(OSError):
                 reply({"exit": code})
             connection.close()  # the client has its answer: what follows is the daemon's own time
-            gc.collect()  # the full collection the call went without
+        # An apply's unfinished check is finished now, not deferred: `graft diagnostics
+        # --since-last-apply`, likely the next call, expects it done.
         self.engines.finish_pending_checks()
-        self.engines.index_words()
-        _give_back_free_memory()
+        self.housekeeping.after_call()
         return True
 
     def _call(self, connection: socket.socket, request: dict[str, Any]) -> int:
@@ -333,8 +339,8 @@ def _young_collections_only() -> Iterator[None]:
     collection in about one call of six, 30-45 ms in the middle of the answer (it walks the
     engine's caches as well as the call's objects), and young collections took 3-6 ms a call.
     With these thresholds the young collections take under 1 ms (most objects die before one
-    is due) and still reclaim a long call's cycles; the full collection runs once the client has
-    its answer. The graph itself is frozen out of every collection (``engine.graph.index``)."""
+    is due) and still reclaim a long call's cycles; the full collection runs once the daemon
+    has no call to answer (frontends.cli.daemon_housekeeping). The graph itself is frozen out of every collection (``engine.graph.index``)."""
     previous = gc.get_threshold()
     gc.set_threshold(_CALL_YOUNG_THRESHOLD, previous[1], _NO_FULL_COLLECTION)
     try:
@@ -352,27 +358,6 @@ def _same_user(connection: socket.socket) -> bool:
         return True  # no SO_PEERCRED here: the socket's 0600 mode is the guard
     _pid, uid, _gid = struct.unpack("3i", credentials)
     return uid == os.getuid()
-
-
-def _give_back_free_memory() -> None:
-    """glibc keeps the heap a call freed (file bytes, parse trees: about 25 MB after a rename on
-    Django) for the process's next allocations. Handed back to the system after each answer, the
-    daemon's resident memory is what it holds rather than its high-water mark (a few ms)."""
-    if _LIBC is not None:
-        _LIBC.malloc_trim(0)
-
-
-def _glibc() -> ctypes.CDLL | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-    except OSError:
-        return None
-    return libc if hasattr(libc, "malloc_trim") else None  # musl has none
-
-
-_LIBC = _glibc()
 
 
 def _rss_mb() -> int:

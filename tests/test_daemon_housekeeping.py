@@ -1,0 +1,59 @@
+"""The daemon's own work between calls (frontends.cli.daemon_housekeeping): owed after each
+call, done in one round, and done anyway after a bounded number of calls."""
+
+from __future__ import annotations
+
+import gc
+
+from frontends.cli.daemon_housekeeping import GRACE_SECONDS, MOST_CALLS_BETWEEN, Housekeeping
+
+
+class _Engines:
+    def __init__(self) -> None:
+        self.indexed = 0
+
+    def index_words(self) -> None:
+        self.indexed += 1
+
+
+def test_work_is_owed_after_a_call_and_done_in_one_round() -> None:
+    engines = _Engines()
+    housekeeping = Housekeeping(engines)
+    assert not housekeeping.owed
+    housekeeping.run()  # nothing owed: nothing done
+    assert (engines.indexed, housekeeping.rounds) == (0, 0)
+    housekeeping.after_call()
+    housekeeping.after_call()
+    assert housekeeping.owed and engines.indexed == 0
+    assert housekeeping.describe() == {"rounds": 0, "calls_since": 2}
+    housekeeping.run()
+    assert engines.indexed == 1 and housekeeping.describe() == {"rounds": 1, "calls_since": 0}
+
+
+def test_a_script_that_never_pauses_still_gets_its_garbage_collected() -> None:
+    engines = _Engines()
+    housekeeping = Housekeeping(engines)
+    collections: list[str] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "stop" and info["generation"] == 2:
+            collections.append(phase)
+
+    gc.callbacks.append(seen)
+    try:
+        for _ in range(MOST_CALLS_BETWEEN - 1):
+            housekeeping.after_call()
+        assert engines.indexed == 0 and not collections
+        housekeeping.after_call()
+    finally:
+        gc.callbacks.remove(seen)
+    assert engines.indexed == 1 and collections and not housekeeping.owed
+
+
+def test_the_grace_runs_from_the_last_answer_and_never_reaches_zero() -> None:
+    housekeeping = Housekeeping(_Engines())
+    assert housekeeping.seconds_to_wait(600.0) == 600.0  # nothing owed: the idle time
+    housekeeping.after_call()
+    assert 0 < housekeeping.seconds_to_wait(600.0) <= GRACE_SECONDS
+    housekeeping._last_answer -= 2 * GRACE_SECONDS  # as if the grace had passed, status requests or not
+    assert housekeeping.seconds_to_wait(600.0) > 0  # a timeout of 0 would make the socket non-blocking
