@@ -1,8 +1,9 @@
 """What a caller chooses before an engine exists: the workspace root, where symbols come from,
 and how large a file may be read.
 
-Kept apart, with nothing but the standard library, because the thin ``graft`` client decides
-with these alone whether a warm daemon can answer, and must not pay for importing the engine.
+Kept apart, with nothing but the standard library: the daemon's side of a call decides with
+these before the engine is imported (frontends.cli.early_servers). The thin client itself uses
+engine.root_folder and the sources' values, without ``enum``.
 """
 
 from __future__ import annotations
@@ -10,12 +11,11 @@ from __future__ import annotations
 import os
 from enum import Enum
 
+from engine.root_folder import find_root_folder
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path  # imported where a Path is made: the thin client works on strings
-
-#: Files that mark a project root, checked from the start directory upwards.
-ROOT_MARKERS = (".git", "pyproject.toml", "package.json", "go.mod", "Cargo.toml")
 
 DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024
 
@@ -30,20 +30,8 @@ class SourcePreference(str, Enum):
 
 
 def find_root(start: Path) -> Path:
-    """The nearest ancestor of ``start`` (itself included) holding a root marker, else ``start``."""
+    """The nearest ancestor of ``start`` (itself included) holding a root marker, else ``start``
+    (engine.root_folder.find_root_folder, as a Path)."""
     from pathlib import Path
 
     return Path(find_root_folder(os.fspath(start)))
-
-
-def find_root_folder(start: str) -> str:
-    """:func:`find_root` on strings, for the thin client (``start`` resolved, symlinks followed)."""
-    start = os.path.realpath(start)
-    candidate = start
-    while True:
-        if any(os.path.exists(os.path.join(candidate, marker)) for marker in ROOT_MARKERS):
-            return candidate
-        parent = os.path.dirname(candidate)
-        if parent == candidate:
-            return start
-        candidate = parent

@@ -468,3 +468,12 @@ def test_rename_command(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> N
     assert "1 other occurrence(s) of 'old' left as they are (strings, comments, other scopes): m.py:8" in data["warnings"]
     code, data, _ = run_json(capsys, "--root", str(tmp_path), "rename", "m.py:new", "VALUE")
     assert code == 1 and data["error"]["code"] == "name_clash"
+
+
+def test_the_thin_client_lets_a_server_answer_for_the_same_sources_as_the_engine() -> None:
+    """entry.SERVER_SOURCES spells engine.choices.SourcePreference's values without importing enum."""
+    from engine.choices import SourcePreference
+
+    assert entry.SERVER_SOURCES == (SourcePreference.AUTO.value, SourcePreference.LSP.value)
+    assert entry.may_use_server("find", {}) and entry.may_use_server("find", {"--source": "lsp"})
+    assert not entry.may_use_server("find", {"--source": "ast"}) and not entry.may_use_server("search", {})

@@ -98,7 +98,8 @@ def test_a_call_through_the_daemon_imports_nothing_heavy_in_the_client(project: 
 
 
 #: Standard modules that cost milliseconds each to import and that a call through the daemon does not need.
-SLOW_STANDARD = {"pathlib", "dataclasses", "inspect", "typing", "hashlib", "_hashlib", "subprocess", "urllib", "socket", "selectors"}
+SLOW_STANDARD = {"pathlib", "dataclasses", "inspect", "typing", "hashlib", "_hashlib", "subprocess", "urllib", "socket", "selectors",
+                 "re", "json", "enum"}
 
 
 def test_a_call_through_the_daemon_imports_only_the_light_standard_modules(project: Path) -> None:
@@ -239,6 +240,80 @@ def test_a_daemon_running_older_code_is_replaced(project: Path, tmp_path: Path) 
     assert replaced is not None and replaced["pid"] != older.pid and replaced["fingerprint"] == daemon_client.code_fingerprint()
 
 
+PROTOCOL_1_DAEMON = """
+import fcntl, json, os, socket, sys, time
+root = sys.argv[1]
+folder = os.path.join(root, ".graft", "daemon")
+os.makedirs(folder, mode=0o700, exist_ok=True)
+os.chmod(folder, 0o700)
+lock = open(os.path.join(folder, "lock"), "wb")
+fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+path = os.path.join(folder, "socket")
+if os.path.exists(path):
+    os.unlink(path)
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+os.umask(0o177)
+listener.bind(path)
+listener.listen(16)
+with open(os.path.join(folder, "daemon.json"), "w") as handle:
+    json.dump({"pid": os.getpid(), "fingerprint": "protocol-1", "started": time.time(), "root": root}, handle)
+print("graft-daemon-ready", flush=True)
+while True:  # as protocol 1 did: one JSON line a request, and a line it cannot parse is hung up on
+    connection, _ = listener.accept()
+    line = connection.makefile("rb").readline()
+    try:
+        request = json.loads(line)
+    except ValueError:
+        connection.close()
+        continue
+    if request.get("control") == "stop":
+        connection.sendall(b'{"stopping": true}\\n')
+        sys.exit(0)
+    connection.close()
+"""
+
+
+def test_a_daemon_of_the_older_protocol_is_ended_and_replaced(project: Path, tmp_path: Path) -> None:
+    """A daemon of an install before the framed protocol reads the client's greeting as a JSON
+    line it cannot parse and hangs up: the client ends it (it would hold the workspace's lock
+    until its idle stop, and every call would run in-process) and starts its own."""
+    old = tmp_path / "protocol-1"
+    (old / "frontends" / "cli").mkdir(parents=True)
+    (old / "frontends" / "__init__.py").write_text("")
+    (old / "frontends" / "cli" / "__init__.py").write_text("")
+    (old / "frontends" / "cli" / "daemon_server.py").write_text(PROTOCOL_1_DAEMON)
+    environment = {**os.environ, "PYTHONPATH": str(old)}
+    older = subprocess.Popen([sys.executable, "-m", "frontends.cli.daemon_server", str(project.resolve())], cwd=project,
+                             env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True, text=True)
+    try:
+        assert older.stdout is not None and older.stdout.readline().strip() == daemon_client.READY
+        found = graft("find", "shop/models.py:Order/total", cwd=project)  # a command that may start a daemon
+        assert found.returncode == 0 and "shop/models.py:Order/total" in found.stdout, found.stderr
+        assert "running in this process" not in found.stderr, found.stderr
+        assert older.wait(timeout=60) != 0  # ended by a signal: it could not be asked
+        replaced = daemon_client.read_info(project)
+        assert replaced is not None and replaced["fingerprint"] == daemon_client.code_fingerprint()
+    finally:
+        if older.poll() is None:
+            older.kill()
+
+
+def test_a_call_does_not_import_re_json_or_enum_even_through_the_installed_script(project: Path) -> None:
+    """The installed `graft` itself (not only frontends.cli.entry): pip's generated console
+    scripts import `re`, which brings `enum`, 10-15 ms of every call. `-S` as above: an editable
+    install's start-up hook imports `re` itself."""
+    assert GRAFT is not None and graft("daemon", "start", cwd=project).returncode == 0
+    environment = {k: v for k, v in os.environ.items() if k != "GRAFT_DAEMON"}
+    environment["PYTHONPATH"] = str(REPO)
+    done = subprocess.run([sys.executable, "-S", "-X", "importtime", GRAFT, "--source", "ast", "find", "shop/models.py:Order/total"],
+                          cwd=project, env=environment, capture_output=True, text=True, timeout=120)
+    assert "shop/models.py:Order/total" in done.stdout, done.stderr
+    imported_by_site = {line.split("|")[-1].strip() for line in subprocess.run(
+        [sys.executable, "-S", "-X", "importtime", "-c", "pass"], capture_output=True, text=True, check=True).stderr.splitlines()}
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert not (imported - imported_by_site) & {"re", "json", "enum"}, sorted(imported - imported_by_site)
+
+
 def test_calls_at_once_are_all_answered_and_writes_take_the_apply_lock(tmp_path: Path) -> None:
     """Three renames at once in three unrelated modules, two through the daemon and one in its
     own process beside it, and two reads: every call is answered, every rename lands."""
@@ -315,8 +390,8 @@ def test_a_call_waiting_is_answered_before_the_daemons_own_work(project: Path) -
     call = daemon_client.Call(argv, str(project), dict(os.environ), False, False, None)
     first, second = daemon_client.connect(project), daemon_client.connect(project)
     try:
-        daemon_client._send(first, call.to_json())
-        daemon_client._send(second, call.to_json())
+        daemon_client._send(first, call.message())
+        daemon_client._send(second, call.message())
         answers = [list(daemon_client._read_all(connection)) for connection in (first, second)]
     finally:
         first.close()

@@ -159,7 +159,7 @@ class Forwarded(io.TextIOBase):
     def write(self, text: str) -> int:
         if text:
             with contextlib.suppress(OSError):  # a client gone mid-call: the call still finishes (an apply stays whole)
-                self._connection.sendall(json.dumps({self._key: text}).encode() + b"\n")
+                self._connection.sendall(daemon_client.frame({self._key: text}))
         return len(text)
 
     def isatty(self) -> bool:
@@ -258,12 +258,11 @@ class Daemon:
         """Answer one connection; False when the daemon should stop."""
         if not _same_user(connection):
             return True
-        line = connection.makefile("rb").readline()
-        try:
-            request: dict[str, Any] = json.loads(line)
-        except ValueError:
-            return True
-        reply = lambda message: connection.sendall(json.dumps(message).encode() + b"\n")  # noqa: E731
+        with connection.makefile("rb") as reader:
+            request = daemon_client.read_request(reader)
+        if request is None:
+            return True  # not this protocol (an older client), or cut short: hung up on without a word
+        reply = lambda message: connection.sendall(daemon_client.frame(message))  # noqa: E731
         control = request.get("control")
         if control == "stop":
             reply({"stopping": True})

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import sys
 
-from engine.choices import SourcePreference, find_root_folder
+from engine.root_folder import find_root_folder
 from frontends.cli import daemon_client
 
 #: Commands that never use a language server: no daemon is started for them (a running one still answers).
@@ -26,6 +26,9 @@ _SERVERLESS = frozenset({"history", "recover", "undo", "read-file", "write-file"
 #: Commands that always run here: the long-lived front ends, and the daemon's own control.
 _HERE = frozenset({"mcp", "lsp", "daemon"})
 _VALUED_OPTIONS = frozenset({"--root", "--max-file-bytes", "--source"})
+#: engine.choices.SourcePreference's values that let a server answer, as strings: its module imports
+#: enum (a few ms of every call). tests/test_cli.py holds the two to the same values.
+SERVER_SOURCES = ("auto", "lsp")
 
 
 def run() -> int:
@@ -78,8 +81,8 @@ def _main(argv: list[str]) -> int:
 def may_use_server(command: str | None, options: dict[str, str]) -> bool:
     """Whether the call may ask a language server (its command is not serverless, and its
     ``--source`` lets a server answer)."""
-    source = options.get("--source", SourcePreference.AUTO.value)
-    return command not in _SERVERLESS and source in (SourcePreference.AUTO.value, SourcePreference.LSP.value)
+    source = options.get("--source", SERVER_SOURCES[0])
+    return command not in _SERVERLESS and source in SERVER_SOURCES
 
 
 def _through_daemon(root: str, argv: list[str], may_start: bool) -> int:
