@@ -10,8 +10,9 @@ Measured as process wall time (a subprocess per call, medians), side by side in 
    - ``graft find django/db/models/query.py:QuerySet/filter`` (target <= 0.3 s);
    - ``graft rename django/utils/functional.py:cached_property memoized_property --json`` (a plan,
      no --apply), the second time and later (target <= 1.0 s, and <= 1.5x the raw basedpyright
-     rename measured in this run on its own copy, with the bare client of bench_rename.py, before
-     and after codegraft so that the machine's drift weighs on both);
+     rename measured in this run on its own copy with the bare client of bench_rename.py, one raw
+     rename just before each of codegraft's so that the host's bursts of load weigh on both; raw
+     blocks before and after codegraft's are reported beside, as earlier sessions measured);
    - ``graft index``, warm through the daemon, against ``--no-daemon`` (a warm cache on disk);
    - find and rename with ``--no-daemon`` for comparison (a cold process, and for rename a cold
      server, each time), after the daemon is stopped.
@@ -309,17 +310,19 @@ class RawRename:
     server_mb: float = 0.0
 
 
-def raw_rename(root: Path, runs: int) -> RawRename:
-    """basedpyright's own rename plan on the same symbol, bare client, warmed (bench_rename.py)."""
+def raw_server(root: Path) -> RawServer:
+    """basedpyright behind the bare client on its own copy, warmed and quiet (bench_rename.py)."""
     line, column = definition_position(root, RENAME_FILE, RENAME_NAME)
     server = RawServer(root, line, column)
-    try:
-        wait_until_quiet([server.client.process.pid])
-        result = RawRename([server.plan() for _ in range(runs)], server.files)
-        result.server_mb = rss_mb(server.client.process.pid)
-        return result
-    finally:
-        server.close()
+    wait_until_quiet([server.client.process.pid])
+    return server
+
+
+def raw_rename(server: RawServer, runs: int) -> RawRename:
+    """basedpyright's own rename plan on the same symbol, ``runs`` times in a row."""
+    result = RawRename([server.plan() for _ in range(runs)], server.files)
+    result.server_mb = rss_mb(server.client.process.pid)
+    return result
 
 
 @dataclass
@@ -329,6 +332,8 @@ class Warm:
     settle_seconds: float = 0.0
     find: list[float] = field(default_factory=list)
     rename: list[float] = field(default_factory=list)
+    raw_beside: list[float] = field(default_factory=list)
+    """The raw server's rename, each just before one of ``rename``: the same moments' machine."""
     rename_files: int = 0
     rename_source: str = ""
     index: list[float] = field(default_factory=list)
@@ -340,7 +345,7 @@ class Warm:
     replaced: bool = False
 
 
-def warm_daemon(runner: Runner, root: Path, runs: int, profile: Path | None) -> Warm:
+def warm_daemon(runner: Runner, root: Path, runs: int, profile: Path | None, raw: RawServer) -> Warm:
     result = Warm()
     start = time.perf_counter()
     runner.checked(root, "daemon", "start")
@@ -355,7 +360,11 @@ def warm_daemon(runner: Runner, root: Path, runs: int, profile: Path | None) -> 
         runner.checked(root, *rename)
     result.load = (os.getloadavg()[0], 0.0)
     result.find = timed(runner, root, ("find", FIND_ADDRESS), runs)
-    result.rename = timed(runner, root, rename, runs)
+    # Each warm rename right after a raw one: this host's load comes in bursts of seconds, which
+    # blocks of raw and graft runs measured at other moments fall into unevenly.
+    for _ in range(runs):
+        result.raw_beside.append(raw.plan())
+        result.rename.append(runner.checked(root, *rename).seconds)
     answer = json.loads(runner.checked(root, *rename).stdout)
     result.rename_files, result.rename_source = len(answer["files"]), str(answer.get("source"))
     status = runner.at_rest(root)
@@ -459,6 +468,11 @@ def _ms(values: list[float]) -> str:
     return " ".join(f"{v * 1000:.0f}" for v in values)
 
 
+def _quartiles(values: list[float]) -> str:
+    ordered = sorted(values)
+    return f"{ordered[len(ordered) // 4]:.2f}-{ordered[(3 * len(ordered)) // 4]:.2f}"
+
+
 def _row(label: str, values: list[float], target: str = "") -> str:
     return f"{label:<52} {median(values):7.2f} s  {target:<17} min {min(values):5.2f} s  (runs, ms: {_ms(values)})"
 
@@ -473,8 +487,12 @@ def report(raw: RawRename, warm: Warm, cold: Cold, fresh: Fresh, commit: str) ->
     yield _row("graft find QuerySet/filter (--no-daemon)", cold.find)
     yield _row(f"graft rename cached_property --json (daemon, {warm.rename_files} files, {warm.rename_source})", warm.rename, "target <= 1.0 s")
     yield _row("graft rename cached_property --json (--no-daemon)", cold.rename)
-    yield _row(f"raw basedpyright rename (bare client, {raw.files} files)", raw.runs)
-    yield f"{'rename: daemon / raw basedpyright':<52} {rename / median(raw.runs):7.2f} x  target <= 1.5x"
+    yield _row(f"raw basedpyright rename (bare client, {raw.files} files), each before one", warm.raw_beside)
+    yield _row("raw basedpyright rename, in blocks before and after", raw.runs)
+    yield f"{'rename: daemon / raw basedpyright (alternated)':<52} {rename / median(warm.raw_beside):7.2f} x  target <= 1.5x"
+    pairs = [ours / theirs for ours, theirs in zip(warm.rename, warm.raw_beside)]
+    yield f"{'   median of the 1:1 ratios':<52} {median(pairs):7.2f} x  (quartiles {_quartiles(pairs)})"
+    yield f"{'rename: daemon / raw basedpyright (blocks)':<52} {rename / median(raw.runs):7.2f} x"
     yield f"{'find: daemon / --no-daemon':<52} {find / median(cold.find):7.2f} x"
     yield f"{'rename: daemon / --no-daemon':<52} {rename / median(cold.rename):7.2f} x"
     yield _row(f"graft index warm (daemon; mode {warm.index_mode})", warm.index)
@@ -521,10 +539,14 @@ def main() -> int:
                 runner.graft = installed_snapshot(base, snapshot)
         roots = {label: django_copy(base, label) for label in ("raw", "graft")}
         os.sync()
-        raw = raw_rename(roots["raw"], args.raw_runs)
-        warm = warm_daemon(runner, roots["graft"], args.runs, args.profile)
-        cold = no_daemon(runner, roots["graft"], args.runs, args.cold_runs)
-        after = raw_rename(roots["raw"], args.raw_runs)
+        server = raw_server(roots["raw"])
+        try:
+            raw = raw_rename(server, args.raw_runs)
+            warm = warm_daemon(runner, roots["graft"], args.runs, args.profile, server)
+            cold = no_daemon(runner, roots["graft"], args.runs, args.cold_runs)
+            after = raw_rename(server, args.raw_runs)
+        finally:
+            server.close()
         raw.runs += after.runs
         raw.server_mb = max(raw.server_mb, after.server_mb)
         fresh = fresh_project(runner, base, args.fresh_runs)
