@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import gc
 
-from frontends.cli.daemon_housekeeping import GRACE_SECONDS, MOST_CALLS_BETWEEN, Housekeeping
+import pytest
+
+from frontends.cli import daemon_housekeeping
+from frontends.cli.daemon_housekeeping import GRACE_SECONDS, HEAVY_CALL_MB, MOST_CALLS_BETWEEN, Housekeeping
 
 
 class _Engines:
@@ -57,3 +60,29 @@ def test_the_grace_runs_from_the_last_answer_and_never_reaches_zero() -> None:
     assert 0 < housekeeping.seconds_to_wait(600.0) <= GRACE_SECONDS
     housekeeping._last_answer -= 2 * GRACE_SECONDS  # as if the grace had passed, status requests or not
     assert housekeeping.seconds_to_wait(600.0) > 0  # a timeout of 0 would make the socket non-blocking
+
+
+def test_a_call_that_leaves_much_more_memory_behind_gets_its_round_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    resident = [200]
+    monkeypatch.setattr(daemon_housekeeping, "resident_mb", lambda: resident[0])
+    engines = _Engines()
+    housekeeping = Housekeeping(engines)
+    resident[0] = 200 + HEAVY_CALL_MB - 1
+    housekeeping.after_call()
+    assert housekeeping.owed and engines.indexed == 0  # a light call: deferred
+    resident[0] = 200 + HEAVY_CALL_MB
+    housekeeping.after_call()
+    assert not housekeeping.owed and engines.indexed == 1 and housekeeping.rounds == 1
+    resident[0] += 10  # measured again after the round: the next call is compared with that
+    housekeeping.after_call()
+    assert housekeeping.owed
+
+
+def test_a_call_that_comes_during_the_round_is_not_kept_waiting_for_the_collection() -> None:
+    engines = _Engines()
+    housekeeping = Housekeeping(engines)
+    housekeeping.after_call()
+    housekeeping.run(call_waiting=lambda: True)
+    assert engines.indexed == 1 and housekeeping.owed and housekeeping.rounds == 0  # the collection waits
+    housekeeping.run(call_waiting=lambda: False)
+    assert not housekeeping.owed and housekeeping.rounds == 1

@@ -9,8 +9,9 @@ find took 64 ms back to back against 30 ms with pauses between the calls.
 
 So after an answer the daemon first waits :data:`GRACE_SECONDS` for another call. A call that
 comes meanwhile is answered at once; the work is done once the daemon is idle, and in any case
-after :data:`MOST_CALLS_BETWEEN` calls, so that a script that never pauses still has its
-garbage collected and its words indexed.
+after :data:`MOST_CALLS_BETWEEN` calls or a call that left much more memory behind
+(:data:`HEAVY_CALL_MB`), so that a script that never pauses still has its garbage collected
+and its words indexed.
 """
 
 from __future__ import annotations
@@ -18,16 +19,22 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
+import os
 import sys
 import time
-from typing import Protocol
+from typing import Callable, Protocol
 
-GRACE_SECONDS = 0.25
-"""How long the daemon waits for a next call after an answer before doing its own work: longer
-than a client takes to start and connect, also on a loaded machine."""
+GRACE_SECONDS = 1.0
+"""How long the daemon waits for a next call after an answer before doing its own work. Longer
+than a client takes to start and connect, and than a script's own step between two calls (a
+0.25 s grace met calls that came 0.2-0.3 s apart in the middle of the collection)."""
 MOST_CALLS_BETWEEN = 8
-"""Calls answered at most between two rounds: the garbage of as many calls, without the full
-collection, is a few MB (the young collections during a call reclaim most of it)."""
+"""Calls answered at most between two rounds, so that a script that never pauses still has its
+garbage collected and its words indexed."""
+HEAVY_CALL_MB = 64
+"""A call after which the daemon holds this much more memory than after the last round gets its
+round at once: the cyclic garbage of a large call (a rename of a common name on Django left over
+a million objects) is not left to pile up over several calls."""
 
 
 class IndexesWords(Protocol):
@@ -43,6 +50,7 @@ class Housekeeping:
         """Calls answered since the last round: the work is owed when this is not 0."""
         self.rounds = 0
         self._last_answer = 0.0
+        self._resident_after_round = resident_mb()
 
     def seconds_to_wait(self, idle_seconds: float) -> float:
         """How long to wait for a connection: what is left of the grace after the last call's
@@ -57,23 +65,38 @@ class Housekeeping:
         return self.calls_since > 0
 
     def after_call(self) -> None:
-        """A call was answered: its work is owed, and done now if too many calls have passed."""
+        """A call was answered: its work is owed, and done now after too many calls or a heavy one."""
         self.calls_since += 1
         self._last_answer = time.monotonic()
-        if self.calls_since >= MOST_CALLS_BETWEEN:
+        if self.calls_since >= MOST_CALLS_BETWEEN or resident_mb() - self._resident_after_round >= HEAVY_CALL_MB:
             self.run()
 
-    def run(self) -> None:
+    def run(self, call_waiting: Callable[[], bool] = lambda: False) -> None:
+        """The round; left owed, after the words, when ``call_waiting`` says a call came meanwhile
+        (the collection that follows takes 25-60 ms on Django, and the call would wait for it)."""
         if not self.owed:
+            return
+        self._engines.index_words()  # first: what indexing the words leaves behind is collected too
+        if call_waiting() and self.calls_since < MOST_CALLS_BETWEEN:
             return
         self.calls_since = 0
         self.rounds += 1
-        self._engines.index_words()  # first: what indexing the words leaves behind is collected too
         gc.collect()
         _give_back_free_memory()
+        self._resident_after_round = resident_mb()
 
     def describe(self) -> dict[str, int]:
         return {"rounds": self.rounds, "calls_since": self.calls_since}
+
+
+def resident_mb() -> int:
+    """This process's resident memory (``/proc/self/statm``: tens of microseconds), 0 where unknown."""
+    try:
+        with open("/proc/self/statm", "rb") as handle:
+            resident_pages = int(handle.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+    return resident_pages * os.sysconf("SC_PAGE_SIZE") // (1024 * 1024)
 
 
 def _give_back_free_memory() -> None:

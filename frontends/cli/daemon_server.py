@@ -19,6 +19,7 @@ import gc
 import io
 import json
 import os
+import select
 import socket
 import struct
 import sys
@@ -34,7 +35,7 @@ from engine.settings import load_engine_settings
 from engine.state_folder import open_state_file, state_folder
 from engine.workspace import Workspace, WorkspaceConfig
 from frontends.cli import daemon_client
-from frontends.cli.daemon_housekeeping import Housekeeping
+from frontends.cli.daemon_housekeeping import Housekeeping, resident_mb
 from frontends.cli.early_servers import files_named
 
 if TYPE_CHECKING:
@@ -202,7 +203,7 @@ class Daemon:
                     connection, _ = listener.accept()
                 except socket.timeout:
                     if self.housekeeping.owed:
-                        self.housekeeping.run()
+                        self.housekeeping.run(call_waiting=lambda: _waiting(listener))
                         continue
                     print(f"graft daemon: idle for {self.idle_seconds:.0f} s, stopping", file=sys.stderr)
                     return
@@ -269,7 +270,7 @@ class Daemon:
             return False
         if control == "status":
             engines, servers = self.engines.describe()
-            reply({"status": {"pid": os.getpid(), "started": self.started, "calls": self.calls, "rss_mb": _rss_mb(),
+            reply({"status": {"pid": os.getpid(), "started": self.started, "calls": self.calls, "rss_mb": resident_mb(),
                               "idle_seconds": self.idle_seconds, "engines": engines, "servers": servers,
                               "fingerprint": self.fingerprint, "housekeeping": self.housekeeping.describe()}})
             return True
@@ -348,6 +349,11 @@ def _young_collections_only() -> Iterator[None]:
         gc.set_threshold(*previous)
 
 
+def _waiting(listener: socket.socket) -> bool:
+    """Whether a connection waits to be accepted (a call came while the daemon worked for itself)."""
+    return bool(select.select([listener], [], [], 0)[0])
+
+
 def _same_user(connection: socket.socket) -> bool:
     """Only this user's processes are answered (the socket's mode says so too; this is the check
     that does not depend on the file system)."""
@@ -357,14 +363,6 @@ def _same_user(connection: socket.socket) -> bool:
         return True  # no SO_PEERCRED here: the socket's 0600 mode is the guard
     _pid, uid, _gid = struct.unpack("3i", credentials)
     return uid == os.getuid()
-
-
-def _rss_mb() -> int:
-    try:
-        resident_pages = int(Path("/proc/self/statm").read_text().split()[1])
-    except (OSError, ValueError, IndexError):
-        return 0
-    return resident_pages * os.sysconf("SC_PAGE_SIZE") // (1024 * 1024)
 
 
 def main(argv: list[str]) -> int:
