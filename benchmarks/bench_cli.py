@@ -69,6 +69,9 @@ FRESH_FILE, FRESH_NAME, FRESH_NEW = "parso/parser.py", "ParserSyntaxError", "Par
 WARM_RENAMES = 3
 """Untimed renames through the daemon after its warm-up: the server's first few renames after
 answering the index's requests are slower (bench_rename.py measured it), a steady state is timed."""
+PAUSE_BESIDE = 0.5
+"""Seconds before each of the alternated raw and graft renames (less than the daemon's 1 s grace:
+its own work between calls is left to every eighth call, as in a script)."""
 IDLE_CPU_SECONDS = 0.05
 """Servers are taken as done with background analysis when their process trees use less CPU
 than this over QUIET_SECONDS."""
@@ -360,10 +363,14 @@ def warm_daemon(runner: Runner, root: Path, runs: int, profile: Path | None, raw
         runner.checked(root, *rename)
     result.load = (os.getloadavg()[0], 0.0)
     result.find = timed(runner, root, ("find", FIND_ADDRESS), runs)
-    # Each warm rename right after a raw one: this host's load comes in bursts of seconds, which
-    # blocks of raw and graft runs measured at other moments fall into unevenly.
+    # Each warm rename beside a raw one: this host's load comes in bursts of seconds, which blocks
+    # of raw and graft runs measured at other moments fall into unevenly. A pause before each:
+    # a server works on after its answer (40 ms or so after a rename), and back to back the next
+    # call, whichever it is, pays for it, so each call starts from rest.
     for _ in range(runs):
+        time.sleep(PAUSE_BESIDE)
         result.raw_beside.append(raw.plan())
+        time.sleep(PAUSE_BESIDE)
         result.rename.append(runner.checked(root, *rename).seconds)
     answer = json.loads(runner.checked(root, *rename).stdout)
     result.rename_files, result.rename_source = len(answer["files"]), str(answer.get("source"))
