@@ -45,8 +45,10 @@ class EngineClient:
         return self._run(plan.operation, plan.edit, apply, options, plan.source, plan.confidence, plan.warnings)
 
     def run_operation(self, operation: RefactorOperation, *, apply: bool = False, options: EditOptions | None = None) -> EditOutcome:
-        """Plan an operation from the registry, then preview or apply it."""
-        return self.run(self.engine.plan(operation), apply=apply, options=options)
+        """Plan an operation from the registry, then preview or apply it: a preview reads the
+        files the plan read unchanged from the plan's reads (engine.read_memo)."""
+        with self.engine.workspace.remembering_reads():
+            return self.run(self.engine.plan(operation), apply=apply, options=options)
 
     def run_edit(self, operation: str, edit: WorkspaceEdit, *, apply: bool = False, options: EditOptions | None = None) -> EditOutcome:
         """Preview or apply a plain file edit."""

@@ -14,10 +14,11 @@ import os
 import re
 import threading
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 from urllib.parse import unquote, urlparse
 
 import pathspec
@@ -26,6 +27,7 @@ from engine.choices import DEFAULT_MAX_FILE_BYTES
 from engine.errors import FileNotInWorkspace, ProtectedPath, UnreadableFile, UnsafePath
 from engine.languages import language_of
 from engine.positions import line_starts
+from engine.read_memo import RememberedReads
 
 #: Folders never scanned, whatever .gitignore says.
 EXCLUDED_DIR_NAMES = frozenset(
@@ -103,6 +105,8 @@ class Workspace:
             raise FileNotInWorkspace(f"workspace root {root} is not a directory")
         self.root = root.resolve()
         self.config = config or WorkspaceConfig()
+        self.remembered_reads: RememberedReads[SourceFile] | None = None
+        """Set for the length of one call (:meth:`remembering_reads`)."""
 
     # -- paths ---------------------------------------------------------------
 
@@ -177,11 +181,47 @@ class Workspace:
                 f"{_megabytes(stat.st_size)} is over the {_megabytes(self.config.max_file_bytes)} limit for source files",
                 option="max_file_bytes",
             )
+        remembered = self.remembered_reads
+        kept = remembered.get(relative, stat) if remembered is not None else None
+        if kept is not None and kept[1] is not None:
+            return kept[1]
         try:
-            raw = read_bytes(str(absolute))
+            raw = kept[0] if kept is not None else read_bytes(str(absolute))
         except OSError as error:
             raise UnreadableFile(relative, f"cannot be read: {error.strerror or error}") from error
-        return decode_source(relative, raw, stat.st_mtime)
+        source = decode_source(relative, raw, stat.st_mtime)
+        if remembered is not None:
+            remembered.keep(relative, stat, raw, source)
+        return source
+
+    def listed_bytes(self, relative: str) -> bytes:
+        """The bytes of a file a scan listed (vetted already: not resolved again), to search;
+        remembered for the call like :meth:`read`, which then only decodes them. OSError as
+        reading raises it."""
+        absolute = f"{self.root}/{relative}"
+        remembered = self.remembered_reads
+        if remembered is None:
+            return read_bytes(absolute)
+        status = os.stat(absolute)
+        kept = remembered.get(relative, status)
+        if kept is not None:
+            return kept[0]
+        data = read_bytes(absolute)
+        remembered.keep(relative, status, data)
+        return data
+
+    @contextmanager
+    def remembering_reads(self) -> Iterator[None]:
+        """Within the block (one call), a file read again unchanged is not read again
+        (engine.read_memo); what was read is let go at its end."""
+        if self.remembered_reads is not None:
+            yield  # an enclosing block remembers already
+            return
+        self.remembered_reads = RememberedReads()
+        try:
+            yield
+        finally:
+            self.remembered_reads = None
 
     # -- enumeration ---------------------------------------------------------
 

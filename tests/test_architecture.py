@@ -14,7 +14,7 @@ FORBIDDEN_IN_ENGINE = {"pygls", "mcp", "mcp_types", "subprocess", "lsp_pool", "l
 LIBRARY_PACKAGES = ("engine", "lsp_pool", "frontends", "process_tools")
 
 ENGINE_LAYERS = (
-    {"root_folder"},
+    {"root_folder", "read_memo"},
     {"errors", "positions", "source_roots", "choices"},
     {"symbols", "state_folder", "settings"},
     {"languages"},

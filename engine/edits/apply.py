@@ -35,7 +35,8 @@ from engine.edits.syntax import newly_broken
 from engine.errors import GraftError, Refused, UnsafePath
 from engine.extract.treesitter import TreeSitterExtractor
 from engine.state_folder import Quarantined, check_state_folders, open_state_file, quarantine, state_folder
-from engine.workspace import Workspace
+from engine.read_memo import RememberedReads
+from engine.workspace import SourceFile, Workspace
 
 Hook = Callable[[str], None]
 """Called after each step (``locked``, ``journaled``, ``replaced:N``, ``committed``): fault injection in tests."""
@@ -140,7 +141,8 @@ class Transactions:
         canonical = self.workspace.canonical_all(edit.touched)
         decoded: dict[str, tuple[str, list[int]]] = {}
         with self._dirty_meanwhile(canonical, options) as dirty:
-            states = self._states(edit, options, canonical, decoded)  # a stale plan is refused here, as a preview is
+            # A stale plan is refused here, as a preview is; this call's reads are the disk's (engine.read_memo).
+            states = self._states(edit, options, canonical, decoded, self.workspace.remembered_reads)
             try:
                 for path in canonical.values():
                     self.workspace.check_writable(path)
@@ -164,10 +166,11 @@ class Transactions:
             yield background.submit(check, sorted(set(canonical.values())))
 
     def _states(self, edit: WorkspaceEdit, options: ApplyOptions, canonical: dict[str, str],
-                decoded: dict[str, tuple[str, list[int]]]) -> list[FileState]:
-        """The files the edit changes, before and after, checked against the disk (stale plans)."""
-        states = [s for s in materialize(edit, self.workspace, canonical_paths=canonical, decoded=decoded, force=options.force)
-                  if s.changed]
+                decoded: dict[str, tuple[str, list[int]]], reads: RememberedReads[SourceFile] | None = None) -> list[FileState]:
+        """The files the edit changes, before and after, checked against the disk (stale plans).
+        ``reads`` only for a dry run: an apply reads every file it writes."""
+        states = [s for s in materialize(edit, self.workspace, canonical_paths=canonical, decoded=decoded, force=options.force,
+                                         reads=reads) if s.changed]
         self.hook("verified")
         return states
 

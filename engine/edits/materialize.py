@@ -13,7 +13,8 @@ from typing import Callable
 from engine.edits.model import CreateFile, DeleteFile, FileChange, Operation, RenameFile, WorkspaceEdit, paths_of
 from engine.edits.text import apply_text_edits, changed_lines_in_place
 from engine.errors import Refused, UnreadableFile
-from engine.workspace import Workspace, decode_source, read_bytes
+from engine.read_memo import RememberedReads
+from engine.workspace import SourceFile, Workspace, decode_source, read_bytes
 
 
 
@@ -77,7 +78,7 @@ class FileState:
 
 def materialize(
     edit: WorkspaceEdit, workspace: Workspace, *, check_hashes: bool = True, canonical_paths: dict[str, str] | None = None,
-    decoded: dict[str, tuple[str, list[int]]] | None = None, force: bool = False,
+    decoded: dict[str, tuple[str, list[int]]] | None = None, force: bool = False, reads: RememberedReads[SourceFile] | None = None,
 ) -> list[FileState]:
     """The before and after bytes of every touched path, operations applied in order.
 
@@ -85,12 +86,14 @@ def materialize(
     or a file operation's precondition does not hold. ``canonical_paths`` are the real paths
     of the edit's paths when the caller has them already; ``decoded``, when given, receives
     each changed file's text before the edit and its line starts (the syntax check reuses them).
+    ``reads``: this call's reads (engine.read_memo), for a preview only; an apply reads the disk.
     """
     current: dict[str, bytes | None] = {}
     in_place: dict[str, InPlaceLines | None] = {}
     before: dict[str, bytes | None] = {}
     modes: dict[str, int | None] = {}
     hashes: dict[str, str] = {}
+    sources: dict[str, SourceFile] = {}  # read earlier in this call, unchanged since (engine.read_memo)
 
     known = dict(canonical_paths or {})
     root = str(workspace.root)  # strings, not pathlib: a rename's dry run reads a hundred files
@@ -120,7 +123,14 @@ def materialize(
                 # The same limit as every read: an edit of a 20 MiB file took 10 s, and a plan never reads it anyway.
                 raise UnreadableFile(path, f"{status.st_size / 2**20:.1f} MiB is over the {workspace.config.max_file_bytes / 2**20:.1f} MiB "
                                            "limit for source files; nothing was changed", option="max_file_bytes")
-            data = read_bytes(absolute) if status is not None else None
+            kept = reads.get(path, status) if reads is not None and status is not None else None
+            data: bytes | None
+            if kept is not None:
+                data, source = kept
+                if source is not None:
+                    sources[path] = source
+            else:
+                data = read_bytes(absolute) if status is not None else None
             current[path] = data
             before[path] = data
             modes[path] = stat.S_IMODE(status.st_mode) if status is not None else None
@@ -132,7 +142,8 @@ def materialize(
             data = load(operation.path)
             if data is None:
                 raise StalePlan(f"{operation.path} does not exist; the plan expected to edit it (re-run)")
-            source = decode_source(operation.path, data, 0.0)
+            unchanged = data is before[operation.path]
+            source = sources[operation.path] if unchanged and operation.path in sources else decode_source(operation.path, data, 0.0)
             if check_hashes and operation.expected_sha256 and source.sha256 != operation.expected_sha256:
                 raise StalePlan(f"{operation.path} changed since the plan was made; re-run")
             starts = source.line_starts

@@ -13,7 +13,7 @@ from typing import Callable
 
 from engine.languages import language_of
 from engine.refactor.mentions import FileWords
-from engine.workspace import SourceFile, Workspace, read_bytes
+from engine.workspace import SourceFile, Workspace
 
 
 class Corpus:
@@ -29,7 +29,6 @@ class Corpus:
         self._bytes: dict[str, bytes | None] = {}
         self._sources: dict[str, SourceFile] = {}
         self._mentioning: dict[tuple[str, str | None], list[str]] = {}
-        self._root = str(workspace.root)
         self._words = words if words else None
         """Files' words at their current content (MentionIndex.current), for the files it knows."""
 
@@ -42,7 +41,7 @@ class Corpus:
         """Raw bytes for searching (the listing already vetted the path); None if unreadable."""
         if path not in self._bytes:
             try:
-                self._bytes[path] = read_bytes(f"{self._root}/{path}")
+                self._bytes[path] = self.workspace.listed_bytes(path)
             except OSError:
                 self._bytes[path] = None
         return self._bytes[path]
