@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from engine.api import Engine
-from engine.refactor import corpus as corpus_module
 from engine.refactor.corpus import Corpus
 from engine.refactor.mentions import MentionIndex, longest_word, words_of
 from engine.refactor.operations.rename_symbol import Rename
@@ -111,8 +110,8 @@ def test_an_engine_with_its_words_indexed_plans_the_same_rename_reading_fewer_fi
     root = tmp_path / "sample"
     shutil.copytree(SAMPLE, root)
     read: list[str] = []
-    real_read = corpus_module.read_bytes
-    monkeypatch.setattr(corpus_module, "read_bytes", lambda path: read.append(path) or real_read(path))
+    real_read = Workspace.listed_bytes  # what the corpus searches: every file its words do not rule out
+    monkeypatch.setattr(Workspace, "listed_bytes", lambda self, path: read.append(path) or real_read(self, path))
     engine = Engine(Workspace(root))
     try:
         before = engine.plan(Rename("shop/util.py:round_cents", "round_to_cents")).edit
@@ -125,4 +124,4 @@ def test_an_engine_with_its_words_indexed_plans_the_same_rename_reading_fewer_fi
         engine.close()
     assert after == before
     assert set(read) < read_without
-    assert all(b"round_cents" in real_read(path) for path in read)
+    assert all(b"round_cents" in (root / path).read_bytes() for path in read)
