@@ -6,7 +6,8 @@ Each commit is installed as a user installs it (``bench_cli.installed_snapshot``
 daemon on a copy of its own of Django's full sdist; a third copy has the raw basedpyright client of
 ``bench_rename.py``. Each round is one raw rename, then one ``graft rename
 django/utils/functional.py:cached_property memoized_property --json`` through each daemon, in
-alternating order, so that a change in the machine's speed falls on both alike. Prints the median
+alternating order, so that a change in the machine's speed falls on both alike, each call after a
+pause (``bench_cli.PAUSE_BESIDE``: from rest, not paying for the previous call's server). Prints the median
 of each, their ratios to the raw rename and to each other. Never fails on timing; the daemons are
 stopped at the end.
 """
@@ -22,8 +23,8 @@ from pathlib import Path
 from statistics import median
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.bench_cli import (RENAME_FILE, RENAME_NAME, RENAME_NEW, Runner, code_snapshot, definition_position, django_copy,
-                                  installed_snapshot, server_lines, wait_until_quiet)
+from benchmarks.bench_cli import (PAUSE_BESIDE, RENAME_FILE, RENAME_NAME, RENAME_NEW, Runner, code_snapshot, definition_position,
+                                  django_copy, installed_snapshot, server_lines, wait_until_quiet)
 from benchmarks.bench_rename import RawServer
 
 RENAME = ("rename", f"{RENAME_FILE}:{RENAME_NAME}", RENAME_NEW, "--json")
@@ -63,10 +64,12 @@ def main() -> int:
         try:
             wait_until_quiet([raw.client.process.pid])
             for round_number in range(args.rounds):
+                time.sleep(PAUSE_BESIDE)  # each call from rest, as in bench_cli.py
                 times["raw"].append(raw.plan())
                 order = (args.old, args.new) if round_number % 2 else (args.new, args.old)
                 for label in order:
                     runner, root = sides[label]
+                    time.sleep(PAUSE_BESIDE)
                     start = time.perf_counter()
                     runner.checked(root, *RENAME)
                     times[label].append(time.perf_counter() - start)
