@@ -224,13 +224,14 @@ def codegraft(root: Path, case: dict[str, object], server: bool) -> Graft:
         if INDEXED_WORDS:
             engine.graph()
             engine.index_words()
-        if case["op"] == "rename":
-            plan = engine.plan(Rename(str(case["address"]), str(case["new_name"])))
-        elif case["op"] == "rename-file":
-            plan = engine.plan(FileRename(str(case["address"]), str(case["dest"])))
-        else:
-            plan = engine.plan(Move(str(case["address"]), str(case["dest"])))
-        engine.edits().apply(plan.edit, EditOptions(allow_dirty=True))
+        with workspace.remembering_reads():  # one call's reads, as `graft` makes them (EngineClient.run_operation)
+            if case["op"] == "rename":
+                plan = engine.plan(Rename(str(case["address"]), str(case["new_name"])))
+            elif case["op"] == "rename-file":
+                plan = engine.plan(FileRename(str(case["address"]), str(case["dest"])))
+            else:
+                plan = engine.plan(Move(str(case["address"]), str(case["dest"])))
+            engine.edits().apply(plan.edit, EditOptions(allow_dirty=True))
     finally:
         engine.close()
     return Graft(plan.source.value, tuple(plan.warnings))
