@@ -119,8 +119,8 @@ class WarmEngines:
 
     def index_words(self) -> None:
         """Part of the daemon's work between calls (frontends.cli.daemon_housekeeping): the words
-        of files not indexed yet (the first time every source file, then those changed), so that the next refactoring reads only the
-        files that may mention its name (engine.refactor.mentions)."""
+        of files not indexed yet (the first time every source file, then those changed), so that
+        the next refactoring reads only the files that may mention its name (engine.refactor.mentions)."""
         for engine in self._engines.values():
             try:
                 engine.index_words()
