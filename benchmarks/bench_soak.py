@@ -31,6 +31,8 @@ every process the run started is killed on exit, on SIGINT/SIGTERM too. Prints P
 ``--protocol`` is the MCP client's negotiation mode: ``auto`` (the SDK's default, which speaks
 the 2026-07-28 protocol when the server offers it) or ``legacy`` (the initialize handshake).
 ``--source ast`` (the default) keeps language servers out, so the figures are the engine's own.
+The LSP part is in soak_lsp.py; what both parts share (processes, memory, the tally, the
+workspace) in soak_support.py.
 """
 
 from __future__ import annotations
@@ -39,7 +41,6 @@ import argparse
 import asyncio
 import atexit
 import json
-import math
 import os
 import random
 import shutil
@@ -52,206 +53,18 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import anyio
 import httpx2
-from lsprotocol import types as t
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult
-from pygls.lsp.client import LanguageClient
 
-REPO = Path(__file__).resolve().parents[1]
-SAMPLE = REPO / "fixtures" / "sample"
-GRAFT = Path(sys.executable).parent / "graft"
-
-MAX_ERRORS_KEPT = 12
-"""Error and leak descriptions kept for the report (all are counted)."""
-REQUEST_TIMEOUT = 120.0
-WARMUP_SHARE = 0.10
-MEMORY_TARGET_PCT = 10.0
-
-#: Every process this run started, by pid (each leads its own process group): killed on exit.
-_STARTED: set[int] = set()
-
-
-# -- processes and memory ------------------------------------------------------------------
-
-
-def _kill_group(pid: int) -> None:
-    """SIGTERM then SIGKILL to a process group we started (the server and anything it spawned)."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(pid, sig)
-        except (ProcessLookupError, PermissionError):
-            break
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and _alive(pid):
-            time.sleep(0.1)
-        if not _alive(pid):
-            break
-    _STARTED.discard(pid)
-
-
-def _kill_everything_started() -> None:
-    for pid in list(_STARTED):
-        _kill_group(pid)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    if state == "Z":
-        # Our own zombie child: reap it so the pid is not reused under our feet.
-        try:
-            os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            pass
-        return False
-    return True
-
-
-def rss_kib(pid: int) -> int | None:
-    """Resident memory of one process (VmRSS), or None once it is gone."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
-@dataclass
-class MemoryTrack:
-    """RSS of a server process: at the end of the warm-up, at the end, and the peak in between."""
-
-    pid: int
-    warm_kib: int | None = None
-    end_kib: int | None = None
-    peak_kib: int = 0
-
-    def sample(self) -> int | None:
-        value = rss_kib(self.pid)
-        if value is not None:
-            self.peak_kib = max(self.peak_kib, value)
-        return value
-
-    def mark_warm(self) -> None:
-        if self.warm_kib is None:
-            self.warm_kib = self.sample()
-
-    def mark_end(self) -> None:
-        self.end_kib = self.sample()
-        if self.warm_kib is None:
-            # The run stopped before the warm-up ended: no growth can be claimed.
-            self.warm_kib = self.end_kib
-
-    def growth_pct(self) -> float | None:
-        if not self.warm_kib or self.end_kib is None:
-            return None
-        return (self.end_kib - self.warm_kib) * 100.0 / self.warm_kib
-
-    def to_json(self) -> dict[str, Any]:
-        growth = self.growth_pct()
-        return {"warm_kib": self.warm_kib, "end_kib": self.end_kib, "peak_kib": self.peak_kib,
-                "growth_pct": None if growth is None else round(growth, 2)}
-
-    async def sample_forever(self, every: float = 0.5) -> None:
-        """The peak is sampled in the background; warm and end are taken at their moments."""
-        while True:
-            self.sample()
-            await asyncio.sleep(every)
-
-
-# -- what a part measured ------------------------------------------------------------------
-
-
-def percentile(values: list[float], share: float) -> float:
-    """Nearest-rank percentile (no interpolation: p99 of 200 samples is the 198th)."""
-    ordered = sorted(values)
-    # Rounded first: 0.99 * 100 is 99.00000000000001 in floating point, whose ceiling is 100.
-    rank = max(1, math.ceil(round(share * len(ordered), 9)))
-    return ordered[min(rank, len(ordered)) - 1]
-
-
-@dataclass
-class Tally:
-    """Latencies per request kind, errors and leaks of one part."""
-
-    planned: int
-    latencies: dict[str, list[float]] = field(default_factory=dict)
-    errors: int = 0
-    error_samples: list[str] = field(default_factory=list)
-    leaks: int = 0
-    leak_probes: int = 0
-    leak_samples: list[str] = field(default_factory=list)
-    interrupted: int = 0
-    """Requests cut by the global deadline (not errors: the run was told to stop)."""
-    done: int = 0
-    on_progress: Callable[[int], None] | None = None
-
-    def record(self, kind: str, seconds: float) -> None:
-        self.latencies.setdefault(kind, []).append(seconds)
-        self.done += 1
-        if self.on_progress is not None:
-            self.on_progress(self.done)
-
-    def error(self, message: str) -> None:
-        self.errors += 1
-        if len(self.error_samples) < MAX_ERRORS_KEPT:
-            self.error_samples.append(message)
-
-    def leak(self, message: str) -> None:
-        self.leaks += 1
-        if len(self.leak_samples) < MAX_ERRORS_KEPT:
-            self.leak_samples.append(message)
-
-    def summary(self) -> dict[str, dict[str, float]]:
-        rows = {kind: values for kind, values in sorted(self.latencies.items())}
-        rows["all"] = [v for values in self.latencies.values() for v in values]
-        return {kind: {"count": len(values), "p50_ms": round(percentile(values, 0.50) * 1000, 1),
-                       "p99_ms": round(percentile(values, 0.99) * 1000, 1)}
-                for kind, values in rows.items() if values}
-
-
-# -- the workspace ---------------------------------------------------------------------------
-
-
-def client_module(n: int) -> str:
-    """Client n's own module: only client n edits it, so applies and undos never race."""
-    return (
-        f'"""Soak client {n}\'s own module: only client {n} edits it."""\n\n'
-        "from __future__ import annotations\n\n"
-        "from .util import round_cents\n\n"
-        "REVISION = 0  # bumped by edit_file\n\n\n"
-        f"def compute_{n}(amount):\n"
-        '    """A price through the shared helper."""\n'
-        "    return round_cents(amount)\n\n\n"
-        f"def total_{n}(amounts):\n"
-        f"    return sum(compute_{n}(a) for a in amounts)\n\n\n"
-        f"def label_{n}() -> str:\n"
-        f'    return "client {n} label 0"\n\n\n'
-        f"class Tally{n}:\n"
-        "    def __init__(self) -> None:\n"
-        "        self.count = 0\n\n"
-        "    def bump(self) -> int:\n"
-        "        self.count += 1\n"
-        "        return self.count\n"
-    )
-
-
-def make_workspace(parent: Path, clients: int) -> Path:
-    root = parent / "sample"
-    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".graft", "__pycache__"))
-    for n in range(clients):
-        (root / "shop" / f"client_{n}.py").write_text(client_module(n))
-        # A file only client n ever reads: the target of the other clients' isolation probes.
-        (root / "shop" / f"probe_{n}.py").write_text(f'"""Read by client {n} only."""\n\nOWNER = {n}\n')
-    return root
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.soak_lsp import run_lsp  # noqa: E402 - after the path
+from benchmarks.soak_support import (GRAFT, MEMORY_TARGET_PCT, REQUEST_TIMEOUT, STARTED, WARMUP_SHARE, MemoryTrack,  # noqa: E402
+                                     Tally, kill_everything_started, kill_group, logged_exceptions, make_workspace, part_json)
 
 
 def free_port() -> int:
@@ -280,7 +93,7 @@ def start_mcp_server(root: Path, source: str, log: Path, deadline: float) -> Mcp
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=sink,
             env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True,
         )
-    _STARTED.add(process.pid)
+    STARTED.add(process.pid)
     token = ""
     while not token:
         if time.monotonic() > deadline or process.poll() is not None:
@@ -354,6 +167,10 @@ CATEGORY = {
     "apply_edit_file": "applied edit", "apply_replace": "applied edit",
     "undo": "undo", "probe": "isolation probe",
 }
+#: Tools whose outcome the clients read as data (the transaction to undo, the diff): by default an
+#: edit's structured content holds only what a script branches on, and the rest is in its text.
+EDIT_TOOLS = frozenset({"edit_file", "write_file", "replace_symbol_body", "rename_symbol", "insert_after_symbol",
+                        "insert_before_symbol", "undo_edit"})
 SHARED_FILES = ("shop/pricing.py", "shop/util.py", "shop/models.py")
 SHARED_SYMBOLS = ("shop/pricing.py:apply_discount", "shop/util.py:round_cents", "shop/pricing.py:PriceRule/apply")
 
@@ -376,6 +193,8 @@ class SoakClient:
         timeout = max(1.0, min(REQUEST_TIMEOUT, hard_deadline - time.monotonic()))
         start = time.perf_counter()
         self.calls += 1
+        if tool in EDIT_TOOLS:
+            arguments = {**arguments, "structured": True}
         with anyio.fail_after(timeout):
             result = await self.client.call_tool(tool, arguments)
         self.tally.record(CATEGORY.get(kind, kind), time.perf_counter() - start)
@@ -432,7 +251,7 @@ class SoakClient:
         elif kind == "references":
             address = self.rng.choice([f"{s.path}:compute_{n}", *SHARED_SYMBOLS])
             payload = self.ok(await self.call(kind, "find_references", {"address": address}, deadline), f"find_references {address}")
-            if address.endswith(f"compute_{n}") and not payload.get("locations"):
+            if address.endswith(f"compute_{n}") and not payload.get("total"):  # the count; the locations are in the text
                 raise Unexpected(f"find_references {address}: no location (total_{n} calls it)")
         elif kind in ("dry_edit_file", "apply_edit_file") and not s.fresh:
             # Read before write, as an agent must after its undo: the edit comes next time round.
@@ -578,16 +397,6 @@ async def run_one_client(n: int, args: argparse.Namespace, server: McpServer, ro
             await barrier.arrive(hard_deadline)
 
 
-def logged_exceptions(log: Path) -> list[str]:
-    """The exception line (``module.Error: message``) of every traceback a server logged."""
-    text = log.read_text(errors="replace") if log.exists() else ""
-    found = []
-    for chunk in text.split("Traceback (most recent call last):")[1:]:
-        lines = [line for line in chunk.splitlines()[1:] if line.strip()]
-        found.append(next((line for line in lines if not line.startswith(" ")), "(no exception line)")[:300])
-    return found
-
-
 async def run_mcp(args: argparse.Namespace, workdir: Path, soft_deadline: float, hard_deadline: float) -> dict[str, Any]:
     root = make_workspace(workdir / "mcp", args.clients)
     server = start_mcp_server(root, args.source, workdir / "mcp-server.log", hard_deadline)
@@ -605,7 +414,7 @@ async def run_mcp(args: argparse.Namespace, workdir: Path, soft_deadline: float,
         memory.mark_end()
     finally:
         sampler.cancel()
-        _kill_group(server.process.pid)
+        kill_group(server.process.pid)
     for exception in logged_exceptions(server.log):
         tally.error(f"server log: {exception}")
     return part_json("mcp", tally, memory, time.monotonic() - started,
@@ -613,247 +422,7 @@ async def run_mcp(args: argparse.Namespace, workdir: Path, soft_deadline: float,
                       "stopped_by_deadline": tally.done < planned and time.monotonic() >= soft_deadline})
 
 
-# -- LSP part ---------------------------------------------------------------------------------
 
-
-@dataclass
-class LspEvents:
-    """What the server sent on its own: error messages are errors (nothing here should fail)."""
-
-    errors: list[str] = field(default_factory=list)
-
-
-def make_lsp_client(events: LspEvents) -> LanguageClient:
-    client = LanguageClient("graft-soak", "1")
-
-    @client.feature(t.WINDOW_SHOW_MESSAGE)
-    def show(params: t.ShowMessageParams) -> None:
-        if params.type == t.MessageType.Error:
-            events.errors.append(f"window/showMessage: {params.message}"[:300])
-
-    @client.feature(t.WINDOW_LOG_MESSAGE)
-    def log(params: t.LogMessageParams) -> None:
-        if params.type == t.MessageType.Error:
-            events.errors.append(f"window/logMessage: {params.message}"[:300])
-
-    @client.feature(t.WORKSPACE_APPLY_EDIT)
-    def apply_edit(params: t.ApplyWorkspaceEditParams) -> t.ApplyWorkspaceEditResult:
-        events.errors.append("the server asked to apply an edit nobody requested")
-        return t.ApplyWorkspaceEditResult(applied=False)
-
-    return client
-
-
-async def drain_stderr(stream: asyncio.StreamReader | None, log: Path) -> None:
-    """Copy the server's stderr into a file as it comes: an unread pipe would block it once full."""
-    if stream is None:
-        return
-    with log.open("wb") as sink:
-        while chunk := await stream.read(65536):
-            sink.write(chunk)
-            sink.flush()
-
-
-@dataclass
-class Buffer:
-    """The editor's copy of the document, changed the way the edits say (to check the server's)."""
-
-    lines: list[str]
-    version: int = 1
-
-    @property
-    def text(self) -> str:
-        return "".join(self.lines)
-
-
-def rename_targets(text: str) -> list[tuple[str, t.Position]]:
-    """Declarations of shop/pricing.py to rename: (name, position of the name)."""
-    found = []
-    for number, line in enumerate(text.splitlines()):
-        for prefix in ("def apply_discount", "def with_vat", "class PriceRule"):
-            if line.startswith(prefix):
-                name = prefix.split()[1]
-                found.append((name, t.Position(number, line.index(name))))
-    return found
-
-
-def change_at(buffer: Buffer, index: int, anchor_lines: tuple[int, int]) -> t.TextDocumentContentChangePartial:
-    """Change ``index`` (1-based): odd ones insert a comment line, even ones remove it again, so
-    after an even count the buffer equals the file on disk. The line alternates between the end
-    of the file and the middle; the comment has non-ASCII and astral characters (UTF-16 columns)."""
-    pair = (index - 1) // 2
-    line = anchor_lines[pair % 2]
-    if index % 2:
-        inserted = f"# soak édit 𝄞 {pair}\n"
-        buffer.lines.insert(line, inserted)
-        edit = t.TextDocumentContentChangePartial(range=t.Range(t.Position(line, 0), t.Position(line, 0)), text=inserted)
-    else:
-        del buffer.lines[line]
-        edit = t.TextDocumentContentChangePartial(range=t.Range(t.Position(line, 0), t.Position(line + 1, 0)), text="")
-    buffer.version += 1
-    return edit
-
-
-async def timed_rename(client: LanguageClient, uri: str, position: t.Position, new_name: str,
-                       timeout: float) -> tuple[float, t.WorkspaceEdit | None, str | None]:
-    """(seconds, the edit or None, the refusal's message or None)."""
-    start = time.perf_counter()
-    try:
-        with anyio.fail_after(timeout):
-            edit = await client.text_document_rename_async(t.RenameParams(t.TextDocumentIdentifier(uri), position, new_name))
-        return time.perf_counter() - start, edit, None
-    except TimeoutError:
-        raise
-    except Exception as error:  # noqa: BLE001 - the server's refusal arrives as a JSON-RPC error
-        return time.perf_counter() - start, None, str(error)
-
-
-def check_clean_rename(edit: t.WorkspaceEdit | None, refusal: str | None, uri: str, new_name: str) -> str | None:
-    """A rename with the buffer equal to the disk must give edits of this document to ``new_name``."""
-    if edit is None:
-        return f"rename to {new_name} on a clean buffer was refused: {refusal}"
-    ours = [change for change in edit.document_changes or [] if isinstance(change, t.TextDocumentEdit) and change.text_document.uri == uri]
-    texts = {getattr(e, "new_text", None) for change in ours for e in change.edits}
-    if not ours or texts != {new_name}:
-        return f"rename to {new_name}: edits of the document {sorted(map(str, texts))} (wanted only {new_name!r})"
-    return None
-
-
-async def run_lsp(args: argparse.Namespace, workdir: Path, hard_deadline: float) -> dict[str, Any]:
-    root = make_workspace(workdir / "lsp", 0)
-    path = root / "shop" / "pricing.py"
-    uri = path.as_uri()
-    disk = path.read_text()
-    events = LspEvents()
-    client = make_lsp_client(events)
-    planned_renames = 2 * (args.changes // args.rename_every)
-    tally = Tally(args.changes + planned_renames)
-    started = time.monotonic()
-    await client.start_io(str(GRAFT), "lsp", "--source", args.source, start_new_session=True)
-    # pygls keeps the process it started on a private attribute; its pid is what we measure and kill.
-    process: asyncio.subprocess.Process = client._server  # type: ignore[assignment]
-    _STARTED.add(process.pid)
-    memory = MemoryTrack(process.pid)
-    log = workdir / "lsp-server.log"
-    stderr_task = asyncio.create_task(drain_stderr(process.stderr, log))
-    sampler = asyncio.create_task(memory.sample_forever())
-    changes_sent = 0
-    try:
-        with anyio.fail_after(max(1.0, min(REQUEST_TIMEOUT, hard_deadline - time.monotonic()))):
-            init = await client.initialize_async(t.InitializeParams(
-                capabilities=t.ClientCapabilities(workspace=t.WorkspaceClientCapabilities(
-                    apply_edit=True, workspace_edit=t.WorkspaceEditClientCapabilities(document_changes=True))),
-                root_uri=root.as_uri()))
-        client.initialized(t.InitializedParams())
-        sync = init.capabilities.text_document_sync
-        kind = sync.change if isinstance(sync, t.TextDocumentSyncOptions) else sync
-        if kind != t.TextDocumentSyncKind.Incremental:
-            tally.error(f"the server does not take incremental changes (sync kind {kind}); changes are sent incrementally anyway")
-        client.text_document_did_open(t.DidOpenTextDocumentParams(t.TextDocumentItem(uri, "python", 1, disk)))
-        buffer = Buffer(disk.splitlines(keepends=True))
-        targets = rename_targets(disk)
-        middle = next(pos.line for name, pos in targets if name == "with_vat") - 1
-        anchors = (len(buffer.lines), middle)
-        block_start = time.perf_counter()
-        block_changes = 0
-        renames = 0
-        warm_after = max(1, int(args.changes * WARMUP_SHARE))
-        while changes_sent < args.changes and time.monotonic() < hard_deadline:
-            changes_sent += 1
-            block_changes += 1
-            change = change_at(buffer, changes_sent, anchors)
-            client.text_document_did_change(t.DidChangeTextDocumentParams(
-                t.VersionedTextDocumentIdentifier(uri=uri, version=buffer.version), [change]))
-            if changes_sent == warm_after:
-                # Notifications have no answer: a round trip (documentSymbol) makes sure the server
-                # has taken the warm-up's changes before its memory is read; its time is left out
-                # of the changes' block.
-                paused = time.perf_counter()
-                await client.text_document_document_symbol_async(t.DocumentSymbolParams(t.TextDocumentIdentifier(uri)))
-                memory.mark_warm()
-                block_start += time.perf_counter() - paused
-            # Half-way between two clean points, at an odd count: the inserted line is still there.
-            dirty_point = changes_sent % args.rename_every == (args.rename_every // 2) | 1
-            clean_point = changes_sent % args.rename_every == 0
-            if not (clean_point or dirty_point):
-                continue
-            renames += 1
-            name, position = targets[renames % len(targets)]
-            new_name = f"{name}_soak{renames}"
-            timeout = max(1.0, min(REQUEST_TIMEOUT, hard_deadline - time.monotonic()))
-            try:
-                seconds, edit, refusal = await timed_rename(client, uri, position, new_name, timeout)
-            except TimeoutError:
-                if time.monotonic() >= hard_deadline - 1:
-                    tally.interrupted += 1
-                    break
-                tally.error(f"rename {new_name} at change {changes_sent} timed out")
-                continue
-            # The changes before a rename were answered once the rename is: the server reads its
-            # input in order. Their per-change cost is the block's time over its changes.
-            block = time.perf_counter() - block_start
-            for _ in range(block_changes):
-                tally.record("didChange (amortised)", block / block_changes)
-            block_start, block_changes = time.perf_counter(), 0
-            if clean_point:
-                tally.record("rename (clean buffer)", seconds)
-                problem = check_clean_rename(edit, refusal, uri, new_name)
-            else:
-                tally.record("rename (dirty buffer)", seconds)
-                problem = None if refusal and "unsaved changes" in refusal else (
-                    f"rename to {new_name} at change {changes_sent} (buffer differs from disk) was not refused as "
-                    f"'unsaved changes': {refusal or 'an edit came back'}")
-            if problem:
-                tally.error(f"change {changes_sent}: {problem}"[:400])
-        if buffer.text != disk and changes_sent % 2 == 0:
-            tally.error("the benchmark's own buffer model drifted from the disk text (a benchmark bug)")
-        # Changes after the last rename (none with the defaults) are still counted.
-        if block_changes:
-            await client.text_document_document_symbol_async(t.DocumentSymbolParams(t.TextDocumentIdentifier(uri)))
-            block = time.perf_counter() - block_start
-            for _ in range(block_changes):
-                tally.record("didChange (amortised)", block / block_changes)
-        memory.mark_end()
-        with anyio.move_on_after(10):
-            await client.shutdown_async(None)
-            client.exit(None)
-    except Exception as error:  # noqa: BLE001 - a failure of the session is a measured error
-        tally.error(f"LSP session: {type(error).__name__}: {error}"[:400])
-        if memory.end_kib is None:
-            memory.mark_end()
-    finally:
-        sampler.cancel()
-        with anyio.move_on_after(10):
-            await client.stop()
-        _kill_group(process.pid)
-        with anyio.move_on_after(5):
-            await stderr_task
-        stderr_task.cancel()
-    for message in events.errors:
-        tally.error(message)
-    # pygls logs every request a handler refused with its traceback: the dirty-buffer renames'
-    # refusals are expected there; any other exception is an error.
-    logged = logged_exceptions(log)
-    expected = [line for line in logged if "has unsaved changes" in line]
-    for exception in logged:
-        if "has unsaved changes" not in exception:
-            tally.error(f"server log: {exception}")
-    return part_json("lsp", tally, memory, time.monotonic() - started,
-                     {"changes_sent": changes_sent, "changes_planned": args.changes, "source": args.source,
-                      "refusals_logged_by_the_server": len(expected), "stopped_by_deadline": changes_sent < args.changes})
-
-
-# -- report -----------------------------------------------------------------------------------
-
-
-def part_json(name: str, tally: Tally, memory: MemoryTrack, seconds: float, extra: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "part": name, "seconds": round(seconds, 1), "requests_planned": tally.planned, "requests_done": tally.done,
-        "interrupted_by_deadline": tally.interrupted, **extra,
-        "latency": tally.summary(), "errors": tally.errors, "error_samples": tally.error_samples,
-        "leak_probes": tally.leak_probes, "leaks": tally.leaks, "leak_samples": tally.leak_samples,
-        "memory": memory.to_json(),
-    }
 
 
 def verdict(parts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -930,7 +499,7 @@ def stop_on_signals() -> None:
 
     def stop(number: int) -> None:
         print(f"signal {number}: stopping", file=sys.stderr, flush=True)
-        _kill_everything_started()
+        kill_everything_started()
         if task is not None:
             task.cancel()
 
@@ -943,7 +512,7 @@ def start_watchdog(seconds: float) -> None:
     grace, kill the servers and leave without a report."""
     def expire() -> None:
         print(f"soak: still running {seconds:.0f} s after the start; killing the servers and exiting", file=sys.stderr, flush=True)
-        _kill_everything_started()
+        kill_everything_started()
         os._exit(3)
 
     timer = threading.Timer(seconds, expire)
@@ -971,7 +540,7 @@ async def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    atexit.register(_kill_everything_started)
+    atexit.register(kill_everything_started)
     start_watchdog(args.deadline + 120)
     workdir = Path(tempfile.mkdtemp(prefix="graft-soak-"))
     try:
@@ -980,7 +549,7 @@ def main(argv: list[str] | None = None) -> int:
         print("soak: interrupted; no report", file=sys.stderr)
         return 130
     finally:
-        _kill_everything_started()
+        kill_everything_started()
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
     if args.json:

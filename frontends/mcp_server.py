@@ -391,9 +391,9 @@ def build_server(engine: Engine) -> MCPServer:
 
     @server.tool(description="Create or overwrite a file. Refused if this client has not read it, or it changed since.")
     def write_file(path: str, content: str, overwrite_changed: bool = False, apply: bool = False, allow_dirty: ALLOW_DIRTY = False,
-                   ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+                   structured: STRUCTURED = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         return tools.call(lambda: _edit(tools.client(ctx).write_file(path, content, overwrite_changed=overwrite_changed, apply=apply,
-                                                                     options=_options(engine, allow_dirty))))
+                                                                     options=_options(engine, allow_dirty)), structured=structured))
 
     @server.tool(description=(
         "Edit a file: old_string (must match exactly once; CRLF and a pasted line gutter tolerated) → new_string; "
@@ -402,21 +402,23 @@ def build_server(engine: Engine) -> MCPServer:
     def edit_file(path: str, new_string: str, old_string: str | None = None, start_anchor: str | None = None,
                   end_anchor: str | None = None, start_line: int | None = None, end_line: int | None = None,
                   overwrite_changed: bool = False, apply: bool = False, allow_dirty: ALLOW_DIRTY = False,
-                  ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+                  structured: STRUCTURED = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         request = EditRequest(path, new_string, old_string, start_anchor, end_anchor, start_line, end_line, overwrite_changed)
-        return tools.call(lambda: _edit(tools.client(ctx).edit_file(request, apply=apply, options=_options(engine, allow_dirty))))
+        return tools.call(lambda: _edit(tools.client(ctx).edit_file(request, apply=apply, options=_options(engine, allow_dirty)),
+                                        structured=structured))
 
     @server.tool(description="Apply an LSP WorkspaceEdit (JSON object) atomically: all files or none.")
     def transaction_apply(edit: dict[str, Any], apply: bool = False, allow_dirty: ALLOW_DIRTY = False,
-                          ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+                          structured: STRUCTURED = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         from engine.edits.lsp_json import from_lsp
 
         return tools.call(lambda: _edit(tools.client(ctx).run_edit("transaction_apply", from_lsp(edit, engine.workspace), apply=apply,
-                                                                   options=_options(engine, allow_dirty))))
+                                                                   options=_options(engine, allow_dirty)), structured=structured))
 
     @server.tool(description="Undo the last transaction (or the one named).")
-    def undo_edit(transaction: str | None = None, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
-        return tools.call(lambda: _edit(tools.client(ctx).undo(transaction)))
+    def undo_edit(transaction: str | None = None, structured: STRUCTURED = False,
+                  ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+        return tools.call(lambda: _edit(tools.client(ctx).undo(transaction), structured=structured))
 
     @server.tool(description=("A folder's entries as `type size name`, down to max_depth levels (recursive: no limit), "
                               "ignored files left out as find_files leaves them; hidden ones only with show_hidden."))

@@ -116,6 +116,30 @@ def test_writes_need_a_fresh_read(project: Path) -> None:
     assert "def apply_discount_v2" in target.read_text()
 
 
+def test_the_file_tools_give_their_whole_outcome_as_data_when_asked(project: Path) -> None:
+    """edit_file, write_file and undo_edit take structured=true as the refactoring tools do: a
+    script gets the transaction to undo by id and the diff as data, not only in the text."""
+
+    async def steps(client: Client) -> Any:
+        await client.call_tool("read_file", {"path": "shop/pricing.py"})
+        dry = await client.call_tool("edit_file", {"path": "shop/pricing.py", "old_string": "def apply_discount",
+                                                   "new_string": "def apply_discount_v2", "structured": True})
+        done = await client.call_tool("edit_file", {"path": "shop/pricing.py", "old_string": "def apply_discount",
+                                                    "new_string": "def apply_discount_v2", "apply": True, "structured": True})
+        transaction = done.structured_content.get("transaction")
+        undone = await client.call_tool("undo_edit", {"transaction": transaction, "structured": True})
+        await client.call_tool("read_file", {"path": "shop/util.py"})
+        written = await client.call_tool("write_file", {"path": "shop/util.py", "content": "X = 1\n", "structured": True})
+        return dry, done, undone, written
+
+    dry, done, undone, written = session(project, steps)
+    assert not dry.is_error and "+def apply_discount_v2" in dry.structured_content["diff"]
+    assert done.structured_content["applied"] is True and done.structured_content["transaction"]
+    assert undone.structured_content["applied"] is True and undone.structured_content["files"]
+    assert "def apply_discount_v2" not in (project / "shop" / "pricing.py").read_text()
+    assert written.structured_content["applied"] is False and "+X = 1" in written.structured_content["diff"]
+
+
 def test_edit_file_refuses_an_ambiguous_old_string_and_changes_nothing(project: Path) -> None:
     before = (project / "shop" / "pricing.py").read_bytes()
 
