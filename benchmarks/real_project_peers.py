@@ -75,9 +75,9 @@ def _apply_lsp_edit(edit: dict[str, object]) -> None:
     from urllib.parse import unquote, urlparse
 
     per_file: dict[str, list[dict[str, object]]] = {}
-    for uri, edits in (edit.get("changes") or {}).items():  # type: ignore[union-attr]
+    for uri, edits in (edit.get("changes") or {}).items():  # type: ignore[union-attr,attr-defined]
         per_file.setdefault(uri, []).extend(edits)
-    for change in edit.get("documentChanges") or []:  # type: ignore[union-attr]
+    for change in edit.get("documentChanges") or []:  # type: ignore[union-attr,attr-defined]
         if isinstance(change, dict) and "edits" in change:
             per_file.setdefault(change["textDocument"]["uri"], []).extend(change["edits"])
     for uri, edits in per_file.items():
