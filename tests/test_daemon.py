@@ -387,6 +387,11 @@ def test_a_call_waiting_is_answered_before_the_daemons_own_work(project: Path) -
     The second call is connected before the first is read, so it is queued whatever the timing."""
     assert graft("daemon", "start", cwd=project).returncode == 0
     argv = ["--source", "ast", "find", "shop/util.py:round_cents"]
+    # A first call imports the engine, whose memory may count as a heavy call's (a round at once):
+    # counted from after its round.
+    assert graft(*argv, cwd=project).returncode == 0
+    _wait_for(lambda: (daemon_client.status(project) or {})["housekeeping"]["calls_since"] == 0)
+    rounds = (daemon_client.status(project) or {})["housekeeping"]["rounds"]
     call = daemon_client.Call(argv, str(project), dict(os.environ), False, False, None)
     first, second = daemon_client.connect(project), daemon_client.connect(project)
     try:
@@ -399,5 +404,5 @@ def test_a_call_waiting_is_answered_before_the_daemons_own_work(project: Path) -
     assert all(messages[-1] == {"exit": 0} for messages in answers), answers
     housekeeping = (daemon_client.status(project) or {})["housekeeping"]
     # Asked within the grace, the work is still owed for both calls; later, one round did it.
-    assert housekeeping in ({"rounds": 0, "calls_since": 2}, {"rounds": 1, "calls_since": 0}), housekeeping
-    _wait_for(lambda: (daemon_client.status(project) or {})["housekeeping"] == {"rounds": 1, "calls_since": 0})
+    assert housekeeping in ({"rounds": rounds, "calls_since": 2}, {"rounds": rounds + 1, "calls_since": 0}), housekeeping
+    _wait_for(lambda: (daemon_client.status(project) or {})["housekeeping"] == {"rounds": rounds + 1, "calls_since": 0})
