@@ -68,6 +68,8 @@ def test_whole_identifier_swaps_skip_the_parse(text: str, edit: TextEdit, langua
         ("x = total\n", swap(0, 4, 9, "a b"), "python", "not an identifier"),
         ("x = total\ny = 1\n", TextEdit(Range(Position(0, 4), Position(1, 1)), "z"), "python", "spans lines"),
         ("let c = 'a';\n", swap(0, 9, 10, "bc"), "rust", "a character literal"),
+        ("x = 1\nvalue = 2\n", swap(0, 6, 11, "other"), "python", "past the line's end: applied, an insertion after 1"),
+        ("x = 1", swap(0, 5, 8, "abc"), "python", "past the end of the text"),
         ("a = total\n", swap(0, 4, 9, "amount"), "ruby", "a language without a keyword list"),
     ],
 )
@@ -209,6 +211,30 @@ def test_lines_changed_in_place_are_the_lines_that_differ(lines: list[str], data
     assert len(before_lines) == len(after_lines)
     assert changed == {number: new for number, (old, new) in enumerate(zip(before_lines, after_lines)) if old != new}
     assert len(changed) >= _counts([line.encode() for line in before_lines], [line.encode() for line in after_lines])[0]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.text(alphabet="ab é", max_size=6), min_size=1, max_size=8), st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=8, max_size=8),
+       st.booleans(), st.data())
+def test_a_text_rebuilt_from_its_changed_lines_is_the_edited_text(
+    lines: list[str], breaks: list[str], final_break: bool, data: st.DataObject,
+) -> None:
+    """The preview's after-text of an edit within lines (engine.edits.materialize) comes from its
+    changed lines: each line's own break kept, columns past a line's end stopping there."""
+    from engine.edits.text import apply_text_edits, changed_lines_in_place, with_changed_lines
+
+    text = "".join(line + brk for line, brk in zip(lines, breaks))
+    text = text if final_break else text.rstrip("\r\n")
+    edits: list[TextEdit] = []
+    for number, line in enumerate(lines):
+        if data.draw(st.booleans()):
+            start = data.draw(st.integers(0, len(line) + 2))
+            end = data.draw(st.integers(start, len(line) + 3))
+            edits.append(swap(number, start, end, data.draw(st.text(alphabet="xyé", max_size=3))))
+    starts = line_starts(text)
+    changed = changed_lines_in_place(text, starts, tuple(edits))
+    if changed is not None:
+        assert with_changed_lines(text, starts, changed) == apply_text_edits(text, tuple(edits), "\n", starts)
 
 
 def test_line_starts_are_shared_by_content_and_dropped_least_recent_first(tmp_path: Path) -> None:

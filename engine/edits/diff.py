@@ -141,7 +141,7 @@ def _grouped(codes: list[Opcode], context: int = 3) -> Iterator[list[Opcode]]:
 
 
 def unified_diff(states: list[FileState], *, colour: bool = False) -> str:
-    chunks = []
+    chunks: list[str] = []
     for state in states:
         if not state.changed:
             continue
@@ -153,8 +153,7 @@ def unified_diff(states: list[FileState], *, colour: bool = False) -> str:
         else:
             before, after = _lines(state.before), _lines(state.after)
             lines = _unified(before, after, old, new, _opcodes(before, after))
-        for line in lines:
-            chunks.append(_paint(line) if colour else line)
+        chunks.extend(map(_paint, lines) if colour else lines)
     return "\n".join(chunks)
 
 
@@ -207,33 +206,43 @@ class _InPlaceBefore:
         self._lines = lines
 
     def __getitem__(self, span: slice) -> list[str]:
-        return [line_content(self._lines.text, self._lines.starts, number) for number in range(span.start, span.stop)]
+        # One slice split at once: the text holds no break splitlines knows beyond \n, \r\n
+        # and \r (_diffable_in_place), so its lines are the LSP lines.
+        starts, text = self._lines.starts, self._lines.text
+        if span.start >= span.stop:
+            return []
+        return text[starts[span.start]:starts[span.stop] if span.stop < len(starts) else len(text)].splitlines()
 
 
 class _InPlaceAfter(_InPlaceBefore):
     def __getitem__(self, span: slice) -> list[str]:
+        lines = super().__getitem__(span)
         changed = self._lines.changed
-        return [changed[number] if number in changed else line_content(self._lines.text, self._lines.starts, number)
-                for number in range(span.start, span.stop)]
+        for number in range(span.start, span.stop):
+            if number in changed:
+                lines[number - span.start] = changed[number]
+        return lines
 
 
 class _Lines(Protocol):
     def __getitem__(self, span: slice, /) -> list[str]: ...
 
 
-def _unified(before: _Lines, after: _Lines, old: str, new: str, codes: list[Opcode]) -> Iterator[str]:
-    """``difflib.unified_diff(before, after, old, new, lineterm="")``'s lines, from their opcodes."""
-    for number, group in enumerate(_grouped(codes)):
-        if number == 0:
-            yield f"--- {old}"
-            yield f"+++ {new}"
-        yield f"@@ -{_range(group[0][1], group[-1][2])} +{_range(group[0][3], group[-1][4])} @@"
+def _unified(before: _Lines, after: _Lines, old: str, new: str, codes: list[Opcode]) -> list[str]:
+    """``difflib.unified_diff(before, after, old, new, lineterm="")``'s lines, from their opcodes.
+    A list built by comprehensions, not a generator: a rename's diff has thousands of lines."""
+    lines: list[str] = []
+    for group in _grouped(codes):
+        if not lines:
+            lines += (f"--- {old}", f"+++ {new}")
+        lines.append(f"@@ -{_range(group[0][1], group[-1][2])} +{_range(group[0][3], group[-1][4])} @@")
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
-                yield from (" " + line for line in before[i1:i2])
+                lines += [" " + line for line in before[i1:i2]]
                 continue
-            yield from ("-" + line for line in before[i1:i2])
-            yield from ("+" + line for line in after[j1:j2])
+            lines += ["-" + line for line in before[i1:i2]]
+            lines += ["+" + line for line in after[j1:j2]]
+    return lines
 
 
 def _range(start: int, stop: int) -> str:

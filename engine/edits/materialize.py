@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from engine.edits.model import CreateFile, DeleteFile, FileChange, Operation, RenameFile, WorkspaceEdit, paths_of
-from engine.edits.text import apply_text_edits, changed_lines_in_place
+from engine.edits.text import apply_text_edits, changed_lines_in_place, with_changed_lines
 from engine.errors import Refused, UnreadableFile
 from engine.read_memo import RememberedReads
 from engine.workspace import SourceFile, Workspace, decode_source, read_bytes
@@ -151,7 +151,10 @@ def materialize(
                 hashes[operation.path] = source.sha256  # of the bytes read from disk, unchanged so far
             if decoded is not None and operation.path not in decoded:
                 decoded[operation.path] = (source.text, starts)
-            text = apply_text_edits(source.text, operation.edits, source.newline, starts)
+            # Known only for a file whose one change is this one.
+            changed = changed_lines_in_place(source.text, starts, operation.edits) if operation.path not in in_place else None
+            text = (with_changed_lines(source.text, starts, changed) if changed is not None
+                    else apply_text_edits(source.text, operation.edits, source.newline, starts))
             try:
                 current[operation.path] = source.encode(text)
             except UnicodeEncodeError as error:
@@ -159,8 +162,6 @@ def materialize(
                     f"{operation.path} is written in {source.encoding}, which cannot hold {error.object[error.start:error.end]!r} "
                     "that the edit would put in it; nothing was changed"
                 ) from None
-            # Known only for a file whose one change is this one.
-            changed = changed_lines_in_place(source.text, starts, operation.edits) if operation.path not in in_place else None
             in_place[operation.path] = (
                 InPlaceLines(source.text, starts, changed, source.encoding == "utf-8" and not source.has_bom)
                 if changed is not None else None

@@ -21,7 +21,7 @@ from typing import Any, Iterable
 
 from engine.edits.model import FileChange, Operation, paths_of
 from engine.edits.materialize import FileState
-from engine.edits.text import line_starts, offset_of
+from engine.edits.text import line_starts
 from engine.extract.treesitter import TreeSitterExtractor
 from engine.languages import language_of, profile
 from engine.answers import TextEdit
@@ -105,12 +105,22 @@ def swaps_identifiers_only(text: str, edits: tuple[TextEdit, ...], language: str
     reserved = kind.keywords | kind.contextual_keywords
     word_characters = "$" if name.match("$") else ""
     starts = starts if starts is not None else line_starts(text)
+    new_names_checked: set[str] = set()  # a rename brings one new name, at every edit
     for edit in edits:
-        if edit.range.start.line != edit.range.end.line:
+        line = edit.range.start.line
+        if line != edit.range.end.line or line >= len(starts):
             return False
-        start, end = offset_of(text, starts, edit.range.start), offset_of(text, starts, edit.range.end)
+        # Offsets without clamping at the line's end (offset_of's): a column past it takes the
+        # break into the old text, which is then no identifier, and the file is parsed.
+        start, end = starts[line] + edit.range.start.column, starts[line] + edit.range.end.column
+        if end > (starts[line + 1] if line + 1 < len(starts) else len(text)):
+            return False  # past the line (which offset_of would clamp to an insertion at its end)
         old = text[start:end]
-        if not name.fullmatch(old) or not name.fullmatch(edit.new_text) or old in reserved or edit.new_text in reserved:
+        if edit.new_text not in new_names_checked:
+            if not name.fullmatch(edit.new_text) or edit.new_text in reserved:
+                return False
+            new_names_checked.add(edit.new_text)
+        if not name.fullmatch(old) or old in reserved:
             return False
         before = text[start - 1] if start > 0 else ""
         after = text[end] if end < len(text) else ""

@@ -23,6 +23,7 @@ import networkx as nx
 
 from engine.graph.edges import SharedEdges
 from engine.graph.facts import FileFacts, ImportFact, SymbolFact
+from engine.graph.receivers import CallFact
 from engine.graph.modules import ModuleIndex
 from engine.graph.python_names import PythonNames, Target, file_node, symbol_node
 from engine.languages import ImportStyle, profile
@@ -217,6 +218,7 @@ class ProjectGraph(PythonNames):
         state["_bindings"], state["_resolved_imports"], state["_members"] = {}, {}, {}
         state["_in_progress"], state["_met_loop"], state["_overload_index"] = set(), False, {}
         state["_hierarchy"] = {}
+        state.pop("_lines", None)
         return state
 
     def _forget_resolutions(self) -> None:
@@ -267,8 +269,8 @@ class ProjectGraph(PythonNames):
             return None  # names resolve by Python's scoping rules only
         bindings = self._python_bindings(path)
         # A method call on the line says, with its receiver, which class's method the name is.
-        for call in self.facts[path].calls:
-            if call.line == line and call.callee == expression and call.receiver is not None:
+        for call in self._lines_of(path).calls.get(line, ()):
+            if call.callee == expression and call.receiver is not None:
                 return self._resolve_call(path, call, bindings)
         if expression.startswith("?"):
             return None
@@ -324,11 +326,39 @@ class ProjectGraph(PythonNames):
         return max(inside, key=lambda s: (s.line, -s.end_line)) if inside else None
 
     def _innermost_code(self, path: str, line: int) -> str | None:
-        inside = [
-            s for s in self.facts[path].symbols
-            if s.line <= line <= s.end_line and s.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CONSTRUCTOR)
-        ]
+        inside = [s for s in self._lines_of(path).code if s.line <= line <= s.end_line]
         return max(inside, key=lambda s: s.line).name_path if inside else None
+
+    def _lines_of(self, path: str) -> _LinesOfFile:
+        """The file's calls by line and its functions, for the current facts of the file: a
+        rename resolves hundreds of names, each on a line of a file with thousands of calls."""
+        facts = self.facts[path]
+        # Made on first use (a snapshot read back has none) and never written to a snapshot.
+        known: dict[str, _LinesOfFile] = self.__dict__.setdefault("_lines", {})
+        found = known.get(path)
+        if found is None or found.facts is not facts:
+            if len(known) >= _MOST_FILES_BY_LINE:
+                known.clear()
+            found = known[path] = _LinesOfFile(facts)
+        return found
+
+
+_MOST_FILES_BY_LINE = 512
+"""Files whose lines are kept (:meth:`ProjectGraph._lines_of`): about what a wide rename touches."""
+_CODE_KINDS = (SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CONSTRUCTOR)
+
+
+class _LinesOfFile:
+    """A file's calls by line, and the symbols that hold code (a name's scope), of one version of its facts."""
+
+    __slots__ = ("facts", "calls", "code")
+
+    def __init__(self, facts: FileFacts) -> None:
+        self.facts = facts
+        self.calls: dict[int, list[CallFact]] = {}
+        for call in facts.calls:
+            self.calls.setdefault(call.line, []).append(call)
+        self.code = [s for s in facts.symbols if s.kind in _CODE_KINDS]
 
 
 def _interface(facts: FileFacts) -> tuple[object, ...]:

@@ -169,8 +169,10 @@ def _repr_names_the_class(corpus: Corpus, defining_file: str, old: str) -> bool:
     """Whether ``old`` is a top-level class of the defining file whose ``__repr__`` (its own, or a
     base's in the same file) prints the class's own name (``self.__class__.__name__``)."""
     try:
-        tree = ast.parse(corpus.source(defining_file).text)
-    except (SyntaxError, ValueError, GraftError):
+        tree = parse_python(corpus.source(defining_file).text)
+    except GraftError:
+        return False
+    if tree is None:
         return False
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     pending, seen = [old], set()

@@ -233,15 +233,15 @@ def _covered(targets: list[RenameTarget]) -> list[str]:
 def merge(edits: list[WorkspaceEdit]) -> WorkspaceEdit:
     """Several renames as one edit: the same change twice is kept once; two different changes
     of the same text are a conflict, refused when the merged edit is built."""
-    per_file: dict[str, list[TextEdit]] = {}
+    per_file: dict[str, dict[TextEdit, None]] = {}  # ordered, and each edit looked up by hash
     hashes: dict[str, str | None] = {}
     for edit in edits:
         for operation in edit.operations:
             if not isinstance(operation, FileChange):
                 continue
-            known = per_file.setdefault(operation.path, [])
+            known = per_file.setdefault(operation.path, {})
             hashes.setdefault(operation.path, operation.expected_sha256)
-            known.extend(e for e in operation.edits if e not in known)
+            known.update(dict.fromkeys(operation.edits))
     return WorkspaceEdit(tuple(FileChange(path, tuple(found), hashes[path]) for path, found in per_file.items()))
 
 

@@ -130,6 +130,9 @@ class UnknownField(UsageError):
     code = "unknown_field"
 
 
+_FIELDS: dict[type, tuple[FieldInfo, ...]] = {}
+
+
 @dataclass(frozen=True)
 class RefactorOperation:
     """Base of every operation. Subclasses are frozen dataclasses with :func:`param` fields and
@@ -175,6 +178,15 @@ class RefactorOperation:
 
     @classmethod
     def fields(cls) -> list[FieldInfo]:
+        # Worked out once per class: typing.get_type_hints evaluates every annotation, and each
+        # call through a warm daemon asks three times (a few ms of every call).
+        known = _FIELDS.get(cls)
+        if known is None:
+            known = _FIELDS[cls] = tuple(cls._declared_fields())
+        return list(known)
+
+    @classmethod
+    def _declared_fields(cls) -> list[FieldInfo]:
         hints = typing.get_type_hints(cls)
         found = []
         for declared in dataclasses.fields(cls):
