@@ -285,3 +285,22 @@ def test_the_lines_holding_offsets_are_those_line_starts_give(pieces: list[str])
 def test_an_example_line_is_found_as_its_regular_expression_finds_it(pieces: list[str]) -> None:
     text = "".join(pieces)
     assert _has_example_line(text) == (_EXAMPLE.search(text) is not None), repr(text)
+
+
+def test_recent_python_trees_are_kept_by_text_within_their_budget() -> None:
+    """parse_python keeps the last few trees by their text (a rename's passes parse its defining
+    module several times per call): the same text gives the same tree, another text its own,
+    and what is kept stays within the character budget (a daemon's memory is held to one)."""
+    from engine.refactor import pytrees
+
+    first = pytrees.parse_python("def f():\n    return 1\n")
+    assert first is not None and pytrees.parse_python("def f():\n    return 1\n") is first
+    assert pytrees.parse_python("def f():\n    return 2\n") is not first
+    assert pytrees.parse_python("def (:\n") is None  # a text that does not parse: None, kept as such too
+    large = "x = 1\n" * (pytrees._RECENT_CHARACTERS // 6 + 1)
+    assert pytrees.parse_python(large) is not pytrees.parse_python(large)  # over the budget: never kept
+    for number in range(pytrees._RECENT_TREES + 3):
+        pytrees.parse_python(f"y = {number}\n")
+    assert len(pytrees._recent) <= pytrees._RECENT_TREES
+    assert sum(map(len, pytrees._recent)) <= pytrees._RECENT_CHARACTERS
+    assert pytrees.parse_python("def f():\n    return 1\n") is not first  # pushed out by the newer ones

@@ -531,3 +531,28 @@ def test_a_cold_index_leaves_every_file_s_facts_in_the_cache(sample_copy: Path, 
     again.close()
     assert cold.extracted == cold.files > 0
     assert stats.extracted == 0 and stats.cache_hits == cold.files
+
+
+def test_a_call_resolved_again_after_its_file_changed_follows_the_new_receiver(tmp_path: Path) -> None:
+    """A file's calls are looked up by line from an index built per version of its facts
+    (ProjectGraph._lines_of): a long-lived graph that re-read the file answers from the new
+    calls, never from the index of the old ones. The kept indexes are not written to a snapshot."""
+    import pickle
+
+    use = "from pkg.shapes import Circle, Square\n\n\ndef total():\n    return {}().area()\n"
+    root = make_project(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/shapes.py": "class Square:\n    def area(self):\n        return 1\n\n\nclass Circle:\n    def area(self):\n        return 2\n",
+        "pkg/use.py": use.format("Square"),
+    })
+    index = index_of(root)
+    index.load()
+    graph = index.graph
+    assert graph.resolve_expression("pkg/use.py", "?.area", 5) == "s:pkg/shapes.py:Square/area"
+    assert "_lines" not in graph.__getstate__()
+    (root / "pkg/use.py").write_text(use.format("Circle"), encoding="utf-8")
+    assert index.catch_up()[0] == ["pkg/use.py"]
+    assert graph.resolve_expression("pkg/use.py", "?.area", 5) == "s:pkg/shapes.py:Circle/area"
+    copy = pickle.loads(pickle.dumps(graph))  # a snapshot read back: its indexes are made again on use
+    assert copy.resolve_expression("pkg/use.py", "?.area", 5) == "s:pkg/shapes.py:Circle/area"
+    index.close()
