@@ -3,10 +3,17 @@ whatever chunks the socket cuts them into, and a message cut short ends the stre
 
 from __future__ import annotations
 
+import os
+import shutil
 import socket
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 from frontends.cli import daemon_client
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _read_back(data: bytes, piece: int) -> list[dict[str, object]]:
@@ -40,3 +47,29 @@ def test_a_message_cut_short_ends_the_stream_after_the_whole_ones() -> None:
     whole = daemon_client.frame({"out": "kept"})
     cut = daemon_client.frame({"out": "lost" * 100})[:50]
     assert _read_back(whole + cut, 7) == [{"out": "kept"}]
+
+
+def test_the_code_fingerprint_changes_with_any_source_file_and_only_with_source_files(tmp_path: Path) -> None:
+    """What the client compares with the daemon's: a copy of the packages has its own, and an
+    edit of a module deep in a package (same size, another mtime) or a new module changes it; a
+    compiled file in __pycache__ does not."""
+    copy = tmp_path / "install"
+    for package in ("engine", "frontends", "lsp_pool", "process_tools"):
+        shutil.copytree(REPO / package, copy / package, ignore=shutil.ignore_patterns("__pycache__"))
+
+    def fingerprint() -> str:
+        said = subprocess.run([sys.executable, "-c", "from frontends.cli.daemon_client import code_fingerprint as f; print(f())"],
+                              env={**os.environ, "PYTHONPATH": str(copy)}, cwd=tmp_path, capture_output=True, text=True, check=True)
+        return said.stdout.strip()
+
+    first = fingerprint()
+    assert first == fingerprint() and first != daemon_client.code_fingerprint()
+    (copy / "engine" / "graph" / "__pycache__").mkdir(exist_ok=True)
+    (copy / "engine" / "graph" / "__pycache__" / "build.cpython-311.pyc").write_bytes(b"compiled")
+    assert fingerprint() == first
+    deep = copy / "engine" / "graph" / "build.py"
+    os.utime(deep, ns=(deep.stat().st_atime_ns, deep.stat().st_mtime_ns + 1_000_000))
+    edited = fingerprint()
+    assert edited != first
+    (copy / "lsp_pool" / "launchers" / "added.py").write_text("x = 1\n")
+    assert fingerprint() not in (first, edited)
