@@ -555,4 +555,6 @@ def test_a_call_resolved_again_after_its_file_changed_follows_the_new_receiver(t
     assert graph.resolve_expression("pkg/use.py", "?.area", 5) == "s:pkg/shapes.py:Circle/area"
     copy = pickle.loads(pickle.dumps(graph))  # a snapshot read back: its indexes are made again on use
     assert copy.resolve_expression("pkg/use.py", "?.area", 5) == "s:pkg/shapes.py:Circle/area"
+    copy.release()  # a released graph keeps no file's facts through its indexes
+    assert "_lines" not in copy.__dict__
     index.close()

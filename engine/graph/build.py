@@ -226,6 +226,8 @@ class ProjectGraph(PythonNames):
         self._resolved_imports.clear()
         self._members.clear()
         self._hierarchy.clear()
+        # Each file's index holds that file's facts: a released graph must not keep them (see release).
+        self.__dict__.pop("_lines", None)
 
     def _python_import_edges(self, path: str, bindings: dict[str, Target]) -> None:
         """A file imports the module it names, and each symbol it takes from it (at its definition)."""
