@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Generic, Iterator, Protocol, TypeVar
+from typing import TYPE_CHECKING, Callable, Collection, Generic, Iterator, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from engine.extract import FileSymbols
@@ -131,8 +131,10 @@ class LanguageServices(Protocol):
         question is dropped and TimeoutError raised (a caller's budget bounds every wait in it)."""
         ...
 
-    def files_changed(self, paths: list[str]) -> None:
-        """Tell running servers that these workspace files were rewritten (didChange / watched files)."""
+    def files_changed(self, paths: list[str], rewritten: Collection[str] = ()) -> None:
+        """Tell running servers that these workspace files were written, created or deleted
+        (didChange / watched files). ``rewritten``: those of them known to have existed before
+        (edited in place); the others may be new to the server's program."""
         ...
 
     def status(self) -> list[ServerStatus]:

@@ -6,7 +6,7 @@ import asyncio
 import functools
 import os
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Collection
 
 from engine.errors import ServiceUnavailable
 from engine.extract import FileSymbols
@@ -117,16 +117,17 @@ class PoolServices:
         path = self.workspace.root / source.path
         return self.api.call(lambda api: api.diagnostics(path, when_ready=when_ready, recheck=recheck), timeout)
 
-    def files_changed(self, paths: list[str]) -> None:
+    def files_changed(self, paths: list[str], rewritten: Collection[str] = ()) -> None:
         if self._api is None:
             return  # no server was started, so none has a stale view
         pool = self._api.pool
-        absolute = [self.workspace.root / p for p in paths]
+        in_place = set(rewritten)
+        absolute = [(self.workspace.root / p, p in in_place) for p in paths]
 
         async def notify() -> None:
             for server in pool.running():
-                for path in absolute:
-                    server.documents.changed_by_us(path)
+                for path, existed in absolute:
+                    server.documents.changed_by_us(path, existed=existed)
 
         self._api.run(notify)
 

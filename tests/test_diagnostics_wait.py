@@ -62,7 +62,7 @@ class SilentForOneFile:
             raise TimeoutError
         return Answered([], "fake-server", True)
 
-    def files_changed(self, paths: list[str]) -> None:
+    def files_changed(self, paths: list[str], rewritten: object = ()) -> None:
         pass
 
 
@@ -83,3 +83,36 @@ def test_a_file_the_server_never_answers_is_left_out_within_the_budget(tmp_path:
     assert elapsed < 8, elapsed  # about the 1 s budget, never the server's silence
     assert not outcome.diagnostics_complete and "b.py" in outcome.diagnostics_note
     assert all(timeout is not None and timeout <= 1.0 for _path, timeout in server.asked)
+
+
+class Recording:
+    """A server that answers at once and records what it is told about the files written."""
+
+    def __init__(self) -> None:
+        self.told: list[tuple[list[str], set[str]]] = []
+
+    def diagnostics(self, source: SourceFile, *, when_ready: bool = False, recheck: bool = False,
+                    timeout: float | None = None) -> Answered[list[Diagnostic]]:
+        return Answered([], "fake-server", True)
+
+    def files_changed(self, paths: list[str], rewritten: object = ()) -> None:
+        self.told.append((list(paths), set(rewritten)))  # type: ignore[call-overload]
+
+
+def test_the_servers_are_told_which_written_files_existed_before_on_apply_and_undo(tmp_path: Path) -> None:
+    """Rewritten files are told as such, created ones not: basedpyright rebuilds its whole program
+    for a file it takes for new (lsp_pool/documents.py)."""
+    from engine.edits.model import CreateFile
+
+    (tmp_path / "a.py").write_text("VALUE = 1\n")
+    workspace = Workspace(tmp_path)
+    server = Recording()
+    session = EditSession(workspace, Transactions(workspace), server, None)  # type: ignore[arg-type]
+    data = (tmp_path / "a.py").read_bytes()
+    edit = WorkspaceEdit((FileChange("a.py", (TextEdit(Range(Position(0, 0), Position(0, 5)), "TOTAL"),),
+                                     hashlib.sha256(data).hexdigest()), CreateFile("b.py", "NEW = 2\n")))
+    outcome = session.apply(edit)
+    assert server.told == [(["a.py", "b.py"], {"a.py"})]
+    session.undo(outcome.transaction)
+    assert not (tmp_path / "b.py").exists()
+    assert server.told[-1] == (["a.py", "b.py"], {"a.py"})  # b.py deleted by the undo: not rewritten either

@@ -113,10 +113,12 @@ class EditSession:
         renamed = _renamed_names(edit, self.workspace) if before else {}
         comparison = _Comparison()
         written: list[str] = []
+        rewritten: list[str] = []  # edited in place: existing files, for the servers' sake
 
         def settle(files: list[FileSummary]) -> None:
             written.extend(f.path for f in files)
-            self._after_write(written)
+            rewritten.extend(f.path for f in files if f.status == "modified")
+            self._after_write(written, rewritten)
             self._compare(before, files, renamed, budget, comparison)
             if comparison.new and options.fail_on_new_errors:
                 listing = "\n  ".join(f"{d.file}:{d.range.start.line + 1}: {d.message}" for d in comparison.new)
@@ -133,7 +135,7 @@ class EditSession:
         try:
             applied = self.transactions.apply(edit, _apply_options(options), settle=settle if conditional else None)
         except (NewErrors, VerifyFailed):
-            self._after_write(written)  # the journal put the old files back: the servers and the graph see them again
+            self._after_write(written, rewritten)  # the journal put the old files back: the servers and the graph see them again
             raise
         if not conditional:
             settle(applied.files)  # informational only: the transaction is committed already
@@ -194,15 +196,15 @@ class EditSession:
 
     def undo(self, transaction: str | None = None) -> EditOutcome:
         undone = self.transactions.undo(transaction)
-        self._after_write([f.path for f in undone.files])
+        self._after_write([f.path for f in undone.files], [f.path for f in undone.files if f.status == "modified"])
         return undone
 
     def _undo(self, applied: EditOutcome) -> None:
         self.undo(applied.transaction)
 
-    def _after_write(self, paths: list[str]) -> None:
+    def _after_write(self, paths: list[str], rewritten: list[str] | None = None) -> None:
         if self.services is not None:
-            self.services.files_changed(paths)
+            self.services.files_changed(paths, rewritten or ())
         if self.files_edited is not None:
             self.files_edited(paths)
 
