@@ -3,13 +3,16 @@
     python -m tests.apply_worker ROOT N exit-at STEP   # os._exit(9) right after STEP
     python -m tests.apply_worker ROOT N exit-at STEP copies  # the same, before-images copied, not linked
     python -m tests.apply_worker ROOT N on-signal      # print "ready", wait for a line, apply
+    python -m tests.apply_worker ROOT N fork-kill      # per line DELAY: apply in a child, SIGKILL it after DELAY s
     python -m tests.apply_worker ROOT N race LABEL     # plan, wait for a line, apply; print the outcome
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import time
 from pathlib import Path
 
 from engine.edits.apply import Transactions
@@ -58,6 +61,27 @@ def main() -> None:
         sys.stdin.readline()
         Transactions(workspace).apply(edit)
         print("done", flush=True)
+    elif mode == "fork-kill":
+        # One interpreter for many crashes: starting one per kill spent most of the test's time
+        # importing. Each apply runs in a forked child, killed by this parent, which has not
+        # reaped it yet (so the pid cannot be someone else's). A negative delay: no kill.
+        for line in sys.stdin:
+            delay = float(line)
+            edit = whole_file_edit(root, count)  # the files as the test left them
+            started = time.monotonic()
+            child = os.fork()
+            if child == 0:
+                code = 1
+                try:
+                    Transactions(workspace).apply(edit)
+                    code = 0
+                finally:
+                    os._exit(code)
+            if delay >= 0:
+                time.sleep(delay)
+                os.kill(child, signal.SIGKILL)
+            _pid, status = os.waitpid(child, 0)
+            print(f"{time.monotonic() - started:.6f} {status}", flush=True)
     elif mode == "race":
         edit = whole_file_edit(root, count, sys.argv[4])
         print("ready", flush=True)

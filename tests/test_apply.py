@@ -116,20 +116,19 @@ def test_kill_9_at_random_moments_200_times(tmp_path: Path) -> None:
     root.mkdir()
     make_files(root, 200)
 
-    def start() -> subprocess.Popen[str]:
-        worker = subprocess.Popen([sys.executable, "-m", "tests.apply_worker", str(root), "200", "on-signal"],
-                                  cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        assert worker.stdout.readline().strip() == "ready"  # type: ignore[union-attr]
-        worker.stdin.write("go\n")  # type: ignore[union-attr]
+    # Each apply runs in a child forked from one worker, which kills it after the delay given.
+    worker = subprocess.Popen([sys.executable, "-m", "tests.apply_worker", str(root), "200", "fork-kill"],
+                              cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def apply_killed_after(delay: float) -> tuple[float, int]:
+        worker.stdin.write(f"{delay}\n")  # type: ignore[union-attr]
         worker.stdin.flush()  # type: ignore[union-attr]
-        return worker
+        seconds, status = worker.stdout.readline().split()  # type: ignore[union-attr]
+        return float(seconds), int(status)
 
     # Calibrate on this machine: kills must land before, during and after the apply.
-    calibration = start()
-    began = time.monotonic()
-    assert calibration.stdout.readline().strip() == "done"  # type: ignore[union-attr]
-    apply_seconds = time.monotonic() - began
-    calibration.wait()
+    apply_seconds, status = apply_killed_after(-1)
+    assert status == 0 and all_old_or_all_new(root, 200) == "new"
     make_files(root, 200)
     window = apply_seconds * 1.3
     started = time.monotonic()
@@ -140,15 +139,14 @@ def test_kill_9_at_random_moments_200_times(tmp_path: Path) -> None:
             # A loaded machine's applies speed up and slow down: a window that has not yet given
             # both outcomes is widened (only "old": kills land too early) or narrowed (only "new").
             window = window * 2 if outcomes["new"] == 0 else window / 2 if outcomes["old"] == 0 else window
-        worker = start()
-        time.sleep(rng.uniform(0, window))
-        worker.kill()
-        worker.wait()
+        apply_killed_after(rng.uniform(0, window))
         Transactions(Workspace(root)).recover()
         state = all_old_or_all_new(root, 200)
         outcomes[state] += 1
         if state == "new":
             make_files(root, 200)  # back to old for the next run
+    worker.stdin.close()  # type: ignore[union-attr]
+    assert worker.wait(30) == 0
     # Both outcomes must occur, or the kills did not land inside the apply.
     assert outcomes["old"] > 0 and outcomes["new"] > 0, outcomes
 
