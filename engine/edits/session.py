@@ -64,6 +64,12 @@ class _Comparison:
 _LEAST_WAIT = 0.5
 """Seconds a file's diagnostics may take even when the budget is spent before it is asked."""
 
+_FIRST_FILE_SHARE = 0.75
+"""Of the budget, what the first file before the write may take, where the rest of the before
+pass has half of it: a cold server's first answer carries the type evaluation of everything the
+file imports (parso: 1.0-1.5 s of a 1.5 s half), and cut at half the budget it was thrown away
+with nothing compared. The after pass has what the budget has left, so the check stays within it."""
+
 
 def _listed(paths: list[str], shown: int = 3) -> str:
     more = len(paths) - shown
@@ -105,9 +111,10 @@ class EditSession:
         budget = math.inf if options.fail_on_new_errors else self.diagnostics_budget
         touched = [p for p in edit.touched if (self.workspace.root / p).is_file()]
         compared = [*touched, *(self.importers(touched) if self.importers is not None and touched else [])]
-        # Half the budget before the write, half after: the after pass compares the same files.
+        # Half the budget before the write (its first file may take more), and what is left after
+        # it: the after pass compares the same files, and on a warm server it is the slower one.
         if options.compare_diagnostics or options.fail_on_new_errors:
-            before, skipped = self._errors(compared, started + budget / 2, budget)
+            before, skipped = self._errors(compared, started + budget / 2, budget, first_wait=budget * _FIRST_FILE_SHARE)
         else:
             before, skipped = None, ""  # no baseline: nothing is compared after the write either
         renamed = _renamed_names(edit, self.workspace) if before else {}
@@ -119,7 +126,7 @@ class EditSession:
             written.extend(f.path for f in files)
             rewritten.extend(f.path for f in files if f.status == "modified")
             self._after_write(written, rewritten)
-            self._compare(before, files, renamed, budget, comparison)
+            self._compare(before, files, renamed, started + budget, budget, comparison)
             if comparison.new and options.fail_on_new_errors:
                 listing = "\n  ".join(f"{d.file}:{d.range.start.line + 1}: {d.message}" for d in comparison.new)
                 raise NewErrors(f"the edit introduced {len(comparison.new)} error(s), so it was rolled back:\n  {listing}")
@@ -170,12 +177,12 @@ class EditSession:
         return pending, _new_errors(before, pending.after, pending.renamed)
 
     def _compare(self, before: dict[str, list[Diagnostic]] | None, files: list[FileSummary], renamed: dict[str, str],
-                 budget: float, comparison: "_Comparison") -> None:
+                 deadline: float, budget: float, comparison: "_Comparison") -> None:
+        """The after pass and its recheck, until ``deadline`` (what the budget has left)."""
         if before is None:
             return
         deleted = {f.path for f in files if f.status == "deleted"}
         after_paths = [p for p in before if p not in deleted] + [f.path for f in files if f.status == "created"]
-        deadline = time.monotonic() + budget / 2  # the second half of the budget, for the after pass and its recheck
         after, comparison.skipped = self._errors(after_paths, deadline, budget)
         comparison.after = self._settled(after, {f.path for f in files}, deadline, budget)
         if comparison.after is not None:
@@ -223,11 +230,12 @@ class EditSession:
         again, _skipped = self._errors(importers, deadline, budget, recheck=True)
         return {**after, **(again or {})}
 
-    def _errors(self, paths: list[str], deadline: float, budget: float | None = None, *,
-                recheck: bool = False) -> tuple[dict[str, list[Diagnostic]] | None, str]:
+    def _errors(self, paths: list[str], deadline: float, budget: float | None = None, *, recheck: bool = False,
+                first_wait: float = _LEAST_WAIT) -> tuple[dict[str, list[Diagnostic]] | None, str]:
         """Error diagnostics per file, each from a server that had finished analysing, or None
         with the reason when they cannot be had complete. Files past the deadline are left out,
-        and the reason says how many."""
+        and the reason says how many. The first file may take ``first_wait`` seconds whatever
+        the deadline, the others at least ``_LEAST_WAIT``."""
         if self.services is None:
             return None, ""
         found: dict[str, list[Diagnostic]] = {}
@@ -240,8 +248,9 @@ class EditSession:
                 # Compared like with like: each answer from a server that has finished analysing.
                 # One answer may wait on a server (its readiness, a publish after a change): the
                 # budget bounds that wait too, and the first file gets at least a moment.
+                least = max(first_wait, _LEAST_WAIT) if index == 0 else _LEAST_WAIT
                 answer = self.services.diagnostics(self.workspace.read(path), when_ready=True, recheck=recheck and index == 0,
-                                                   timeout=None if math.isinf(remaining) else max(remaining, _LEAST_WAIT))
+                                                   timeout=None if math.isinf(remaining) else max(remaining, least))
             except TimeoutError:
                 return found, left_out
             except ServiceUnavailable as error:
