@@ -466,6 +466,43 @@ def test_new_errors_from_the_server_roll_an_edit_back(tmp_path: Path) -> None:
     assert outcome.diagnostics_checked and [d.message for d in outcome.new_diagnostics] == ['"helper" is not defined']
 
 
+def test_files_an_apply_rewrote_unopened_are_seen_at_the_next_rename_without_a_rebuild(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An apply whose check had not opened every file it rewrote (its budget spent after the
+    first) tells the server those files changed. basedpyright must answer the next rename from
+    their new text, and must not take them for new files: for a created file it drops its caches
+    and searches for its files again ("Found N source files" in its log, where the pool's readiness
+    hears it), which made a first apply's after check cost as much as a cold server's first check."""
+    require("basedpyright")
+    import re
+
+    from lsp_pool.readiness import ReadinessTracker
+
+    searches: list[str] = []
+    heard = ReadinessTracker.log_message
+
+    def log_message(tracker: ReadinessTracker, message: str) -> None:
+        if re.match(r"Found \d+ source files?", message):
+            searches.append(message)
+        heard(tracker, message)
+
+    monkeypatch.setattr(ReadinessTracker, "log_message", log_message)
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "m.py").write_text("def helper() -> int:\n    return 1\n")
+    users = [tmp_path / f"u{n}.py" for n in range(3)]
+    for user in users:
+        user.write_text("from m import helper\n\nVALUE = helper()\n")
+    with served_engine(tmp_path, "basedpyright") as engine:
+        engine.settings = replace(engine.settings, diagnostics_budget=1e-6)  # the check opens m.py alone
+        first = engine.edits().apply(engine.plan(Rename("m.py:helper", "assist")).edit)
+        assert not first.diagnostics_complete  # the users were rewritten without being opened
+        second = engine.plan(Rename("m.py:assist", "aid"))
+        engine.edits().apply(second.edit)
+    assert second.source == "lsp"
+    assert all(user.read_text() == "from m import aid\n\nVALUE = aid()\n" for user in users)
+    assert len(searches) == 1, searches  # at the start only, not again after the apply
+
+
 def test_safe_delete_checks_references_with_the_server(project: Path) -> None:
     require("basedpyright")
     from engine.refactor.symbol_edits import ReferencesRemain
