@@ -8,10 +8,12 @@ Marked ``realprojects``: the pinned sdists come from PyPI on first use (benchmar
 
 from __future__ import annotations
 
-import shutil
+import multiprocessing
 import sys
 import tomllib
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -20,7 +22,12 @@ from tests.conftest import REPO
 sys.path.insert(0, str(REPO / "benchmarks"))
 import bench_real_projects as bench  # noqa: E402
 
+from tests.real_project_worker import judge_case  # noqa: E402
+
 pytestmark = pytest.mark.realprojects
+TIMEOUT = 280
+"""Seconds a test waits for its case: under pytest-timeout's 300 s, so that a case that hangs
+fails as itself. The slowest (parso's, most of it its own suite) takes about 20 s."""
 
 PROJECTS = tomllib.loads(bench.DATA.read_text(encoding="utf-8"))["project"]
 # CI runs every case of the projects marked ci = "all" and the cases marked ci = true of the
@@ -29,28 +36,46 @@ CASES = [(project, case) for project in PROJECTS for case in project["case"] if 
 PROJECTS = [project for project in PROJECTS if any(p is project for p, _case in CASES)]
 
 
+WORKERS = 2
+"""Cases judged at once, each in a process of its own (tests/real_project_worker.py): a case is
+mostly its project's suite, another process, so one case at a time left a core idle (CI spent
+about ten of its twenty minutes here)."""
+
+
 @pytest.fixture(scope="module")
 def baselines() -> dict[str, tuple[Path, int, dict[str, str], dict[str, str]]]:
     """Per project: the unpacked sdist, its passing test count, file digests and Python texts."""
+    for project in PROJECTS:  # downloads and installs one after another: pip is not run twice at once
+        bench.unpacked(project)
+        bench.install_test_deps(project)
+    with ThreadPoolExecutor(WORKERS) as pool:  # then the suites, each a process of its own
+        greens = list(pool.map(bench.green_baseline, PROJECTS))  # raises BaselineRed with the suite's tail
     found = {}
-    for project in PROJECTS:
-        source, count = bench.green_baseline(project)  # raises BaselineRed with the suite's tail
+    for project, (source, count) in zip(PROJECTS, greens):
         digest = bench.digest(source)
         found[project["name"]] = (source, count, digest, bench.pristine_texts(source, list(digest)))
     return found
 
 
-@pytest.mark.parametrize(("project", "case"), CASES, ids=[f"{p['name']}-{c['op']}-{c['old']}" for p, c in CASES])
-def test_real_project_case(project: dict[str, object], case: dict[str, object], baselines: dict, tmp_path: Path) -> None:
-    source, count, before, texts = baselines[str(project["name"])]
-    root = tmp_path / "project"
-    shutil.copytree(source, root)
-    graft, error = None, None
-    try:
-        graft = bench.codegraft(root, case, server=False)
-    except Exception as raised:  # noqa: BLE001 - a refusal may be the expected outcome; the verdict decides
-        error = raised
-    bench.PRISTINE.clear()
-    bench.PRISTINE.update(texts)
-    why, _note = bench.codegraft_verdict(root, before, project, case, count, False, graft, error)
-    assert why == ""
+@pytest.fixture(scope="module")
+def verdicts(baselines: dict, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Future[str]]]:
+    """Every case submitted at once to the workers, in order; each test waits for its own."""
+    context = multiprocessing.get_context("spawn")  # the parent may hold threads: no fork
+    with ProcessPoolExecutor(WORKERS, mp_context=context) as pool:
+        futures = {}
+        for project, case in CASES:
+            source, count, before, texts = baselines[str(project["name"])]
+            root = tmp_path_factory.mktemp("case") / "project"
+            futures[case_id(project, case)] = pool.submit(judge_case, project, case, source, count, before, texts, root)
+        yield futures
+        for future in futures.values():
+            future.cancel()  # those not started, when the run stops early
+
+
+def case_id(project: dict[str, object], case: dict[str, object]) -> str:
+    return f"{project['name']}-{case['op']}-{case['old']}"
+
+
+@pytest.mark.parametrize(("project", "case"), CASES, ids=[case_id(p, c) for p, c in CASES])
+def test_real_project_case(project: dict[str, object], case: dict[str, object], verdicts: dict[str, Future[str]]) -> None:
+    assert verdicts[case_id(project, case)].result(timeout=TIMEOUT) == ""
