@@ -2,7 +2,6 @@
 
     python -m tests.apply_worker ROOT N exit-at STEP   # os._exit(9) right after STEP
     python -m tests.apply_worker ROOT N exit-at STEP copies  # the same, before-images copied, not linked
-    python -m tests.apply_worker ROOT N on-signal      # print "ready", wait for a line, apply
     python -m tests.apply_worker ROOT N fork-kill      # per line DELAY: apply in a child, SIGKILL it after DELAY s
     python -m tests.apply_worker ROOT N race LABEL     # plan, wait for a line, apply; print the outcome
 """
@@ -55,12 +54,6 @@ def main() -> None:
                 os._exit(9)
 
         Transactions(workspace, hook=hook).apply(whole_file_edit(root, count))
-    elif mode == "on-signal":
-        edit = whole_file_edit(root, count)
-        print("ready", flush=True)
-        sys.stdin.readline()
-        Transactions(workspace).apply(edit)
-        print("done", flush=True)
     elif mode == "fork-kill":
         # One interpreter for many crashes: starting one per kill spent most of the test's time
         # importing. Each apply runs in a forked child, killed by this parent, which has not
