@@ -31,7 +31,7 @@ from engine.edits.session import EditOptions
 from engine.errors import GraftError, Refused, UsageError
 from engine.ports import load_language_services
 from engine.refactor.operations import RefactorOperation, build
-from engine.refactor.cst_edits import line_edits
+from engine.edits.text import line_edits
 from engine.symbols import Confidence, Source
 from engine.workspace import Workspace, decode_source
 

@@ -26,6 +26,8 @@ from pygls.protocol import JsonRPCProtocol, default_converter
 from pygls.protocol.json_rpc import JsonRPCResponseMessage, ResponseErrorMessage
 
 from lsp_pool.errors import ProtocolError, RequestTimeout, ServerDied, ServerRequestFailed, ServerStartFailed
+from lsp_pool.adopted import AdoptedProcess, adopt
+from lsp_pool.early import take as take_early
 from lsp_pool.launch import guarded_command
 
 logger = logging.getLogger(__name__)
@@ -173,7 +175,7 @@ class Connection:
         self.command = command
         self.cwd = cwd
         self.events = events
-        self.process: asyncio.subprocess.Process | None = None
+        self.process: asyncio.subprocess.Process | AdoptedProcess | None = None
         self.stderr_tail: deque[str] = deque(maxlen=_STDERR_LINES)
         self.failure: Exception | None = None
         """Set once the connection is unusable; every later request fails with it."""
@@ -194,9 +196,22 @@ class Connection:
         return self.process is not None and self.process.returncode is None and self.failure is None
 
     async def start(self) -> None:
+        # A process lsp_pool.early started for this server before the pool was imported, if any.
+        early = take_early(self.server_id, self.cwd, self.command)
+        process = await adopt(early, limit=_STREAM_LIMIT) if early is not None else await self._spawn()
+        self.process = process
+        if process.stdin is None or process.stdout is None or process.stderr is None:
+            raise ServerStartFailed(f"{self.server_id}: no stdio pipes")
+        self._client.protocol.set_writer(process.stdin)
+        reader = asyncio.create_task(self._read_messages(process.stdout), name=f"{self.server_id}-reader")
+        drain = asyncio.create_task(self._drain_stderr(process.stderr), name=f"{self.server_id}-stderr")
+        watcher = asyncio.create_task(self._watch_exit(process, drain), name=f"{self.server_id}-exit")
+        self._tasks = [reader, drain, watcher]
+
+    async def _spawn(self) -> asyncio.subprocess.Process:
         command = guarded_command(self.command, os.getpid())
         try:
-            self.process = await asyncio.create_subprocess_exec(
+            return await asyncio.create_subprocess_exec(
                 *command,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
@@ -207,14 +222,6 @@ class Connection:
             )
         except OSError as error:
             raise ServerStartFailed(f"cannot start {self.server_id} ({self.command[0]}): {error}") from error
-        process = self.process
-        if process.stdin is None or process.stdout is None or process.stderr is None:
-            raise ServerStartFailed(f"{self.server_id}: no stdio pipes")
-        self._client.protocol.set_writer(process.stdin)
-        reader = asyncio.create_task(self._read_messages(process.stdout), name=f"{self.server_id}-reader")
-        drain = asyncio.create_task(self._drain_stderr(process.stderr), name=f"{self.server_id}-stderr")
-        watcher = asyncio.create_task(self._watch_exit(process, drain), name=f"{self.server_id}-exit")
-        self._tasks = [reader, drain, watcher]
 
     async def close(self, grace: float = 2.0) -> None:
         """``shutdown`` and ``exit``, then SIGTERM and SIGKILL to the process group if it lingers."""
@@ -319,7 +326,7 @@ class Connection:
         while line := await stderr.readline():
             self.stderr_tail.append(line.decode("utf-8", errors="replace").rstrip())
 
-    async def _watch_exit(self, process: asyncio.subprocess.Process, drain: asyncio.Task[None]) -> None:
+    async def _watch_exit(self, process: asyncio.subprocess.Process | AdoptedProcess, drain: asyncio.Task[None]) -> None:
         code = await process.wait()
         try:
             await asyncio.wait_for(asyncio.shield(drain), 1.0)

@@ -34,3 +34,14 @@ def test_an_ast_read_in_process_loads_no_refactoring_machinery_and_no_pool() -> 
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             "    assert main(['--root', 'fixtures/sample', '--source', 'ast', 'find', 'shop/models.py:Order']) == 0")
     assert heavy_modules_after(code) & {"libcst", "jedi", "pygls", "lsprotocol", "lsp_pool"} == set()
+
+
+def test_a_symbol_rename_plans_without_libcst() -> None:
+    """LibCST's import (0.3-0.4 s) would stand between a cold daemon and its server's first
+    request; only parameter renames and moves need it."""
+    code = ("import contextlib, io\n"
+            "from frontends.cli.main import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+            "    assert main(['--root', 'fixtures/sample', '--source', 'ast', 'rename', 'shop/models.py:Order', 'Purchase',"
+            " '--json']) == 0")
+    assert "libcst" not in heavy_modules_after(code)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from bisect import bisect_right
 from functools import lru_cache
 
 from engine.answers import TextEdit
-from engine.positions import Position, line_starts
+from engine.positions import Position, Range, line_starts
 
 _LINE_BREAKS = re.compile(r"\r\n|\r|\n")
 
@@ -143,3 +144,13 @@ def covers(edit: TextEdit, position: Position) -> bool:
     insertion sits exactly there)."""
     start, end = edit.range.start, edit.range.end
     return (start.line, start.column) <= (position.line, position.column) < (end.line, end.column) or start == position
+
+
+def line_edits(before: str, after: str) -> tuple[TextEdit, ...]:
+    """Line-level edits turning ``before`` into ``after``, so a diff shows only what changed."""
+    old_lines, new_lines = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    edits = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False).get_opcodes():
+        if tag != "equal":
+            edits.append(TextEdit(Range(Position(i1, 0), Position(i2, 0)), "".join(new_lines[j1:j2])))
+    return tuple(edits)

@@ -9,7 +9,6 @@ they are.
 from __future__ import annotations
 
 import ast
-import difflib
 import re
 import sys
 from collections.abc import Mapping, Sequence
@@ -20,9 +19,8 @@ import libcst as cst
 from libcst.metadata import Scope
 
 from engine.edits.model import CreateFile, FileChange, Operation
+from engine.edits.text import line_edits
 from engine.errors import Refused
-from engine.answers import TextEdit
-from engine.positions import Position, Range
 from engine.workspace import SourceFile
 
 
@@ -383,13 +381,3 @@ def in_line_style(text: str, newline: str) -> str:
     if unified and not unified.endswith("\n"):
         unified += "\n"
     return unified if newline == "\n" else unified.replace("\n", newline)
-
-
-def line_edits(before: str, after: str) -> tuple[TextEdit, ...]:
-    """Line-level edits turning ``before`` into ``after``, so a diff shows only what changed."""
-    old_lines, new_lines = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    edits = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False).get_opcodes():
-        if tag != "equal":
-            edits.append(TextEdit(Range(Position(i1, 0), Position(i2, 0)), "".join(new_lines[j1:j2])))
-    return tuple(edits)

@@ -35,7 +35,7 @@ from engine.edits.model import FileChange, WorkspaceEdit
 from engine.errors import Refused
 from engine.answers import TextEdit
 from engine.positions import Position, Range, split_lines
-from engine.refactor.cst_edits import line_edits
+from engine.edits.text import line_edits
 from engine.source_roots import source_roots
 from engine.workspace import Workspace
 

@@ -26,7 +26,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from engine.choices import SourcePreference
 from engine.errors import GraftError
@@ -36,7 +36,7 @@ from engine.state_folder import open_state_file, state_folder
 from engine.workspace import Workspace, WorkspaceConfig
 from frontends.cli import daemon_client
 from frontends.cli.daemon_housekeeping import Housekeeping, resident_mb
-from frontends.cli.early_servers import files_named
+from frontends.cli.early_servers import start_servers_named
 
 if TYPE_CHECKING:
     from engine.api import Engine
@@ -55,20 +55,27 @@ class WarmEngines:
         self._services: LanguageServices | None = None
         self._services_loaded = False
         self._tools: Tools | None = None
+        self._discard_early_servers: Callable[[], None] = lambda: None
 
     def start_servers_named(self, argv: list[str]) -> None:
         """Start the language servers of the files a call names, without waiting, when none is
-        loaded yet: the daemon's first call then imports the engine while they boot."""
+        loaded yet: their processes first, then the pool (which adopts them) is imported, and the
+        call imports the engine while they boot."""
         if self._services_loaded:
             return
         try:
             workspace = Workspace(self.root)
-            files = files_named(argv, workspace)
+            files, self._discard_early_servers = start_servers_named(argv, workspace)
             services = self._shared_services(workspace) if files else None
         except (GraftError, OSError):
             return  # only a head start: the call meets the same failure and reports it
         if services is not None:
             services.warm_up(files)
+
+    def discard_early_servers(self) -> None:
+        """Kill the server processes started early for the call that the pool did not adopt."""
+        discard, self._discard_early_servers = self._discard_early_servers, lambda: None
+        discard()
 
     def acquire(self, root: Path, source: SourcePreference, *, servers: bool, tools: bool, max_file_bytes: int) -> Engine:
         from engine.api import Engine
@@ -303,6 +310,8 @@ class Daemon:
             except Exception:  # noqa: BLE001 - a bug in one call must not take the warm daemon down
                 traceback.print_exc()
                 return 1
+            finally:
+                self.engines.discard_early_servers()
 
 
 @contextlib.contextmanager

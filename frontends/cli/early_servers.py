@@ -1,19 +1,22 @@
-"""The files a call names, read from its words alone: the daemon starts their language servers
-before it imports the engine.
+"""The files a call names, read from its words alone: their language servers are started before
+the engine, the CLI and the pool are imported.
 
-A cold basedpyright takes over a second from its start to its first answer, and the daemon's
-first call spends about 0.4 s importing the engine and the CLI before the plan would start it.
-Started from the call's words, the server boots on the other core meanwhile. The words are only
-a hint: the call itself resolves and checks every path again, and a word that is not a file in
-the workspace starts nothing.
+A cold basedpyright takes over a second from its start to its first answer, and a first call
+spends 0.9-1.3 s importing the engine, the CLI and the pool (lsprotocol's types, most of it)
+before the plan would start it. Started from the call's words, the server boots on the other core
+meanwhile, and the pool adopts its process (engine.ports.start_language_servers_early). The words
+are only a hint: the call itself resolves and checks every path again, and a word that is not a
+file in the workspace starts nothing.
 """
 
 from __future__ import annotations
 
 import os
+from typing import Callable
 
 from engine.errors import GraftError
 from engine.languages import language_of
+from engine.ports import start_language_servers_early
 from engine.workspace import Workspace
 from frontends.cli.entry import may_use_server, scan_call
 
@@ -41,3 +44,15 @@ def files_named(argv: list[str], workspace: Workspace) -> list[str]:
         if absolute.is_file() and relative not in named:
             named.append(relative)
     return named
+
+
+def start_servers_named(argv: list[str], workspace: Workspace) -> tuple[list[str], Callable[[], None]]:
+    """(the files the call names, what kills the server processes started for them that the
+    pool did not adopt: run it when the call is over)."""
+    files = files_named(argv, workspace)
+    languages = [language for language in map(language_of, files) if language is not None]
+    return files, start_language_servers_early(workspace.root, languages) if languages else _nothing_started
+
+
+def _nothing_started() -> None:
+    return None

@@ -20,6 +20,10 @@ import sys
 from engine.root_folder import find_root_folder
 from frontends.cli import daemon_client
 
+TYPE_CHECKING = False  # typing itself costs the thin client 4 ms of every call; mypy reads this name as True
+if TYPE_CHECKING:
+    from typing import Callable
+
 #: Commands that never use a language server: no daemon is started for them (a running one still answers).
 _SERVERLESS = frozenset({"history", "recover", "undo", "read-file", "write-file", "edit-file", "find-files", "search",
                          "find-replace"})
@@ -116,8 +120,35 @@ def _in_process(argv: list[str], stdin: str | None = None) -> int:
     if stdin is not None:  # already read for the daemon: the command reads it again from here
         import io
         sys.stdin = io.StringIO(stdin)
+    discard_early_servers = _start_servers_named(argv)
     from frontends.cli.main import main as run_here  # the heavy import, paid only on this path
-    return run_here(argv)
+    try:
+        return run_here(argv)
+    finally:
+        discard_early_servers()
+
+
+def _start_servers_named(argv: list[str]) -> Callable[[], None]:
+    """The servers of the files the call names, started before the heavy import (as the daemon
+    does: frontends.cli.early_servers); returns what kills those the call did not use."""
+    command, options = scan_call(argv)
+    if not may_use_server(command, options):
+        return _nothing_started
+    from pathlib import Path
+
+    from engine.errors import GraftError
+    from engine.workspace import Workspace
+    from frontends.cli.early_servers import start_servers_named
+
+    try:
+        workspace = Workspace(Path(options.get("--root") or find_root_folder(os.getcwd())))
+        return start_servers_named(argv, workspace)[1]
+    except (GraftError, OSError):
+        return _nothing_started  # the call meets the same failure and says so
+
+
+def _nothing_started() -> None:
+    return None
 
 
 def scan_call(argv: list[str]) -> tuple[str | None, dict[str, str]]:

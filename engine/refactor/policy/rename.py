@@ -19,7 +19,7 @@ from engine.graph.queries import NodeRef
 from engine.languages import ImportStyle, language_of, profile_of
 from engine.names import PositionAddress, parse_address
 from engine.positions import Position, split_lines
-from engine.refactor import attribute_strings, keyword_arguments, member_lookup, rename
+from engine.refactor import attribute_strings, member_lookup, rename
 from engine.refactor.attribute_lists import with_attribute_lists
 from engine.refactor.corpus import Corpus
 from engine.refactor.dynamic_bases import dynamic_subclasses, with_dynamic_overrides
@@ -60,6 +60,10 @@ def _rename_at(operation: Rename, context: PlanContext, file: str, position: Pos
     if match is None:
         raise SymbolNotFound(f"no name at {operation.address}")
     rename.check_name(operation.new_name, language_of(file))
+    # Here, not at the top: LibCST's import (0.3-0.4 s) would delay every cold rename's first
+    # request to its server, and only a rename by position may be a parameter's.
+    from engine.refactor import keyword_arguments
+
     extend: rename.Extension | None = None
     parameter = keyword_arguments.parameter_at(context.workspace, file, position) if _graph_sees_uses(file) else None
     if parameter is not None:
