@@ -1,5 +1,5 @@
-"""The daemon's first call starts the servers of the files it names before it imports the engine
-(frontends.cli.early_servers): the words it reads, and the order, with a real basedpyright."""
+"""The daemon's first call starts the servers of the files it names before it imports the pool and
+the engine (frontends.cli.early_servers): the words it reads, and the order, with a real basedpyright."""
 
 from __future__ import annotations
 
@@ -53,16 +53,25 @@ _FIRST_CALL = """
 import json, sys, time
 from pathlib import Path
 from frontends.cli.daemon_server import WarmEngines
+from lsp_pool import early
+spawned = []
+real_spawn = early.spawn
+def spawn(*args):
+    started = real_spawn(*args)
+    spawned.append({"pid": started.process.pid, "pool imported": "lsprotocol" in sys.modules})
+    return started
+early.spawn = spawn
 engines = WarmEngines(Path(sys.argv[1]).resolve())
 engines.start_servers_named(["rename", "shop/models.py:Order/total", "grand_total"])
 heavy = sorted(m for m in ("engine.api", "frontends.cli.main", "libcst", "networkx") if m in sys.modules)
 deadline = time.monotonic() + 60
 while True:  # the start runs on the pool's own thread: it shows in the status once that thread has run it
-    states = {s.id: s.state for s in engines._services.status() if s.state not in ("not-found", "stopped")}
-    if states or time.monotonic() > deadline:
+    statuses = [s for s in engines._services.status() if s.state not in ("not-found", "stopped")]
+    if (statuses and all(s.pid for s in statuses)) or time.monotonic() > deadline:
         break
     time.sleep(0.05)
-print(json.dumps({"heavy": heavy, "servers": states}))
+print(json.dumps({"heavy": heavy, "servers": {s.id: s.state for s in statuses}, "pids": [s.pid for s in statuses],
+                  "spawned": spawned}))
 engines.close()
 """
 
@@ -75,3 +84,5 @@ def test_the_first_call_starts_its_server_before_the_engine_is_imported(workspac
     seen = json.loads(done.stdout.splitlines()[-1])
     assert seen["heavy"] == []
     assert set(seen["servers"]) == {"basedpyright"} and seen["servers"]["basedpyright"] in ("starting", "indexing", "ready")
+    # Its process was started before the pool was imported, and the pool adopted that process.
+    assert seen["spawned"] == [{"pid": seen["pids"][0], "pool imported": False}]
