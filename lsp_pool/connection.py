@@ -14,6 +14,7 @@ import itertools
 import logging
 import os
 import signal
+import subprocess
 from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -198,7 +199,7 @@ class Connection:
     async def start(self) -> None:
         # A process lsp_pool.early started for this server before the pool was imported, if any.
         early = take_early(self.server_id, self.cwd, self.command)
-        process = await adopt(early, limit=_STREAM_LIMIT) if early is not None else await self._spawn()
+        process = await self._adopt(early) if early is not None else await self._spawn()
         self.process = process
         if process.stdin is None or process.stdout is None or process.stderr is None:
             raise ServerStartFailed(f"{self.server_id}: no stdio pipes")
@@ -207,6 +208,14 @@ class Connection:
         drain = asyncio.create_task(self._drain_stderr(process.stderr), name=f"{self.server_id}-stderr")
         watcher = asyncio.create_task(self._watch_exit(process, drain), name=f"{self.server_id}-exit")
         self._tasks = [reader, drain, watcher]
+
+    async def _adopt(self, early: subprocess.Popen[bytes]) -> AdoptedProcess:
+        try:
+            return await adopt(early, limit=_STREAM_LIMIT)
+        except (OSError, ValueError) as error:
+            _signal_group(early.pid, signal.SIGKILL)  # ours now: nobody else would stop it
+            early.wait()
+            raise ServerStartFailed(f"cannot take over {self.server_id}'s process {early.pid}: {error}") from error
 
     async def _spawn(self) -> asyncio.subprocess.Process:
         command = guarded_command(self.command, os.getpid())

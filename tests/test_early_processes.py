@@ -187,3 +187,25 @@ def test_an_in_process_call_that_fails_before_its_plan_kills_the_server_it_start
                           timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)}, check=False)
     assert done.stdout.split() == ["1", "0", "0"], (done.stdout, done.stderr)
     assert "new" in done.stderr.lower()  # the usage error itself is still reported
+
+
+def test_an_early_process_that_cannot_be_taken_over_is_killed_and_the_start_says_why(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lsp_pool import connection
+    from lsp_pool.errors import ServerStartFailed
+
+    async def broken(popen: object, limit: int) -> object:
+        raise OSError("no pipes to attach")
+
+    monkeypatch.setattr(connection, "adopt", broken)
+    spec = fake_spec("normal")
+    started = early.spawn(spec.id, spec.command, str(root))
+    assert started is not None
+
+    async def body(api: LanguageApi, pool: Pool) -> None:
+        with pytest.raises(ServerStartFailed, match="no pipes to attach"):
+            await pool.server(spec.id, root).ensure_started()
+
+    run_with_pool(spec, root, body)
+    assert started.process.poll() is not None
