@@ -17,6 +17,21 @@ from tests.conftest import REPO
 FAKE_SERVER = REPO / "fixtures" / "servers" / "fake_server.py"
 T = TypeVar("T")
 
+JOB = "class Job:\n    def run(self):\n        pass\n"
+"""The one file of the fake server's workspace (:func:`job_workspace`); it answers its symbols."""
+
+
+def job_workspace(folder: Path) -> Path:
+    """``folder`` as a workspace holding ``job.py`` (:data:`JOB`)."""
+    (folder / "pyproject.toml").write_text("")
+    (folder / "job.py").write_text(JOB)
+    return folder
+
+
+def names(answer: object) -> list[str]:
+    """The name paths of a document-symbols answer, in order."""
+    return [symbol.name_path for top in answer.value for symbol in top.walk()]  # type: ignore[attr-defined]
+
 
 def fake_spec(
     mode: str, *, once: Path | None = None, readiness: ReadinessPolicy | None = None, timeout: float = 3.0,

@@ -20,9 +20,7 @@ from lsp_pool.features import LanguageApi
 from lsp_pool.pool import Pool
 from lsp_pool.registry import SPECS_BY_ID, locate
 from tests.conftest import REPO, SAMPLE
-from tests.lsp_helpers import fake_spec, process_alive, run_with_pool
-
-JOB = "class Job:\n    def run(self):\n        pass\n"
+from tests.lsp_helpers import fake_spec, job_workspace, names, process_alive, run_with_pool
 
 
 @pytest.fixture(autouse=True)
@@ -33,13 +31,7 @@ def nothing_left_waiting() -> Iterator[None]:
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "job.py").write_text(JOB)
-    return tmp_path
-
-
-def names(answer: object) -> list[str]:
-    return [symbol.name_path for top in answer.value for symbol in top.walk()]  # type: ignore[attr-defined]
+    return job_workspace(tmp_path)
 
 
 def test_the_pool_adopts_the_early_process_which_answers_and_is_shut_down_with_the_pool(root: Path) -> None:

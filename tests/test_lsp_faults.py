@@ -24,20 +24,12 @@ from lsp_pool.features import LanguageApi
 from lsp_pool.pool import Pool
 from lsp_pool.registry import ReadinessPolicy
 from tests.conftest import REPO
-from tests.lsp_helpers import fake_spec, process_alive, run_with_pool
-
-JOB = "class Job:\n    def run(self):\n        pass\n"
+from tests.lsp_helpers import JOB, fake_spec, job_workspace, names, process_alive, run_with_pool
 
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    (tmp_path / "pyproject.toml").write_text("")
-    (tmp_path / "job.py").write_text(JOB)
-    return tmp_path
-
-
-def names(answer: object) -> list[str]:
-    return [symbol.name_path for top in answer.value for symbol in top.walk()]  # type: ignore[attr-defined]
+    return job_workspace(tmp_path)
 
 
 def test_normal_answer(root: Path) -> None:
