@@ -51,7 +51,7 @@ def start_early(root: Path, languages: Collection[str]) -> Callable[[], None]:
     try:
         config = load_config(root)
     except (GraftError, OSError):
-        return _discard_nothing
+        return functools.partial(discard, [])
     started: list[EarlyProcess] = []
     for language in dict.fromkeys(languages):
         for server_id in config.preference.get(language, ()):
@@ -118,10 +118,6 @@ def discard_all() -> None:
     with _lock:
         left = list(_waiting.values())
     discard(left)
-
-
-def _discard_nothing() -> None:
-    return None
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:
