@@ -182,11 +182,11 @@ def start_language_servers_early(root: Path, languages: Collection[str]) -> Call
     for entry_point in entry_points(group=EARLY_ENTRY_POINT_GROUP):
         start: Callable[[Path, Collection[str]], Callable[[], None]] = entry_point.load()
         return start(root, languages)
-    return _nothing_to_discard
+    return nothing_to_discard
 
 
-def _nothing_to_discard() -> None:
-    return None
+def nothing_to_discard() -> None:
+    """What a start of language servers returns when it started nothing."""
 
 
 class Tools(Protocol):

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from engine.choices import SourcePreference
 from engine.errors import GraftError
-from engine.ports import LanguageServices, Tools, load_language_services, load_tools
+from engine.ports import LanguageServices, Tools, load_language_services, load_tools, nothing_to_discard
 from engine.settings import load_engine_settings
 from engine.state_folder import open_state_file, state_folder
 from engine.workspace import Workspace, WorkspaceConfig
@@ -55,7 +55,7 @@ class WarmEngines:
         self._services: LanguageServices | None = None
         self._services_loaded = False
         self._tools: Tools | None = None
-        self._discard_early_servers: Callable[[], None] = lambda: None
+        self._discard_early_servers: Callable[[], None] = nothing_to_discard
 
     def start_servers_named(self, argv: list[str]) -> None:
         """Start the language servers of the files a call names, without waiting, when none is
@@ -74,7 +74,7 @@ class WarmEngines:
 
     def discard_early_servers(self) -> None:
         """Kill the server processes started early for the call that the pool did not adopt."""
-        discard, self._discard_early_servers = self._discard_early_servers, lambda: None
+        discard, self._discard_early_servers = self._discard_early_servers, nothing_to_discard
         discard()
 
     def acquire(self, root: Path, source: SourcePreference, *, servers: bool, tools: bool, max_file_bytes: int) -> Engine:

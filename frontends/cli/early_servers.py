@@ -16,7 +16,7 @@ from typing import Callable
 
 from engine.errors import GraftError
 from engine.languages import language_of
-from engine.ports import start_language_servers_early
+from engine.ports import nothing_to_discard, start_language_servers_early
 from engine.workspace import Workspace
 from frontends.cli.entry import may_use_server, scan_call
 
@@ -51,8 +51,4 @@ def start_servers_named(argv: list[str], workspace: Workspace) -> tuple[list[str
     pool did not adopt: run it when the call is over)."""
     files = files_named(argv, workspace)
     languages = [language for language in map(language_of, files) if language is not None]
-    return files, start_language_servers_early(workspace.root, languages) if languages else _nothing_started
-
-
-def _nothing_started() -> None:
-    return None
+    return files, start_language_servers_early(workspace.root, languages) if languages else nothing_to_discard

@@ -131,24 +131,24 @@ def _in_process(argv: list[str], stdin: str | None = None) -> int:
 def _start_servers_named(argv: list[str]) -> Callable[[], None]:
     """The servers of the files the call names, started before the heavy import (as the daemon
     does: frontends.cli.early_servers); returns what kills those the call did not use."""
-    command, options = scan_call(argv)
-    if not may_use_server(command, options):
-        return _nothing_started
+    # Imported here, not at the top: the heavy import that follows pays for them anyway, and the
+    # thin client's path through the daemon never does.
     from pathlib import Path
 
     from engine.errors import GraftError
+    from engine.ports import nothing_to_discard
     from engine.workspace import Workspace
     from frontends.cli.early_servers import start_servers_named
+
+    command, options = scan_call(argv)
+    if not may_use_server(command, options):
+        return nothing_to_discard
 
     try:
         workspace = Workspace(Path(options.get("--root") or find_root_folder(os.getcwd())))
         return start_servers_named(argv, workspace)[1]
     except (GraftError, OSError):
-        return _nothing_started  # the call meets the same failure and says so
-
-
-def _nothing_started() -> None:
-    return None
+        return nothing_to_discard  # the call meets the same failure and says so
 
 
 def scan_call(argv: list[str]) -> tuple[str | None, dict[str, str]]:
