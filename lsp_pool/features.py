@@ -26,6 +26,7 @@ from lsp_pool.convert import Converter
 from lsp_pool.errors import ServerNotFound, Unsupported
 from lsp_pool.pool import Pool
 from lsp_pool.server import ManagedServer
+from lsp_pool.tsserver_diagnostics import asked_diagnostics
 
 RECHECK_SECONDS = 0.3
 """The wait before asking a file's diagnostics again after what it imports changed."""
@@ -310,6 +311,10 @@ class LanguageApi:
         uri = path.as_uri()
         if server.spec.pull_diagnostics:
             return await self._pulled_diagnostics(server, path, when_ready=when_ready)
+        if server.spec.tsserver_diagnostics:
+            asked = await asked_diagnostics(server, path, when_ready=when_ready)
+            if asked is not None:
+                return uri, asked[0], asked[1], server
         if recheck:
             # A server re-checks the dependents of a changed file on its own schedule: under load its
             # first answer for an importer after an apply could still be the one from before it.

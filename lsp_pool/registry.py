@@ -65,6 +65,10 @@ class ServerSpec:
     every open document whether or not its diagnostics are wanted: each apply's before and after
     checks waited out that timer with the processor idle (benchmarks/RESULTS.md, "Fleet"). In its
     ``openFilesOnly`` mode a pull answers only for an open document, so the pool opens it first."""
+    tsserver_diagnostics: bool = False
+    """Diagnostics are asked of tsserver through the server's ``typescript.tsserverRequest``
+    command rather than awaited: it publishes them in stages, and an interrupted check publishes
+    a part as if it were the whole (see :mod:`lsp_pool.tsserver_diagnostics`)."""
     whole_workspace_program: bool = False
     """pyright's family: given a config of codegraft's own when the project's narrows the file set
     (see :mod:`lsp_pool.pyright_config`)."""
@@ -171,6 +175,7 @@ SPECS: tuple[ServerSpec, ...] = (
         readiness=ReadinessPolicy(progress_pattern=r"Initializing JS/TS language features", diagnostics=True, budget=60.0),
         install_hint="npm install -g typescript-language-server@5 typescript@5",
         needs_open=True,
+        tsserver_diagnostics=True,
     ),
     ServerSpec(
         id="gopls",
