@@ -293,7 +293,8 @@ class LanguageApi:
     async def diagnostics(
         self, path: Path, *, wait: float = 10.0, when_ready: bool = False, recheck: bool = False,
     ) -> Answered[list[Diagnostic]]:
-        """Pull diagnostics where the server offers them, else open the file and take what it pushes.
+        """Pull diagnostics where the server offers them (or ask tsserver for them), else open the
+        file and take what it pushes.
 
         Either way the answer is labelled incomplete while the server is still indexing; with
         ``when_ready`` the pull waits for the server to be ready first (NotReady past its budget).

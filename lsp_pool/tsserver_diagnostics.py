@@ -18,6 +18,7 @@ from typing import Any
 
 from lsprotocol import types as t
 
+from lsp_pool.errors import ServerRequestFailed
 from lsp_pool.server import ManagedServer
 
 TSSERVER_REQUEST = "typescript.tsserverRequest"
@@ -28,8 +29,9 @@ _SEVERITY = {"warning": t.DiagnosticSeverity.Warning, "suggestion": t.Diagnostic
 
 async def asked_diagnostics(server: ManagedServer, path: Path, *, when_ready: bool) -> tuple[list[t.Diagnostic], bool] | None:
     """The document's whole set of diagnostics as the server would publish it, and whether the
-    server was ready when asked; None when tsserver refused a request (the caller then waits for
-    the published set, as for any other server)."""
+    server was ready when asked; None when the server or tsserver refused a request (an older
+    server without the command): the caller then waits for the published set, as for any other
+    server, and the server's notes say so."""
     # tsserver loads a project only for an opened document, and the server is ready once it has:
     # open, wait, then make sure once more that the document is open and current (another
     # question's didOpen may have closed it as idle in between).
@@ -42,14 +44,28 @@ async def asked_diagnostics(server: ManagedServer, path: Path, *, when_ready: bo
     complete = True
     for kind in _KINDS:
         params = t.ExecuteCommandParams(command=TSSERVER_REQUEST, arguments=[kind, {"file": str(path), "includeLinePosition": False}])
-        reply = await server.request(t.WORKSPACE_EXECUTE_COMMAND, params, allow_incomplete=not when_ready)
+        try:
+            reply = await server.request(t.WORKSPACE_EXECUTE_COMMAND, params, allow_incomplete=not when_ready)
+        except ServerRequestFailed as failure:
+            _note_refusal(server, f"it refused {TSSERVER_REQUEST} ({failure.message})")
+            return None
         response = reply.value
         if not isinstance(response, dict) or not response.get("success") or not isinstance(response.get("body"), list):
+            said = response.get("message") if isinstance(response, dict) else None
+            _note_refusal(server, f"tsserver did not answer {kind}" + (f" ({said})" if said else ""))
             return None
         found.extend(_diagnostic(item) for item in response["body"] if isinstance(item, dict))
         complete = complete and reply.complete
     # A server restarted in between had not been shown the document: not a whole answer.
     return found, complete and server.restarts == restarts
+
+
+def _note_refusal(server: ManagedServer, reason: str) -> None:
+    """Said once in the server's notes (shown with its answers): its diagnostics are then the
+    published ones, which can be a part of the whole."""
+    note = f"diagnostics are taken as published, which may be a part of them: {reason}"
+    if note not in server.notes:
+        server.notes.append(note)
 
 
 def _diagnostic(item: dict[str, Any]) -> t.Diagnostic:

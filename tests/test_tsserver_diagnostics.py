@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 from lsprotocol import types as t
 
+from lsp_pool.errors import ServerRequestFailed
 from lsp_pool.features import LanguageApi
-from lsp_pool.tsserver_diagnostics import _diagnostic
+from lsp_pool.server import Reply
+from lsp_pool.tsserver_diagnostics import _diagnostic, asked_diagnostics
 from tests.test_lsp_e2e import require, served_engine
 
 # A syntax error, then a semantic check slow enough (three assignability checks of
@@ -51,6 +53,32 @@ def test_tsserver_diagnostics_convert_as_the_server_publishes_them() -> None:
     assert (unused.severity, unused.range.start, unused.related_information) == (t.DiagnosticSeverity.Error, t.Position(0, 9), None)
     assert _diagnostic({"start": {"line": 1, "offset": 1}, "end": {"line": 1, "offset": 2}, "text": "w", "category": "warning"}).severity \
         == t.DiagnosticSeverity.Warning
+
+
+class _RefusingServer:
+    """What asked_diagnostics uses of a ManagedServer, answering its requests with ``answer``."""
+
+    def __init__(self, answer: Reply | Exception) -> None:
+        self.answer, self.notes, self.tracker, self.restarts = answer, [], None, 0
+
+    def use_file(self, path: Path, *, open_it: bool) -> bool:
+        return False
+
+    async def request(self, method: str, params: object, *, allow_incomplete: bool = False) -> Reply:
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+@pytest.mark.parametrize("answer, said", [
+    (ServerRequestFailed("typescript-language-server", "workspace/executeCommand", -32601, "Unknown command"),
+     "it refused typescript.tsserverRequest (typescript-language-server answered workspace/executeCommand with error -32601: Unknown command)"),
+    (Reply({"type": "response", "success": False, "message": "No Project."}, True), "tsserver did not answer syntacticDiagnosticsSync (No Project.)"),
+])
+def test_a_refused_ask_falls_back_to_the_published_set_and_says_so(answer: Reply | Exception, said: str) -> None:
+    server = _RefusingServer(answer)
+    assert asyncio.run(asked_diagnostics(server, Path("/w/a.ts"), when_ready=True)) is None  # type: ignore[arg-type]
+    assert server.notes == [f"diagnostics are taken as published, which may be a part of them: {said}"]
 
 
 @pytest.mark.e2e
