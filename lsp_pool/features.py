@@ -312,14 +312,16 @@ class LanguageApi:
         uri = path.as_uri()
         if server.spec.pull_diagnostics:
             return await self._pulled_diagnostics(server, path, when_ready=when_ready)
+        if recheck:
+            # A server re-checks the dependents of a changed file on its own schedule: under load its
+            # first answer for an importer after an apply could still be the one from before it.
+            # tsserver too learns of a change to a file that is not open on its own schedule (its
+            # file watchers), before which even a synchronous ask answers for the old program.
+            await asyncio.sleep(RECHECK_SECONDS)
         if server.spec.tsserver_diagnostics:
             asked = await asked_diagnostics(server, path, when_ready=when_ready)
             if asked is not None:
                 return uri, asked[0], asked[1], server
-        if recheck:
-            # A server re-checks the dependents of a changed file on its own schedule: under load its
-            # first answer for an importer after an apply could still be the one from before it.
-            await asyncio.sleep(RECHECK_SECONDS)
         if server.capabilities is not None and server.capabilities.diagnostic_provider is not None:
             params = t.DocumentDiagnosticParams(text_document=t.TextDocumentIdentifier(uri=uri))
             value, complete, server, _converter = await self._ask(path, t.TEXT_DOCUMENT_DIAGNOSTIC, params, allow_incomplete=not when_ready)

@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 from lsprotocol import types as t
 
+from engine.client import EngineClient
+from engine.edits.session import EditOptions
+from engine.files import EditRequest
 from lsp_pool.errors import ServerRequestFailed
 from lsp_pool.features import LanguageApi
 from lsp_pool.server import Reply
@@ -111,3 +114,24 @@ def test_a_just_opened_documents_diagnostics_are_whole_not_the_first_published_s
         (tmp_path / "slow.ts").write_text(SLOW_TO_CHECK.replace('const broken: number = "a";\n', ""), encoding="utf-8")
         after = engine.services.diagnostics(engine.workspace.read("slow.ts"), when_ready=True)
         assert sorted(d.code for d in after.value) == sorted([SYNTAX_ERROR] + [NOT_ASSIGNABLE] * 3 + [UNKNOWN_NAME] + [UNUSED] * 3)
+
+
+@pytest.mark.e2e
+def test_an_applys_check_reports_the_importers_a_change_broke(tmp_path: Path) -> None:
+    """The differential check after an apply asks for the touched file's and its importers'
+    diagnostics (recheck): each answer is the whole set for the program after the change."""
+    require("typescript-language-server")
+    (tmp_path / "tsconfig.json").write_text('{"compilerOptions": {"strict": true}}', encoding="utf-8")
+    (tmp_path / "lib.ts").write_text("export function helper(): number {\n  return 1;\n}\n", encoding="utf-8")
+    for name, expression in (("user", "helper()"), ("other", "helper() + 1")):
+        (tmp_path / f"{name}.ts").write_text(f'import {{ helper }} from "./lib";\n\nexport const {name}: number = {expression};\n',
+                                            encoding="utf-8")
+    with served_engine(tmp_path, "typescript-language-server") as engine:
+        client = EngineClient(engine)
+        assert engine.graph().importing_files(["lib.ts"]) == ["other.ts", "user.ts"]
+        client.read_file("lib.ts")
+        change = EditRequest("lib.ts", "export function helper(): string {", old_string="export function helper(): number {")
+        outcome = client.edit_file(change, apply=True, options=EditOptions(compare_diagnostics=True)).to_json()
+    assert outcome["diagnostics_complete"] is True
+    assert sorted((d["file"], d["line"], d["code"]) for d in outcome["new_diagnostics"]) == \
+        [("lib.ts", 2, NOT_ASSIGNABLE), ("other.ts", 3, NOT_ASSIGNABLE), ("user.ts", 3, NOT_ASSIGNABLE)]
