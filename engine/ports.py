@@ -84,8 +84,12 @@ class LanguageServices(Protocol):
     def definition(self, source: "SourceFile", position: "Position") -> "Answered[list[Location]]":
         ...
 
-    def rename(self, source: "SourceFile", position: "Position", new_name: str) -> "Answered[ServerEdit]":
-        """The server's rename plan (after its prepareRename accepts the position)."""
+    def rename(
+        self, source: "SourceFile", position: "Position", new_name: str, sent: "Callable[[], None] | None" = None,
+    ) -> "Answered[ServerEdit]":
+        """The server's rename plan (after its prepareRename accepts the position). ``sent`` is
+        called once the request is on its way (or waits on something else, a server starting),
+        from any thread: work the caller does beside the request starts then."""
         ...
 
     def will_rename_file(self, source: "SourceFile", new_path: str) -> "Answered[ServerEdit]":

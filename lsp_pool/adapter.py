@@ -59,7 +59,9 @@ class PoolServices:
         path = self.workspace.root / source.path
         return self.api.call(lambda api: api.definition(path, position))
 
-    def rename(self, source: SourceFile, position: Position, new_name: str) -> Answered[ServerEdit]:
+    def rename(
+        self, source: SourceFile, position: Position, new_name: str, sent: Callable[[], None] | None = None,
+    ) -> Answered[ServerEdit]:
         path = self.workspace.root / source.path
 
         async def plan(api: LanguageApi) -> Answered[ServerEdit]:
@@ -67,6 +69,11 @@ class PoolServices:
             # server answers in turn): the rename is used only if prepareRename allows it, and
             # the round trip between the two is saved.
             renaming = asyncio.ensure_future(api.rename(path, position, new_name))
+            if sent is not None:
+                # Queued after the rename task's first step, which sends the request unless it
+                # has to wait first (a server starting): either way the request needs no more
+                # of this thread's time until the answer.
+                asyncio.get_running_loop().call_soon(sent)
             try:
                 prepared = await api.prepare_rename(path, position)
                 if prepared.value is None:

@@ -149,7 +149,7 @@ def test_source_lsp_refuses_a_rename_the_server_cannot_give(tmp_path: Path) -> N
 
             return replace(SymbolExtractor().extract(source), source=Source.LSP)
 
-        def rename(self, source, position, new_name):  # type: ignore[no-untyped-def]
+        def rename(self, source, position, new_name, sent=None):  # type: ignore[no-untyped-def]
             raise ServiceUnavailable("jedi-language-server cannot rename here")
 
         def warm_up(self, paths: list[str]) -> None:

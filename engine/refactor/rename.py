@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import sys
+import threading
 from bisect import bisect_right
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -24,7 +25,7 @@ from engine.edits.model import FileChange, Operation, WorkspaceEdit
 from engine.errors import InvalidName, Refused, ServiceUnavailable
 from engine.languages import language_of, profile
 from engine.answers import ServerEdit, TextEdit
-from engine.ports import LanguageServices
+from engine.ports import Answered, LanguageServices
 from engine.positions import Position, Range, split_lines
 from engine.refactor.corpus import Corpus
 from engine.refactor.mentions import FileWords
@@ -128,7 +129,11 @@ def plan_rename(
             sources = [corpus.source(target.file) for target in targets]
             with ThreadPoolExecutor(1, thread_name_prefix="graft-rename") as waiting, _responsive_threads():
                 # The server renames in its own process; the passes that only read files run meanwhile.
-                asked = waiting.submit(lambda: [services.rename(s, t.position, new_name) for s, t in zip(sources, targets)])
+                sent = threading.Event()
+                asked = waiting.submit(_asking, services, sources, targets, new_name, sent)
+                # Once the request is out: begun at once, the passes shared the interpreter lock
+                # with the thread sending it, and the server started about 4 ms later.
+                sent.wait(_SENDING_SECONDS)
                 passes = _Passes(corpus, dotted, old_name, new_name, language, extend, primary, targets[0].position.line)
                 answers = asked.result()
             edit = merge([_from_server(corpus, answer.value) for answer in answers])
@@ -178,6 +183,22 @@ def plan_rename(
     edit = _text_rename(corpus, language, old_name, new_name)
     leftovers = Leftovers(corpus, old_name, language)
     return _finish("rename", edit, Source.REGEX, Confidence.LOW, [*notes, "text rename: check every hunk"], leftovers, new_name)
+
+
+_SENDING_SECONDS = 0.2
+"""The longest the passes wait for the rename request to be sent: a bound, not a budget (the
+request is out within milliseconds, or the port says sooner that it waits on something else)."""
+
+
+def _asking(
+    services: LanguageServices, sources: list[SourceFile], targets: list[RenameTarget], new_name: str, sent: threading.Event,
+) -> list[Answered[ServerEdit]]:
+    """The server's renames of every target, one after another; ``sent`` is set once the first
+    is on its way, and in any case when they are done or have failed."""
+    try:
+        return [services.rename(source, target.position, new_name, sent=sent.set) for source, target in zip(sources, targets)]
+    finally:
+        sent.set()
 
 
 @contextmanager
