@@ -155,7 +155,8 @@ class Runner:
         deadline = time.monotonic() + seconds
         while True:
             status = self.status(root)
-            owed = dict(status.get("housekeeping") or {}).get("calls_since", 0)  # absent: older code, none deferred
+            housekeeping = dict(status.get("housekeeping") or {})  # absent: older code, nothing deferred
+            owed = housekeeping.get("calls_since", 0) or housekeeping.get("heap_held", False)
             if not owed or time.monotonic() > deadline:
                 return status
             time.sleep(0.3)

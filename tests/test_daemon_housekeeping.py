@@ -8,7 +8,7 @@ import gc
 import pytest
 
 from frontends.cli import daemon_housekeeping
-from frontends.cli.daemon_housekeeping import GRACE_SECONDS, HEAVY_CALL_MB, MOST_CALLS_BETWEEN, Housekeeping
+from frontends.cli.daemon_housekeeping import GIVE_BACK_SECONDS, GRACE_SECONDS, HEAVY_CALL_MB, MOST_CALLS_BETWEEN, Housekeeping
 
 
 class _Engines:
@@ -28,9 +28,10 @@ def test_work_is_owed_after_a_call_and_done_in_one_round() -> None:
     housekeeping.after_call()
     housekeeping.after_call()
     assert housekeeping.owed and engines.indexed == 0
-    assert housekeeping.describe() == {"rounds": 0, "calls_since": 2}
+    assert housekeeping.describe() == {"rounds": 0, "calls_since": 2, "heap_held": False, "give_back_seconds": GIVE_BACK_SECONDS}
     housekeeping.run()
-    assert engines.indexed == 1 and housekeeping.describe() == {"rounds": 1, "calls_since": 0}
+    assert engines.indexed == 1 and housekeeping.describe() == {
+        "rounds": 1, "calls_since": 0, "heap_held": True, "give_back_seconds": GIVE_BACK_SECONDS}
 
 
 def test_a_script_that_never_pauses_still_gets_its_garbage_collected() -> None:
@@ -86,3 +87,26 @@ def test_a_call_that_comes_during_the_round_is_not_kept_waiting_for_the_collecti
     assert engines.indexed == 1 and housekeeping.owed and housekeeping.rounds == 0  # the collection waits
     housekeeping.run(call_waiting=lambda: False)
     assert not housekeeping.owed and housekeeping.rounds == 1
+
+
+def test_the_freed_heap_goes_back_only_once_the_daemon_has_been_idle_a_while(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Given back at the end of the grace, the heap was faulted in again by the next call (5-6 ms
+    of a warm rename of Django); it goes back once no call came for GIVE_BACK_SECONDS."""
+    given_back: list[bool] = []
+    monkeypatch.setattr(daemon_housekeeping, "_give_back_free_memory", lambda: given_back.append(True))
+    housekeeping = Housekeeping(_Engines())
+    housekeeping.after_call()
+    housekeeping.run()
+    assert housekeeping.rounds == 1 and not given_back
+    assert housekeeping.heap_held and housekeeping.pending and not housekeeping.owed
+    # Waited for until the give-back is due, counted from the last answer.
+    assert GRACE_SECONDS < housekeeping.seconds_to_wait(600.0) <= GIVE_BACK_SECONDS
+    housekeeping.run()  # too soon: kept
+    assert not given_back and housekeeping.heap_held
+    housekeeping.after_call()  # a call meanwhile: the idle time starts again, and a round is owed first
+    housekeeping._last_answer -= GIVE_BACK_SECONDS
+    housekeeping.run()
+    assert housekeeping.rounds == 2 and not given_back  # the round, not the give-back, when both are due
+    housekeeping.run()
+    assert given_back == [True] and not housekeeping.heap_held and not housekeeping.pending
+    assert housekeeping.seconds_to_wait(600.0) == 600.0  # at rest: the idle time

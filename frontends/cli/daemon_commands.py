@@ -67,6 +67,9 @@ def _status_text(root: Path, status: dict[str, object]) -> str:
         # The memory above is then more than the daemon holds at rest.
         lines.insert(3, f"  its own work after {housekeeping['calls_since']} call(s) (garbage collection, words) is not done yet: "
                         "it waits until no call comes")
+    elif isinstance(housekeeping, dict) and housekeeping.get("heap_held"):
+        lines.insert(3, f"  the heap its calls freed goes back to the system after {housekeeping.get('give_back_seconds', '?')} s "
+                        "without a call (the memory above is more than it holds at rest)")
     servers = status.get("servers")
     if isinstance(servers, list):
         lines += [f"  server {s}" for s in servers]

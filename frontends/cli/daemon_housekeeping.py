@@ -11,7 +11,8 @@ So after an answer the daemon first waits :data:`GRACE_SECONDS` for another call
 comes meanwhile is answered at once; the work is done once the daemon is idle, and in any case
 after :data:`MOST_CALLS_BETWEEN` calls or a call that left much more memory behind
 (:data:`HEAVY_CALL_MB`), so that a script that never pauses still has its garbage collected
-and its words indexed.
+and its words indexed. The freed heap goes back to the system later still, once the daemon has
+been idle for :data:`GIVE_BACK_SECONDS`: the next call would fault it in again.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ than a client takes to start and connect, and than a script's own step between t
 MOST_CALLS_BETWEEN = 8
 """Calls answered at most between two rounds, so that a script that never pauses still has its
 garbage collected and its words indexed."""
+GIVE_BACK_SECONDS = 10.0
+"""Idle time after the last answer before the heap the calls freed goes back to the system. Given
+back at the end of the grace, it was faulted in again by the next call: 5-6 ms more for a warm
+rename of Django that came 1.3 s after the last (60 calls, alternated; RESULTS.md, session 20).
+A person at a shell pauses seconds between calls; at rest the daemon still holds only what it uses."""
 HEAVY_CALL_MB = 64
 """A call after which the daemon holds this much more memory than after the last round gets its
 round at once: the cyclic garbage of a large call (a rename of a common name on Django left over
@@ -49,20 +55,32 @@ class Housekeeping:
         self.calls_since = 0
         """Calls answered since the last round: the work is owed when this is not 0."""
         self.rounds = 0
+        self.heap_held = False
+        """A round has freed heap that is not given back to the system yet (:data:`GIVE_BACK_SECONDS`)."""
         self._last_answer = 0.0
         self._resident_after_round = resident_mb()
 
     def seconds_to_wait(self, idle_seconds: float) -> float:
         """How long to wait for a connection: what is left of the grace after the last call's
-        answer when work is owed (a status request meanwhile does not extend it), else the idle time."""
-        if not self.owed:
+        answer when work is owed (a status request meanwhile does not extend it), then what is
+        left until the heap is given back, else the idle time."""
+        if self.owed:
+            due = self._last_answer + GRACE_SECONDS
+        elif self.heap_held:
+            due = self._last_answer + GIVE_BACK_SECONDS
+        else:
             return idle_seconds
         # Never 0: a socket's timeout of 0 makes it non-blocking, and its accept raises rather than times out.
-        return max(0.001, self._last_answer + GRACE_SECONDS - time.monotonic())
+        return max(0.001, due - time.monotonic())
 
     @property
     def owed(self) -> bool:
         return self.calls_since > 0
+
+    @property
+    def pending(self) -> bool:
+        """Work is owed, or heap is still to be given back: the daemon is not at rest."""
+        return self.owed or self.heap_held
 
     def after_call(self) -> None:
         """A call was answered: its work is owed, and done now after too many calls or a heavy one."""
@@ -73,8 +91,12 @@ class Housekeeping:
 
     def run(self, call_waiting: Callable[[], bool] = lambda: False) -> None:
         """The round; left owed, after the words, when ``call_waiting`` says a call came meanwhile
-        (the collection that follows takes 25-60 ms on Django, and the call would wait for it)."""
+        (the collection that follows takes 25-60 ms on Django, and the call would wait for it).
+        With no round owed, the heap is given back once the daemon has been idle long enough."""
         if not self.owed:
+            if self.heap_held and time.monotonic() - self._last_answer >= GIVE_BACK_SECONDS:
+                _give_back_free_memory()
+                self.heap_held = False
             return
         self._engines.index_words()  # first: what indexing the words leaves behind is collected too
         if call_waiting() and self.calls_since < MOST_CALLS_BETWEEN:
@@ -82,11 +104,12 @@ class Housekeeping:
         self.calls_since = 0
         self.rounds += 1
         gc.collect()
-        _give_back_free_memory()
+        self.heap_held = True
         self._resident_after_round = resident_mb()
 
-    def describe(self) -> dict[str, int]:
-        return {"rounds": self.rounds, "calls_since": self.calls_since}
+    def describe(self) -> dict[str, int | float | bool]:
+        return {"rounds": self.rounds, "calls_since": self.calls_since, "heap_held": self.heap_held,
+                "give_back_seconds": GIVE_BACK_SECONDS}
 
 
 def resident_mb() -> int:

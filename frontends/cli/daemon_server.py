@@ -209,7 +209,7 @@ class Daemon:
                 try:
                     connection, _ = listener.accept()
                 except socket.timeout:
-                    if self.housekeeping.owed:
+                    if self.housekeeping.pending:
                         self.housekeeping.run(call_waiting=lambda: _waiting(listener))
                         continue
                     print(f"graft daemon: idle for {self.idle_seconds:.0f} s, stopping", file=sys.stderr)
