@@ -131,14 +131,30 @@ def _span(line: int, end: int, name: str) -> Range:
 _DEFINES = re.compile(r"\b(def|class|global|nonlocal)\s+$")
 
 
-def add_name_uses(edit: WorkspaceEdit, uses: list[NameUse], new: str, corpus: Corpus, symbol: Symbol) -> tuple[WorkspaceEdit, list[str]]:
-    """The edit plus the uses it does not cover already, with a note of each kind added."""
+def code_maps_of(uses: list[NameUse], corpus: Corpus) -> dict[str, CodeMap]:
+    """The strings and comments of each file with code uses, scanned as far as its last one: what
+    :func:`add_name_uses` asks of the uses an edit leaves, found beside the server's request."""
+    last: dict[str, int] = {}
+    for use in uses:
+        if use.kind == "code":
+            last[use.path] = max(last.get(use.path, 0), use.offset)
+    maps = {path: CodeMap(corpus.source(path).text) for path in last}
+    for path, offset in last.items():
+        maps[path].is_code(offset)
+    return maps
+
+
+def add_name_uses(
+    edit: WorkspaceEdit, uses: list[NameUse], new: str, corpus: Corpus, symbol: Symbol, code_maps: dict[str, CodeMap] | None = None,
+) -> tuple[WorkspaceEdit, list[str]]:
+    """The edit plus the uses it does not cover already, with a note of each kind added.
+    ``code_maps``: :func:`code_maps_of` the uses, when known already (added to as needed)."""
     edited = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
     coverage = {path: Coverage(change.edits) for path, change in edited.items()}
     added: dict[str, list[TextEdit]] = {}
     renamed: list[str] = []
     found_in_code: list[str] = []
-    code_maps: dict[str, CodeMap] = {}
+    code_maps = code_maps if code_maps is not None else {}
     for use in uses:
         known = edited.get(use.path)
         if use.kind == "attribute-string":

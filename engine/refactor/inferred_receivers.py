@@ -48,13 +48,13 @@ fixture's value, a module from import_module) has under the old name, or None
 
 def inferred_receiver_uses(
     workspace: Workspace, corpus: Corpus, edit: WorkspaceEdit, old: str, new: str, declarations: list[Declaration],
-    *, ask_jedi: bool = True, fixture_member: FixtureMember | None = None,
+    *, ask_jedi: bool = True, fixture_member: FixtureMember | None = None, uses: list[tuple[str, Position]] | None = None,
 ) -> tuple[WorkspaceEdit, list[str]]:
     """The edit plus every ``x.old`` it leaves in code that jedi (``ask_jedi``; the edit may be
     jedi's own) or the receiver's pytest fixture resolves to one of ``declarations``; notes say
-    what was added and what nobody could follow."""
+    what was added and what nobody could follow. ``uses``: :func:`attribute_uses`, when found already."""
     edited = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
-    candidates = _uncovered_attribute_uses(corpus, edited, old)
+    candidates = _uncovered_attribute_uses(corpus, edited, old, uses)
     if not candidates:
         return edit, []
     asked = candidates[:MAX_ASKED]
@@ -123,8 +123,9 @@ _NAME_BEFORE_DOT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\.$")
 _SAME_CLASS_BEFORE_DOT = re.compile(r"(?<![\w.])(?:self\.__class__|type\(self\)|cls)\([^()]*\)\.$")
 
 
-def _uncovered_attribute_uses(corpus: Corpus, edited: dict[str, FileChange], old: str) -> list[tuple[str, Position]]:
-    """``.old`` in code (not strings or comments) that the edit does not change, per file in order."""
+def attribute_uses(corpus: Corpus, old: str) -> list[tuple[str, Position]]:
+    """Every ``.old`` in code (not strings or comments), per file in order: independent of any
+    edit, so a rename finds them beside the server's request."""
     found: list[tuple[str, Position]] = []
     for path in corpus.mentioning(old, "python"):
         text = corpus.source(path).text
@@ -132,13 +133,28 @@ def _uncovered_attribute_uses(corpus: Corpus, edited: dict[str, FileChange], old
         if not offsets:
             continue
         starts = corpus.source(path).line_starts
-        coverage = Coverage(edited[path].edits) if path in edited else None
         code = CodeMap(text)
         for offset in offsets:
-            line = bisect_right(starts, offset) - 1
-            position = Position(line, offset - starts[line])
-            if (coverage is None or not coverage.covers(position)) and code.is_code(offset):
-                found.append((path, position))
+            if code.is_code(offset):
+                line = bisect_right(starts, offset) - 1
+                found.append((path, Position(line, offset - starts[line])))
+    return found
+
+
+def _uncovered_attribute_uses(
+    corpus: Corpus, edited: dict[str, FileChange], old: str, uses: list[tuple[str, Position]] | None,
+) -> list[tuple[str, Position]]:
+    """``.old`` in code that the edit does not change, per file in order (``uses``: the
+    :func:`attribute_uses`, found already)."""
+    coverages: dict[str, Coverage] = {}
+    found = []
+    for path, position in uses if uses is not None else attribute_uses(corpus, old):
+        change = edited.get(path)
+        if change is not None:
+            coverage = coverages.get(path) or coverages.setdefault(path, Coverage(change.edits))
+            if coverage.covers(position):
+                continue
+        found.append((path, position))
     return found
 
 

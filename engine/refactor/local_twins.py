@@ -20,16 +20,26 @@ from engine.refactor.corpus import Corpus
 from engine.refactor.pytrees import code_points, parse_python
 
 
-def keep_local_twins(corpus: Corpus, edit: WorkspaceEdit, defining_file: str, old: str, new: str) -> tuple[WorkspaceEdit, list[str]]:
+def possible_twins(corpus: Corpus, paths: list[str], old: str) -> dict[str, bool]:
+    """Whether each Python file of ``paths`` may define ``old`` itself: what :func:`keep_local_twins`
+    asks of each file it edits, answered before the rename's edit is known (beside the server)."""
+    return {path: _may_define(corpus.source(path).text, old) for path in paths if path.endswith(".py")}
+
+
+def keep_local_twins(
+    corpus: Corpus, edit: WorkspaceEdit, defining_file: str, old: str, new: str, possible: dict[str, bool] | None = None,
+) -> tuple[WorkspaceEdit, list[str]]:
     """``edit`` with each file that both defines ``old`` at module level and imports the renamed
-    symbol reduced to that import, aliased to the old name."""
+    symbol reduced to that import, aliased to the old name. ``possible``: :func:`possible_twins`
+    of the files the edit may change, known already (a file it does not name is looked at here)."""
     operations = list(edit.operations)
     kept: list[str] = []
     for index, change in enumerate(operations):
         if not isinstance(change, FileChange) or change.path == defining_file or not change.path.endswith(".py"):
             continue
         text = corpus.source(change.path).text
-        if not _may_define(text, old):
+        may_define = possible.get(change.path) if possible is not None else None
+        if not (_may_define(text, old) if may_define is None else may_define):
             continue  # the common case, decided without parsing (a warm rename touched 91 files, defined in none)
         tree = parse_python(text)
         if tree is None or not _defines_at_module_level(tree, old):

@@ -30,10 +30,12 @@ from engine.positions import Position, Range, split_lines
 from engine.refactor.corpus import Corpus
 from engine.refactor.mentions import FileWords
 from engine.refactor.doctests import DoctestPass
-from engine.refactor.inferred_receivers import Declaration, FixtureMember, inferred_receiver_uses, without_self_homonyms
+from engine.refactor.inferred_receivers import (
+    Declaration, FixtureMember, attribute_uses, inferred_receiver_uses, without_self_homonyms,
+)
 from engine.refactor.jedi_rename import RenameUnavailable, jedi_rename
 from engine.refactor.leftovers import Leftovers
-from engine.refactor.local_twins import keep_local_twins
+from engine.refactor.local_twins import keep_local_twins, possible_twins
 from engine.refactor.name_capture import name_captures
 from engine.refactor.plan import RefactorPlan
 from engine.symbols import Confidence, Source, Symbol
@@ -136,7 +138,9 @@ def plan_rename(
                 sent.wait(_SENDING_SECONDS)
                 passes = _Passes(corpus, dotted, old_name, new_name, language, extend, primary, targets[0].position.line)
                 answers = asked.result()
-            edit = merge([_from_server(corpus, answer.value) for answer in answers])
+            server_edits = [_from_server(corpus, answer.value) for answer in answers]
+            # One answer is merged already: every change in it was checked for overlaps when built.
+            edit = merge(server_edits) if len(server_edits) > 1 else server_edits[0]
             edit, other_names = _only_the_old_name(corpus, edit, old_name)
             edit, extended = passes.add(edit, primary)
             if language == "python":
@@ -145,9 +149,10 @@ def plan_rename(
                     edit, homonyms = without_self_homonyms(corpus, edit, old_name, declarations, fixtures(corpus))
                     extended = [*extended, *homonyms]
                 edit, inferred = inferred_receiver_uses(workspace, corpus, edit, old_name, new_name, declarations,
-                                                        fixture_member=fixtures(corpus) if fixtures else None)
+                                                        fixture_member=fixtures(corpus) if fixtures else None,
+                                                        uses=passes.attribute_uses)
                 # Last: a module with a twin of its own keeps its name, whatever a pass added there.
-                edit, twins = keep_local_twins(corpus, edit, primary, old_name, new_name)
+                edit, twins = keep_local_twins(corpus, edit, primary, old_name, new_name, passes.possible_twins)
                 extended = [*extended, *inferred, *twins]
             extended = [*other_names, *extended]
             complete = all(answer.complete for answer in answers)
@@ -167,9 +172,9 @@ def plan_rename(
         if fixtures is not None:
             declarations = [Declaration(t.file, t.position) for t in targets]
             edit, inferred = inferred_receiver_uses(workspace, corpus, edit, old_name, new_name, declarations,
-                                                    ask_jedi=False, fixture_member=fixtures(corpus))
+                                                    ask_jedi=False, fixture_member=fixtures(corpus), uses=passes.attribute_uses)
             extended = [*extended, *inferred]
-        edit, twins = keep_local_twins(corpus, edit, primary, old_name, new_name)
+        edit, twins = keep_local_twins(corpus, edit, primary, old_name, new_name, passes.possible_twins)
         extended = [*extended, *twins]
         notes += ["scope-aware rename by jedi", *_covered(targets), *extended]
         return _finish("rename", edit, Source.AST, Confidence.MEDIUM, notes, passes.leftovers, new_name)
@@ -229,6 +234,8 @@ class _Passes:
         # Every file a rename edits mentions the old name; their __all__ entries are looked up now.
         python_files = corpus.mentioning(old, "python") if language == "python" else []
         self.all_entries = {path: all_entries(corpus.source(path), old) for path in python_files}
+        self.possible_twins = possible_twins(corpus, python_files, old)
+        self.attribute_uses = attribute_uses(corpus, old) if language == "python" else None
         # Symbols only (they have a dotted path): a parameter's or local's name on an example line
         # is as likely another function's keyword (`pred=` in a sibling's doctest) as this one.
         self.doctests = DoctestPass(corpus, defining_file, old, new, declared_at) if language == "python" and dotted is not None else None
@@ -387,7 +394,9 @@ def _only_the_old_name(corpus: Corpus, edit: WorkspaceEdit, old_name: str) -> tu
                 kept.append(text_edit)
             else:
                 dropped.append(f"{change.path}:{text_edit.range.start.line + 1} ({text[start:end][:40]!r})")
-        if kept:
+        if len(kept) == len(change.edits):
+            kept_changes.append(change)  # the usual case: not built again
+        elif kept:
             kept_changes.append(FileChange(change.path, tuple(kept), change.expected_sha256))
     if not dropped:
         return edit, []
