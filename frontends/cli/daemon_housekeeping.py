@@ -35,8 +35,9 @@ garbage collected and its words indexed."""
 GIVE_BACK_SECONDS = 10.0
 """Idle time after the last answer before the heap the calls freed goes back to the system. Given
 back at the end of the grace, it was faulted in again by the next call: 5-6 ms more for a warm
-rename of Django that came 1.3 s after the last (60 calls, alternated; RESULTS.md, session 20).
-A person at a shell pauses seconds between calls; at rest the daemon still holds only what it uses."""
+rename of Django that came 1.3 s after the last (50 calls each way, alternated; RESULTS.md,
+session 20). A person at a shell pauses seconds between calls; at rest the daemon still holds
+only what it uses."""
 HEAVY_CALL_MB = 64
 """A call after which the daemon holds this much more memory than after the last round gets its
 round at once: the cyclic garbage of a large call (a rename of a common name on Django left over
