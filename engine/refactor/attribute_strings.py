@@ -145,16 +145,15 @@ def code_maps_of(uses: list[NameUse], corpus: Corpus) -> dict[str, CodeMap]:
 
 
 def add_name_uses(
-    edit: WorkspaceEdit, uses: list[NameUse], new: str, corpus: Corpus, symbol: Symbol, code_maps: dict[str, CodeMap] | None = None,
+    edit: WorkspaceEdit, uses: list[NameUse], new: str, corpus: Corpus, symbol: Symbol, code_maps: dict[str, CodeMap],
 ) -> tuple[WorkspaceEdit, list[str]]:
     """The edit plus the uses it does not cover already, with a note of each kind added.
-    ``code_maps``: :func:`code_maps_of` the uses, when known already (added to as needed)."""
+    ``code_maps``: :func:`code_maps_of` the uses, found beside the server (added to as needed)."""
     edited = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
     coverage = {path: Coverage(change.edits) for path, change in edited.items()}
     added: dict[str, list[TextEdit]] = {}
     renamed: list[str] = []
     found_in_code: list[str] = []
-    code_maps = code_maps if code_maps is not None else {}
     for use in uses:
         known = edited.get(use.path)
         if use.kind == "attribute-string":

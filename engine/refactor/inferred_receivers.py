@@ -48,13 +48,13 @@ fixture's value, a module from import_module) has under the old name, or None
 
 def inferred_receiver_uses(
     workspace: Workspace, corpus: Corpus, edit: WorkspaceEdit, old: str, new: str, declarations: list[Declaration],
-    *, ask_jedi: bool = True, fixture_member: FixtureMember | None = None, uses: list[tuple[str, Position]] | None = None,
+    uses: list[tuple[str, Position]], *, ask_jedi: bool = True, fixture_member: FixtureMember | None = None,
 ) -> tuple[WorkspaceEdit, list[str]]:
     """The edit plus every ``x.old`` it leaves in code that jedi (``ask_jedi``; the edit may be
     jedi's own) or the receiver's pytest fixture resolves to one of ``declarations``; notes say
-    what was added and what nobody could follow. ``uses``: :func:`attribute_uses`, when found already."""
+    what was added and what nobody could follow. ``uses``: :func:`attribute_uses`, found beside the server."""
     edited = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
-    candidates = _uncovered_attribute_uses(corpus, edited, old, uses)
+    candidates = _uncovered_attribute_uses(edited, uses)
     if not candidates:
         return edit, []
     asked = candidates[:MAX_ASKED]
@@ -141,14 +141,11 @@ def attribute_uses(corpus: Corpus, old: str) -> list[tuple[str, Position]]:
     return found
 
 
-def _uncovered_attribute_uses(
-    corpus: Corpus, edited: dict[str, FileChange], old: str, uses: list[tuple[str, Position]] | None,
-) -> list[tuple[str, Position]]:
-    """``.old`` in code that the edit does not change, per file in order (``uses``: the
-    :func:`attribute_uses`, found already)."""
+def _uncovered_attribute_uses(edited: dict[str, FileChange], uses: list[tuple[str, Position]]) -> list[tuple[str, Position]]:
+    """The :func:`attribute_uses` that the edit does not change, per file in order."""
     coverages: dict[str, Coverage] = {}
     found = []
-    for path, position in uses if uses is not None else attribute_uses(corpus, old):
+    for path, position in uses:
         change = edited.get(path)
         if change is not None:
             coverage = coverages.get(path) or coverages.setdefault(path, Coverage(change.edits))

@@ -27,18 +27,18 @@ def possible_twins(corpus: Corpus, paths: list[str], old: str) -> dict[str, bool
 
 
 def keep_local_twins(
-    corpus: Corpus, edit: WorkspaceEdit, defining_file: str, old: str, new: str, possible: dict[str, bool] | None = None,
+    corpus: Corpus, edit: WorkspaceEdit, defining_file: str, old: str, new: str, possible: dict[str, bool],
 ) -> tuple[WorkspaceEdit, list[str]]:
     """``edit`` with each file that both defines ``old`` at module level and imports the renamed
     symbol reduced to that import, aliased to the old name. ``possible``: :func:`possible_twins`
-    of the files the edit may change, known already (a file it does not name is looked at here)."""
+    of the files the edit may change, found beside the server (a file it does not name is looked at here)."""
     operations = list(edit.operations)
     kept: list[str] = []
     for index, change in enumerate(operations):
         if not isinstance(change, FileChange) or change.path == defining_file or not change.path.endswith(".py"):
             continue
         text = corpus.source(change.path).text
-        may_define = possible.get(change.path) if possible is not None else None
+        may_define = possible.get(change.path)
         if not (_may_define(text, old) if may_define is None else may_define):
             continue  # the common case, decided without parsing (a warm rename touched 91 files, defined in none)
         tree = parse_python(text)

@@ -149,8 +149,7 @@ def plan_rename(
                     edit, homonyms = without_self_homonyms(corpus, edit, old_name, declarations, fixtures(corpus))
                     extended = [*extended, *homonyms]
                 edit, inferred = inferred_receiver_uses(workspace, corpus, edit, old_name, new_name, declarations,
-                                                        fixture_member=fixtures(corpus) if fixtures else None,
-                                                        uses=passes.attribute_uses)
+                                                        passes.attribute_uses, fixture_member=fixtures(corpus) if fixtures else None)
                 # Last: a module with a twin of its own keeps its name, whatever a pass added there.
                 edit, twins = keep_local_twins(corpus, edit, primary, old_name, new_name, passes.possible_twins)
                 extended = [*extended, *inferred, *twins]
@@ -172,7 +171,7 @@ def plan_rename(
         if fixtures is not None:
             declarations = [Declaration(t.file, t.position) for t in targets]
             edit, inferred = inferred_receiver_uses(workspace, corpus, edit, old_name, new_name, declarations,
-                                                    ask_jedi=False, fixture_member=fixtures(corpus), uses=passes.attribute_uses)
+                                                    passes.attribute_uses, ask_jedi=False, fixture_member=fixtures(corpus))
             extended = [*extended, *inferred]
         edit, twins = keep_local_twins(corpus, edit, primary, old_name, new_name, passes.possible_twins)
         extended = [*extended, *twins]
@@ -235,7 +234,7 @@ class _Passes:
         python_files = corpus.mentioning(old, "python") if language == "python" else []
         self.all_entries = {path: all_entries(corpus.source(path), old) for path in python_files}
         self.possible_twins = possible_twins(corpus, python_files, old)
-        self.attribute_uses = attribute_uses(corpus, old) if language == "python" else None
+        self.attribute_uses = attribute_uses(corpus, old) if language == "python" else []
         # Symbols only (they have a dotted path): a parameter's or local's name on an example line
         # is as likely another function's keyword (`pred=` in a sibling's doctest) as this one.
         self.doctests = DoctestPass(corpus, defining_file, old, new, declared_at) if language == "python" and dotted is not None else None
