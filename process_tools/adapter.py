@@ -23,6 +23,8 @@ _GIT_TIMEOUT = 30
 _IMPORT_TIMEOUT = 60
 _NEUTRALISED = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
 _FILTER_COMMANDS = ("clean", "smudge", "process")
+_REPOSITORY_VARIABLES = frozenset({"GIT_DIR", "GIT_WORK_TREE"})
+"""Environment variables that make git find a repository where no ``.git`` is: git is asked."""
 
 
 class DirtyCheckFailed(Refused):
@@ -41,6 +43,10 @@ class ProcessTools:
         cannot be read (git missing, timing out, failing) is refused with the reason, never
         taken as clean."""
         if not paths:
+            return set()
+        if not self._looks_versioned() and not _REPOSITORY_VARIABLES & os.environ.keys():
+            # Outside every repository git would only say so, two processes later: 6 ms or more
+            # of each preview and apply, which wait for the check.
             return set()
         try:
             result = self._git("status", "--porcelain", "-z", "--", *paths)
@@ -65,6 +71,8 @@ class ProcessTools:
         return dirty & set(paths)
 
     def _looks_versioned(self) -> bool:
+        """A ``.git`` (a folder, or a file for a worktree or submodule) here or above: where git
+        looks for the repository a folder belongs to."""
         return any((folder / ".git").exists() for folder in (self.root, *self.root.parents))
 
     def run(self, command: str) -> tuple[int, str]:

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -286,6 +287,38 @@ def test_a_repository_whose_status_cannot_be_read_is_refused_not_taken_as_clean(
     plain = tmp_path.parent / f"{tmp_path.name}-plain"  # beside, not under, the repository
     plain.mkdir()
     assert ProcessTools(Workspace(plain)).dirty_files(["m.py"]) == set()
+
+
+def test_a_folder_outside_every_repository_is_checked_without_running_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import process_tools.adapter as adapter
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "m.py").write_text("x = 1\n")
+    repository = tmp_path / "repository"
+    repository.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repository, check=True)
+    (repository / "m.py").write_text("x = 1\n")  # untracked: dirty
+    ran: list[list[str]] = []
+    real_run = subprocess.run
+
+    def recorded(command: list[str], *args: Any, **kwargs: Any) -> Any:
+        ran.append(command)
+        return real_run(command, *args, **kwargs)
+
+    monkeypatch.setattr(adapter.subprocess, "run", recorded)
+    monkeypatch.delenv("GIT_DIR", raising=False)
+    monkeypatch.delenv("GIT_WORK_TREE", raising=False)
+    assert adapter.ProcessTools(Workspace(plain)).dirty_files(["m.py"]) == set()
+    assert ran == []  # no .git here or above: git would only have said so
+    assert adapter.ProcessTools(Workspace(repository)).dirty_files(["m.py"]) == {"m.py"}
+    assert ran  # a repository is still asked about
+    # GIT_DIR makes a folder without .git a repository's work tree: git is asked then too.
+    ran.clear()
+    monkeypatch.setenv("GIT_DIR", str(repository / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(plain))
+    assert adapter.ProcessTools(Workspace(plain)).dirty_files(["m.py"]) == {"m.py"}
+    assert ran
 
 
 def test_an_edit_through_a_symlink_inside_changes_its_target_and_keeps_the_link(tmp_path: Path) -> None:

@@ -95,6 +95,30 @@ def test_a_file_changed_since_its_words_were_read_is_read_again(tmp_path: Path) 
     assert not index.current(_facts(workspace)).knows("pkg/other.py")  # a file gone from the graph is forgotten
 
 
+def test_which_files_are_known_is_worked_out_when_first_asked_not_when_the_index_is_taken(tmp_path: Path) -> None:
+    """A rename takes the index before it sends its request; comparing every file's hash then
+    delayed the request. The comparison waits for the first question (asked beside the server)."""
+    workspace = _workspace(tmp_path)
+    index = MentionIndex()
+    index.update(str(workspace.root), _facts(workspace))
+
+    class Counted(dict[str, Fact]):
+        looked_up = 0
+
+        def get(self, key: str, default: Fact | None = None) -> Fact | None:  # type: ignore[override]
+            Counted.looked_up += 1
+            return super().get(key, default)
+
+    facts = Counted(_facts(workspace))
+    words = index.current(facts)
+    corpus = Corpus(workspace, list(FILES), words=words)
+    assert Counted.looked_up == 0
+    assert corpus.mentioning("total_price", "python") == ["pkg/__init__.py", "pkg/models.py", "pkg/crlf.py", "pkg/bom.py"]
+    assert Counted.looked_up == len(FILES)  # once, for every file
+    assert words.knows("pkg/models.py") and len(words) == len(FILES)
+    assert Counted.looked_up == len(FILES)  # not again
+
+
 def test_a_file_changed_after_the_graph_read_it_is_not_indexed(tmp_path: Path) -> None:
     workspace = _workspace(tmp_path)
     facts = _facts(workspace)

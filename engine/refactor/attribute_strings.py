@@ -138,7 +138,7 @@ def code_maps_of(uses: list[NameUse], corpus: Corpus) -> dict[str, CodeMap]:
     for use in uses:
         if use.kind == "code":
             last[use.path] = max(last.get(use.path, 0), use.offset)
-    maps = {path: CodeMap(corpus.source(path).text) for path in last}
+    maps = {path: corpus.code_map(path) for path in last}
     for path, offset in last.items():
         maps[path].is_code(offset)
     return maps
@@ -166,7 +166,7 @@ def add_name_uses(
         if use.kind == "code":
             # Only the few uses left uncovered pay for finding the file's strings and comments.
             if use.path not in code_maps:
-                code_maps[use.path] = CodeMap(corpus.source(use.path).text)
+                code_maps[use.path] = corpus.code_map(use.path)
             if not code_maps[use.path].is_code(use.offset):
                 continue
         spans = added.setdefault(use.path, [])

@@ -13,6 +13,7 @@ from typing import Callable
 
 from engine.languages import language_of
 from engine.refactor.mentions import FileWords
+from engine.refactor.strings_and_comments import CodeMap
 from engine.workspace import SourceFile, Workspace
 
 
@@ -29,8 +30,10 @@ class Corpus:
         self._bytes: dict[str, bytes | None] = {}
         self._sources: dict[str, SourceFile] = {}
         self._mentioning: dict[tuple[str, str | None], list[str]] = {}
-        self._words = words if words else None
-        """Files' words at their current content (MentionIndex.current), for the files it knows."""
+        self._code_maps: dict[str, CodeMap] = {}
+        self._words = words
+        """Files' words at their current content (MentionIndex.current), for the files it knows
+        (none known: every file is read, as without them)."""
 
     def workspace_files(self) -> list[str]:
         """Every file of the workspace, sources or not (text files collected as doctests):
@@ -51,6 +54,14 @@ class Corpus:
         if path not in self._sources:
             self._sources[path] = self.workspace.read(path)
         return self._sources[path]
+
+    def code_map(self, path: str) -> CodeMap:
+        """Where the strings and comments of a Python file are, shared by every pass of the call:
+        several ask about the same files (code uses, attribute uses, doctests), and the scan as far
+        as one asked is not done again for the next."""
+        if path not in self._code_maps:
+            self._code_maps[path] = CodeMap(self.source(path).text)
+        return self._code_maps[path]
 
     def mentioning(self, needle: str, language: str | None) -> list[str]:
         """Files of a language whose bytes contain ``needle``: only those get decoded."""

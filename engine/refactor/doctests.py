@@ -55,7 +55,7 @@ class DoctestPass:
         owner = _owner_class(corpus.source(defining_file).text, old, declared_at) if declared_at is not None else None
         for path in corpus.mentioning(old, "python"):
             source = corpus.source(path)
-            code = CodeMap(source.text)
+            code = corpus.code_map(path)
             if owner is None:
                 edits = _example_edits(source.text, mention, new, lambda offset: not code.is_code(offset), shown)
             elif path == defining_file:

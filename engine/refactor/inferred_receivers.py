@@ -24,7 +24,6 @@ from engine.answers import TextEdit
 from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
 from engine.refactor.jedi_rename import jedi_definitions
-from engine.refactor.strings_and_comments import CodeMap
 from engine.refactor.pytrees import parse_python, with_spans
 from engine.workspace import Workspace
 
@@ -133,7 +132,7 @@ def attribute_uses(corpus: Corpus, old: str) -> list[tuple[str, Position]]:
         if not offsets:
             continue
         starts = corpus.source(path).line_starts
-        code = CodeMap(text)
+        code = corpus.code_map(path)
         for offset in offsets:
             if code.is_code(offset):
                 line = bisect_right(starts, offset) - 1

@@ -48,10 +48,26 @@ def longest_word(needle: bytes) -> bytes | None:
 
 class FileWords:
     """The index as one call's graph sees it: which files it knows at their current content, and
-    which of those hold a word inside one of theirs."""
+    which of those hold a word inside one of theirs.
 
-    def __init__(self, blob: bytes, ends: list[int], paths: list[str], known: set[str]) -> None:
-        self._blob, self._ends, self._paths, self._known = blob, ends, paths, known
+    Which files it knows is worked out when first asked, not when the call takes it: comparing
+    every file's hash (3.5 ms on Django's 2,899 files) would otherwise come before a rename's
+    request to its server, where the first question comes from the passes run beside it."""
+
+    def __init__(self, blob: bytes, ends: list[int], paths: list[str], hashes: list[str], facts: Mapping[str, HasContent]) -> None:
+        self._blob, self._ends, self._paths, self._hashes = blob, ends, paths, hashes
+        # Read later in the call, as the rest of a plan reads the graph: the engine brings the
+        # graph up to date before a call, and nothing changes it until the call is over.
+        self._facts = facts
+        self._known_files: set[str] | None = None
+
+    @property
+    def _known(self) -> set[str]:
+        if self._known_files is None:
+            facts = self._facts
+            self._known_files = {path for path, content_hash in zip(self._paths, self._hashes)
+                                 if (fact := facts.get(path)) is not None and fact.sha256 == content_hash}
+        return self._known_files
 
     def knows(self, path: str) -> bool:
         return path in self._known
@@ -126,6 +142,4 @@ class MentionIndex:
     def current(self, facts: Mapping[str, HasContent]) -> FileWords:
         """The index for a graph whose files have ``facts``: a file is known while its facts
         still have the hash its words were read from."""
-        known = {path for path, content_hash in zip(self._paths, self._hashes)
-                 if (fact := facts.get(path)) is not None and fact.sha256 == content_hash}
-        return FileWords(self._blob, self._ends, self._paths, known)
+        return FileWords(self._blob, self._ends, self._paths, self._hashes, facts)
