@@ -27,7 +27,7 @@ from engine.choices import DEFAULT_MAX_FILE_BYTES
 from engine.errors import FileNotInWorkspace, ProtectedPath, UnreadableFile, UnsafePath
 from engine.languages import language_of
 from engine.positions import line_starts
-from engine.read_memo import RememberedReads
+from engine.read_memo import KEPT_BYTES, RememberedReads
 
 #: Folders never scanned, whatever .gitignore says.
 EXCLUDED_DIR_NAMES = frozenset(
@@ -107,6 +107,8 @@ class Workspace:
         self.config = config or WorkspaceConfig()
         self.remembered_reads: RememberedReads[SourceFile] | None = None
         """Set for the length of one call (:meth:`remembering_reads`)."""
+        self._kept_reads: RememberedReads[SourceFile] | None = None
+        """The memo a long-lived engine keeps from call to call (:meth:`keep_reads_between_calls`)."""
 
     # -- paths ---------------------------------------------------------------
 
@@ -213,15 +215,26 @@ class Workspace:
     @contextmanager
     def remembering_reads(self) -> Iterator[None]:
         """Within the block (one call), a file read again unchanged is not read again
-        (engine.read_memo); what was read is let go at its end."""
+        (engine.read_memo); what was read is let go at its end, unless reads are kept between calls."""
         if self.remembered_reads is not None:
             yield  # an enclosing block remembers already
             return
-        self.remembered_reads = RememberedReads()
+        self.remembered_reads = self._kept_reads if self._kept_reads is not None else RememberedReads()
         try:
             yield
         finally:
             self.remembered_reads = None
+
+    def keep_reads_between_calls(self, limit_bytes: int = KEPT_BYTES) -> None:
+        """For a long-lived engine (the CLI's daemon): each call's reads stay for the next, checked
+        against the file's status as within a call (engine.read_memo), at most ``limit_bytes``."""
+        if self._kept_reads is None:
+            self._kept_reads = RememberedReads(limit_bytes)
+
+    def forget_kept_reads(self) -> None:
+        """Let the reads kept between calls go (a daemon at rest gives their memory back)."""
+        if self._kept_reads is not None:
+            self._kept_reads.clear()
 
     # -- enumeration ---------------------------------------------------------
 

@@ -14,9 +14,13 @@ from frontends.cli.daemon_housekeeping import GIVE_BACK_SECONDS, GRACE_SECONDS, 
 class _Engines:
     def __init__(self) -> None:
         self.indexed = 0
+        self.forgotten = 0
 
     def index_words(self) -> None:
         self.indexed += 1
+
+    def forget_kept_reads(self) -> None:
+        self.forgotten += 1
 
 
 def test_work_is_owed_after_a_call_and_done_in_one_round() -> None:
@@ -94,7 +98,8 @@ def test_the_freed_heap_goes_back_only_once_the_daemon_has_been_idle_a_while(mon
     of a warm rename of Django); it goes back once no call came for GIVE_BACK_SECONDS."""
     given_back: list[bool] = []
     monkeypatch.setattr(daemon_housekeeping, "_give_back_free_memory", lambda: given_back.append(True))
-    housekeeping = Housekeeping(_Engines())
+    engines = _Engines()
+    housekeeping = Housekeeping(engines)
     housekeeping.after_call()
     housekeeping.run()
     assert housekeeping.rounds == 1 and not given_back
@@ -107,6 +112,8 @@ def test_the_freed_heap_goes_back_only_once_the_daemon_has_been_idle_a_while(mon
     housekeeping._last_answer -= GIVE_BACK_SECONDS
     housekeeping.run()
     assert housekeeping.rounds == 2 and not given_back  # the round, not the give-back, when both are due
+    assert engines.forgotten == 0  # the reads kept for a script's next call stay until then
     housekeeping.run()
     assert given_back == [True] and not housekeeping.heap_held and not housekeeping.pending
+    assert engines.forgotten == 1
     assert housekeeping.seconds_to_wait(600.0) == 600.0  # at rest: the idle time

@@ -92,6 +92,37 @@ def test_a_code_map_answers_the_same_in_any_order() -> None:
     assert True in expected and False in expected
 
 
+def test_maps_of_one_content_share_its_scan_and_answer_as_a_map_of_their_own_does() -> None:
+    """By content (the hash of the bytes): a later call's map of the same file goes on from where
+    the last one stopped, whichever asked first and however far, and answers as a fresh one."""
+    import random
+
+    from engine.refactor import strings_and_comments
+
+    rng = random.Random(5)
+    for path in _python_sources()[:40]:
+        text = path.read_text(encoding="utf-8")
+        content = f"test:{path}"
+        offsets = [rng.randrange(len(text) + 1) for _ in range(60)]
+        alone = CodeMap(text)
+        expected = [alone.is_code(offset) for offset in offsets]
+        first, second = CodeMap(text, content), CodeMap(text, content)
+        answers = [(first if number % 3 else second).is_code(offset) for number, offset in enumerate(offsets)]
+        assert answers == expected, path
+        assert CodeMap(text, content)._scan is first._scan  # shared
+    strings_and_comments.forget_scans()
+    assert CodeMap("x = 1\n", "test:anything")._scan is not first._scan
+
+
+def test_kept_scans_are_bounded_by_the_length_of_their_contents() -> None:
+    from engine.refactor.strings_and_comments import _ScansByContent
+
+    scans = _ScansByContent(limit=100)
+    kept = [scans.scan_of(f"c{number}", 40) for number in range(3)]
+    assert scans.scan_of("c0", 40) is not kept[0]  # the oldest went when the third came
+    assert scans.scan_of("c2", 40) is kept[2]
+
+
 def test_strings_and_comments_agree_with_the_tokenizer() -> None:
     checked = 0
     for path in _python_sources():

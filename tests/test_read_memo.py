@@ -82,6 +82,61 @@ def test_a_file_changed_too_recently_to_tell_is_not_remembered(tmp_path: Path, m
     assert len(reads) == 2
 
 
+def test_a_long_lived_engine_keeps_its_reads_for_the_next_call_checked_as_within_one(
+        tmp_path: Path, settled: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("a.py", "b.py", "c.py"):
+        (tmp_path / name).write_text(f"{name[0]} = 1\n")
+    workspace = Workspace(tmp_path)
+    workspace.keep_reads_between_calls(limit_bytes=2 * 2 * len("a = 1\n"))  # two decoded files
+    reads = _reads_counted(monkeypatch)
+    with workspace.remembering_reads():
+        first = workspace.read("a.py")
+    with workspace.remembering_reads():  # the next call
+        assert workspace.read("a.py") is first
+    assert len(reads) == 1
+    assert workspace.read("a.py") is not first and len(reads) == 2  # outside a call: the disk
+    path = tmp_path / "a.py"
+    before = os.stat(path)
+    with open(path, "r+b") as handle:
+        handle.write(b"y = 2\n")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # same size and times, a newer change time
+    with workspace.remembering_reads():
+        assert workspace.read("a.py").text == "y = 2\n"
+        workspace.read("b.py")
+        workspace.read("c.py")  # over the limit: the least recently used, a.py, goes
+    del reads[:]
+    with workspace.remembering_reads():
+        workspace.read("c.py")
+        workspace.read("b.py")
+        assert reads == []
+        workspace.read("a.py")
+        assert len(reads) == 1
+    workspace.forget_kept_reads()
+    with workspace.remembering_reads():
+        workspace.read("b.py")
+    assert len(reads) == 2
+
+
+def test_the_daemons_engines_keep_their_reads_until_the_daemon_lets_them_go(
+        tmp_path: Path, settled: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.choices import DEFAULT_MAX_FILE_BYTES
+    from frontends.cli.daemon_server import WarmEngines
+
+    (tmp_path / "a.py").write_text("x = 1\n")
+    engines = WarmEngines(tmp_path.resolve())
+    engine = engines.acquire(tmp_path, SourcePreference.AST, servers=False, tools=False, max_file_bytes=DEFAULT_MAX_FILE_BYTES)
+    reads = _reads_counted(monkeypatch)
+    for _ in range(2):  # two calls
+        with engine.workspace.remembering_reads():
+            engine.workspace.read("a.py")
+    assert len(reads) == 1
+    engines.forget_kept_reads()  # the daemon at rest (frontends.cli.daemon_housekeeping)
+    with engine.workspace.remembering_reads():
+        engine.workspace.read("a.py")
+    assert len(reads) == 2
+    engine.close()
+
+
 def _copy(tmp_path: Path) -> Path:
     root = tmp_path / "sample"
     shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".graft"))

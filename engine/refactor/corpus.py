@@ -56,11 +56,11 @@ class Corpus:
         return self._sources[path]
 
     def code_map(self, path: str) -> CodeMap:
-        """Where the strings and comments of a Python file are, shared by every pass of the call:
-        several ask about the same files (code uses, attribute uses, doctests), and the scan as far
-        as one asked is not done again for the next."""
+        """Where the strings and comments of a Python file are, shared by every pass of the call
+        (code uses, attribute uses, doctests) and, by the file's content, with later calls."""
         if path not in self._code_maps:
-            self._code_maps[path] = CodeMap(self.source(path).text)
+            source = self.source(path)
+            self._code_maps[path] = CodeMap(source.text, source.sha256)
         return self._code_maps[path]
 
     def mentioning(self, needle: str, language: str | None) -> list[str]:

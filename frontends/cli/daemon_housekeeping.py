@@ -47,6 +47,8 @@ a million objects) is not left to pile up over several calls."""
 class IndexesWords(Protocol):
     def index_words(self) -> None: ...
 
+    def forget_kept_reads(self) -> None: ...
+
 
 class Housekeeping:
     """What is owed since the last round, and the round itself."""
@@ -96,6 +98,7 @@ class Housekeeping:
         With no round owed, the heap is given back once the daemon has been idle long enough."""
         if not self.owed:
             if self.heap_held and time.monotonic() - self._last_answer >= GIVE_BACK_SECONDS:
+                self._engines.forget_kept_reads()  # kept for a script's next call, not for a daemon at rest
                 _give_back_free_memory()
                 self.heap_held = False
             return

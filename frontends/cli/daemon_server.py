@@ -88,6 +88,7 @@ class WarmEngines:
         engine = self._engines.get(key)
         if engine is None:
             workspace = Workspace(self.root, WorkspaceConfig(max_file_bytes=max_file_bytes))
+            workspace.keep_reads_between_calls()
             engine = Engine(workspace, services=self._shared_services(workspace), tools=self._shared_tools(workspace), source=source)
             self._engines[key] = engine
         else:
@@ -133,6 +134,15 @@ class WarmEngines:
                 engine.index_words()
             except Exception:  # noqa: BLE001 - without the words a search reads every file, as before; the daemon stays
                 traceback.print_exc()  # into the daemon's log
+
+    def forget_kept_reads(self) -> None:
+        """What the engines keep for the next call (files read, their strings and comments found)
+        let go, when the daemon has been idle long enough to give its heap back."""
+        from engine.refactor.strings_and_comments import forget_scans
+
+        for engine in self._engines.values():
+            engine.workspace.forget_kept_reads()
+        forget_scans()
 
     def describe(self) -> tuple[list[str], list[str]]:
         """(the engines held, one line per language server with its memory)."""
