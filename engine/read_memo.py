@@ -40,7 +40,7 @@ class RememberedReads(Generic[Read]):
         self._reads: OrderedDict[str, tuple[Signature, bytes, Read | None]] = OrderedDict()
         self._limit = limit_bytes
         self._held = 0
-        self._lock = threading.Lock()  # a rename's passes and the pool's thread may both read
+        self._lock = threading.Lock()  # kept between calls, it outlives any one thread's use
 
     def get(self, path: str, status: os.stat_result) -> tuple[bytes, Read | None] | None:
         """(the bytes, their decoded form if it was made) of ``path`` if it was read with this status."""
@@ -68,9 +68,6 @@ class RememberedReads(Generic[Read]):
         with self._lock:
             self._reads.clear()
             self._held = 0
-
-    def __len__(self) -> int:
-        return len(self._reads)
 
     def _drop(self, path: str) -> None:
         dropped = self._reads.pop(path, None)

@@ -44,7 +44,9 @@ round at once: the cyclic garbage of a large call (a rename of a common name on 
 a million objects) is not left to pile up over several calls."""
 
 
-class IndexesWords(Protocol):
+class EngineUpkeep(Protocol):
+    """What the daemon's engines do between calls: index words, and let go what they keep."""
+
     def index_words(self) -> None: ...
 
     def forget_kept_reads(self) -> None: ...
@@ -53,7 +55,7 @@ class IndexesWords(Protocol):
 class Housekeeping:
     """What is owed since the last round, and the round itself."""
 
-    def __init__(self, engines: IndexesWords) -> None:
+    def __init__(self, engines: EngineUpkeep) -> None:
         self._engines = engines
         self.calls_since = 0
         """Calls answered since the last round: the work is owed when this is not 0."""
