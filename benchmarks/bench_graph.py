@@ -84,11 +84,11 @@ def raw_two_cores(items: list[tuple[Grammar, str]]) -> float:
 
 
 def _graft_command() -> list[str]:
-    """``graft`` as this checkout's ``pyproject.toml`` declares it: the same import and call as
-    the installed console script, without depending on when the venv's script was written."""
+    """``graft`` as this checkout ships it: its own script (``[tool.setuptools] script-files``, not
+    a console-script entry) run by this interpreter, without depending on the venv's copy of it."""
     with open(REPO / "pyproject.toml", "rb") as handle:
-        module, function = tomllib.load(handle)["project"]["scripts"]["graft"].split(":")
-    return [sys.executable, "-c", f"import sys; from {module} import {function}; sys.exit({function}())"]
+        (script,) = tomllib.load(handle)["tool"]["setuptools"]["script-files"]
+    return [sys.executable, str(REPO / script)]
 
 
 GRAFT = _graft_command()
