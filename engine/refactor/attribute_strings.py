@@ -29,7 +29,6 @@ from engine.answers import TextEdit
 from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
 from engine.refactor.local_scopes import LocalScopes
-from engine.refactor.strings_and_comments import CodeMap
 from engine.refactor.receivers import Receivers
 from engine.symbols import Symbol
 
@@ -131,24 +130,23 @@ def _span(line: int, end: int, name: str) -> Range:
 _DEFINES = re.compile(r"\b(def|class|global|nonlocal)\s+$")
 
 
-def code_maps_of(uses: list[NameUse], corpus: Corpus) -> dict[str, CodeMap]:
-    """The strings and comments of each file with code uses, scanned as far as its last one: what
-    :func:`add_name_uses` asks of the uses an edit leaves, found beside the server's request."""
+def scan_code_uses(uses: list[NameUse], corpus: Corpus) -> None:
+    """Scan the strings and comments of each file with code uses as far as its last one, into the
+    call's maps (:meth:`Corpus.code_map`): what :func:`add_name_uses` asks of the uses an edit
+    leaves, found beside the server's request."""
     last: dict[str, int] = {}
     for use in uses:
         if use.kind == "code":
             last[use.path] = max(last.get(use.path, 0), use.offset)
-    maps = {path: corpus.code_map(path) for path in last}
     for path, offset in last.items():
-        maps[path].is_code(offset)
-    return maps
+        corpus.code_map(path).is_code(offset)
 
 
 def add_name_uses(
-    edit: WorkspaceEdit, uses: list[NameUse], new: str, corpus: Corpus, symbol: Symbol, code_maps: dict[str, CodeMap],
+    edit: WorkspaceEdit, uses: list[NameUse], new: str, corpus: Corpus, symbol: Symbol,
 ) -> tuple[WorkspaceEdit, list[str]]:
-    """The edit plus the uses it does not cover already, with a note of each kind added.
-    ``code_maps``: :func:`code_maps_of` the uses, found beside the server (added to as needed)."""
+    """The edit plus the uses it does not cover already, with a note of each kind added (the
+    files' strings and comments scanned beside the server: :func:`scan_code_uses`)."""
     edited = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
     coverage = {path: Coverage(change.edits) for path, change in edited.items()}
     added: dict[str, list[TextEdit]] = {}
@@ -164,10 +162,8 @@ def add_name_uses(
         elif known is not None and coverage[use.path].covers(use.span.start):
             continue
         if use.kind == "code":
-            # Only the few uses left uncovered pay for finding the file's strings and comments.
-            if use.path not in code_maps:
-                code_maps[use.path] = corpus.code_map(use.path)
-            if not code_maps[use.path].is_code(use.offset):
+            # Only the few uses left uncovered ask whether they are in a string or comment.
+            if not corpus.code_map(use.path).is_code(use.offset):
                 continue
         spans = added.setdefault(use.path, [])
         if any(e.range == use.span for e in spans):

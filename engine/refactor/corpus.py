@@ -30,7 +30,6 @@ class Corpus:
         self._bytes: dict[str, bytes | None] = {}
         self._sources: dict[str, SourceFile] = {}
         self._mentioning: dict[tuple[str, str | None], list[str]] = {}
-        self._code_maps: dict[str, CodeMap] = {}
         self._words = words
         """Files' words at their current content (MentionIndex.current), for the files it knows
         (none known: every file is read, as without them)."""
@@ -56,12 +55,10 @@ class Corpus:
         return self._sources[path]
 
     def code_map(self, path: str) -> CodeMap:
-        """Where the strings and comments of a Python file are, shared by every pass of the call
-        (code uses, attribute uses, doctests) and, by the file's content, with later calls."""
-        if path not in self._code_maps:
-            source = self.source(path)
-            self._code_maps[path] = CodeMap(source.text, source.sha256)
-        return self._code_maps[path]
+        """Where the strings and comments of a Python file are: the scan is shared, by the file's
+        content, by every pass of the call (code uses, attribute uses, doctests) and later calls."""
+        source = self.source(path)
+        return CodeMap(source.text, source.sha256)
 
     def mentioning(self, needle: str, language: str | None) -> list[str]:
         """Files of a language whose bytes contain ``needle``: only those get decoded."""

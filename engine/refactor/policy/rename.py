@@ -105,16 +105,16 @@ def _python_passes(operation: Rename, context: PlanContext, symbol: Symbol, targ
         twins = _mirror_bindings(context, queries, symbol, corpus) if operation.mirrors else []
         twin_uses = [(twin, [attribute_strings.definition_use(twin, corpus),
                              *attribute_strings.find_name_uses(queries, twin, corpus)]) for twin in twins]
-        code_maps = attribute_strings.code_maps_of([use for _twin, found in twin_uses for use in found] + uses, corpus)
+        attribute_strings.scan_code_uses([use for _twin, found in twin_uses for use in found] + uses, corpus)
         unfollowed = [] if operation.mirrors else attribute_strings.mirror_warnings(queries, symbol, corpus)
         # A member: a class built on a run-time value may override it.
         subclasses = dynamic_subclasses(corpus, symbol.name) if len(symbol.path) > 1 else []
         wanted = {(t.file, t.position.line) for t in targets}
 
         def add(edit: WorkspaceEdit) -> tuple[WorkspaceEdit, list[str]]:
-            extended, notes = attribute_strings.add_name_uses(edit, uses, new_name, corpus, symbol, code_maps)
+            extended, notes = attribute_strings.add_name_uses(edit, uses, new_name, corpus, symbol)
             for twin, found in twin_uses:
-                extended, _twin_notes = attribute_strings.add_name_uses(extended, found, new_name, corpus, twin, code_maps)
+                extended, _twin_notes = attribute_strings.add_name_uses(extended, found, new_name, corpus, twin)
                 notes.append(f"mirror binding renamed too: {twin.file}:{twin.selection_range.start.line + 1} "
                              f"mirrors the public names of {symbol.file} (turn mirrors off to leave it)")
             extended, overrides = with_dynamic_overrides(
