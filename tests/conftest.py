@@ -11,6 +11,15 @@ import pytest
 # and stop theirs explicitly.
 os.environ["GRAFT_DAEMON"] = "0"
 
+# The keys that seal each workspace's journal live in the user's state folder, outside the
+# workspace (engine/edits/journal_trust.py): the tests' thousands of scratch workspaces keep
+# theirs in one folder of the test run's, not in the home folder. Every process a test starts
+# inherits it, so a daemon or a fleet worker finds the same keys.
+if not os.environ.get("XDG_STATE_HOME"):
+    _state = Path(os.environ.get("TMPDIR", "/tmp")) / f"codegraft-test-state-{os.getuid()}"
+    _state.mkdir(mode=0o700, exist_ok=True)
+    os.environ["XDG_STATE_HOME"] = str(_state)
+
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "fixtures" / "sample"
 EXPECTED = REPO / "fixtures" / "expected"

@@ -25,6 +25,7 @@ from engine.positions import Position, Range
 from engine.state_folder import UnsafeStateFolder
 from engine.workspace import Workspace, WorkspaceConfig
 from tests.conftest import REPO
+from tests.journal_helpers import manifest as _unsealed, sealed
 
 TRANSACTION = "20260101T000000.000000-crafted"
 
@@ -46,7 +47,12 @@ def root(tmp_path: Path) -> Path:
 
 
 def _manifest(entries: list[dict[str, Any]], transaction: str = TRANSACTION) -> str:
-    return json.dumps({"id": transaction, "created": 1.0, "kind": "apply", "entries": entries})
+    return json.dumps(_unsealed(entries, transaction))
+
+
+def _sealed(root: Path, entries: list[dict[str, Any]], transaction: str = TRANSACTION) -> str:
+    """A record this user's codegraft could have written: the checks below the seal still hold for it."""
+    return sealed(root, _unsealed(entries, transaction))
 
 
 def _sha(data: bytes) -> str:
@@ -81,7 +87,7 @@ def test_a_before_image_that_is_a_symlink_never_brings_an_outside_file_in(root: 
         (outside / "images").mkdir()
         (outside / "images" / "0").write_bytes(secret)
         os.symlink(outside / "images", journal / "before")
-    (journal / "manifest.json").write_text(_manifest([entry]))
+    (journal / "manifest.json").write_text(_sealed(root, [entry]))
     engine = Engine(Workspace(root))  # recovery runs on every start
     engine.close()
     assert (root / "a.py").read_text() == "x = 1\n"
@@ -154,14 +160,14 @@ def test_a_crafted_history_record_is_moved_aside_not_undone(root: Path, outside:
     (history / "COMMITTED").write_text("")
     current = (root / "a.py").read_bytes()
     secret = (outside / "secret.txt").read_bytes()
-    (history / "manifest.json").write_text(_manifest([
+    (history / "manifest.json").write_text(_sealed(root, [
         {"path": "a.py", "before_sha256": _sha(secret), "after_sha256": _sha(current), "mode": 0o644}]))
     transactions = Transactions(Workspace(root))
     with pytest.raises(UndoRefused, match="missing or changed"):
         transactions.undo()
     assert (root / "a.py").read_bytes() == current
     # A record naming a path in .git is moved aside, and undo then has nothing left to do.
-    (history / "manifest.json").write_text(_manifest([
+    (history / "manifest.json").write_text(_sealed(root, [
         {"path": ".git/config", "before_sha256": _sha(secret), "after_sha256": None, "mode": 0o644}]))
     with pytest.raises(UndoRefused, match="moved aside"):
         transactions.undo()

@@ -27,8 +27,9 @@ from typing import Callable, IO, Iterator
 from engine.edits.outcome import EditOutcome
 from engine.edits.diff import FileSummary, summarize
 from engine.edits.journal import (
-    DamagedJournal, Entry, Journal, JournalRecord, fsync_directory, load, sync_filesystems, try_lock, write_durably,
+    DamagedJournal, Entry, Journal, JournalRecord, RequestState, fsync_directory, sync_filesystems, try_lock, write_durably,
 )
+from engine.edits.journal_trust import UntrustedJournal, restorable_mode
 from engine.edits.model import WorkspaceEdit
 from engine.edits.materialize import FileState, with_canonical_paths, materialize
 from engine.edits.syntax import newly_broken
@@ -76,6 +77,8 @@ class ApplyOptions:
     """Paths whose uncommitted changes are this caller's own (earlier steps of a batch)."""
     force: bool = False
     """Write files whose mode denies writing (their mode is kept)."""
+    request: str | None = None
+    """The caller's id for this request, recorded in the journal (see :meth:`Transactions.request_state`)."""
 
 
 @dataclass(frozen=True)
@@ -86,10 +89,12 @@ class Recovered:
     files: list[str]
     reason: str = ""
     """For a quarantined entry: why, and where it was moved."""
+    code: str = ""
+    """For a quarantined entry: the refusal's code (``untrusted_journal``, ``damaged_journal``, ``unsafe_path``, ...)."""
 
     @staticmethod
-    def of(moved: Quarantined, files: list[str] | None = None) -> Recovered:
-        return Recovered(moved.path, "quarantined", files or [], moved.message())
+    def of(moved: Quarantined, files: list[str] | None = None, code: str = "unsafe_state_folder") -> Recovered:
+        return Recovered(moved.path, "quarantined", files or [], moved.message(), code)
 
     def message(self) -> str:
         if self.action == "quarantined":
@@ -131,7 +136,8 @@ class Transactions:
             decoded: dict[str, tuple[str, list[int]]] = {}
             states = self._states(edit, options, canonical, decoded)
             broken = self._checked(states, edit, options, canonical, decoded, dirty)
-            record = self._write(states, "apply", (lambda: settle(summarize(states))) if settle is not None else None)
+            record = self._write(states, "apply", (lambda: settle(summarize(states))) if settle is not None else None,
+                                 request=options.request)
         return EditOutcome("apply", True, summarize(states), record.id, edits=edit.edit_count, new_syntax_errors=broken)
 
     def dry_run(self, edit: WorkspaceEdit, options: ApplyOptions = ApplyOptions()) -> tuple[list[FileState], GraftError | None]:
@@ -202,9 +208,10 @@ class Transactions:
         last_written = self.journal.last_written({s.path for s in states})
         return {s.path for s in states if s.before is not None and last_written.get(s.path) == _sha(s.before)}
 
-    def _write(self, states: list[FileState], kind: str, settle: Callable[[], None] | None = None) -> JournalRecord:
+    def _write(self, states: list[FileState], kind: str, settle: Callable[[], None] | None = None, *,
+               request: str | None = None) -> JournalRecord:
         try:
-            record, lock = self.journal.begin(states, kind)
+            record, lock = self.journal.begin(states, kind, request)
         except OSError as error:
             raise _typed(error, "writing the journal") from None
         doing = "writing the journal"
@@ -261,7 +268,7 @@ class Transactions:
                 continue  # a live process owns it
             record: JournalRecord | None = None
             try:
-                record = load(directory)
+                record = self.journal.load(directory)
                 if record is None:
                     shutil.rmtree(directory, ignore_errors=True)  # begun, nothing written yet
                     continue
@@ -271,9 +278,9 @@ class Transactions:
                 else:
                     self._roll_back(record)
                     reports.append(Recovered(record.id, "rolled-back", [e.path for e in record.entries]))
-            except (DamagedJournal, UnsafePath) as error:
+            except (DamagedJournal, UntrustedJournal, UnsafePath) as error:
                 named = [e.path for e in record.entries] if record is not None else []
-                reports.append(Recovered.of(quarantine(self.root, directory, error.message), named))
+                reports.append(Recovered.of(quarantine(self.root, directory, error.message), named, error.code))
             finally:
                 lock.close()
         return reports
@@ -294,7 +301,7 @@ class Transactions:
         for entry, target, before, replaced in reversed(images):
             current = target.read_bytes() if replaced and target.is_file() else None
             if replaced and current != before:
-                _put(target, before, entry.mode, record.id)
+                _put(target, before, restorable_mode(entry.mode, target), record.id)
             _remove_staged(target, record.id)
         shutil.rmtree(record.directory, ignore_errors=True)
         fsync_directory(self.journal.journal)
@@ -302,7 +309,11 @@ class Transactions:
     def history(self) -> list[JournalRecord]:
         return self.journal.records()
 
-    def undo(self, transaction: str | None = None) -> EditOutcome:
+    def request_state(self, request: str) -> RequestState:
+        """Whether the request with this id committed (its transactions), or is still being written."""
+        return self.journal.request_state(request)
+
+    def undo(self, transaction: str | None = None, *, request: str | None = None) -> EditOutcome:
         candidates = [r for r in self.history() if not r.undone and r.kind == "apply"]
         if transaction is not None:
             candidates = [r for r in candidates if r.id == transaction]
@@ -327,8 +338,8 @@ class Transactions:
                 if (_sha(before) if before is not None else None) != entry.before_sha256:
                     raise UndoRefused(f"the before-image of {entry.path} in transaction {record.id} is missing or "
                                       "changed (the journal under .graft/history is damaged); it cannot be undone")
-                states.append(FileState(entry.path, current, before, entry.mode))
-            undo_record = self._write(states, "undo")
+                states.append(FileState(entry.path, current, before, restorable_mode(entry.mode, target)))
+            undo_record = self._write(states, "undo", request=request)
             write_durably(record.directory / "UNDONE", undo_record.id.encode())
         return EditOutcome("undo", True, summarize(states), undo_record.id)
 

@@ -32,12 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, IO
 
+from engine.edits.journal_trust import UntrustedJournal, check_sealed, existing_secret, seal, workspace_secret
 from engine.edits.materialize import FileState
 from engine.errors import Refused
 from engine.state_folder import Quarantined, is_real_folder, open_state_file, quarantine, read_state_file, state_folder, write_new_file
 
 _SHA256_LENGTH = 64
 _KINDS = ("apply", "undo")
+_REQUEST_LENGTH = 200
 
 
 class DamagedJournal(Refused):
@@ -111,6 +113,9 @@ class JournalRecord:
     """apply | undo"""
     entries: list[Entry]
     directory: Path
+    request: str | None = None
+    """The id of the request that wrote it (a CLI call, a fleet task): a client that lost the
+    answer asks the journal whether that request committed instead of running it again."""
 
     @property
     def committed(self) -> bool:
@@ -152,6 +157,12 @@ class JournalRecord:
             return None
 
 
+@dataclass(frozen=True)
+class RequestState:
+    committed: list[JournalRecord]
+    in_progress: bool
+
+
 class Journal:
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -163,11 +174,23 @@ class Journal:
         self._written: dict[str, tuple[tuple[str, str | None], ...]] = {}
         """History record id → (path, after-hash) of each entry: a committed record's entries never
         change, so each manifest is read once however often the dirty guard asks."""
+        self._secret: bytes | None = None
+        """This workspace's sealing key (engine.edits.journal_trust), once read or made."""
 
-    def begin(self, states: list[FileState], kind: str) -> tuple[JournalRecord, IO[bytes]]:
+    def load(self, directory: Path) -> JournalRecord | None:
+        """The record in ``directory`` (see :func:`load`), refused unless this user's codegraft sealed it."""
+        if self._secret is None:
+            self._secret = existing_secret(self.root)
+        return load(directory, self._secret)
+
+    def begin(self, states: list[FileState], kind: str, request: str | None = None) -> tuple[JournalRecord, IO[bytes]]:
         """Write the before-images and manifest; returns the record and its held lock. Not
         synced here: the caller syncs the file system once, for the journal and its staged
         files together, before it replaces any target."""
+        if request is not None and not _valid_request(request):
+            raise ValueError(f"a request id is 1 to {_REQUEST_LENGTH} printable characters, not {request!r}")
+        if self._secret is None:
+            self._secret = workspace_secret(self.root)
         journal = state_folder(self.root, "journal")
         now = time.time()
         # Sortable ids: transactions in one second must still list (and undo) in order.
@@ -185,11 +208,12 @@ class Journal:
                 images.append(state.before)
                 offset += len(state.before)
             entries.append(Entry(state.path, state.before_sha256, state.after_sha256, state.mode, image))
-        record = JournalRecord(transaction, now, kind, entries, directory)
-        manifest = {
-            "id": transaction, "created": record.created, "kind": kind,
+        record = JournalRecord(transaction, now, kind, entries, directory, request)
+        manifest: dict[str, Any] = {
+            "id": transaction, "created": record.created, "kind": kind, "request": request, "creator_uid": os.getuid(),
             "entries": [{**e.__dict__, "image": list(e.image) if e.image else None} for e in entries],
         }
+        manifest["seal"] = seal(manifest, self._secret)
         if images:
             write_new_file(directory / "before.pack", b"".join(images))
         # Written whole or not at all: a manifest that does not parse is then never a crash's
@@ -248,13 +272,36 @@ class Journal:
                 break
         return found
 
+    def request_state(self, request: str) -> RequestState:
+        """What the journal knows of request ``request``: the transactions it committed (a batch
+        committed step by step has several), and whether one of its transactions is still being
+        written by a live process, whose outcome is then not known yet."""
+        committed = [record for record in self.records() if record.request == request]
+        in_progress = False
+        for directory in self.pending():
+            try:
+                record = self.load(directory)
+            except (DamagedJournal, UntrustedJournal):
+                continue  # recovery quarantines it; it proves nothing either way
+            if record is None or record.request != request:
+                continue
+            if record.committed:
+                committed.append(record)
+            else:
+                lock = try_lock(directory)
+                if lock is None:
+                    in_progress = True  # a live process holds it
+                else:
+                    lock.close()  # its writer died: recovery rolls it back, so it never happened
+        return RequestState(sorted(committed, key=lambda record: (record.created, record.id)), in_progress)
+
     def _checked_load(self, directory: Path) -> JournalRecord | None:
         """The record in a history folder, or None after quarantining one that fails validation."""
         try:
-            record = load(directory) if is_real_folder(directory) else None
+            record = self.load(directory) if is_real_folder(directory) else None
             if record is None:
                 raise DamagedJournal(f"{directory.name} has no readable manifest")
-        except DamagedJournal as error:
+        except (DamagedJournal, UntrustedJournal) as error:
             self.quarantined.append(quarantine(self.root, directory, error.message))
             return None
         return record
@@ -283,9 +330,10 @@ def _link_before_image(target: Path, folder: Path, number: int, before: bytes) -
     return False
 
 
-def load(directory: Path) -> JournalRecord | None:
+def load(directory: Path, secret: bytes | None) -> JournalRecord | None:
     """The record in ``directory``; None when it has no manifest yet (begun, nothing written);
-    :class:`DamagedJournal` when the manifest is there but is not one codegraft wrote."""
+    :class:`DamagedJournal` when the manifest is there but is malformed, :class:`UntrustedJournal`
+    when it is well formed but not sealed with ``secret`` by this user."""
     try:
         data = read_state_file(directory / "manifest.json")
     except FileNotFoundError:
@@ -296,7 +344,9 @@ def load(directory: Path) -> JournalRecord | None:
         manifest = json.loads(data)
     except ValueError:
         raise DamagedJournal("its manifest is not JSON") from None
-    return _record(manifest, directory)
+    record = _record(manifest, directory)
+    check_sealed(manifest, secret)
+    return record
 
 
 def _record(manifest: Any, directory: Path) -> JournalRecord:
@@ -311,6 +361,8 @@ def _record(manifest: Any, directory: Path) -> JournalRecord:
     check(isinstance(created, (int, float)) and not isinstance(created, bool), "no creation time")
     check(kind in _KINDS, f"an unknown kind {kind!r}")
     check(isinstance(entries, list), "no list of entries")
+    request = manifest.get("request")
+    check(request is None or (isinstance(request, str) and _valid_request(request)), "a malformed request id")
     parsed = []
     for entry in entries:
         check(isinstance(entry, dict) and isinstance(entry.get("path"), str) and entry["path"] != "", "an entry without a path")
@@ -323,7 +375,11 @@ def _record(manifest: Any, directory: Path) -> JournalRecord:
                                 and all(type(n) is int and n >= 0 for n in image)), "a malformed image")
         parsed.append(Entry(entry["path"], entry.get("before_sha256"), entry.get("after_sha256"), mode,
                             (image[0], image[1]) if image else None))
-    return JournalRecord(transaction, float(created), kind, parsed, directory)
+    return JournalRecord(transaction, float(created), kind, parsed, directory, request)
+
+
+def _valid_request(request: str) -> bool:
+    return 0 < len(request) <= _REQUEST_LENGTH and request.isprintable()
 
 
 def try_lock(directory: Path) -> IO[bytes] | None:

@@ -66,7 +66,7 @@ def _quarantine_notes(engine: Engine) -> str:
 def run_recover(engine: Engine, args: argparse.Namespace) -> Result:
     reports = engine.recovered + engine.transactions.recover()
     rows = [f"{r.transaction}: {r.action} ({', '.join(r.files)})" + (f": {r.reason}" if r.reason else "") for r in reports]
-    data = [{"transaction": r.transaction, "action": r.action, "files": r.files, "reason": r.reason} for r in reports]
+    data = [{"transaction": r.transaction, "action": r.action, "files": r.files, "reason": r.reason, "code": r.code} for r in reports]
     return {"recovered": data}, "\n".join(rows) or "nothing to recover", ""
 
 
