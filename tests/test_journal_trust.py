@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from engine.choices import SourcePreference
 from engine.edits.apply import Transactions, UndoRefused
 from engine.edits.journal_trust import StateHomeUnusable, restorable_mode, seal, user_state_home, workspace_secret
 from engine.workspace import Workspace
@@ -270,3 +271,14 @@ def test_fuzzed_records_never_write_outside_never_grant_privileges_never_crash(
     if not seal_it:
         # Nobody's seal: nothing of the workspace is touched at all.
         assert (root / "a.py").read_text() == "x = 1\n" and (root / "tool.sh").read_bytes() == b"echo harmless\n"
+
+
+def test_a_fleet_run_on_a_foreign_repository_never_acts_on_its_shipped_journal(root: Path, tmp_path: Path) -> None:
+    """Fleet tasks open each repository as every front end does: the same refusal holds there."""
+    from engine.fleet import FleetOptions, run
+    _plant_journal(root, 0o6755)
+    rows = run([{"op": "rename", "address": "a.py:f", "new_name": "g"}], [root], out=tmp_path / "out",
+               options=FleetOptions(source=SourcePreference.AST), executor="local")
+    assert [row.status for row in rows] == ["planned"]
+    assert (root / "tool.sh").read_bytes() == b"echo harmless\n" and _mode(root / "tool.sh") == 0o755
+    assert not (root / ".graft" / "journal" / TRANSACTION).exists()
