@@ -17,6 +17,7 @@ from engine.api import Engine
 from engine.edits.diff import summarize, unified_diff
 from engine.edits.model import WorkspaceEdit
 from engine.edits.outcome import EditOutcome
+from engine.edits.verification import capped
 from engine.edits.session import EditOptions
 from engine.errors import Refused
 from engine.refactor.operations import RefactorOperation
@@ -72,6 +73,12 @@ class EngineClient:
             if written.status != "deleted":
                 # The client has seen what it wrote: its next edit of the file needs no new read.
                 self.ledger.record(written.path, self.engine.workspace.read(written.path).sha256)
+        if outcome.verification is not None:
+            # What the check covered bounds what the answer may claim (engine.edits.verification).
+            cap, reason = outcome.verification.label()
+            if capped(confidence, cap) is not confidence:
+                confidence = capped(confidence, cap)
+                warnings = [*warnings, f"confidence {confidence.value}: {reason}"]
         return replace(outcome, operation=operation, diff=diff, source=source, confidence=confidence, warnings=list(warnings))
 
     def undo(self, transaction: str | None = None) -> EditOutcome:
@@ -108,10 +115,15 @@ class EngineClient:
 
     def find_replace(self, query: str, replacement: str, *, regex: bool = False, glob: str = "*", apply: bool = False,
                      options: EditOptions | None = None) -> EditOutcome:
-        edit = files.plan_find_replace(self.engine.workspace, query, replacement, regex=regex, glob=glob)
-        return self.run_edit("find_replace", edit, apply=apply, options=options)
+        edit, skipped = files.plan_find_replace(self.engine.workspace, query, replacement, regex=regex, glob=glob)
+        return self._run("find_replace", edit, apply, options, Source.TEXT, Confidence.HIGH, files.skipped_notes(skipped))
 
     def search(self, query: str, *, regex: bool = False, glob: str = "*", limit: int = 200) -> tuple[list[files.Hit], int]:
+        found = self.search_files(query, regex=regex, glob=glob, limit=limit)
+        return found.hits, found.total
+
+    def search_files(self, query: str, *, regex: bool = False, glob: str = "*", limit: int = 200) -> files.SearchResult:
+        """:meth:`search` with the files the scan left out (dangling symlinks, loops), and why."""
         project = self.engine.graph().project
         return files.search(self.engine.workspace, query, regex=regex, glob=glob, limit=limit, enclosing=project.enclosing_name)
 

@@ -22,7 +22,7 @@ from engine.edits.model import CreateFile, FileChange, WorkspaceEdit
 from engine.errors import FileNotInWorkspace, Refused, UsageError
 from engine.answers import TextEdit
 from engine.positions import Position, Range, split_lines
-from engine.workspace import Workspace
+from engine.workspace import ScanResult, Skipped, Workspace
 
 #: A gutter as read_file prints it (``  12│ ``), or as other tools do (``12: ``, ``12\t``, ``L12 ``).
 _GUTTER = re.compile(r"^\s*L?\d+(?:│ ?|: |\t| \| ?)")
@@ -196,19 +196,47 @@ class Hit:
     """Name path of the innermost symbol around the hit."""
 
 
+@dataclass(frozen=True)
+class SearchResult:
+    hits: list[Hit]
+    """At most the limit asked for."""
+    total: int
+    """How many hits there were in all."""
+    skipped: list[Skipped]
+    """What the scan left out under the glob (dangling symlinks, loops, links out), and why."""
+
+
 def find_files(workspace: Workspace, pattern: str, under: str = ".") -> list[str]:
-    return [path for path in workspace.scan(under).files if fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(path.rsplit("/", 1)[-1], pattern)]
+    return matching(workspace, pattern, under).files
+
+
+def matching(workspace: Workspace, pattern: str, under: str = ".") -> ScanResult:
+    """The scan's files under ``under`` that match a glob (by path or by name), and what it
+    skipped there that matches too."""
+    scan = workspace.scan(under)
+    return ScanResult([path for path in scan.files if _matches(path, pattern)],
+                      [skipped for skipped in scan.skipped if _matches(skipped.path, pattern)], scan.folders)
+
+
+def _matches(path: str, pattern: str) -> bool:
+    return fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(path.rsplit("/", 1)[-1], pattern)
+
+
+def skipped_notes(skipped: list[Skipped]) -> list[str]:
+    """One warning per file a scan left out, as ``find`` reports them."""
+    return [f"skipped {s.path}: {s.reason}" for s in skipped]
 
 
 def search(
     workspace: Workspace, query: str, *, regex: bool = False, glob: str = "*", under: str = ".",
     enclosing: Callable[[str, int], str | None] | None = None, limit: int = 500,
-) -> tuple[list[Hit], int]:
-    """Hits (at most ``limit``) and how many there were in all."""
+) -> SearchResult:
+    """Hits (at most ``limit``), how many there were in all, and the files left out."""
     pattern = _pattern(query, regex)
     hits: list[Hit] = []
     total = 0
-    for path in find_files(workspace, glob, under):
+    listed = matching(workspace, glob, under)
+    for path in listed.files:
         try:
             text = workspace.read(path).text
         except Refused:
@@ -219,15 +247,17 @@ def search(
                 if len(hits) < limit:
                     symbol = enclosing(path, number) if enclosing else None
                     hits.append(Hit(path, number, match.start() + 1, line.strip()[:200], symbol))
-    return hits, total
+    return SearchResult(hits, total, listed.skipped)
 
 
 def plan_find_replace(
     workspace: Workspace, query: str, replacement: str, *, regex: bool = False, glob: str = "*", under: str = "."
-) -> WorkspaceEdit:
+) -> tuple[WorkspaceEdit, list[Skipped]]:
+    """The replacement's edit, and the files the scan left out under the glob."""
     pattern = _pattern(query, regex)
     changes = []
-    for path in find_files(workspace, glob, under):
+    listed = matching(workspace, glob, under)
+    for path in listed.files:
         try:
             source = workspace.read(path)
         except Refused:
@@ -241,7 +271,7 @@ def plan_find_replace(
             changes.append(FileChange(source.path, tuple(edits), source.sha256))
     if not changes:
         raise NoUniqueMatch(f"{query!r} occurs nowhere in {glob} under {under}; nothing to replace")
-    return WorkspaceEdit(tuple(changes))
+    return WorkspaceEdit(tuple(changes)), listed.skipped
 
 
 def _pattern(query: str, regex: bool) -> re.Pattern[str]:

@@ -280,6 +280,8 @@ class Workspace:
                         continue
                     elif not _is_within(Path(target), self.root):
                         skipped.append(Skipped(relative_path, "symlink points outside the workspace"))
+                    elif (broken := _unfollowable_link(entry.path)) is not None:
+                        skipped.append(Skipped(relative_path, broken))
                     else:
                         files.append(relative_path)
                 elif entry.is_dir(follow_symlinks=False):
@@ -292,6 +294,23 @@ class Workspace:
                 elif entry.is_file(follow_symlinks=False) and not ignores.ignored(entry.path, is_dir=False):
                     files.append(relative_path)
         return ScanResult(sorted(files), sorted(skipped, key=lambda s: s.path), folders)
+
+
+def _unfollowable_link(path: str) -> str | None:
+    """Why a symlink inside the workspace cannot be read as a file (dangling, a loop, a link to
+    a FIFO or device), or None: every command that lists the workspace would otherwise stat or
+    read it and fail (or, on a FIFO, wait for ever)."""
+    try:
+        status = os.stat(path)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "symlink loop (following it leads back to a symlink), not followed"
+        if error.errno in (errno.ENOENT, errno.ENOTDIR):
+            return f"dangling symlink (its target {os.readlink(path)} does not exist), not followed"
+        return f"symlink that cannot be followed ({error.strerror or error}), not followed"
+    if not S_ISREG(status.st_mode):
+        return "symlink to something that is not a regular file, not followed"
+    return None
 
 
 def decode_source(relative: str, raw: bytes, mtime: float) -> SourceFile:

@@ -460,3 +460,51 @@ def test_a_read_only_file_is_refused_unless_forced_and_keeps_its_mode(root: Path
     assert (root / "a.py").read_text() == "x = 1\n"
     Transactions(Workspace(root)).apply(_edit_a(root, "2"), ApplyOptions(force=True))
     assert (root / "a.py").read_text() == "x = 2\n" and os.stat(root / "a.py").st_mode & 0o777 == 0o444
+
+
+# -- issue 38, item 5: dangling symlinks and symlink loops named *.py ------------------------------
+
+_GRAFT = shutil.which("graft", path=str(Path(sys.executable).parent))
+
+
+def _graft(root: Path, *argv: str, daemon: bool) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if k != "GRAFT_DAEMON"}
+    if not daemon:
+        environment["GRAFT_DAEMON"] = "0"
+    return subprocess.run([str(_GRAFT), "--root", str(root), "--source", "ast", "--json", *argv], cwd=root, env=environment,
+                          capture_output=True, text=True, timeout=180, check=False)
+
+
+@pytest.mark.skipif(_GRAFT is None, reason="the graft console script is not installed")
+@pytest.mark.parametrize("daemon", [False, True], ids=["in-process", "daemon"])
+def test_dangling_symlinks_and_loops_are_skipped_with_a_note_by_every_command(tmp_path: Path, daemon: bool) -> None:
+    from frontends.cli import daemon_client
+
+    root = tmp_path / "links"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("")
+    (root / "a.py").write_text("def helper():\n    return 1\n")
+    (root / "b.py").write_text("from a import helper\n\nhelper()\n")
+    os.symlink("missing.py", root / "dangling.py")
+    os.symlink("loop.py", root / "loop.py")
+    try:
+        answers = {command[0]: _graft(root, *command, daemon=daemon) for command in (
+            ["index"], ["rename", "a.py:helper", "assist"], ["search", "helper"], ["find-replace", "helper", "assist"],
+            ["find-files", "*.py"])}
+    finally:
+        if daemon:
+            daemon_client.stop(root)
+    for command, ran in answers.items():
+        assert ran.returncode == 0 and "Traceback" not in ran.stderr, (command, ran.stderr)
+        assert json.loads(ran.stdout)["ok"] is True, command
+    index = json.loads(answers["index"].stdout)
+    assert {s["path"]: s["reason"].split(" (")[0] for s in index["skipped"]} == {
+        "dangling.py": "dangling symlink", "loop.py": "symlink loop"}
+    assert {s["path"] for s in json.loads(answers["search"].stdout)["skipped"]} == {"dangling.py", "loop.py"}
+    assert "skipped dangling.py: dangling symlink" in answers["search"].stderr
+    replaced = json.loads(answers["find-replace"].stdout)
+    assert {f["path"] for f in replaced["files"]} == {"a.py", "b.py"}
+    assert any(w.startswith("skipped loop.py: symlink loop") for w in replaced["warnings"])
+    assert {f["path"] for f in json.loads(answers["rename"].stdout)["files"]} == {"a.py", "b.py"}
+    assert json.loads(answers["find-files"].stdout)["files"] == ["a.py", "b.py"]
+    assert os.readlink(root / "dangling.py") == "missing.py" and os.readlink(root / "loop.py") == "loop.py"

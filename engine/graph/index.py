@@ -217,6 +217,8 @@ class ProjectIndex:
                 current[path] = self._stat(path, known.get(path))
             except GraftError as error:
                 stats.skipped.append(Skipped(path, getattr(error, "reason", error.message)))
+            except OSError as error:  # gone or made unreadable since the scan listed it
+                stats.skipped.append(Skipped(path, f"cannot be read: {error.strerror or error}"))
         fingerprint: Fingerprint = tuple(sorted((p, s.sha256) for p, s in current.items()))
         self._wait_for_snapshot()
         self._save_facts()

@@ -166,6 +166,23 @@ def _unlimited_reference_search() -> None:
 
     references._PARSED_FILE_LIMIT = sys.maxsize
     references._OPENED_FILE_LIMIT = sys.maxsize
+    if references._check_fs is not _passing_over_unreadable_files:
+        global _jedi_check_fs
+        _jedi_check_fs = references._check_fs
+        references._check_fs = _passing_over_unreadable_files
+
+
+_jedi_check_fs: Any = None
+
+
+def _passing_over_unreadable_files(inference_state: Any, file_io: Any, regex: Any) -> Any:
+    """jedi's reference search reads every ``.py`` under the project itself and lets any error
+    but a missing file escape: a symlink loop named ``loop.py`` (ELOOP) failed the whole rename.
+    A file it cannot read is passed over, as the workspace's scan skips it (with a note)."""
+    try:
+        return _jedi_check_fs(inference_state, file_io, regex)
+    except OSError:
+        return None
 
 
 def _private_fresh_cache(root: Path) -> None:

@@ -17,6 +17,7 @@ from engine.errors import UsageError
 from engine.files import EditRequest
 from frontends.cli.operation_commands import APPLY_HINT, FINISH_HINT, edit_options, option_hint, read_text
 from frontends.render.edits import outcome_text
+from frontends.render.symbols import skipped_json, skipped_text
 
 Result = tuple[dict[str, object], str, str]
 
@@ -55,10 +56,12 @@ def run_find_replace(engine: Engine, args: argparse.Namespace) -> Result:
 
 
 def run_search(engine: Engine, args: argparse.Namespace) -> Result:
-    hits, total = EngineClient(engine).search(args.query, regex=args.regex, glob=args.glob, limit=args.limit)
+    found = EngineClient(engine).search_files(args.query, regex=args.regex, glob=args.glob, limit=args.limit)
+    hits, total = found.hits, found.total
     rows = [f"{h.path}:{h.line}:{h.column}  [{h.symbol or 'module'}]  {h.text}" for h in hits]
     more = f"… {total - len(hits)} more (raise --limit)" if total > len(hits) else ""
-    return {"hits": [vars(h) for h in hits], "total": total}, "\n".join(filter(None, [*rows, more])) or "(no hits)", ""
+    return ({"hits": [vars(h) for h in hits], "total": total, "skipped": skipped_json(found.skipped)},
+            "\n".join(filter(None, [*rows, more])) or "(no hits)", skipped_text(found.skipped))
 
 
 def run_find_files(engine: Engine, args: argparse.Namespace) -> Result:
