@@ -12,9 +12,14 @@
   confidence. ``graft.outline`` and ``graft.impact`` return data. Long work reports
   ``$/progress``. A command missing an argument it needs (a destination) asks with
   ``window/showMessageRequest`` where a choice can be offered.
-- An engine refusal in a request (documentSymbol, prepareRename, rename, codeAction) is a
-  RequestFailed error (-32803) whose message is the engine's sentence and whose data carries
-  its ``code``; commands answer ``{"applied": false, "error": ...}`` and show the message.
+- An engine refusal in a request (documentSymbol, prepareRename, rename, codeAction,
+  ``graft.outline``, ``graft.impact``) is a RequestFailed error (-32803) whose message is the
+  engine's sentence and whose data carries its ``code``; arguments of the wrong shape (a
+  malformed address, a missing argument) are InvalidParams (-32602) alike; a failure of graft
+  itself is InternalError (-32603) with one line, its traceback on stderr, never in the answer.
+  Refactoring commands answer ``{"applied": false, "error": ...}`` and show the message.
+- Frames are read by :mod:`frontends.lsp_stdio`: a broken frame is answered or skipped, and a
+  message pygls would drop (not JSON, not JSON-RPC, params of the wrong shape) is answered.
 - Plans are made from the files on disk: a command on a document with unsaved changes
   is refused with a message, rather than computed from stale text.
 """
@@ -22,15 +27,18 @@
 from __future__ import annotations
 
 import argparse
+import functools
+import inspect
 import sys
+import traceback
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as t
 from lsprotocol.converters import get_converter
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 
 from engine.api import Engine
@@ -38,23 +46,69 @@ from engine.choices import SourcePreference
 from engine.opening import open_engine
 from engine.edits.lsp_json import to_lsp
 from engine.edits.model import ChangeAnnotation, WorkspaceEdit
-from engine.errors import GraftError, SymbolNotFound, UsageError
+from engine.errors import GraftError, MalformedAddress, SymbolNotFound, UsageError
 from engine.names import PositionAddress, parse_address
 from engine.positions import LineIndex, Position, PositionEncoding
 from engine.refactor.operations import OPERATIONS, FieldInfo, RefactorOperation
 from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.plan import RefactorPlan
 from engine.symbols import Symbol
+from frontends import lsp_stdio
 
 _CONVERTER = get_converter()
 REQUEST_FAILED = -32803
 """LSP's RequestFailed: the request was valid and the server refuses it (the engine's refusals)."""
+INVALID_PARAMS = -32602
 COMMANDS = ("graft.outline", "graft.impact", *(operation.lsp_command for operation in OPERATIONS.values()))
+Handler = TypeVar("Handler", bound=Callable[..., Any])
+
+
+class BadArguments(UsageError):
+    """A command's arguments are missing or of the wrong kind."""
+
+    code = "bad_arguments"
+
+
+#: Refusals that say the request's arguments are malformed (InvalidParams), not that the
+#: engine declines a well-formed request (RequestFailed).
+ARGUMENT_ERRORS: tuple[type[GraftError], ...] = (MalformedAddress, BadArguments)
 
 
 def refused(error: GraftError) -> JsonRpcException:
     """An engine refusal as the protocol's error: the engine's sentence, its code in ``data``."""
-    return JsonRpcException(error.message, code=REQUEST_FAILED, data=error.to_json())
+    code = INVALID_PARAMS if isinstance(error, ARGUMENT_ERRORS) else REQUEST_FAILED
+    return JsonRpcException(error.message, code=code, data=error.to_json())
+
+
+def _as_protocol_error(error: Exception) -> JsonRpcException:
+    if isinstance(error, JsonRpcException):
+        return error
+    if isinstance(error, GraftError):
+        return refused(error)
+    # A bug of graft's: the editor gets one line, the log (stderr) the traceback.
+    traceback.print_exception(error, file=sys.stderr)
+    return JsonRpcInternalError(f"internal error in graft: {type(error).__name__}: {error} (the traceback is in the server's log)")
+
+
+def typed_errors(handler: Handler) -> Handler:
+    """The handler, its failures answered as typed errors (pygls would answer anything it does
+    not know as -32603 with the traceback in ``data``)."""
+    if inspect.iscoroutinefunction(handler):
+        @functools.wraps(handler)
+        async def run_async(*arguments: Any, **named: Any) -> Any:
+            try:
+                return await handler(*arguments, **named)
+            except Exception as error:  # noqa: BLE001 - every failure becomes a typed answer
+                raise _as_protocol_error(error) from None
+        return run_async  # type: ignore[return-value]  # the same signature, wrapped
+
+    @functools.wraps(handler)
+    def run(*arguments: Any, **named: Any) -> Any:
+        try:
+            return handler(*arguments, **named)
+        except Exception as error:  # noqa: BLE001 - every failure becomes a typed answer
+            raise _as_protocol_error(error) from None
+    return run  # type: ignore[return-value]  # the same signature, wrapped
 
 
 class GraftLanguageServer(LanguageServer):
@@ -164,13 +218,11 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
             ls.engine = None
 
     @server.feature(t.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @typed_errors
     def document_symbol(ls: GraftLanguageServer, params: t.DocumentSymbolParams) -> list[t.DocumentSymbol]:
-        try:
-            path = ls.path_of(params.text_document.uri)
-            listing = ls.require_engine().outline(path)
-            index = ls.index_of(path)
-        except GraftError as error:
-            raise refused(error) from None
+        path = ls.path_of(params.text_document.uri)
+        listing = ls.require_engine().outline(path)
+        index = ls.index_of(path)
 
         def convert(symbol: Symbol) -> t.DocumentSymbol:
             return t.DocumentSymbol(
@@ -183,12 +235,10 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
         return [convert(symbol) for symbol in listing.symbols]
 
     @server.feature(t.TEXT_DOCUMENT_PREPARE_RENAME)
+    @typed_errors
     def prepare_rename(ls: GraftLanguageServer, params: t.PrepareRenameParams) -> t.Range | None:
-        try:
-            path = ls.path_of(params.text_document.uri)
-            position = ls.to_engine(path, params.position)
-        except GraftError as error:
-            raise refused(error) from None
+        path = ls.path_of(params.text_document.uri)
+        position = ls.to_engine(path, params.position)
         line = ls.index_of(path).line_text(position.line)
         start = position.column
         while start > 0 and (line[start - 1].isalnum() or line[start - 1] == "_"):
@@ -201,30 +251,28 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
         return ls.to_lsp_range(ls.index_of(path), Position(position.line, start), Position(position.line, end))
 
     @server.feature(t.TEXT_DOCUMENT_RENAME)
+    @typed_errors
     def rename(ls: GraftLanguageServer, params: t.RenameParams) -> t.WorkspaceEdit:
-        try:
-            ls.check_saved(params.text_document.uri)
-            address = _address_at(ls, params.text_document.uri, params.position)
-            plan = ls.current_engine().plan(Rename(address, params.new_name))
-            ls.check_plan_saved(plan)
-            return ls.as_lsp_edit(plan)
-        except GraftError as error:
-            raise refused(error) from None
+        ls.check_saved(params.text_document.uri)
+        address = _address_at(ls, params.text_document.uri, params.position)
+        plan = ls.current_engine().plan(Rename(address, params.new_name))
+        ls.check_plan_saved(plan)
+        return ls.as_lsp_edit(plan)
 
     @server.feature(t.TEXT_DOCUMENT_CODE_ACTION, t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.Refactor]))
+    @typed_errors
     def code_action(ls: GraftLanguageServer, params: t.CodeActionParams) -> list[t.CodeAction]:
         try:
             symbol = ls.symbol_at(params.text_document.uri, params.range.start)
         except SymbolNotFound:
             return []  # no symbol under the cursor: nothing to offer, not a failure
-        except GraftError as error:
-            raise refused(error) from None
         offered = [(o.lsp_command, o.code_action) for o in OPERATIONS.values() if o.code_action is not None]
         return [t.CodeAction(title=f"{action.title}: {symbol.name_path}", kind=t.CodeActionKind(action.kind),
                              command=t.Command(title=action.title, command=command, arguments=[symbol.address]))
                 for command, action in offered if len(symbol.path) == 1 or not action.top_level_only]
 
     @server.command("graft.outline")
+    @typed_errors
     def outline(ls: GraftLanguageServer, *arguments: Any) -> list[dict[str, Any]]:
         path = _argument(list(arguments), 0, "a file path or URI")
         listing = ls.require_engine().outline(ls.path_of(path) if path.startswith("file:") else path)
@@ -232,11 +280,13 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
                 for top in listing.symbols for s in top.walk()]
 
     @server.command("graft.impact")
+    @typed_errors
     def impact(ls: GraftLanguageServer, *arguments: Any) -> list[dict[str, Any]]:
         return [r.to_json() for r in ls.current_engine().graph().impact(_argument(list(arguments), 0, "an address"))]
 
     def refactor_command(operation: type[RefactorOperation]) -> None:
         @server.command(operation.lsp_command)
+        @typed_errors
         async def run(ls: GraftLanguageServer, *arguments: Any) -> dict[str, Any]:
             window = ls.client_capabilities.window
             token = uuid.uuid4().hex if window is not None and window.work_done_progress else None
@@ -268,7 +318,7 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
 
 def _argument(arguments: list[Any], index: int, what: str) -> str:
     if len(arguments) <= index or not isinstance(arguments[index], str) or not arguments[index]:
-        raise UsageError(f"argument {index + 1} must be {what}")
+        raise BadArguments(f"argument {index + 1} must be {what}")
     return arguments[index]
 
 
@@ -281,7 +331,7 @@ async def _values(ls: GraftLanguageServer, operation: type[RefactorOperation], a
         values = dict(arguments[0])
     else:
         if len(arguments) > len(fields):
-            raise UsageError(f"{operation.lsp_command} takes at most {len(fields)} arguments ({_names(fields)}), not {len(arguments)}")
+            raise BadArguments(f"{operation.lsp_command} takes at most {len(fields)} arguments ({_names(fields)}), not {len(arguments)}")
         values = {info.name: value for info, value in zip(fields, arguments)}
     if "dest" in {f.name for f in fields if f.required} and "dest" not in values and isinstance(values.get("address"), str):
         chosen = await _choose_module(ls, ls.require_engine().resolve(parse_address(values["address"])))
@@ -325,9 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="graft lsp", description="Serve the engine to editors over stdio (LSP).")
     parser.add_argument("--source", choices=[s.value for s in SourcePreference], default="auto")
     args = parser.parse_args(argv)
-    server = build_server(SourcePreference(args.source))
-    server.start_io()
-    return 0
+    return lsp_stdio.start_io(build_server(SourcePreference(args.source)))
 
 
 if __name__ == "__main__":

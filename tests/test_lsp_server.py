@@ -257,3 +257,191 @@ def test_refusals_in_requests_are_request_failed_errors_with_the_engines_code(pr
         assert error.data["code"] == code, (name, error.data)
         assert "Traceback" not in error.message and error.message == error.data["message"]
     assert edits == []
+
+
+class RawLsp:
+    """``graft lsp`` over raw pipes: frames written byte for byte (broken ones too) and the
+    server's frames read back by a thread, so a missing answer fails after a generous budget
+    instead of hanging the test."""
+
+    BUDGET = 120.0
+
+    def __init__(self, project: Path) -> None:
+        import queue
+        import threading
+
+        self.process = subprocess.Popen([str(GRAFT), "lsp", "--source", "ast"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.frames: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.send({"jsonrpc": "2.0", "id": "init", "method": "initialize",
+                   "params": {"capabilities": {}, "rootUri": project.as_uri()}})
+        self.answer("init")
+        self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+
+    def _read(self) -> None:
+        stream = self.process.stdout
+        assert stream is not None
+        while True:
+            length = None
+            while (line := stream.readline()) not in (b"\r\n", b""):
+                name, _, value = line.decode("ascii").partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            if not line or length is None:
+                self.frames.put(None)
+                return
+            self.frames.put(json.loads(stream.read(length)))
+
+    def write(self, raw: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(raw)
+        self.process.stdin.flush()
+
+    def send(self, message: Any) -> None:
+        body = json.dumps(message).encode()
+        self.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def answer(self, request_id: Any) -> dict[str, Any]:
+        """The server's answer to ``request_id`` (its own notifications and requests are passed over)."""
+        import queue
+
+        while True:
+            try:
+                frame = self.frames.get(timeout=self.BUDGET)
+            except queue.Empty:
+                raise AssertionError(f"no answer to request {request_id!r} within {self.BUDGET:.0f} s") from None
+            assert frame is not None, f"the server closed its output before answering {request_id!r}"
+            if "method" not in frame and frame.get("id") == request_id:
+                return frame
+
+    def close(self) -> tuple[int, str]:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        code = self.process.wait(timeout=self.BUDGET)
+        assert self.process.stderr is not None
+        return code, self.process.stderr.read().decode(errors="replace")
+
+
+def _error(answer: dict[str, Any]) -> dict[str, Any]:
+    assert "error" in answer, answer
+    error: dict[str, Any] = answer["error"]
+    assert "Traceback" not in json.dumps(error) and "traceback" not in (error.get("data") or {}), error
+    return error
+
+
+def test_bad_requests_get_typed_errors_never_a_traceback_or_silence(project: Path) -> None:
+    """Issue 38: `graft.impact ":Foo"` was -32603 with a traceback; a rename with missing or
+    out-of-range params, or a body that is not JSON, got no answer at all."""
+    pricing = uri(project, "shop/pricing.py")
+    server = RawLsp(project)
+    try:
+        asked = {
+            "malformed": ("workspace/executeCommand", {"command": "graft.impact", "arguments": [":Foo"]}),
+            "no-argument": ("workspace/executeCommand", {"command": "graft.impact", "arguments": []}),
+            "outline-no-argument": ("workspace/executeCommand", {"command": "graft.outline"}),
+            "no-params": ("textDocument/rename", None),
+            "no-position": ("textDocument/rename", {"textDocument": {"uri": pricing}, "newName": "x"}),
+            "negative": ("textDocument/rename", {"textDocument": {"uri": pricing}, "position": {"line": -1, "character": -5},
+                                                 "newName": "x"}),
+            "past-the-end": ("textDocument/rename", {"textDocument": {"uri": pricing}, "position": {"line": 9999, "character": 0},
+                                                     "newName": "x"}),
+        }
+        for request_id, (method, params) in asked.items():
+            server.send({"jsonrpc": "2.0", "id": request_id, "method": method, **({"params": params} if params is not None else {})})
+        errors = {request_id: _error(server.answer(request_id)) for request_id in asked}
+        server.write(b"Content-Length: 5\r\n\r\n{bad}")
+        server.send([{"jsonrpc": "2.0", "id": "batched", "method": "shutdown"}])
+        server.send({"id": "no-version", "method": "shutdown"})
+        server.send({"jsonrpc": "2.0", "id": "numeric-method", "method": 7})
+        parse_error, batch, no_version, numeric_method = (_error(server.answer(None)), _error(server.answer(None)),
+                                                          _error(server.answer("no-version")), _error(server.answer("numeric-method")))
+        server.send({"jsonrpc": "2.0", "id": "after", "method": "workspace/executeCommand",
+                     "params": {"command": "graft.outline", "arguments": ["shop/util.py"]}})
+        after = server.answer("after")
+    finally:
+        server.close()
+    assert errors["malformed"]["code"] == -32602 and "expected a file path" in errors["malformed"]["message"]
+    assert errors["malformed"]["data"]["code"] == "malformed_address"
+    assert errors["no-argument"]["code"] == -32602 and "argument 1" in errors["no-argument"]["message"]
+    assert errors["outline-no-argument"]["code"] == -32602
+    for request_id in ("no-params", "no-position", "negative"):
+        assert errors[request_id]["code"] == -32602, (request_id, errors[request_id])
+        assert "textDocument/rename" in errors[request_id]["message"], errors[request_id]
+    assert errors["past-the-end"]["code"] == -32803  # clamped to the last line, as the protocol says, then refused
+    assert parse_error["code"] == -32700 and batch["code"] == -32600
+    assert no_version["code"] == -32600 and "jsonrpc" in no_version["message"]
+    assert numeric_method["code"] == -32600 and "method" in numeric_method["message"]
+    assert any(entry["name_path"] == "money" for entry in after["result"])
+
+
+def test_a_frame_without_content_length_is_skipped_and_the_stream_resynchronises(project: Path) -> None:
+    """Issue 38: one frame without Content-Length left the server deaf for good (every later
+    header was read as part of a body). The broken frame is answered when its request can be
+    read (-32600 with its id), skipped otherwise, and the next well-formed frame is served."""
+    server = RawLsp(project)
+    outline = {"command": "graft.outline", "arguments": ["shop/util.py"]}
+    try:
+        headless = json.dumps({"jsonrpc": "2.0", "id": "headless", "method": "workspace/executeCommand", "params": outline})
+        server.write(b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n" + headless.encode())
+        broken = _error(server.answer("headless"))
+        server.send({"jsonrpc": "2.0", "id": "next", "method": "workspace/executeCommand", "params": outline})
+        next_one = server.answer("next")
+        server.write(headless.replace('"headless"', '"bare"').encode())  # no header at all
+        bare = _error(server.answer("bare"))
+        server.write(b"hello there\r\n\r\nnot json either")  # garbage: nothing to answer, skipped
+        lower = json.dumps({"jsonrpc": "2.0", "id": "lowercase", "method": "workspace/executeCommand", "params": outline}).encode()
+        server.write(b"content-length: %d\r\n\r\n" % len(lower) + lower)  # header names are case-insensitive
+        lowercase = server.answer("lowercase")
+    finally:
+        code, stderr = server.close()
+    assert broken["code"] == -32600 and "Content-Length" in broken["message"]
+    assert bare["code"] == -32600
+    assert any(entry["name_path"] == "money" for entry in next_one["result"])
+    assert any(entry["name_path"] == "money" for entry in lowercase["result"])
+    assert "without a Content-Length" in stderr and "Traceback" not in stderr, stderr
+    assert code == 0
+
+
+def test_frames_read_the_same_however_the_input_is_split() -> None:
+    """The frame reader over a stream of good and broken frames: the same frames and skips
+    whether the bytes come at once or a few at a time (a pipe splits them anywhere)."""
+    import random
+
+    from frontends.lsp_stdio import Frame, FrameReader
+
+    def frame(message: Any) -> bytes:
+        body = json.dumps(message).encode()
+        return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+    good = [frame({"jsonrpc": "2.0", "id": n, "method": "m"}) for n in range(3)]
+    stream = (b"\r\n" + good[0] + b"Content-Type: x\r\n\r\n" + json.dumps({"jsonrpc": "2.0", "id": "h", "method": "m"}).encode()
+              + good[1] + b"garbage line\r\n\r\nmore garbage" + b"content-length: 2\r\n\r\n{}" + b'{"jsonrpc":"2.0","id":"bare"}'
+              + good[2] + b"Content-Length: 99999999999\r\n\r\n{\"a\":1}" + b"{unterminated" + good[0] + b"X" * 20000 + good[1]
+              + b"junk" + good[2] + b"Content-Length: 10\r\n\r\n{}")
+
+    def read_all(chunk_size: Any) -> list[Any]:
+        data = bytearray(stream)
+
+        def read() -> bytes:
+            size = chunk_size()
+            chunk = bytes(data[:size])
+            del data[:size]
+            return chunk
+
+        reader, items = FrameReader(read), []
+        while (item := reader.next()) is not None:
+            assert len(items) < 100, "the reader never reached the end"
+            items.append(item.body if isinstance(item, Frame) else (item.reason.split(" (")[0], item.message if item.readable else None))
+        return items
+
+    whole = read_all(lambda: 1 << 16)
+    bodies = [item for item in whole if isinstance(item, bytes)]
+    assert [json.loads(body).get("id") for body in bodies] == [0, 1, None, 2, 0, 1, 2]
+    skipped = [item for item in whole if not isinstance(item, bytes)]
+    assert ("a message without a Content-Length header", {"jsonrpc": "2.0", "id": "h", "method": "m"}) in skipped
+    assert ("a message without a Content-Length header", {"jsonrpc": "2.0", "id": "bare"}) in skipped
+    assert skipped[-1] == ("the input ended inside a body of 10 bytes", None)
+    for seed in range(200):
+        split = random.Random(seed)
+        assert read_all(lambda: split.randint(1, 40)) == whole, seed
