@@ -151,7 +151,7 @@ def plan_in_scratch(
 def _scratch_engine(engine: Engine, copy: Path) -> Engine:
     """An engine on the scratch copy like the original: its own language servers when the original
     has servers, and the original's process tools (import checks use the project's interpreter)."""
-    workspace = Workspace(copy)
+    workspace = Workspace(copy, engine.workspace.config)  # the same size limit: what it skips, the steps name
     services = load_language_services(workspace) if engine.services is not None else None
     return Engine(workspace, services=services, tools=engine.tools, source=engine.source)
 

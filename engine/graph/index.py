@@ -369,7 +369,16 @@ class ProjectIndex:
                 removed.append(path)
                 known.pop(path, None)
                 continue
-            source = self.workspace.read(path)
+            try:
+                source = self.workspace.read(path)
+            except GraftError:
+                # Over the size limit, binary or undecodable now: out of the graph, as a load leaves
+                # it (a refactoring names it when it mentions what is changed), and its status
+                # kept so that the next sweep does not take it for new again.
+                removed.append(path)
+                status = (self.workspace.root / path).stat()
+                known[path] = FileStat(status.st_size, status.st_mtime_ns, "")
+                continue
             known[path] = FileStat(source.size, (self.workspace.root / path).stat().st_mtime_ns, source.sha256)
             facts = _extract_one(self.workspace, self.extractor, path, self.served_symbols, source)
             if isinstance(facts, Skipped):

@@ -76,6 +76,10 @@ class PlanContext(Protocol):
     def references(self, address: str) -> NavigationResult: ...
 
 
+STRICT_HELP = ("refuse, naming them, when files it could not search (over the size limit, binary, unreadable) mention "
+               "the names it changes; off plans without them, names them in warnings and lowers the confidence")
+
+
 class FieldKind(str, Enum):
     """What a field holds, so front ends can check and describe it alike."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from engine.refactor.operations.base import FieldKind, RefactorOperation, PlanContext, param
+from engine.refactor.operations.base import STRICT_HELP, FieldKind, RefactorOperation, PlanContext, param
 from engine.refactor.operations.move_symbol import IMPORT_CHECK_HELP
 
 if TYPE_CHECKING:
@@ -24,6 +24,7 @@ class FileRename(RefactorOperation):
     old: str = param(FieldKind.PATH, "the file's workspace path now")
     new: str = param(FieldKind.PATH, "its new workspace path")
     import_check: bool = param(FieldKind.FLAG, IMPORT_CHECK_HELP, default=True)
+    strict: bool = param(FieldKind.FLAG, STRICT_HELP, default=False)
 
     def target(self) -> str:
         return f"{self.old} -> {self.new}"

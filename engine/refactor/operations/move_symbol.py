@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from engine.refactor.operations.base import CodeAction, FieldKind, RefactorOperation, PlanContext, param
+from engine.refactor.operations.base import STRICT_HELP, CodeAction, FieldKind, RefactorOperation, PlanContext, param
 
 if TYPE_CHECKING:
     from engine.refactor.plan import RefactorPlan
@@ -33,6 +33,7 @@ class Move(RefactorOperation):
     shim: bool = param(FieldKind.FLAG, "leave `from DEST import NAME` in the source for backward compatibility (Python)",
                        default=False)
     import_check: bool = param(FieldKind.FLAG, IMPORT_CHECK_HELP, default=True)
+    strict: bool = param(FieldKind.FLAG, STRICT_HELP, default=False)
 
     def plan(self, context: PlanContext) -> RefactorPlan:
         from engine.refactor.policy import move  # the policy pulls in LibCST and the graph; the registry stays light

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from engine.refactor.operations.base import CodeAction, FieldKind, RefactorOperation, PlanContext, param
+from engine.refactor.operations.base import STRICT_HELP, CodeAction, FieldKind, RefactorOperation, PlanContext, param
 
 if TYPE_CHECKING:
     from engine.refactor.plan import RefactorPlan
@@ -31,6 +31,7 @@ class Rename(RefactorOperation):
     mirrors: bool = param(FieldKind.FLAG, "rename the own bindings of mirror modules too (curried, compat twins that "
                                           "re-bind the defining module's public names); off leaves them as they are",
                           default=True)
+    strict: bool = param(FieldKind.FLAG, STRICT_HELP, default=False)
 
     def plan(self, context: PlanContext) -> RefactorPlan:
         from engine.refactor.policy import rename  # the policy pulls in LibCST, jedi and the graph; the registry stays light

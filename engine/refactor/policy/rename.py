@@ -19,7 +19,7 @@ from engine.graph.queries import NodeRef
 from engine.languages import ImportStyle, language_of, profile_of
 from engine.names import PositionAddress, parse_address
 from engine.positions import Position, split_lines
-from engine.refactor import attribute_strings, member_lookup, rename
+from engine.refactor import attribute_strings, member_lookup, rename, skipped_files
 from engine.refactor.attribute_lists import with_attribute_lists
 from engine.refactor.corpus import Corpus
 from engine.refactor.dynamic_bases import dynamic_subclasses, with_dynamic_overrides
@@ -85,13 +85,18 @@ def _planned(
     if context.require_server and context.services is None:
         raise ServiceUnavailable("no language-server support is installed (the lsp_pool package is missing)")
     queries = context.graph()
-    if context.use_server and context.services is not None:
-        context.services.show_importers(sorted({target.file for target in targets}), queries.importing_files)
-    return rename.plan_rename(
-        context.workspace, context.services, context.use_server, targets, old_name, operation.new_name, text=operation.text,
-        dotted=dotted, extend=extend, files=list(queries.project.facts), require_server=context.require_server,
-        fixtures=fixtures, listing=context.workspace_files, words=context.file_words(),
-    )
+
+    def planned() -> RefactorPlan:
+        if context.use_server and context.services is not None:
+            context.services.show_importers(sorted({target.file for target in targets}), queries.importing_files)
+        return rename.plan_rename(
+            context.workspace, context.services, context.use_server, targets, old_name, operation.new_name, text=operation.text,
+            dotted=dotted, extend=extend, files=list(queries.project.facts), require_server=context.require_server,
+            fixtures=fixtures, listing=context.workspace_files, words=context.file_words(),
+        )
+
+    return skipped_files.checked(context, targets[0].file, [old_name], f"renaming {old_name} to {operation.new_name}",
+                                 operation.strict, planned)
 
 
 def _python_passes(operation: Rename, context: PlanContext, symbol: Symbol, targets: list[rename.RenameTarget]) -> rename.Extension:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.refactor import rename_file
+from engine.refactor import rename_file, skipped_files
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.policy.import_checks import import_checked
 
@@ -15,6 +15,13 @@ if TYPE_CHECKING:
 
 
 def plan(operation: FileRename, context: PlanContext) -> RefactorPlan:
+    # Importers name the module by its file's stem (``import pkg.core``, ``from "./core"``).
+    stem = operation.old.rstrip("/").rpartition("/")[2].partition(".")[0]
+    return skipped_files.checked(context, operation.old, [stem], f"renaming {operation.old} to {operation.new}",
+                                 operation.strict, lambda: _planned(operation, context))
+
+
+def _planned(operation: FileRename, context: PlanContext) -> RefactorPlan:
     planned = rename_file.plan_rename_file(context.workspace, context.graph(), context.services, context.use_server,
                                            operation.old, operation.new)
     if not operation.import_check or not planned.edit.touched or not operation.old.endswith(".py"):
