@@ -152,7 +152,8 @@ def test_only_lsp_pool_and_the_lsp_front_end_speak_the_protocol() -> None:
         str(path.relative_to(REPO)) for package in LIBRARY_PACKAGES for path in python_files(package)
         if imported_top_level_names(path) & {"lsprotocol", "pygls"}
     )
-    assert speakers and all(p.startswith("lsp_pool/") or p == "frontends/lsp_server.py" for p in speakers), speakers
+    lsp_front_end = {"frontends/lsp_server.py", "frontends/lsp_stdio.py"}
+    assert speakers and all(p.startswith("lsp_pool/") or p in lsp_front_end for p in speakers), speakers
 
 
 def test_front_ends_reach_language_servers_only_through_the_engine() -> None:
