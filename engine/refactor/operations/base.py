@@ -151,6 +151,12 @@ class RefactorOperation:
     code_action: ClassVar[CodeAction | None] = None
     reads_graph: ClassVar[bool] = False
     """Whether planning reads the project graph: a cold server's start then overlaps building it."""
+    destructive: ClassVar[bool]
+    """Whether applying it loses content (a deletion, a declaration replaced) rather than only
+    changing names and places or adding code: MCP's destructiveHint, what an agent asks about."""
+    idempotent: ClassVar[bool]
+    """Whether the same call again changes nothing more (a second rename or delete finds nothing
+    to act on; an insertion inserts again): MCP's idempotentHint."""
 
     def __post_init__(self) -> None:
         for info in self.fields():

@@ -18,6 +18,8 @@ class FileDelete(RefactorOperation):
     summary: ClassVar[str] = "delete a file (journaled, undoable); refused while other files import it, unless forced"
     mcp_tool: ClassVar[str] = "delete_file"
     lsp_command: ClassVar[str] = "graft.deleteFile"
+    destructive: ClassVar[bool] = True
+    idempotent: ClassVar[bool] = True
     reads_graph: ClassVar[bool] = True
 
     path: str = param(FieldKind.PATH, "the file's workspace path", metavar="FILE")

@@ -18,6 +18,8 @@ class _Insert(RefactorOperation):
     (it has no name); the registry takes the subclasses below."""
 
     before: ClassVar[bool]
+    destructive: ClassVar[bool] = False
+    idempotent: ClassVar[bool] = False
 
     address: str = param(FieldKind.ADDRESS, "the symbol to insert next to")
     text: str = param(FieldKind.CODE, "the code to insert (re-indented to fit)", cli_flag="--text-file")

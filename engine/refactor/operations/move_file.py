@@ -19,6 +19,8 @@ class FileRename(RefactorOperation):
     summary: ClassVar[str] = "move or rename a module file and update its importers"
     mcp_tool: ClassVar[str] = "rename_file"
     lsp_command: ClassVar[str] = "graft.renameFile"
+    destructive: ClassVar[bool] = False
+    idempotent: ClassVar[bool] = True
     reads_graph: ClassVar[bool] = True
 
     old: str = param(FieldKind.PATH, "the file's workspace path now")

@@ -24,6 +24,8 @@ class Move(RefactorOperation):
     summary: ClassVar[str] = "move a top-level function, class or constant to another module; importers are rewritten"
     mcp_tool: ClassVar[str] = "move_symbol"
     lsp_command: ClassVar[str] = "graft.move"
+    destructive: ClassVar[bool] = False
+    idempotent: ClassVar[bool] = True
     reads_graph: ClassVar[bool] = True
     code_action: ClassVar[CodeAction | None] = CodeAction("Move to module…", "refactor.move", top_level_only=True)
 

@@ -21,6 +21,8 @@ class Rename(RefactorOperation):
     summary: ClassVar[str] = "rename a symbol across the workspace (name path, or FILE:LINE:COL for parameters and locals)"
     mcp_tool: ClassVar[str] = "rename_symbol"
     lsp_command: ClassVar[str] = "graft.rename"
+    destructive: ClassVar[bool] = False
+    idempotent: ClassVar[bool] = True
     reads_graph: ClassVar[bool] = True
     code_action: ClassVar[CodeAction | None] = CodeAction("Rename across workspace (graft)", "refactor")
 

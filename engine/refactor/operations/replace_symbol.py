@@ -18,6 +18,8 @@ class Replace(RefactorOperation):
     summary: ClassVar[str] = "replace a symbol's whole declaration (decorators included); the text is re-indented to fit"
     mcp_tool: ClassVar[str] = "replace_symbol_body"
     lsp_command: ClassVar[str] = "graft.replaceSymbolBody"
+    destructive: ClassVar[bool] = True
+    idempotent: ClassVar[bool] = True
     code_action: ClassVar[CodeAction | None] = CodeAction("Replace body…", "refactor.rewrite")
 
     address: str = param(FieldKind.ADDRESS, "the symbol to replace")

@@ -19,6 +19,8 @@ class Delete(RefactorOperation):
     summary: ClassVar[str] = "delete a symbol; refused, with every reference listed, while anything else refers to it"
     mcp_tool: ClassVar[str] = "safe_delete_symbol"
     lsp_command: ClassVar[str] = "graft.safeDelete"
+    destructive: ClassVar[bool] = True
+    idempotent: ClassVar[bool] = True
     reads_graph: ClassVar[bool] = True
     code_action: ClassVar[CodeAction | None] = CodeAction("Safe delete", "refactor")
 
