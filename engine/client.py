@@ -17,7 +17,6 @@ from engine.api import Engine
 from engine.edits.diff import summarize, unified_diff
 from engine.edits.model import WorkspaceEdit
 from engine.edits.outcome import EditOutcome
-from engine.edits.verification import capped
 from engine.edits.session import EditOptions
 from engine.errors import Refused
 from engine.refactor.operations import RefactorOperation
@@ -73,12 +72,6 @@ class EngineClient:
             if written.status != "deleted":
                 # The client has seen what it wrote: its next edit of the file needs no new read.
                 self.ledger.record(written.path, self.engine.workspace.read(written.path).sha256)
-        if outcome.verification is not None:
-            # What the check covered bounds what the answer may claim (engine.edits.verification).
-            cap, reason = outcome.verification.label()
-            if capped(confidence, cap) is not confidence:
-                confidence = capped(confidence, cap)
-                warnings = [*warnings, f"confidence {confidence.value}: {reason}"]
         return replace(outcome, operation=operation, diff=diff, source=source, confidence=confidence, warnings=list(warnings))
 
     def undo(self, transaction: str | None = None) -> EditOutcome:
