@@ -508,3 +508,65 @@ def test_dangling_symlinks_and_loops_are_skipped_with_a_note_by_every_command(tm
     assert {f["path"] for f in json.loads(answers["rename"].stdout)["files"]} == {"a.py", "b.py"}
     assert json.loads(answers["find-files"].stdout)["files"] == ["a.py", "b.py"]
     assert os.readlink(root / "dangling.py") == "missing.py" and os.readlink(root / "loop.py") == "loop.py"
+
+
+# -- issue 38, item 8: terminal escape codes in file names -----------------------------------------
+
+EVIL = "evil\x1b[2J\x1b]0;owned\x07\x9b31m.py"
+"""Clears the screen, sets the window title, and a C1 CSI: each must reach a terminal as text."""
+
+
+def _escape_workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "escapes"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("")
+    (root / "good.py").write_text("def helper():\n    return 1\n")
+    (root / EVIL).write_text("from good import helper\n\n\ndef caller():\n    return helper()\n")
+    return root
+
+
+@pytest.mark.skipif(_GRAFT is None, reason="the graft console script is not installed")
+@pytest.mark.parametrize("daemon", [False, True], ids=["in-process", "daemon"])
+def test_control_characters_in_file_names_are_escaped_in_human_output_only(tmp_path: Path, daemon: bool) -> None:
+    from frontends.cli import daemon_client
+
+    root = _escape_workspace(tmp_path)
+    environment = {k: v for k, v in os.environ.items() if k != "GRAFT_DAEMON"}
+    if not daemon:
+        environment["GRAFT_DAEMON"] = "0"
+
+    def graft(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(_GRAFT), "--root", str(root), "--source", "ast", *argv], cwd=root, env=environment,
+                              capture_output=True, text=True, timeout=180, check=False)
+
+    try:
+        human = {command[0]: graft(*command) for command in (
+            ["find-files", "*.py"], ["rename", "good.py:helper", "assist"], ["search", "helper"], ["find", "caller"],
+            ["outline", EVIL], ["delete-file", EVIL])}
+        listed = graft("--json", "find-files", "*.py")
+    finally:
+        if daemon:
+            daemon_client.stop(root)
+    shown = "evil\\x1b[2J\\x1b]0;owned\\x07\\x9b31m.py"
+    for command, ran in human.items():
+        printed = ran.stdout + ran.stderr
+        assert not any(char in printed for char in "\x1b\x07\x9b"), (command, printed)
+        assert shown in printed, (command, printed)
+    assert f"--- a/{shown}\n+++ b/{shown}\n" in human["rename"].stdout
+    assert human["find-files"].stdout.splitlines() == [shown, "good.py"]
+    assert json.loads(listed.stdout)["files"] == [EVIL, "good.py"]  # JSON carries the name itself
+
+
+def test_a_coloured_diff_keeps_its_own_colours_and_escapes_the_names() -> None:
+    from engine.edits.diff import FileSummary
+    from engine.edits.outcome import EditOutcome
+    from engine.symbols import Confidence, Source
+    from frontends.render.edits import outcome_text
+
+    diff = f"--- a/{EVIL}\n+++ b/{EVIL}\n@@ -1 +1 @@\n-x = 1\n+x = 2"
+    outcome = EditOutcome("rename", False, [FileSummary(EVIL, "modified", 1, 1)], None, 1, diff, Source.AST, Confidence.HIGH,
+                          [f"mentioned in {EVIL}"])
+    text, notes = outcome_text(outcome, target="good.py:helper", colour=True)
+    assert "\x1b[31m-x = 1" in text and "\x1b[32m+x = 2" in text  # the diff's own colours
+    assert "\x1b[2J" not in text and "\x07" not in text and "\x9b" not in text and "\x1b]0" not in text
+    assert "a/evil\\x1b[2J\\x1b]0;owned\\x07\\x9b31m.py" in text

@@ -15,6 +15,7 @@ from engine.batch import load_plan, run_batch
 from engine.edits.outcome import EditOutcome
 from frontends.cli.operation_commands import APPLY_HINT, FINISH_HINT, edit_options, option_hint
 from frontends.render.edits import outcome_text
+from frontends.render.terminal import printable
 
 Result = tuple[dict[str, object], str, str]
 
@@ -28,7 +29,7 @@ def run_batch_command(engine: Engine, args: argparse.Namespace) -> Result:
 
 
 def _progress(index: int, total: int, target: str) -> None:
-    print(f"\r[{index}/{total}] {target[:70]:<70}", end="" if index < total else "\n", file=sys.stderr, flush=True)
+    print(f"\r[{index}/{total}] {printable(target)[:70]:<70}", end="" if index < total else "\n", file=sys.stderr, flush=True)
 
 
 def _batch_result(outcome: EditOutcome, *, colour: bool) -> Result:

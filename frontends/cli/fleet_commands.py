@@ -16,6 +16,7 @@ from pathlib import Path
 from engine import fleet
 from engine.batch import load_plan
 from engine.choices import SourcePreference
+from frontends.render.terminal import printable
 
 _FAILED = ("refused", "verify_failed", "error")
 
@@ -36,7 +37,7 @@ def run_fleet(args: argparse.Namespace) -> int:
         print(json.dumps({"ok": True, "command": "batch", "out": str(Path(args.out).resolve()), "counts": dict(counts),
                           "rows": [row.to_json() for row in rows]}, ensure_ascii=False, indent=2))
     else:
-        print(_table(rows, counts, Path(args.out)))
+        print(printable(_table(rows, counts, Path(args.out))))
     return 1 if any(counts[status] for status in _FAILED) else 0
 
 

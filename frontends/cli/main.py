@@ -29,6 +29,7 @@ from frontends.cli.output import EXIT_USAGE, answered, refused
 from frontends.cli.parsing import ArgumentsRejected
 from frontends.cli import daemon_commands, operation_commands
 from frontends.render import symbols as render
+from frontends.render.terminal import printable
 
 
 
@@ -150,7 +151,7 @@ def main(argv: Sequence[str] | None = None, engines: Engines | None = None) -> i
     try:
         args = _parser(tuple(OPERATIONS.values())).parse_args(given)
     except ArgumentsRejected as error:
-        print(error.message, file=sys.stderr)
+        print(printable(error.message), file=sys.stderr)
         if "--json" in given:
             print(json.dumps({"ok": False, "error": error.to_json()}, ensure_ascii=False, indent=2))
         return EXIT_USAGE
@@ -181,7 +182,7 @@ def _run(engines: Engines, root: Path, args: argparse.Namespace) -> tuple[dict[s
     engine = engines.acquire(root, source, servers=wants_server, tools=writes, max_file_bytes=args.max_file_bytes)
     try:
         for report in engine.recovered:
-            print(f"graft: {report.message()}", file=sys.stderr)
+            print(printable(f"graft: {report.message()}"), file=sys.stderr)
         return _handler(args.command)(engine, args)
     finally:
         engines.release(engine)

@@ -8,6 +8,7 @@ import json
 import sys
 
 from engine.errors import GraftError, UsageError
+from frontends.render.terminal import printable
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
@@ -16,16 +17,16 @@ EXIT_USAGE = 2
 
 def answered(command: str, payload: dict[str, object], text: str, notes: str, *, as_json: bool) -> int:
     if notes:
-        print(notes, file=sys.stderr)
+        print(printable(notes), file=sys.stderr)
     if as_json:
         print(json.dumps({"ok": True, "command": command, **payload}, ensure_ascii=False, indent=2))
     else:
-        print(text)
+        print(printable(text))
     return EXIT_OK
 
 
 def refused(command: str, error: GraftError, *, as_json: bool, hint: str = "") -> int:
-    print(f"graft {command}: {error.message}{hint}", file=sys.stderr)
+    print(printable(f"graft {command}: {error.message}{hint}"), file=sys.stderr)
     if as_json:
         print(json.dumps({"ok": False, "error": error.to_json()}, ensure_ascii=False, indent=2))
     return EXIT_USAGE if isinstance(error, UsageError) else EXIT_REFUSED

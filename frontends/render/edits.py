@@ -13,6 +13,7 @@ from typing import Callable
 
 from engine.edits.diff import FileSummary, paint
 from engine.edits.outcome import EditOutcome
+from frontends.render.terminal import Painted, printable
 
 
 def outcome_text(
@@ -35,15 +36,19 @@ def outcome_text(
                 + (_one_file(outcome.files[0], target) if one_file else ""))
     if not one_file:
         rows += [f"  {row}" for row in files]
-    diff = (paint(outcome.diff) if colour else outcome.diff) if not outcome.applied else ""
+    diff = outcome.diff if not outcome.applied else ""
     tail = "" if outcome.applied else "dry run: nothing written" + (f" ({apply_hint})" if apply_hint else "")
     refusal = outcome.would_refuse
     if refusal is not None:
         option = refusal.get("option")
         tail = (f"dry run: an apply would be refused: {refusal['code']}: {refusal['message']}"
                 f"{option_hint(option if isinstance(option, str) else None)}")
-    text = "\n".join(part for part in [head, diff.rstrip("\n"), *rows, tail] if part)
-    return text, notes_text(outcome, finish_hint)
+    diff = diff.rstrip("\n")
+    if colour:  # file names made printable first: only the colours' own escapes reach the terminal
+        head, rows, tail = printable(head), [printable(row) for row in rows], printable(tail)
+        diff = paint(printable(diff))
+    text = "\n".join(part for part in [head, diff, *rows, tail] if part)
+    return (Painted(text) if colour else text), notes_text(outcome, finish_hint)
 
 
 def _one_file(summary: FileSummary, target: str) -> str:
