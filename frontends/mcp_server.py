@@ -5,7 +5,11 @@ Every tool parses its arguments, makes one facade call (:class:`engine.client.En
 or the engine's queries) and renders the value: structured content with a schema, plus a
 short readable text. Edit tools are dry runs unless ``apply`` is true, and return the diff.
 Long results are cut in stages (list items first, then text) and say what was left out.
-Refusals come back as tool errors carrying the engine's code and message.
+Refusals come back as tool errors carrying the engine's code and message; so does an argument
+the tool does not take (the SDK would drop it and run without it). An unknown tool is a
+JSON-RPC error (-32602), and so is every malformed message on stdio (:mod:`frontends.mcp_stdio`).
+Every tool is annotated (read-only, destructive, idempotent; never the open world): the
+refactorings from the registry's class variables, the others where they are defined.
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ from pathlib import Path
 from typing import Annotated, Any, Callable
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import CallToolResult, TextContent
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, CallToolResult, Icon, TextContent, ToolAnnotations
 from pydantic import Field
 
 from engine.api import Engine
@@ -41,6 +46,7 @@ from engine.located import located
 from engine.references import NavigationResult
 from engine.symbol_search import search_symbols
 from engine.symbols import SymbolKind
+from frontends import mcp_stdio
 from frontends.mcp_models import Output, model_of
 from frontends.mcp_views import DEFAULT_MAX_CHARS, fit, located_view, outline_view, overview_view, symbols_view
 from frontends.render import graph as graph_render, symbols as render
@@ -61,6 +67,89 @@ class Listing(Output):
 
 
 Result = Annotated[CallToolResult, Output]
+
+
+def hints(*, read_only: bool, idempotent: bool, destructive: bool = False) -> ToolAnnotations:
+    """What an agent decides approvals on. No tool reaches beyond the workspace (openWorldHint)."""
+    return ToolAnnotations(read_only_hint=read_only, destructive_hint=destructive, idempotent_hint=idempotent,
+                           open_world_hint=False)
+
+
+READS = hints(read_only=True, idempotent=True)
+"""A tool that only reads (the read ledger it keeps is the session's, not the workspace)."""
+EDITS_TEXT = hints(read_only=False, destructive=True, idempotent=False)
+"""Text edits (old → new, a pattern, ranges, a server's code action): they may remove text, and
+the same edit again may match again (a replacement that contains what it replaces)."""
+WRITES_FILE = hints(read_only=False, destructive=True, idempotent=True)
+"""A whole file's content: what was there is replaced; the same content again changes nothing."""
+UNDOES = hints(read_only=False, destructive=True, idempotent=False)
+"""Undo drops a transaction's changes; called again, it undoes the one before."""
+BATCH = hints(read_only=False, destructive=any(o.destructive for o in OPERATIONS.values()),
+              idempotent=all(o.idempotent for o in OPERATIONS.values()))
+"""Any refactoring of the registry, so what any of them may be."""
+
+
+def operation_hints(operation: type[RefactorOperation]) -> ToolAnnotations:
+    """A refactoring writes (with apply=true: a dry run by default is still a tool that writes)."""
+    if not hasattr(operation, "destructive") or not hasattr(operation, "idempotent"):
+        raise TypeError(f"{operation.__qualname__} must say whether it is destructive and idempotent (its class variables)")
+    return hints(read_only=False, destructive=operation.destructive, idempotent=operation.idempotent)
+
+
+class UnknownArgument(UsageError):
+    """A tool call with an argument the tool does not take: refused, not dropped."""
+
+    code = "unknown_argument"
+
+    def __init__(self, tool: str, unknown: list[str], accepted: list[str]) -> None:
+        super().__init__(f"{tool} takes no argument {', '.join(unknown)}; it takes {', '.join(accepted)}")
+        self.unknown = unknown
+        self.accepted = accepted
+
+    def to_json(self) -> dict[str, object]:
+        return {**super().to_json(), "unknown": self.unknown, "accepted": self.accepted}
+
+
+class GraftMCPServer(MCPServer):
+    """The SDK's server, stricter where it is lenient: a tool must be annotated, a call to an
+    unknown tool is a JSON-RPC error (-32602, as MCP says; the SDK answered a tool result),
+    an argument a tool does not take is refused (the SDK dropped it), and on stdio every
+    malformed message is answered (:mod:`frontends.mcp_stdio`)."""
+
+    def __init__(self, **settings: Any) -> None:
+        super().__init__(**settings)
+        self._arguments: dict[str, list[str]] | None = None
+
+    def add_tool(self, fn: Callable[..., Any], name: str | None = None, title: str | None = None, description: str | None = None,
+                 annotations: ToolAnnotations | None = None, icons: list[Icon] | None = None, meta: dict[str, Any] | None = None,
+                 structured_output: bool | None = None) -> None:
+        if annotations is None:
+            raise TypeError(f"tool {name or fn.__name__} has no annotations: say whether it only reads, destroys, repeats safely")
+        super().add_tool(fn, name=name, title=title, description=description, annotations=annotations, icons=icons, meta=meta,
+                         structured_output=structured_output)
+        self._arguments = None
+
+    async def arguments(self) -> dict[str, list[str]]:
+        """Each tool's arguments, as its input schema lists them."""
+        if self._arguments is None:
+            self._arguments = {tool.name: list(tool.input_schema.get("properties", {})) for tool in await self.list_tools()}
+        return self._arguments
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        known = await self.arguments()
+        if name not in known:
+            raise MCPError(code=INVALID_PARAMS, message=f"unknown tool {name!r}; the tools are {', '.join(sorted(known))}",
+                           data={"tool": name})
+        unknown = sorted(set(arguments) - set(known[name]))
+        if unknown:
+            return _refused(UnknownArgument(name, unknown, known[name]))
+        return await super().call_tool(name, arguments, context)
+
+    async def run_stdio_async(self) -> None:
+        async def run(read_stream: Any, write_stream: Any) -> None:
+            await self._lowlevel_server.run(read_stream, write_stream, self._lowlevel_server.create_initialization_options())
+
+        await mcp_stdio.serve(run)
 
 
 def _result(payload: dict[str, Any], text: str) -> CallToolResult:
@@ -236,8 +325,8 @@ class GraftTools:
         return self.call(lambda: present(fetch()))
 
 
-def build_server(engine: Engine) -> MCPServer:
-    server: MCPServer = MCPServer(
+def build_server(engine: Engine) -> GraftMCPServer:
+    server = GraftMCPServer(
         name="codegraft",
         instructions=(
             "Semantic code tools. Address symbols by name path (pkg/models.py:Order/total, overloads as name[1]) "
@@ -256,21 +345,22 @@ def build_server(engine: Engine) -> MCPServer:
 
     # -- reading code -------------------------------------------------------------------
 
-    @server.tool(description=("A file's symbols (name paths, kinds, lines) with where they came from, within max_chars; "
+    @server.tool(annotations=READS, description=("A file's symbols (name paths, kinds, lines) with where they came from, within max_chars; "
                               "depth=1 for top-level only, kinds to filter (class, method, function, ...)."))
     def file_outline(path: str, depth: int | None = None, kinds: list[str] | None = None, max_chars: int = DEFAULT_MAX_CHARS,
                      structured: STRUCTURED = False) -> Result:
         return tools.show(lambda: engine.outline(path),
                           lambda listing: _view(outline_view(listing, depth, _kinds(kinds), max_chars, structured)))
 
-    @server.tool(description=("Symbols across the workspace by name path: exact ('Order/total', 'models.py:Order'), else by "
+    @server.tool(annotations=READS,
+                 description=("Symbols across the workspace by name path: exact ('Order/total', 'models.py:Order'), else by "
                               "prefix, else with substring_matching by substring; kinds to filter; at most max_matches."))
     def workspace_symbols(query: str, substring_matching: bool = False, kinds: list[str] | None = None, max_matches: int = 50,
                           structured: STRUCTURED = False) -> Result:
         return tools.call(lambda: _view(symbols_view(search_symbols(
             engine.graph(), query, substring=substring_matching, kinds=_kinds(kinds), max_matches=max_matches), structured)))
 
-    @server.tool(description="A symbol's source, decorators to end, by name path.")
+    @server.tool(annotations=READS, description="A symbol's source, decorators to end, by name path.")
     def read_symbol(address: str, structured: STRUCTURED = False) -> Result:
         def present(found: Any) -> CallToolResult:
             payload = render.read_json(found)
@@ -279,20 +369,21 @@ def build_server(engine: Engine) -> MCPServer:
             return _result(payload, render.read_text(found))
         return tools.show(lambda: engine.read(parse_address(address)), present)
 
-    @server.tool(description=("Every reference to a symbol (the language server's when it answers, else the graph's, labelled), "
+    @server.tool(annotations=READS,
+                 description=("Every reference to a symbol (the language server's when it answers, else the graph's, labelled), "
                               "one line each: where, inside which symbol, and the code."))
     def find_references(address: str, max_chars: int = DEFAULT_MAX_CHARS, structured: STRUCTURED = False) -> Result:
         return tools.call(lambda: _navigation(engine.references(address), max_chars, structured))
 
-    @server.tool(description="Where the name at FILE:LINE:COL (1-based) is defined, as a standalone line.")
+    @server.tool(annotations=READS, description="Where the name at FILE:LINE:COL (1-based) is defined, as a standalone line.")
     def get_definition(position: str, max_chars: int = DEFAULT_MAX_CHARS, structured: STRUCTURED = False) -> Result:
         return tools.call(lambda: _navigation(engine.definition(position), max_chars, structured))
 
-    @server.tool(description="What a symbol is: its source, what calls it, what it calls, its base and derived types.")
+    @server.tool(annotations=READS, description="What a symbol is: its source, what calls it, what it calls, its base and derived types.")
     def explain_symbol(address: str) -> Result:
         return tools.show(lambda: engine.explain(parse_address(address)), lambda found: _result(render.explain_json(found), render.explain_text(found)))
 
-    @server.tool(description="Who calls a symbol and what it calls (graph edges, each with source and confidence).")
+    @server.tool(annotations=READS, description="Who calls a symbol and what it calls (graph edges, each with source and confidence).")
     def call_hierarchy(address: str) -> Result:
         def work() -> CallToolResult:
             queries, target = engine.graph(), engine.graph_target(address)
@@ -300,7 +391,8 @@ def build_server(engine: Engine) -> MCPServer:
                               notes=queries.call_notes(target))
         return tools.call(work)
 
-    @server.tool(description=("The type, signature and docstring of the name at FILE:LINE:COL (1-based), or of a symbol by "
+    @server.tool(annotations=READS,
+                 description=("The type, signature and docstring of the name at FILE:LINE:COL (1-based), or of a symbol by "
                               "name path: the language server's hover, else the syntax tree's signature and docstring, labelled."))
     def hover(target: str) -> Result:
         def present(found: Any) -> CallToolResult:
@@ -312,7 +404,8 @@ def build_server(engine: Engine) -> MCPServer:
             return _result(payload, text)
         return tools.show(lambda: server_answers.hover(engine, target), present)
 
-    @server.tool(description=("The language server's quick fixes and source actions (organise imports, ...) for lines of a "
+    @server.tool(annotations=READS,
+                 description=("The language server's quick fixes and source actions (organise imports, ...) for lines of a "
                               "file, each with an id that apply_code_action takes while the file is unchanged."))
     def code_actions(path: str, start_line: int, end_line: int | None = None) -> Result:
         def present(actions: Any) -> CallToolResult:
@@ -321,26 +414,28 @@ def build_server(engine: Engine) -> MCPServer:
             return _result({"total": len(actions)}, "\n".join(rows) or "(no actions offered)")
         return tools.show(lambda: server_answers.list_code_actions(engine, path, start_line, end_line or start_line), present)
 
-    @server.tool(description=("Apply one of code_actions' actions by its id through the journaled apply (dry run by default); "
+    @server.tool(annotations=EDITS_TEXT,
+                 description=("Apply one of code_actions' actions by its id through the journaled apply (dry run by default); "
                               "the server's own command is never run."))
     def apply_code_action(path: str, action_id: str, apply: bool = False, allow_dirty: ALLOW_DIRTY = False,
                           ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         return tools.call(lambda: _edit(tools.client(ctx).run_edit(
             "code_action", server_answers.code_action_edit(engine, path, action_id), apply=apply, options=_options(engine, allow_dirty))))
 
-    @server.tool(description="The implementations of an abstract method or protocol member (its overrides), or a class's subclasses.")
+    @server.tool(annotations=READS,
+                 description="The implementations of an abstract method or protocol member (its overrides), or a class's subclasses.")
     def implementations(address: str) -> Result:
         return tools.call(lambda: triple(graph_render.nodes_result(
             "implementations", engine.graph().implementations(engine.graph_target(address)))))
 
-    @server.tool(description="A type's bases and subclasses.")
+    @server.tool(annotations=READS, description="A type's bases and subclasses.")
     def type_hierarchy(address: str) -> Result:
         def work() -> CallToolResult:
             queries, target = engine.graph(), engine.graph_target(address)
             return _both_ways(("supertypes", queries.supertypes(target), True), ("subtypes", queries.subtypes(target), False))
         return tools.call(work)
 
-    @server.tool(description=("The language server's diagnostics for a file; or, with since_last_apply=true, the errors "
+    @server.tool(annotations=READS, description=("The language server's diagnostics for a file; or, with since_last_apply=true, the errors "
                               "the last apply introduced, finishing the check its time budget cut short."))
     def diagnostics(path: str = "", since_last_apply: bool = False) -> Result:
         if since_last_apply:
@@ -351,9 +446,11 @@ def build_server(engine: Engine) -> MCPServer:
     # -- semantic edits: one tool per registered operation -------------------------------
 
     for operation in OPERATIONS.values():
-        server.add_tool(_operation_tool(operation, tools), name=operation.mcp_tool, description=operation.summary)
+        server.add_tool(_operation_tool(operation, tools), name=operation.mcp_tool, description=operation.summary,
+                        annotations=operation_hints(operation))
 
-    @server.tool(description=("Several refactorings as one unit, in the plan format of `graft batch`: steps = [{op: rename, "
+    @server.tool(annotations=BATCH,
+                 description=("Several refactorings as one unit, in the plan format of `graft batch`: steps = [{op: rename, "
                               "address, new_name}, {op: move, ...}]. Planned in a scratch copy, step by step; a dry run "
                               "returns the net diff; apply=true writes it as one transaction (one undo), or each=true step by step."))
     def batch_apply(steps: list[dict[str, Any]], apply: bool = False, each: bool = False, allow_dirty: ALLOW_DIRTY = False,
@@ -368,7 +465,7 @@ def build_server(engine: Engine) -> MCPServer:
 
     # -- files --------------------------------------------------------------------------
 
-    @server.tool(description="A file with a sha256/mtime header and a line gutter; optionally its symbol outline.")
+    @server.tool(annotations=READS, description="A file with a sha256/mtime header and a line gutter; optionally its symbol outline.")
     def read_file(path: str, start_line: int = 1, end_line: int | None = None, outline: bool = False,
                   ctx: Context | None = None) -> Annotated[CallToolResult, FileOutput]:
         def work() -> CallToolResult:
@@ -376,7 +473,7 @@ def build_server(engine: Engine) -> MCPServer:
             return _result(vars(view) | {}, view.render())
         return tools.call(work)
 
-    @server.tool(description="Several files at once, each as read_file returns it.")
+    @server.tool(annotations=READS, description="Several files at once, each as read_file returns it.")
     def read_multiple_files(paths: list[str], ctx: Context | None = None) -> Result:
         def work() -> CallToolResult:
             views, errors = [], {}
@@ -389,13 +486,14 @@ def build_server(engine: Engine) -> MCPServer:
             return _result({"files": [vars(v) for v in views], "errors": errors}, text)
         return tools.call(work)
 
-    @server.tool(description="Create or overwrite a file. Refused if this client has not read it, or it changed since.")
+    @server.tool(annotations=WRITES_FILE,
+                 description="Create or overwrite a file. Refused if this client has not read it, or it changed since.")
     def write_file(path: str, content: str, overwrite_changed: bool = False, apply: bool = False, allow_dirty: ALLOW_DIRTY = False,
                    structured: STRUCTURED = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         return tools.call(lambda: _edit(tools.client(ctx).write_file(path, content, overwrite_changed=overwrite_changed, apply=apply,
                                                                      options=_options(engine, allow_dirty)), structured=structured))
 
-    @server.tool(description=(
+    @server.tool(annotations=EDITS_TEXT, description=(
         "Edit a file: old_string (must match exactly once; CRLF and a pasted line gutter tolerated) → new_string; "
         "or start_anchor/end_anchor lines; or start_line/end_line. Refused over unseen or changed content."
     ))
@@ -407,7 +505,7 @@ def build_server(engine: Engine) -> MCPServer:
         return tools.call(lambda: _edit(tools.client(ctx).edit_file(request, apply=apply, options=_options(engine, allow_dirty)),
                                         structured=structured))
 
-    @server.tool(description="Apply an LSP WorkspaceEdit (JSON object) atomically: all files or none.")
+    @server.tool(annotations=EDITS_TEXT, description="Apply an LSP WorkspaceEdit (JSON object) atomically: all files or none.")
     def transaction_apply(edit: dict[str, Any], apply: bool = False, allow_dirty: ALLOW_DIRTY = False,
                           structured: STRUCTURED = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         from engine.edits.lsp_json import from_lsp
@@ -415,12 +513,12 @@ def build_server(engine: Engine) -> MCPServer:
         return tools.call(lambda: _edit(tools.client(ctx).run_edit("transaction_apply", from_lsp(edit, engine.workspace), apply=apply,
                                                                    options=_options(engine, allow_dirty)), structured=structured))
 
-    @server.tool(description="Undo the last transaction (or the one named).")
+    @server.tool(annotations=UNDOES, description="Undo the last transaction (or the one named).")
     def undo_edit(transaction: str | None = None, structured: STRUCTURED = False,
                   ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         return tools.call(lambda: _edit(tools.client(ctx).undo(transaction), structured=structured))
 
-    @server.tool(description=("A folder's entries as `type size name`, down to max_depth levels (recursive: no limit), "
+    @server.tool(annotations=READS, description=("A folder's entries as `type size name`, down to max_depth levels (recursive: no limit), "
                               "ignored files left out as find_files leaves them; hidden ones only with show_hidden."))
     def list_dir(path: str = ".", recursive: bool = False, max_depth: int = 1, show_hidden: bool = False,
                  max_chars: int = DEFAULT_MAX_CHARS, ctx: Context | None = None) -> Result:
@@ -434,12 +532,12 @@ def build_server(engine: Engine) -> MCPServer:
             return _result(payload, "\n".join(filter(None, [*kept, tail])) or "(empty)")
         return tools.call(work)
 
-    @server.tool(description="Workspace files matching a glob (on the path or the file name), ignored files left out.")
+    @server.tool(annotations=READS, description="Workspace files matching a glob (on the path or the file name), ignored files left out.")
     def find_files(pattern: str, ctx: Context | None = None) -> Annotated[CallToolResult, Listing]:
         return tools.show(lambda: tools.client(ctx).find_files(pattern),
                           lambda found: _result({"items": found, "total": len(found)}, "\n".join(found) or "(none)"))
 
-    @server.tool(description="Text or regex search; every hit says which symbol encloses it.")
+    @server.tool(annotations=READS, description="Text or regex search; every hit says which symbol encloses it.")
     def search_in_files(query: str, regex: bool = False, glob: str = "*", ctx: Context | None = None) -> Annotated[CallToolResult, Listing]:
         def work() -> CallToolResult:
             hits, total = tools.client(ctx).search(query, regex=regex, glob=glob)
@@ -450,7 +548,8 @@ def build_server(engine: Engine) -> MCPServer:
             return _result(payload, "\n".join(rows) or "(no hits)")
         return tools.call(work)
 
-    @server.tool(description="Replace text (or a regex, with \\1 groups) in every matching file; dry run by default.")
+    @server.tool(annotations=EDITS_TEXT,
+                 description="Replace text (or a regex, with \\1 groups) in every matching file; dry run by default.")
     def find_replace(query: str, replacement: str, regex: bool = False, glob: str = "*", apply: bool = False,
                      allow_dirty: ALLOW_DIRTY = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         return tools.call(lambda: _edit(tools.client(ctx).find_replace(query, replacement, regex=regex, glob=glob, apply=apply,
@@ -458,25 +557,26 @@ def build_server(engine: Engine) -> MCPServer:
 
     # -- project ------------------------------------------------------------------------
 
-    @server.tool(description=("The project's files under a folder with their symbols (depth levels deep), within max_chars; "
+    @server.tool(annotations=READS,
+                 description=("The project's files under a folder with their symbols (depth levels deep), within max_chars; "
                               "kinds to filter."))
     def project_overview(under: str = ".", depth: int = 1, kinds: list[str] | None = None, max_chars: int = DEFAULT_MAX_CHARS,
                          structured: STRUCTURED = False) -> Result:
         return tools.call(lambda: _view(overview_view(engine.overview(under, depth), _kinds(kinds), max_chars, structured)))
 
-    @server.tool(description="What depends on a symbol or file, transitively (callers, importers, subclasses).")
+    @server.tool(annotations=READS, description="What depends on a symbol or file, transitively (callers, importers, subclasses).")
     def impact(address: str, depth: int = 3) -> Result:
         def work() -> CallToolResult:
             queries, target = engine.graph(), engine.graph_target(address)
             return triple(graph_render.with_notes(graph_render.reached_result(queries.impact(target, depth)), queries.call_notes(target)))
         return tools.call(work)
 
-    @server.tool(description="The tests that reach any of these symbols or files.")
+    @server.tool(annotations=READS, description="The tests that reach any of these symbols or files.")
     def affected_tests(addresses: list[str]) -> Result:
         return tools.call(lambda: triple(graph_render.nodes_result(
             "tests", engine.graph().affected_tests([engine.graph_target(a) for a in addresses]))))
 
-    @server.tool(description="The language servers: state, pid, memory, and why one is not ready.")
+    @server.tool(annotations=READS, description="The language servers: state, pid, memory, and why one is not ready.")
     def server_status() -> Result:
         def work() -> CallToolResult:
             statuses = engine.services.status() if engine.services is not None else []

@@ -498,3 +498,168 @@ def test_call_hierarchy_and_impact_name_the_calls_they_cannot_type(project: Path
     assert callers == ["shop/ledger.py:typed"]  # through the annotated parameter
     assert any("unknown type" in note and "shop/ledger.py:11" in note for note in hierarchy.structured_content["notes"])
     assert "shop/ledger.py:typed" in reach.content[0].text and "unknown type" in reach.content[0].text
+
+
+def _stdio_params(project: Path) -> StdioServerParameters:
+    graft = shutil.which("graft", path=str(Path(sys.executable).parent))
+    assert graft is not None
+    return StdioServerParameters(command=graft, args=["mcp", "--root", str(project), "--source", "ast"])
+
+
+READ_ONLY = (True, False, True)
+"""(readOnlyHint, destructiveHint, idempotentHint) of a tool that only reads."""
+EXPECTED_HINTS: dict[str, tuple[bool, bool, bool]] = {
+    **{name: READ_ONLY for name in (
+        "file_outline", "workspace_symbols", "read_symbol", "find_references", "get_definition", "explain_symbol",
+        "call_hierarchy", "type_hierarchy", "implementations", "hover", "code_actions", "diagnostics", "read_file",
+        "read_multiple_files", "list_dir", "find_files", "search_in_files", "project_overview", "impact",
+        "affected_tests", "server_status")},
+    # Refactorings write (apply=true), a dry run by default or not. Destructive: content is lost
+    # (a deletion, a declaration replaced). Idempotent: the same call again changes nothing more
+    # (a second rename or delete finds nothing to act on); an insertion inserts again.
+    "rename_symbol": (False, False, True), "move_symbol": (False, False, True), "rename_file": (False, False, True),
+    "safe_delete_symbol": (False, True, True), "delete_file": (False, True, True), "replace_symbol_body": (False, True, True),
+    "insert_before_symbol": (False, False, False), "insert_after_symbol": (False, False, False),
+    "batch_apply": (False, True, False), "apply_code_action": (False, True, False),
+    "write_file": (False, True, True), "edit_file": (False, True, False), "find_replace": (False, True, False),
+    "transaction_apply": (False, True, False), "undo_edit": (False, True, False),
+}
+
+
+def test_every_tool_says_whether_it_reads_destroys_or_repeats_safely(project: Path) -> None:
+    """Issue 45: every tool's annotations arrived empty; agents decide from readOnlyHint,
+    destructiveHint and idempotentHint what needs the user's approval. Listed through the
+    official client from `graft mcp` itself; a tool without annotations fails here."""
+    async def run() -> Any:
+        async with Client(_stdio_params(project)) as client:
+            return (await client.list_tools()).tools
+
+    tools = asyncio.run(run())
+    assert set(EXPECTED_HINTS) == EXPECTED_TOOLS == {tool.name for tool in tools}
+    for tool in tools:
+        hints = tool.annotations
+        assert hints is not None, f"{tool.name} has no annotations"
+        said = (hints.read_only_hint, hints.destructive_hint, hints.idempotent_hint)
+        assert said == EXPECTED_HINTS[tool.name], (tool.name, said)
+        assert hints.open_world_hint is False, tool.name  # the workspace only, never the outside world
+
+
+def test_unknown_arguments_are_refused_by_name_with_the_accepted_ones(project: Path) -> None:
+    """Issue 38: an argument a tool does not take (a typo: `newname`) was dropped silently and
+    the call ran without it. It is refused, naming it and the arguments the tool takes, and
+    nothing is written."""
+    before = (project / "shop" / "pricing.py").read_text()
+
+    async def run() -> Any:
+        async with Client(_stdio_params(project)) as client:
+            typo = await client.call_tool("rename_symbol", {"address": "shop/pricing.py:apply_discount", "new_name": "discounted",
+                                                            "aply": True})
+            reading = await client.call_tool("file_outline", {"path": "shop/pricing.py", "depht": 1, "verbose": True})
+            fine = await client.call_tool("file_outline", {"path": "shop/pricing.py", "depth": 1})
+            return typo, reading, fine
+
+    typo, reading, fine = asyncio.run(run())
+    assert typo.is_error and typo.structured_content["error"]["code"] == "unknown_argument"
+    assert "aply" in typo.content[0].text and "apply" in typo.content[0].text and "new_name" in typo.content[0].text
+    assert typo.structured_content["error"]["unknown"] == ["aply"]
+    assert "apply" in typo.structured_content["error"]["accepted"]
+    assert reading.is_error and reading.structured_content["error"]["unknown"] == ["depht", "verbose"]
+    assert "ctx" not in reading.structured_content["error"]["accepted"]
+    assert not fine.is_error
+    assert (project / "shop" / "pricing.py").read_text() == before
+
+
+class RawMcp:
+    """``graft mcp`` over raw stdio: JSON lines written as they are (broken ones too), its
+    lines read back by a thread, so a missing answer fails after a generous budget."""
+
+    BUDGET = 120.0
+
+    def __init__(self, project: Path) -> None:
+        import queue
+        import threading
+
+        graft = shutil.which("graft", path=str(Path(sys.executable).parent))
+        self.process = subprocess.Popen([str(graft), "mcp", "--root", str(project), "--source", "ast"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=lambda: [self.lines.put(line) for line in self.process.stdout or ()], daemon=True).start()
+        self.write(json.dumps({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}))
+        assert "result" in self.until("init")[-1]
+        self.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+
+    def write(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def until(self, request_id: str) -> list[dict[str, Any]]:
+        """Every message the server sends up to and with its answer to ``request_id``."""
+        import queue
+
+        seen: list[dict[str, Any]] = []
+        while not seen or seen[-1].get("id") != request_id or "method" in seen[-1]:
+            try:
+                seen.append(json.loads(self.lines.get(timeout=self.BUDGET)))
+            except queue.Empty:
+                raise AssertionError(f"no answer to {request_id!r} within {self.BUDGET:.0f} s; before it: {seen}") from None
+        return seen
+
+    def answers(self, line: str, probe: int) -> list[dict[str, Any]]:
+        """What the server answers to ``line``: everything before its answer to a ping sent after it."""
+        self.write(line)
+        self.write(json.dumps({"jsonrpc": "2.0", "id": f"ping-{probe}", "method": "ping"}))
+        return [message for message in self.until(f"ping-{probe}")[:-1] if "method" not in message]
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=self.BUDGET)
+
+
+def test_malformed_messages_get_json_rpc_errors_and_notifications_get_none(project: Path) -> None:
+    """Issue 38: eight malformed messages got no reply at all. Each request gets the error JSON-RPC
+    2.0 names, to its id when it can be read, else to null; a well-formed notification gets none,
+    even when its method is unknown. A ping after each shows the server still serves."""
+    request = {"jsonrpc": "2.0", "id": 7, "method": "tools/list"}
+    expected: list[tuple[str, int | None, Any]] = [
+        ("{not json", -32700, None),
+        (json.dumps([request]), -32600, None),
+        (json.dumps([]), -32600, None),
+        ("42", -32600, None),
+        (json.dumps({"id": 7, "method": "tools/list"}), -32600, 7),
+        (json.dumps({**request, "jsonrpc": "1.0"}), -32600, 7),
+        (json.dumps({**request, "id": {"n": 7}}), -32600, None),
+        (json.dumps({**request, "id": None}), -32600, None),
+        (json.dumps({**request, "method": 5}), -32600, 7),
+        (json.dumps({"jsonrpc": "2.0", "method": 5}), -32600, None),  # not a notification: it is malformed
+        (json.dumps({**request, "params": "all"}), -32600, 7),
+        (json.dumps({**request, "params": [1]}), -32602, 7),
+        (json.dumps({"jsonrpc": "2.0", "id": 7}), -32600, 7),
+        (json.dumps({**request, "method": "no/such"}), -32601, 7),
+        (json.dumps({**request, "method": "tools/call", "params": {"name": "no_such_tool", "arguments": {}}}), -32602, 7),
+        (json.dumps({**request, "method": "tools/call", "params": {"name": "file_outline", "arguments": [1]}}), -32602, 7),
+        # Well-formed notifications: never answered, whatever they ask.
+        (json.dumps({"jsonrpc": "2.0", "method": "no/such"}), None, None),
+        (json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": [1]}), None, None),
+        (json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "never-sent"}}), None, None),
+    ]
+    server = RawMcp(project)
+    try:
+        answered = [server.answers(line, probe) for probe, (line, _code, _id) in enumerate(expected)]
+        server.write(json.dumps({"jsonrpc": "2.0", "id": "last", "method": "tools/call",
+                                 "params": {"name": "file_outline", "arguments": {"path": "shop/util.py"}}}))
+        last = server.until("last")[-1]
+    finally:
+        server.close()
+    for (line, code, reply_to), replies in zip(expected, answered):
+        if code is None:
+            assert replies == [], (line, replies)
+            continue
+        assert len(replies) == 1 and "error" in replies[0], (line, replies)
+        assert (replies[0]["error"]["code"], replies[0]["id"]) == (code, reply_to), (line, replies[0])
+        assert replies[0]["error"]["message"], line
+    unknown_tool = answered[14][0]["error"]["message"]
+    assert "no_such_tool" in unknown_tool and "file_outline" in unknown_tool  # the tools it has
+    assert "function money" in last["result"]["content"][0]["text"]

@@ -49,6 +49,8 @@ class Probe(RefactorOperation):
     summary: ClassVar[str] = "a test operation that echoes its fields"
     mcp_tool: ClassVar[str] = "probe_symbol"
     lsp_command: ClassVar[str] = "graft.probe"
+    destructive: ClassVar[bool] = False
+    idempotent: ClassVar[bool] = True
 
     address: str = param(FieldKind.ADDRESS, "a symbol")
     label: str = param(FieldKind.NAME, "a name")
