@@ -217,11 +217,11 @@ class Engine:
     # -- edits -------------------------------------------------------------------
 
     def edits(self) -> EditSession:
-        files_edited = self._files_edited if self._index is not None else None
-        # Importers come from the graph when it is loaded (a refactoring loads it); a bare apply
-        # compares the touched files alone rather than index the project for it.
-        importers = (lambda paths: self.graph().importing_files(paths)) if self._index is not None else None
-        return EditSession(self.workspace, self.transactions, self.services, self.tools, files_edited, importers,
+        # The check's scope is every importer of what an apply writes, transitively: the graph is
+        # loaded for it when the check asks (a refactoring has loaded it already; a long-lived
+        # engine keeps it), since an importer left out is an error nobody is told of.
+        return EditSession(self.workspace, self.transactions, self.services, self.tools, self._files_edited,
+                           lambda paths, limit: self.graph().importers_by_distance(paths, limit),
                            diagnostics_budget=self.settings.diagnostics_budget)
 
     # -- refactorings -----------------------------------------------------------

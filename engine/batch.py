@@ -28,6 +28,7 @@ from engine.edits.outcome import EditOutcome, StepOutcome
 from engine.edits.materialize import FileState
 from engine.edits.model import CreateFile, DeleteFile, FileChange, Operation, WorkspaceEdit
 from engine.edits.session import EditOptions
+from engine.edits.verification import CheckMode
 from engine.errors import GraftError, Refused, UsageError
 from engine.ports import load_language_services
 from engine.refactor.operations import RefactorOperation, build
@@ -131,7 +132,7 @@ def plan_in_scratch(
         try:
             # Each step written in the copy for the next to plan on; the copy's errors are not the
             # batch's answer (its net effect is checked where it is applied), so none are compared.
-            outcome = _step_by_step(trial, steps, EditOptions(allow_dirty=True, compare_diagnostics=False), progress)
+            outcome = _step_by_step(trial, steps, EditOptions(allow_dirty=True, check=CheckMode.NONE), progress)
         except BatchStepRefused as refused:
             message = refused.message.replace(" stay applied (--each)", " were planned")
             raise BatchStepRefused(f"{message}; nothing was changed") from None

@@ -17,6 +17,7 @@ from engine.api import Engine
 from engine.edits.diff import summarize, unified_diff
 from engine.edits.model import WorkspaceEdit
 from engine.edits.outcome import EditOutcome
+from engine.edits.verification import capped
 from engine.edits.session import EditOptions
 from engine.errors import Refused
 from engine.refactor.operations import RefactorOperation
@@ -72,9 +73,14 @@ class EngineClient:
             if written.status != "deleted":
                 # The client has seen what it wrote: its next edit of the file needs no new read.
                 self.ledger.record(written.path, self.engine.workspace.read(written.path).sha256)
+        if outcome.verification is not None:
+            # What the check covered bounds what the answer may claim (engine.edits.verification);
+            # the check's own line says why.
+            confidence = capped(confidence, outcome.verification.label()[0])
         return replace(outcome, operation=operation, diff=diff, source=source, confidence=confidence, warnings=list(warnings))
 
-    def undo(self, transaction: str | None = None) -> EditOutcome:
+    def undo(self, transaction: str | None = None, *, request: str | None = None) -> EditOutcome:
+        """``request``: the caller's id for this request, recorded in the journal."""
         if self.own_undo_only:
             if transaction is None and not self.applied:
                 raise NotThisClientsTransaction("this session has applied nothing it could undo; another session's "
@@ -83,7 +89,7 @@ class EngineClient:
                 raise NotThisClientsTransaction(f"transaction {transaction} was not applied by this session: undo it from "
                                                 "the session that applied it (or with `graft undo ID`)")
             transaction = transaction or self.applied[-1]
-        undone = self.engine.edits().undo(transaction)
+        undone = self.engine.edits().undo(transaction, request=request)
         if undone.transaction in self.applied:
             self.applied.remove(undone.transaction)
         for restored in undone.files:

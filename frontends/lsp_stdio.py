@@ -13,7 +13,7 @@ or whose params did not fit the method, got no answer. Here:
   on stderr either way;
 - a body is checked as a JSON-RPC 2.0 envelope (:mod:`frontends.jsonrpc_envelope`: -32700,
   -32600), then its params against the method's type (-32602, saying which field), before
-  pygls handles it.
+  pygls handles it; a request after ``shutdown`` is -32600, as LSP says (pygls dropped it).
 """
 
 from __future__ import annotations
@@ -178,6 +178,8 @@ class Dispatcher:
 
     def __init__(self, server: LanguageServer) -> None:
         self.server = server
+        self.shut_down = False
+        """After ``shutdown`` LSP serves only ``exit``; pygls drops other requests unanswered."""
 
     def send(self, payload: dict[str, Any]) -> None:
         body = json.dumps(payload).encode()
@@ -204,6 +206,10 @@ class Dispatcher:
                 self.send(error.response())
             return
         reply_to = envelope.request_id(value.get("id")) if "method" in value else None
+        if self.shut_down and reply_to is not None:
+            self.send(envelope.error_response(reply_to, envelope.INVALID_REQUEST,
+                                              f"the server is shutting down: after shutdown only exit is served, not {value['method']}"))
+            return
         try:
             message = self.server.protocol.structure_message(value)
         except Exception as failure:  # noqa: BLE001 - pygls wraps every structuring failure
@@ -214,6 +220,7 @@ class Dispatcher:
             self.send(envelope.error_response(reply_to, envelope.INVALID_PARAMS, f"invalid params for {value['method']}: {problem}"))
             return
         self.server.protocol.handle_message(message)
+        self.shut_down = self.shut_down or (reply_to is not None and value["method"] == "shutdown")
 
 
 def _field_problem(error: BaseException, expected: type | None) -> str:

@@ -55,7 +55,11 @@ def test_past_the_budget_the_apply_is_kept_and_the_files_left_out_are_named(tmp_
         outcome = engine.edits().apply(WorkspaceEdit((change,)))
         assert "def assist()" in (tmp_path / "m.py").read_text()  # kept
         assert not outcome.diagnostics_complete
-        assert "not compared yet:" in outcome.diagnostics_note
+        assert "not checked" in outcome.diagnostics_note
+        verified = outcome.verification
+        assert verified is not None and not verified.complete and len(verified.in_scope) == IMPORTERS + 1
+        assert len(verified.pending) + len(verified.unchecked) == IMPORTERS + 1 - len(verified.checked)
+        assert verified.label()[0].value == "medium"
         # Each front end says how to finish it in its own terms (the CLI's command, MCP's tool).
         assert notes_text(outcome, "HOW TO FINISH").endswith("(HOW TO FINISH)")
         kept = pending_checks.load(tmp_path)

@@ -73,7 +73,7 @@ def test_a_file_the_server_never_answers_is_left_out_within_the_budget(tmp_path:
     workspace = Workspace(tmp_path)
     server = SilentForOneFile("b.py")
     session = EditSession(workspace, Transactions(workspace), server, None,  # type: ignore[arg-type]
-                          importers=lambda paths: ["b.py", "c.py"], diagnostics_budget=1.0)
+                          importers=lambda paths, limit: (["b.py", "c.py"], 0), diagnostics_budget=1.0)
     data = (tmp_path / "a.py").read_bytes()
     edit = WorkspaceEdit((FileChange("a.py", (TextEdit(Range(Position(0, 0), Position(0, 5)), "TOTAL"),),
                                      hashlib.sha256(data).hexdigest()),))
@@ -155,7 +155,7 @@ def _apply_to_a_with_importers(tmp_path: Path, server: TimedAnswers, budget: flo
         (tmp_path / name).write_text("VALUE = 1\n")
     workspace = Workspace(tmp_path)
     session = EditSession(workspace, Transactions(workspace), server, None,  # type: ignore[arg-type]
-                          importers=lambda paths: ["b.py", "c.py"], diagnostics_budget=budget)
+                          importers=lambda paths, limit: (["b.py", "c.py"], 0), diagnostics_budget=budget)
     data = (tmp_path / "a.py").read_bytes()
     edit = WorkspaceEdit((FileChange("a.py", (TextEdit(Range(Position(0, 0), Position(0, 5)), "TOTAL"),),
                                      hashlib.sha256(data).hexdigest()),))

@@ -359,8 +359,14 @@ def test_bad_requests_get_typed_errors_never_a_traceback_or_silence(project: Pat
         server.send({"jsonrpc": "2.0", "id": "after", "method": "workspace/executeCommand",
                      "params": {"command": "graft.outline", "arguments": ["shop/util.py"]}})
         after = server.answer("after")
+        server.send({"jsonrpc": "2.0", "id": "shutdown", "method": "shutdown"})
+        server.answer("shutdown")
+        server.send({"jsonrpc": "2.0", "id": "late", "method": "workspace/executeCommand",
+                     "params": {"command": "graft.outline", "arguments": ["shop/util.py"]}})
+        late = _error(server.answer("late"))
+        server.send({"jsonrpc": "2.0", "method": "exit"})
     finally:
-        server.close()
+        code, _stderr = server.close()
     assert errors["malformed"]["code"] == -32602 and "expected a file path" in errors["malformed"]["message"]
     assert errors["malformed"]["data"]["code"] == "malformed_address"
     assert errors["no-argument"]["code"] == -32602 and "argument 1" in errors["no-argument"]["message"]
@@ -373,6 +379,8 @@ def test_bad_requests_get_typed_errors_never_a_traceback_or_silence(project: Pat
     assert no_version["code"] == -32600 and "jsonrpc" in no_version["message"]
     assert numeric_method["code"] == -32600 and "method" in numeric_method["message"]
     assert any(entry["name_path"] == "money" for entry in after["result"])
+    assert late["code"] == -32600 and "shutting down" in late["message"]  # LSP: after shutdown, only exit
+    assert code == 0  # exit after shutdown
 
 
 def test_a_frame_without_content_length_is_skipped_and_the_stream_resynchronises(project: Path) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.edits.diff import FileSummary
+from engine.edits.verification import Verification
 from engine.answers import Diagnostic
 from engine.symbols import Confidence, Source
 
@@ -60,6 +61,8 @@ class EditOutcome:
     """False when the budget left files uncompared (the note names them; they are compared later)."""
     verify_output: str = ""
     """The tail of what the verify command printed, when it ran."""
+    verification: Verification | None = None
+    """What the check after an apply covered and found (None: nothing was written, or no check)."""
     steps: list[StepOutcome] = field(default_factory=list)
     """A batch's steps, in order."""
     would_refuse: dict[str, object] | None = None
@@ -77,5 +80,6 @@ class EditOutcome:
                                  "code": d.code} for d in self.new_diagnostics],
             "diagnostics_note": self.diagnostics_note, "diagnostics_complete": self.diagnostics_complete,
             "verify_output": self.verify_output,
+            "verified": self.verification.to_json() if self.verification is not None else None,
             "steps": [step.to_json() for step in self.steps], "would_refuse": self.would_refuse, "diff": self.diff,
         }

@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.answers import Diagnostic
+from engine.edits.verification import Verification
 from engine.positions import Position, Range
 from engine.state_folder import open_state_file, read_state_file, state_folder
 
 _FILE = "last-apply.json"
+_LAST = "last-check.json"
 
 
 @dataclass
@@ -60,6 +62,25 @@ def save(root: Path, check: PendingCheck | None) -> None:
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         json.dump(check.to_json(), handle)
     os.replace(staged, path)
+
+
+def save_last(root: Path, transaction: str, verification: Verification) -> None:
+    """Keep what the last apply's check covered (``graft check --last`` shows it, finished)."""
+    path = state_folder(root, "diagnostics") / _LAST
+    staged = path.with_name(f".{_LAST}.{os.getpid()}")
+    descriptor = open_state_file(staged, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        json.dump({"transaction": transaction, "verification": verification.to_json()}, handle)
+    os.replace(staged, path)
+
+
+def load_last(root: Path) -> tuple[str, Verification] | None:
+    """The last apply's transaction and its check, as kept; None when none was kept (or not one of ours)."""
+    try:
+        data = json.loads(read_state_file(state_folder(root, "diagnostics") / _LAST))
+        return str(data["transaction"]), Verification.from_json(data["verification"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def load(root: Path) -> PendingCheck | None:

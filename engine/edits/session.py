@@ -18,6 +18,7 @@ from engine.edits.pending_checks import PendingCheck
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.materialize import FileState
 from engine.edits.text import offset_of
+from engine.edits.verification import SCOPE_LIMIT, CheckMode, Unchecked, Verification
 from engine.errors import GraftError, Refused, ServiceUnavailable
 from engine.answers import Diagnostic
 from engine.ports import LanguageServices, Tools
@@ -38,10 +39,14 @@ class EditOptions:
     """Files whose uncommitted changes the caller made itself (a batch's earlier steps)."""
     force: bool = False
     """Write files whose mode denies writing (read-only files are refused otherwise)."""
-    compare_diagnostics: bool = True
-    """False for a write whose error check nobody reads: a batch's steps in its scratch copy (the
-    batch's net effect is checked where it is applied, and a fleet's by its verify command). That
-    check took a fleet task 2 of its 4 s, thrown away. ``fail_on_new_errors`` checks regardless."""
+    request: str | None = None
+    """The caller's id for this request (a CLI call), recorded in the journal with every
+    transaction written under it (engine.edits.apply.Transactions.request_state)."""
+    check: CheckMode = CheckMode.FAST
+    """How much of the check after the write to wait for (engine.edits.verification). ``none`` for
+    a write whose check nobody reads: a batch's steps in its scratch copy (the batch's net effect
+    is checked where it is applied, and a fleet's by its verify command). ``fail_on_new_errors``
+    checks the whole scope regardless."""
 
 
 DIAGNOSTICS_BUDGET = 3.0
@@ -57,8 +62,22 @@ class _Comparison:
 
     after: dict[str, list[Diagnostic]] | None = None
     new: list[Diagnostic] = field(default_factory=list)
-    skipped: str = ""
     verify_output: str = ""
+    unchecked: dict[str, str] = field(default_factory=dict)
+    servers: set[str] = field(default_factory=set)
+    renamed: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class _Pass:
+    """One pass of diagnostics over files: each file's errors, or why it has none."""
+
+    found: dict[str, list[Diagnostic]] = field(default_factory=dict)
+    unchecked: dict[str, str] = field(default_factory=dict)
+    """Files no server can check (no server for the language, still analysing), and why."""
+    left_out: str = ""
+    """Why the pass stopped early (the budget), naming how many files it left."""
+    servers: set[str] = field(default_factory=set)
 
 
 _LEAST_WAIT = 0.5
@@ -71,16 +90,12 @@ file imports (parso: 1.0-1.5 s of a 1.5 s half), and cut at half the budget it w
 with nothing compared. The after pass has what the budget has left, so the check stays within it."""
 
 
-def _listed(paths: list[str], shown: int = 3) -> str:
-    more = len(paths) - shown
-    return ", ".join(paths[:shown]) + (f" and {more} more" if more > 0 else "")
-
-
 class EditSession:
     def __init__(
         self, workspace: Workspace, transactions: Transactions, services: LanguageServices | None,
         tools: Tools | None, files_edited: Callable[[list[str]], None] | None = None,
-        importers: Callable[[list[str]], list[str]] | None = None, diagnostics_budget: float = DIAGNOSTICS_BUDGET,
+        importers: Callable[[list[str], int], tuple[list[str], int]] | None = None,
+        diagnostics_budget: float = DIAGNOSTICS_BUDGET,
     ) -> None:
         self.workspace = workspace
         self.transactions = transactions
@@ -89,8 +104,9 @@ class EditSession:
         self.files_edited = files_edited
         """Told which files each apply or undo wrote (the engine re-reads them into its graph)."""
         self.importers = importers
-        """The files importing given ones (from the project graph): an error in an untouched
-        importer is what a missed reference looks like, so they are compared too."""
+        """The files importing given ones, transitively, nearest first, at most N, and how many
+        more (from the project graph): an error in an untouched importer is what a missed
+        reference looks like, so they are compared too."""
         self.diagnostics_budget = diagnostics_budget
 
     def preview(self, edit: WorkspaceEdit) -> list[FileState]:
@@ -102,23 +118,30 @@ class EditSession:
         return self.transactions.dry_run(edit, _apply_options(options))
 
     def apply(self, edit: WorkspaceEdit, options: EditOptions = EditOptions()) -> EditOutcome:
-        """Write the edit as one transaction, with the errors before and after compared. With
-        ``fail_on_new_errors`` or ``verify``, those conditions are settled before the transaction
-        commits: a failed one, or a crash while one runs, rolls the whole edit back."""
+        """Write the edit as one transaction, with the errors before and after compared over the
+        check's scope. With ``fail_on_new_errors`` or ``verify``, those conditions are settled
+        before the transaction commits: a failed one, or a crash while one runs, rolls the whole
+        edit back."""
         # The paths the edit names are enough here; the plan's bytes are computed once, under the locks.
         started = time.monotonic()
         # --fail-on-new-errors decides from the check: it waits for all of it.
-        budget = math.inf if options.fail_on_new_errors else self.diagnostics_budget
+        mode = CheckMode.FULL if options.fail_on_new_errors else options.check
+        budget = math.inf if mode is CheckMode.FULL else self.diagnostics_budget
         touched = [p for p in edit.touched if (self.workspace.root / p).is_file()]
-        compared = [*touched, *(self.importers(touched) if self.importers is not None and touched else [])]
+        importers: list[str] = []
+        beyond = 0
+        if mode is not CheckMode.NONE and self.importers is not None and touched:
+            importers, beyond = self.importers(touched, SCOPE_LIMIT)
+        compared = [*touched, *importers]
         # Half the budget before the write (its first file may take more), and what is left after
         # it: the after pass compares the same files, and on a warm server it is the slower one.
-        if options.compare_diagnostics or options.fail_on_new_errors:
-            before, skipped = self._errors(compared, started + budget / 2, budget, first_wait=budget * _FIRST_FILE_SHARE)
+        if mode is not CheckMode.NONE:
+            first = self._errors(compared, started + budget / 2, budget, first_wait=budget * _FIRST_FILE_SHARE)
+            before: dict[str, list[Diagnostic]] | None = first.found if first.found or first.left_out else None
         else:
-            before, skipped = None, ""  # no baseline: nothing is compared after the write either
+            first, before = _Pass(), None  # no baseline: nothing is compared after the write either
         renamed = _renamed_names(edit, self.workspace) if before else {}
-        comparison = _Comparison()
+        comparison = _Comparison(unchecked=dict(first.unchecked), servers=set(first.servers), renamed=renamed)
         written: list[str] = []
         rewritten: list[str] = []  # edited in place: existing files, for the servers' sake
 
@@ -148,17 +171,47 @@ class EditSession:
             settle(applied.files)  # informational only: the transaction is committed already
         checked = before is not None and comparison.after is not None
         pending = self._unfinished(applied.transaction, before, comparison, compared, renamed)
-        # Cut short by the budget, the note names what is left instead of how many were left out.
-        left = f"not compared yet: {_listed(pending.to_compare + pending.without_baseline)}" if pending is not None else ""
+        not_kept = ""
         try:
             pending_checks.save(self.workspace.root, pending)
         except (OSError, GraftError) as error:  # the edit is written: losing the rest of the check is not worth failing it
-            left += f"; the rest of the check could not be kept for later ({getattr(error, 'message', error)})" if left else ""
-        wanted = len({*compared, *(comparison.after or {})})  # a file the edit creates is compared after it only
-        note = _diagnostics_note(checked, len(comparison.after or {}), wanted, time.monotonic() - started,
-                                 left or skipped or comparison.skipped)
+            not_kept = f"the rest of the check could not be kept for later ({getattr(error, 'message', error)})"
+        verification = self._verification(mode, compared, beyond, before, comparison, pending, applied.files,
+                                           time.monotonic() - started)
+        if applied.transaction is not None:
+            try:
+                pending_checks.save_last(self.workspace.root, applied.transaction, verification)
+            except (OSError, GraftError) as error:
+                not_kept = f"the check could not be kept for `graft check --last` ({getattr(error, 'message', error)})"
+        # What the budget left out is in the summary already; only a failure to keep it is added.
+        note = verification.summary() + (f"; {not_kept}" if not_kept else "")
         return replace(applied, new_diagnostics=comparison.new, diagnostics_checked=checked, verify_output=comparison.verify_output,
-                       diagnostics_note=note, diagnostics_complete=pending is None)
+                       diagnostics_note=note, diagnostics_complete=pending is None, verification=verification)
+
+    def _verification(self, mode: CheckMode, compared: list[str], beyond: int, before: dict[str, list[Diagnostic]] | None,
+                      comparison: "_Comparison", pending: PendingCheck | None, files: list[FileSummary],
+                      seconds: float) -> Verification:
+        """The check as data: its scope, what was compared, found, left for later and not checkable."""
+        created = [f.path for f in files if f.status == "created" and f.path not in compared]
+        deleted = {f.path for f in files if f.status == "deleted"}
+        in_scope = [p for p in [*compared, *created] if p not in deleted]
+        after = comparison.after or {}
+        baseline = before or {}
+        checked = [p for p in in_scope if p in after and (p in baseline or p in created)]
+        unchecked = dict(comparison.unchecked)
+        if pending is not None:
+            for path in pending.without_baseline:
+                unchecked.setdefault(path, "no baseline: the budget ran out before the write")
+        elif before is None and mode is not CheckMode.NONE:
+            for path in in_scope:
+                unchecked.setdefault(path, "no language server answered for it")
+        left = [p for p in in_scope if p not in checked and p not in unchecked]
+        return Verification(
+            mode, tuple(in_scope), tuple(checked), tuple(comparison.new),
+            tuple(_fixed_errors({p: baseline.get(p, []) for p in checked}, {p: after[p] for p in checked}, comparison.renamed)),
+            tuple(left), tuple(Unchecked(p, r) for p, r in unchecked.items() if p in in_scope), beyond,
+            tuple(sorted(comparison.servers)), seconds,
+        )
 
     def finish_diagnostics(self) -> tuple[PendingCheck, list[Diagnostic]] | None:
         """Finish the comparison the last apply left within its budget (the files it had a
@@ -168,13 +221,32 @@ class EditSession:
         if pending is None:
             return None
         if not pending.finished:
-            after, _skipped = self._errors(pending.to_compare, math.inf, math.inf)
-            if after is not None:  # else no server to ask: still to compare
+            after = self._errors(pending.to_compare, math.inf, math.inf).found
+            if after:  # else no server to ask: still to compare
                 pending.after.update(after)
                 pending.to_compare = [p for p in pending.to_compare if p not in after]
                 pending_checks.save(self.workspace.root, pending)
         before = {p: d for p, d in pending.before.items() if p in pending.after}
         return pending, _new_errors(before, pending.after, pending.renamed)
+
+    def check_last(self) -> tuple[str, Verification] | None:
+        """The last apply's check, finished first where its budget left files to compare: its
+        transaction and what it covered. None when no apply here kept one."""
+        kept = pending_checks.load_last(self.workspace.root)
+        if kept is None:
+            return None
+        transaction, verification = kept
+        if verification.pending:
+            started = time.monotonic()
+            finished = self.finish_diagnostics()
+            if finished is not None and finished[0].transaction == transaction:
+                check, new = finished
+                already = {(d.file, d.message, d.code) for d in verification.new_errors}
+                verification = verification.finished_with(
+                    [p for p in verification.pending if p in check.after],
+                    [d for d in new if (d.file, d.message, d.code) not in already], time.monotonic() - started)
+                pending_checks.save_last(self.workspace.root, transaction, verification)
+        return transaction, verification
 
     def _compare(self, before: dict[str, list[Diagnostic]] | None, files: list[FileSummary], renamed: dict[str, str],
                  deadline: float, budget: float, comparison: "_Comparison") -> None:
@@ -183,8 +255,11 @@ class EditSession:
             return
         deleted = {f.path for f in files if f.status == "deleted"}
         after_paths = [p for p in before if p not in deleted] + [f.path for f in files if f.status == "created"]
-        after, comparison.skipped = self._errors(after_paths, deadline, budget)
-        comparison.after = self._settled(after, {f.path for f in files}, deadline, budget)
+        second = self._errors(after_paths, deadline, budget)
+        comparison.servers |= second.servers
+        for path, reason in second.unchecked.items():
+            comparison.unchecked.setdefault(path, reason)
+        comparison.after = self._settled(second.found, {f.path for f in files}, deadline, budget)
         if comparison.after is not None:
             # Only files compared on both sides: one the after pass left out has no new errors known.
             comparison.new = _new_errors({p: d for p, d in before.items() if p in comparison.after}, comparison.after, renamed)
@@ -201,8 +276,8 @@ class EditSession:
             return None
         return PendingCheck(transaction, before, comparison.after, to_compare, without_baseline, renamed)
 
-    def undo(self, transaction: str | None = None) -> EditOutcome:
-        undone = self.transactions.undo(transaction)
+    def undo(self, transaction: str | None = None, *, request: str | None = None) -> EditOutcome:
+        undone = self.transactions.undo(transaction, request=request)
         self._after_write([f.path for f in undone.files], [f.path for f in undone.files if f.status == "modified"])
         return undone
 
@@ -227,23 +302,25 @@ class EditSession:
         importers = [p for p in after if p not in written]
         if not importers:
             return after
-        again, _skipped = self._errors(importers, deadline, budget, recheck=True)
-        return {**after, **(again or {})}
+        again = self._errors(importers, deadline, budget, recheck=True)
+        return {**after, **again.found}
 
     def _errors(self, paths: list[str], deadline: float, budget: float | None = None, *, recheck: bool = False,
-                first_wait: float = _LEAST_WAIT) -> tuple[dict[str, list[Diagnostic]] | None, str]:
-        """Error diagnostics per file, each from a server that had finished analysing, or None
-        with the reason when they cannot be had complete. Files past the deadline are left out,
-        and the reason says how many. The first file may take ``first_wait`` seconds whatever
-        the deadline, the others at least ``_LEAST_WAIT``."""
+                first_wait: float = _LEAST_WAIT) -> _Pass:
+        """Error diagnostics per file, each from a server that had finished analysing; a file no
+        server can check is named with the reason and the others go on. Files past the deadline
+        are left out, and the pass says how many. The first file may take ``first_wait`` seconds
+        whatever the deadline, the others at least ``_LEAST_WAIT``."""
+        done = _Pass()
         if self.services is None:
-            return None, ""
-        found: dict[str, list[Diagnostic]] = {}
+            done.unchecked = {path: "no language servers are installed" for path in paths}
+            return done
         for index, path in enumerate(paths):
             left_out = f"{len(paths) - index} file(s) left out after the {budget or self.diagnostics_budget:g} s budget"
             remaining = deadline - time.monotonic()
-            if found and remaining < 0:
-                return found, left_out
+            if done.found and remaining < 0:
+                done.left_out = left_out
+                return done
             try:
                 # Compared like with like: each answer from a server that has finished analysing.
                 # One answer may wait on a server (its readiness, a publish after a change): the
@@ -252,25 +329,21 @@ class EditSession:
                 answer = self.services.diagnostics(self.workspace.read(path), when_ready=True, recheck=recheck and index == 0,
                                                    timeout=None if math.isinf(remaining) else max(remaining, least))
             except TimeoutError:
-                return found, left_out
+                done.left_out = left_out
+                return done
             except ServiceUnavailable as error:
-                return None, f"diagnostics unavailable: {error.message}"
+                done.unchecked[path] = f"no checking server: {error.message}"
+                continue
             except GraftError:
                 continue  # unreadable now (deleted meanwhile, too large): nothing to compare there
             if not answer.complete:
                 # A server still analysing gives a partial list: compared with a complete one
                 # later, every error it had not reached yet would look new.
-                return None, f"{answer.server} had not finished analysing {path}; diagnostics not compared"
-            found[path] = [d for d in answer.value if d.severity == "error"]
-        return found, ""
-
-
-def _diagnostics_note(checked: bool, compared: int, wanted: int, seconds: float, skipped: str) -> str:
-    if not checked:
-        return skipped or ""
-    # "touched and importers": the files written and those importing them, each before and after.
-    note = f"checked {compared} of {wanted} file(s) for new errors ({seconds:.1f} s)"
-    return f"{note}; {skipped}" if skipped else note
+                done.unchecked[path] = f"{answer.server} had not finished analysing it"
+                continue
+            done.servers.add(answer.server)
+            done.found[path] = [d for d in answer.value if d.severity == "error"]
+        return done
 
 
 def _renamed_names(edit: WorkspaceEdit, workspace: Workspace) -> dict[str, str]:
@@ -322,5 +395,22 @@ def _new_errors(
     return new
 
 
+def _fixed_errors(before: dict[str, list[Diagnostic]], after: dict[str, list[Diagnostic]],
+                  renamed: dict[str, str]) -> list[Diagnostic]:
+    """Before minus after: the errors the edit took away (as the new ones, by message and code,
+    a message from before read with the renamed names)."""
+    as_renamed = _renaming(renamed)
+    fixed = []
+    for path, diagnostics in before.items():
+        remaining = Counter((d.message, d.code) for d in after.get(path, []))
+        for diagnostic in diagnostics:
+            key = (as_renamed(diagnostic.message), diagnostic.code)
+            if remaining[key]:
+                remaining[key] -= 1
+            else:
+                fixed.append(diagnostic)
+    return fixed
+
+
 def _apply_options(options: EditOptions) -> ApplyOptions:
-    return ApplyOptions(options.allow_dirty, options.allow_syntax_errors, options.own_changes, options.force)
+    return ApplyOptions(options.allow_dirty, options.allow_syntax_errors, options.own_changes, options.force, options.request)

@@ -247,6 +247,23 @@ class GraphQueries:
                         found.add(importer)
         return sorted(found)
 
+    def importers_by_distance(self, paths: list[str], limit: int) -> tuple[list[str], int]:
+        """Every file that imports ``paths``, directly or through other importers (a test that
+        reaches a module through a re-exporting package included), nearest first, at most
+        ``limit`` of them; and how many more there were past it."""
+        found: list[str] = []
+        seen = set(paths)
+        layer = sorted(set(paths))
+        beyond = 0
+        while layer:
+            following = [p for p in self.importing_files(layer) if p not in seen]
+            seen.update(following)
+            room = max(limit - len(found), 0)
+            found += following[:room]
+            beyond += len(following[room:])
+            layer = following
+        return found, beyond
+
     def callers(self, address: str) -> list[EdgeRef]:
         return self._edges_at(address, "calls", incoming=True)
 

@@ -18,6 +18,9 @@ from frontends.cli.parsing import Commands, GraftParser
 #: Front ends installed as entry points (``codegraft.frontends``): they own their arguments.
 FRONT_ENDS = ("mcp", "lsp")
 
+#: engine.edits.verification.CheckMode's values, spelled here to keep this module light.
+CHECK_MODES = ("none", "fast", "full")
+
 #: Commands besides the refactorings (engine.refactor.operations) that may write files (and so consult git).
 WRITING_COMMANDS = frozenset({"apply", "undo", "batch", "write-file", "edit-file", "find-replace"})
 
@@ -89,6 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "say whether it runs and what it holds")
 
     servers = commands.add_parser("servers", parents=[common], help="configured and found language servers")
+    check = commands.add_parser("check", parents=[common], help="what the last apply's check covered and found, finished first")
+    check.add_argument("--last", action="store_true", required=True,
+                       help="the last apply in this workspace (the only one kept)")
+
     servers.add_argument("--start", action="store_true",
                          help="start the server of every language in the workspace and report its state")
     return parser
@@ -121,6 +128,9 @@ def _edit_commands(commands: Commands, common: GraftParser) -> None:
     apply.add_argument("--encoding", choices=[e.value for e in PositionEncoding], default="utf-16",
                        help="how the edit's columns are counted (default: utf-16, as in LSP)")
     _operation_commands(commands, common, options)
+    options.add_argument("--check", choices=CHECK_MODES, default="fast",
+                         help="how much of the errors check after an apply to wait for: none, fast (within "
+                              "diagnostics_budget; the rest is finished later), full (the whole scope) (default: fast)")
     undo = commands.add_parser("undo", parents=[common], help="undo the last transaction (or TXN)")
     undo.add_argument("transaction", nargs="?", metavar="TXN")
     commands.add_parser("history", parents=[common], help="transactions applied in this workspace")

@@ -29,6 +29,7 @@ from frontends.cli.output import EXIT_USAGE, answered, refused
 from frontends.cli.parsing import ArgumentsRejected
 from frontends.cli import daemon_commands, operation_commands
 from frontends.render import symbols as render
+from frontends.render.edits import last_check
 from frontends.render.terminal import printable
 
 
@@ -83,11 +84,15 @@ def _diagnostics(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, ob
     return render.diagnostics_json(found), render.diagnostics_text(found), ""
 
 
+def _check(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object], str, str]:
+    return last_check(engine.edits().check_last())
+
+
 _GRAPH, _EDIT, _FILE, _BATCH = ("frontends.cli.graph_commands", "frontends.cli.edit_commands", "frontends.cli.file_commands",
                                  "frontends.cli.batch_commands")
 HANDLERS: dict[str, Handler | tuple[str, str]] = {
     "outline": _outline, "find": _find, "read": _read, "symbols": _symbols, "servers": _servers, "diagnostics": _diagnostics,
-    "explain": _explain,
+    "explain": _explain, "check": _check,
     "index": (_GRAPH, "run_index"), "graph": (_GRAPH, "run_graph"),
     "apply": (_EDIT, "run_apply"), "undo": (_EDIT, "run_undo"), "history": (_EDIT, "run_history"), "recover": (_EDIT, "run_recover"),
     "batch": (_BATCH, "run_batch_command"),
@@ -177,7 +182,7 @@ def main(argv: Sequence[str] | None = None, engines: Engines | None = None) -> i
 
 def _run(engines: Engines, root: Path, args: argparse.Namespace) -> tuple[dict[str, object], str, str]:
     source = SourcePreference(args.source)
-    wants_server = source in (SourcePreference.AUTO, SourcePreference.LSP) or args.command in ("servers", "diagnostics")
+    wants_server = source in (SourcePreference.AUTO, SourcePreference.LSP) or args.command in ("servers", "diagnostics", "check")
     writes = args.command in WRITING_COMMANDS or args.command in OPERATIONS
     engine = engines.acquire(root, source, servers=wants_server, tools=writes, max_file_bytes=args.max_file_bytes)
     try:

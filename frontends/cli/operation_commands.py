@@ -15,6 +15,7 @@ from pathlib import Path
 from engine.api import Engine
 from engine.client import EngineClient
 from engine.edits.session import EditOptions
+from engine.edits.verification import CheckMode
 from engine.errors import UsageError
 from engine.refactor.operations import OPERATIONS, FieldKind
 from frontends.render.edits import outcome_text
@@ -22,7 +23,7 @@ from frontends.render.edits import outcome_text
 Result = tuple[dict[str, object], str, str]
 
 APPLY_HINT = "pass --apply to write"
-FINISH_HINT = "graft diagnostics --since-last-apply finishes the check"
+FINISH_HINT = "graft check --last finishes the check"
 
 
 def run_operation(engine: Engine, args: argparse.Namespace) -> Result:
@@ -50,7 +51,8 @@ def option_hint(option: str | None) -> str:
 def edit_options(engine: Engine, args: argparse.Namespace) -> EditOptions:
     return EditOptions(
         allow_dirty=args.allow_dirty or engine.settings.allow_dirty, allow_syntax_errors=args.allow_syntax_errors,
-        force=args.force, fail_on_new_errors=args.fail_on_new_errors, verify=args.verify,
+        force=args.force, fail_on_new_errors=args.fail_on_new_errors, verify=args.verify, check=CheckMode(args.check),
+        request=getattr(args, "request", None),
     )
 
 

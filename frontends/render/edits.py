@@ -13,6 +13,7 @@ from typing import Callable
 
 from engine.edits.diff import FileSummary, paint
 from engine.edits.outcome import EditOutcome
+from engine.edits.verification import Verification
 from frontends.render.terminal import Painted, printable
 
 
@@ -74,3 +75,17 @@ def notes_text(outcome: EditOutcome, finish_hint: str = "") -> str:
     if outcome.verify_output.strip():
         notes.append(f"verify passed: {outcome.verify_output.strip().splitlines()[-1]}")
     return "\n".join(notes)
+
+
+def last_check(result: tuple[str, Verification] | None) -> tuple[dict[str, object], str, str]:
+    """``graft check --last`` (and MCP's ``check_edit``): (JSON, text, notes)."""
+    if result is None:
+        return {"transaction": None, "verified": None}, "no apply in this workspace has kept a check", ""
+    transaction, verification = result
+    rows = [f"  new error: {d.file}:{d.range.start.line + 1}: {d.message}" for d in verification.new_errors]
+    rows += [f"  fixed: {d.file}:{d.range.start.line + 1}: {d.message}" for d in verification.fixed_errors]
+    confidence, reason = verification.label()
+    notes = [f"note: confidence {confidence.value}: {reason}"] if reason else []
+    notes += [f"note: not checked: {u.path}: {u.reason}" for u in verification.unchecked]
+    text = "\n".join([f"transaction {transaction}: {verification.summary()}", *rows])
+    return {"transaction": transaction, "verified": verification.to_json()}, text, "\n".join(notes)
