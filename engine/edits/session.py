@@ -129,9 +129,12 @@ class EditSession:
         budget = math.inf if mode is CheckMode.FULL else self.diagnostics_budget
         touched = [p for p in edit.touched if (self.workspace.root / p).is_file()]
         importers: list[str] = []
-        beyond = 0
+        beyond, scope_unknown = 0, ""
         if mode is not CheckMode.NONE and self.importers is not None and touched:
-            importers, beyond = self.importers(touched, SCOPE_LIMIT)
+            try:
+                importers, beyond = self.importers(touched, SCOPE_LIMIT)
+            except Exception as error:  # the graph could not be loaded (a full disk, a damaged cache): said, not fatal
+                scope_unknown = f"the project graph could not be loaded ({getattr(error, 'message', None) or error})"
         compared = [*touched, *importers]
         # Half the budget before the write (its first file may take more), and what is left after
         # it: the after pass compares the same files, and on a warm server it is the slower one.
@@ -176,8 +179,8 @@ class EditSession:
             pending_checks.save(self.workspace.root, pending)
         except (OSError, GraftError) as error:  # the edit is written: losing the rest of the check is not worth failing it
             not_kept = f"the rest of the check could not be kept for later ({getattr(error, 'message', error)})"
-        verification = self._verification(mode, compared, beyond, before, comparison, pending, applied.files,
-                                           time.monotonic() - started)
+        verification = replace(self._verification(mode, compared, beyond, before, comparison, pending, applied.files,
+                                                   time.monotonic() - started), scope_unknown=scope_unknown)
         if applied.transaction is not None:
             try:
                 pending_checks.save_last(self.workspace.root, applied.transaction, verification)

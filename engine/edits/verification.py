@@ -60,12 +60,14 @@ class Verification:
     by: tuple[str, ...] = ()
     """The servers that answered; none: only the syntax was checked."""
     seconds: float = 0.0
+    scope_unknown: str = ""
+    """Why the importers could not be found (the project graph could not be loaded); '' when they were."""
 
     @property
     def complete(self) -> bool:
         """Every file in scope compared by a server."""
         return (self.mode is not CheckMode.NONE and bool(self.by) and not self.pending and not self.unchecked
-                and not self.beyond_scope and len(self.checked) == len(self.in_scope))
+                and not self.beyond_scope and not self.scope_unknown and len(self.checked) == len(self.in_scope))
 
     @property
     def checker(self) -> str:
@@ -78,6 +80,8 @@ class Verification:
         if self.new_errors:
             return Confidence.LOW, f"{len(self.new_errors)} new error(s) in {_listed(sorted({d.file for d in self.new_errors}))}"
         missing = [] if self.by else [f"{SYNTAX_ONLY}: no language server checked these files"]
+        if self.scope_unknown:
+            missing.append(f"importers not checked: {self.scope_unknown}")
         if self.pending:
             missing.append(f"{len(self.pending)} file(s) not checked yet: budget ({_listed(list(self.pending))})")
         if self.unchecked:
@@ -126,7 +130,7 @@ class Verification:
                 tuple(_diagnostic_from_json(d) for d in data["new_errors"]),
                 tuple(_diagnostic_from_json(d) for d in data["fixed_errors"]), tuple(map(str, data["pending"])),
                 tuple(Unchecked(str(u["path"]), str(u["reason"])) for u in data["unchecked"]), int(data["beyond_scope"]),
-                tuple(map(str, data["servers"])), float(data["seconds"]),
+                tuple(map(str, data["servers"])), float(data["seconds"]), str(data.get("scope_unknown", "")),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"not a kept check: {error}") from None
@@ -140,7 +144,7 @@ class Verification:
             "new_errors": [_diagnostic_json(d) for d in self.new_errors],
             "fixed_errors": [_diagnostic_json(d) for d in self.fixed_errors],
             "pending": list(self.pending), "unchecked": [{"path": u.path, "reason": u.reason} for u in self.unchecked],
-            "beyond_scope": self.beyond_scope, "seconds": round(self.seconds, 3),
+            "beyond_scope": self.beyond_scope, "scope_unknown": self.scope_unknown, "seconds": round(self.seconds, 3),
             "confidence": confidence.value, "reason": reason,
         }
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
+import sqlite3
 import pickle
 import time
 from collections import Counter
@@ -144,17 +145,23 @@ class ProjectIndex:
 
     def close(self) -> None:
         self._stop_watching()
-        self._wait_for_snapshot()
-        if self._snapshot_stale:
-            with self.cache.transaction():
-                self._save_facts()
-                self.graph.edge_counts()
-                self.cache.store_snapshot(self._fingerprint(), self.graph, self._symbols_from)
-                if self._stats is not None:
-                    self.cache.store_stats(self._stats)
+        try:
+            self._wait_for_snapshot()
+            if self._snapshot_stale:
+                with self.cache.transaction():
+                    self._save_facts()
+                    self.graph.edge_counts()
+                    self.cache.store_snapshot(self._fingerprint(), self.graph, self._symbols_from)
+                    if self._stats is not None:
+                        self.cache.store_stats(self._stats)
+        except (OSError, sqlite3.Error):
+            # A cache that cannot be written (a full disk) costs the next start a re-index from the
+            # files, never a failed command: nothing the user asked for depends on it.
+            pass
+        finally:
             self._snapshot_stale = False
-        self.cache.close()
-        self.graph.release()
+            self.cache.close()
+            self.graph.release()
 
     @property
     def _symbols_from(self) -> str:
