@@ -185,8 +185,9 @@ def test_a_write_and_its_undo_through_the_daemon(project: Path, tmp_path: Path) 
 
 
 def test_a_daemon_killed_mid_request_is_reported_and_the_call_runs_here(project: Path, tmp_path: Path) -> None:
-    """The daemon is killed while the rename's verify command runs (after the write): the client
-    says so and runs the call itself; the journal rolls the half-done transaction back first."""
+    """The daemon is killed while the rename's verify command runs (after the write, before the
+    commit): the client finds none of the call's transactions committed, says so and runs the
+    call itself; the journal rolls the half-done transaction back first."""
     mark = tmp_path / "verify-started"
     verify = f"if [ -e {mark} ]; then exit 0; fi; : > {mark}; exec sleep 60"
     assert graft("daemon", "start", cwd=project).returncode == 0
@@ -199,7 +200,8 @@ def test_a_daemon_killed_mid_request_is_reported_and_the_call_runs_here(project:
     os.killpg(pid, signal.SIGKILL)  # the daemon and the verify command it started
     out, err = client.communicate(timeout=120)
     assert client.returncode == 0, err
-    assert "the daemon stopped before it answered; running the command in this process instead" in err
+    assert "the daemon stopped before it answered, before it committed anything of this call" in err
+    assert "running the command in this process instead" in err
     assert "rolled back" in err or "recovered" in err.lower()  # the interrupted transaction, undone before the retry
     text = (project / "shop" / "pricing.py").read_text()
     assert "def discounted(" in text and "apply_discount" not in text
@@ -397,7 +399,7 @@ def test_a_call_waiting_is_answered_before_the_daemons_own_work(project: Path) -
     try:
         daemon_client._send(first, call.message())
         daemon_client._send(second, call.message())
-        answers = [list(daemon_client._read_all(connection)) for connection in (first, second)]
+        answers = [list(daemon_client.conversation(connection)) for connection in (first, second)]
     finally:
         first.close()
         second.close()

@@ -12,10 +12,19 @@ that (lstat, no symlink followed) before it connects, and the daemon checks the 
 The client opens with :data:`GREETING`, then each side sends messages: a dict framed as its
 length (4 bytes, big-endian) and its ``marshal`` form. The client sends the call (argv, cwd,
 environment, whether its stdout and stderr are terminals, stdin when a ``-`` argument reads
-it); the daemon answers ``{"taken": True}`` as it starts the call, then ``{"out": …}`` and
-``{"err": …}`` chunks, then ``{"exit": N}``: a connection lost after "taken" is a call that may
-have run part way. A daemon running other code than the client's answers ``{"stale": …}`` and
-exits, and the client starts a new one. ``marshal`` is built into the interpreter: the client
+it, and the call's request id, which every transaction the call writes records in the
+journal). The daemon reads it on a thread of its own within :data:`READ_SECONDS` (a client
+that stalls mid-frame is dropped, and never holds up the others) and answers ``{"queued":
+True}`` at once, however busy it is; calls then run one at a time. When the call's turn
+comes the daemon sends ``{"taken": True}`` and waits for the client's ``{"go": True}``: only
+then does the call run, so a client that gave up waiting (and ran the call itself) never has
+it run a second time by a daemon that wakes up later. Then come ``{"out": …}`` and ``{"err":
+…}`` chunks and ``{"exit": N}``, with ``{"working": True}`` every :data:`HEARTBEAT_SECONDS`
+while the call waits or runs. The client waits :data:`ANSWER_SECONDS` for the first answer
+and :data:`SILENCE_SECONDS` between two messages: a stopped or stalled daemon is given up on
+(:class:`DaemonUnavailable` before "go": nothing of the call ran; :class:`DaemonLost` after:
+the journal says whether it committed, see frontends.cli.lost_call). A daemon running other
+code than the client's answers ``{"stale": …}`` and exits, and the client starts a new one. ``marshal`` is built into the interpreter: the client
 pays nothing to import it, where ``json`` imports ``re`` (with ``enum``), about 15 ms of every
 call here. Both ends are the same user's (the folder, the socket's mode and the peer's uid say
 so), and run the same interpreter (the fingerprint holds its version).
@@ -50,8 +59,8 @@ if TYPE_CHECKING:
 
     Root = str | os.PathLike[str]
 
-PROTOCOL = 2
-GREETING = b"graft-daemon 2\n"
+PROTOCOL = 3
+GREETING = b"graft-daemon 3\n"
 """The first bytes of every connection. A daemon of protocol 1 (JSON lines) reads them as a line
 it cannot parse and hangs up, where it would otherwise wait for a line break that the frames
 after may never hold: the client then replaces it (:func:`stop`)."""
@@ -62,43 +71,73 @@ INFO_NAME = "daemon.json"
 READY = "graft-daemon-ready"
 START_TIMEOUT = 60.0
 """Seconds a starting daemon may take to listen (it imports the engine first: 2-3 s on a loaded machine)."""
+ANSWER_SECONDS = 5.0
+"""Seconds a daemon may take to answer a connection ("queued"): its reading thread does that at
+once, however long the call before is, so past this it is stopped (SIGSTOP), hung or starved."""
+HEARTBEAT_SECONDS = 1.0
+"""How often the daemon says "working" to each call it holds, queued or running."""
+SILENCE_SECONDS = 10.0
+"""Seconds without a message after which a daemon that answered is taken to have stalled: a long
+call (an index, a big rename with --apply) sends its heartbeats meanwhile, and is never cut off."""
+READ_SECONDS = 5.0
+"""Seconds the daemon gives a connection to send its whole request (and later its "go")."""
 _PACKAGES = ("engine", "frontends", "lsp_pool", "process_tools")
 _SUN_PATH_LIMIT = 100  # bytes of a socket path the kernel takes (108, with room for the terminator)
 
 
 class DaemonUnavailable(Exception):
-    """No usable daemon: the reason says why, for the note the CLI prints when it runs in-process."""
+    """No usable daemon, and nothing of the call ran there: the reason says why, for the note the
+    CLI prints when it runs in-process."""
 
-    def __init__(self, reason: str, *, absent: bool = False, stale: bool = False) -> None:
+    def __init__(self, reason: str, *, absent: bool = False, stale: bool = False, unresponsive: bool = False) -> None:
         super().__init__(reason)
         self.absent = absent
         """No daemon runs at all (the usual case, not worth a note), rather than one that failed."""
         self.stale = stale
         """A daemon runs other code than this client's: it has stopped, and a new one is wanted."""
+        self.unresponsive = unresponsive
+        """A daemon holds the socket but did not answer in time (stopped, hung): starting another
+        would only find the workspace taken."""
 
 
 class DaemonLost(Exception):
-    """The daemon took the call and stopped before it answered (killed, crashed)."""
+    """The daemon was told to run the call ("go") and gave no exit status: it may have written."""
+
+    def __init__(self, reason: str, *, request: str, silent: bool, printed: bool) -> None:
+        super().__init__(reason)
+        self.request = request
+        """The call's request id, which the journal records with every transaction it wrote."""
+        self.silent = silent
+        """The daemon stopped answering but its connection stayed open: it may be alive (stopped,
+        hung) and still write. Otherwise it closed the connection: it is gone, or done with the call."""
+        self.printed = printed
+        """Some of the call's output already reached stdout."""
+
+
+def new_request_id() -> str:
+    """A call's id: 32 hex digits, from the system's random source (uuid's module costs imports)."""
+    return os.urandom(16).hex()
 
 
 class Call:
-    """One command line, with the client's world: cwd, environment, terminals, and stdin when a
-    ``-`` argument reads it."""
+    """One command line, with the client's world: cwd, environment, terminals, stdin when a
+    ``-`` argument reads it, and its request id."""
 
-    __slots__ = ("argv", "cwd", "env", "stdout_tty", "stderr_tty", "stdin")
+    __slots__ = ("argv", "cwd", "env", "stdout_tty", "stderr_tty", "stdin", "request")
 
     def __init__(self, argv: list[str], cwd: str, env: dict[str, str], stdout_tty: bool, stderr_tty: bool,
-                 stdin: str | None) -> None:
+                 stdin: str | None, request: str | None = None) -> None:
         self.argv = argv
         self.cwd = cwd
         self.env = env
         self.stdout_tty = stdout_tty
         self.stderr_tty = stderr_tty
         self.stdin = stdin
+        self.request = request or new_request_id()
 
     def message(self) -> dict[str, object]:
         return {"protocol": PROTOCOL, "fingerprint": code_fingerprint(), "argv": self.argv, "cwd": self.cwd, "env": self.env,
-                "stdout_tty": self.stdout_tty, "stderr_tty": self.stderr_tty, "stdin": self.stdin}
+                "stdout_tty": self.stdout_tty, "stderr_tty": self.stderr_tty, "stdin": self.stdin, "request": self.request}
 
 
 def daemon_folder(root: Root) -> Path:
@@ -219,9 +258,15 @@ def connect(root: Root) -> sockets.socket:
     if not stat.S_ISSOCK(info.st_mode) or info.st_uid != os.getuid():
         raise DaemonUnavailable(f"{path} is not this user's socket; not connecting")
     connection = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
+    # A stopped daemon's listen queue still takes connections; a full one would block connect.
+    connection.settimeout(ANSWER_SECONDS)
     try:
         with socket_address(folder) as address:
             connection.connect(address)
+    except TimeoutError:
+        connection.close()
+        raise DaemonUnavailable(f"the daemon's socket did not take a connection within {ANSWER_SECONDS:.0f} s "
+                                "(the daemon is stopped or hung?)", unresponsive=True) from None
     except OSError as error:
         connection.close()
         _clean_stale(root, folder)
@@ -350,43 +395,99 @@ def status(root: Root) -> dict[str, object] | None:
 
 def _control(root: Root, request: str) -> list[dict[str, Any]] | None:
     """Every message of the daemon's answer to a control request, read to the end of the
-    stream; None when no daemon answers."""
+    stream; None when no daemon answers. DaemonUnavailable (unresponsive) when one holds the
+    socket but says nothing within the deadlines."""
     try:
         connection = connect(root)
-    except DaemonUnavailable:
+    except DaemonUnavailable as unavailable:
+        if unavailable.unresponsive:
+            raise
         return None
+    messages: list[dict[str, Any]] = []
     try:
+        connection.settimeout(ANSWER_SECONDS)
         _send(connection, {"protocol": PROTOCOL, "control": request})
-        return list(_read_all(connection))
+        for message in _read_all(connection):
+            connection.settimeout(SILENCE_SECONDS)
+            if "working" not in message:
+                messages.append(message)
+        return messages
+    except TimeoutError:
+        if messages:
+            return messages  # answered, then slow to close (its servers, on a stop)
+        raise DaemonUnavailable(f"the daemon did not answer within {ANSWER_SECONDS:.0f} s (it is stopped or hung?)",
+                                unresponsive=True) from None
     finally:
         connection.close()
 
 
 def run(root: Root, call: Call, stdout: IO[str], stderr: IO[str]) -> int:
     """Hand the call to the daemon and copy its streams here as they come; its exit status.
-    DaemonUnavailable before the call was taken (nothing ran); DaemonLost after."""
+    DaemonUnavailable before the daemon was told to run the call (nothing ran); DaemonLost after."""
     connection = connect(root)
     try:
+        return _converse(connection, call, stdout, stderr)
+    finally:
+        connection.close()
+
+
+def _converse(connection: sockets.socket, call: Call, stdout: IO[str], stderr: IO[str]) -> int:
+    connection.settimeout(ANSWER_SECONDS)
+    try:
         _send(connection, call.message())
-        taken = False
-        for message in _read_all(connection):
+    except TimeoutError:
+        raise DaemonUnavailable(f"the daemon did not read the call within {ANSWER_SECONDS:.0f} s (it is stopped or hung?)",
+                                unresponsive=True) from None
+    except OSError as error:
+        raise DaemonUnavailable(f"the daemon hung up before it read the call ({error.strerror})") from None
+    answered = told = printed = False
+    try:
+        for message in conversation(connection):
+            connection.settimeout(SILENCE_SECONDS)  # it answered: from now on, heartbeats at the least
+            answered = True
             if "stale" in message:
                 raise DaemonUnavailable(f"the daemon runs other code ({message['stale']})", stale=True)
-            taken = True  # the first message is "taken", before the call runs
-            if "out" in message:
+            if "go" in message:
+                told = True  # from here on the call may run there, and may have written
+            elif "out" in message:
+                printed = True
                 stdout.write(str(message["out"]))
                 stdout.flush()
             elif "err" in message:
                 stderr.write(str(message["err"]))
                 stderr.flush()
-            elif "exit" in message:
+            elif "exit" in message and told:
                 return int(message["exit"])
-        if not taken:
-            # A daemon of protocol 1 hangs up on the greeting; any other closes after an answer.
-            raise DaemonUnavailable("the daemon hung up without taking the call (an older install's?)", stale=True)
-        raise DaemonLost("the daemon stopped before it answered")
-    finally:
-        connection.close()
+    except TimeoutError:
+        if told:
+            raise DaemonLost(f"the daemon stopped answering for {SILENCE_SECONDS:.0f} s while it ran the call (it is stopped "
+                             "or hung?)", request=call.request, silent=True, printed=printed) from None
+        waited = SILENCE_SECONDS if answered else ANSWER_SECONDS
+        raise DaemonUnavailable(f"the daemon did not answer within {waited:.0f} s (it is stopped or hung?)",
+                                unresponsive=True) from None
+    except OSError as error:  # the "go" could not be sent whole: the daemon went away
+        if not told:
+            raise
+        raise DaemonLost(f"the daemon went away as it was told to run the call ({error.strerror})", request=call.request,
+                         silent=False, printed=printed) from None
+    if told:
+        raise DaemonLost("the daemon stopped before it answered", request=call.request, silent=False, printed=printed)
+    if not answered:
+        # A daemon of protocol 2 or older hangs up on this greeting; any other answers first.
+        raise DaemonUnavailable("the daemon hung up without taking the call (an older install's?)", stale=True)
+    raise DaemonUnavailable("the daemon stopped before it took the call")
+
+
+def conversation(connection: sockets.socket) -> Iterator[dict[str, Any]]:
+    """The daemon's messages about a call, with the client's side of the exchange: "taken" is
+    answered with "go", yielded as ``{"go": True}`` just before it is sent."""
+    for message in _read_all(connection):
+        if "taken" in message:
+            yield {"go": True}  # said before the send: a send that fails part way may still have reached it
+            connection.sendall(frame({"go": True}))
+            continue
+        if "working" not in message:
+            yield message
 
 
 def _send(connection: sockets.socket, message: dict[str, object]) -> None:
@@ -399,17 +500,43 @@ def frame(message: dict[str, Any]) -> bytes:
     return len(data).to_bytes(4, "big") + data
 
 
-def read_request(reader: IO[bytes]) -> dict[str, Any] | None:
+def read_request(connection: sockets.socket, deadline: float) -> dict[str, Any] | None:
     """The daemon's side of :func:`_send`: the client's message, or None when the connection does
-    not open with this protocol's greeting or its message is cut short or malformed."""
-    if reader.readline(len(GREETING)) != GREETING:
+    not open with this protocol's greeting, its message is cut short or malformed, or it is not
+    all there by ``deadline`` (time.monotonic): a client that stalls is dropped."""
+    greeting = _receive_exactly(connection, len(GREETING), deadline)
+    if greeting != GREETING:
         return None
-    header = reader.read(4)
-    size = int.from_bytes(header, "big") if len(header) == 4 else -1
+    return read_message(connection, deadline)
+
+
+def read_message(connection: sockets.socket, deadline: float) -> dict[str, Any] | None:
+    """One framed message, whole by ``deadline``; None otherwise."""
+    header = _receive_exactly(connection, 4, deadline)
+    size = int.from_bytes(header, "big") if header is not None else -1
     if not 0 <= size <= _MOST_MESSAGE_BYTES:
         return None
-    data = reader.read(size)
-    return _message(data) if len(data) == size else None
+    data = _receive_exactly(connection, size, deadline)
+    return _message(data) if data is not None else None
+
+
+def _receive_exactly(connection: sockets.socket, size: int, deadline: float) -> bytes | None:
+    """``size`` bytes, or None when the peer closes or the deadline passes first."""
+    chunks, wanted = [], size
+    while wanted > 0:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        connection.settimeout(left)
+        try:
+            chunk = connection.recv(min(wanted, _RECEIVE_BYTES))
+        except OSError:  # the deadline (TimeoutError), a reset
+            return None
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        wanted -= len(chunk)
+    return b"".join(chunks)
 
 
 def _message(data: bytes) -> dict[str, Any] | None:

@@ -2,8 +2,13 @@
 and the language servers between CLI calls, and answers each call as ``graft`` would in-process.
 
 Run as ``python -m frontends.cli.daemon_server ROOT`` (frontends.cli.daemon_client starts it).
-Calls are answered one at a time, in arrival order: the output streams are the process's own,
-and the engine is not shared between threads; a second call waits in the socket's queue. Before
+Connections are accepted and read on threads of their own (:class:`Doorkeeper`), each within a
+deadline, so a client that stalls mid-request is dropped and never holds up another; every
+call read is answered "queued" at once and heartbeats keep coming while it waits or runs.
+Calls are run one at a time, in arrival order, on the main thread: the output streams are the
+process's own, and the engine is not shared between threads. A call runs only once its client
+has said "go" to the daemon's "taken" (see frontends.cli.daemon_client), and its request id
+goes into every transaction it writes. Before
 each call the engine is brought up to date with the disk (inotify events, else a stat sweep),
 so a git checkout or an editor's save is never answered from the old graph. Writes take the
 workspace's apply lock as they do in-process. Its own work (a full garbage collection, indexing
@@ -19,10 +24,11 @@ import gc
 import io
 import json
 import os
-import select
+import queue
 import socket
 import struct
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -165,19 +171,55 @@ class WarmEngines:
             self._services.close()
 
 
+class Client:
+    """One connection, shared by the thread that read its request, the heartbeat and the call:
+    a frame is sent whole under the lock, and a heartbeat never waits for a client that does
+    not read (what it could not send is sent before the next frame)."""
+
+    def __init__(self, connection: socket.socket) -> None:
+        self.connection = connection
+        self.request: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self._unsent = b""
+
+    def send(self, message: dict[str, Any]) -> None:
+        with self._lock:
+            self.connection.sendall(self._unsent + daemon_client.frame(message))
+            self._unsent = b""
+
+    def beat(self) -> None:
+        if not self._lock.acquire(blocking=False):
+            return  # a frame is going out: that says the daemon is alive as well
+        try:
+            data = self._unsent or _HEARTBEAT
+            sent = self.connection.send(data, socket.MSG_DONTWAIT)
+            self._unsent = data[sent:]
+        except OSError:
+            pass  # its buffer is full (the client does not read), or it is gone: the call learns that itself
+        finally:
+            self._lock.release()
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.connection.close()
+
+
+_HEARTBEAT = daemon_client.frame({"working": True})
+
+
 class Forwarded(io.TextIOBase):
     """stdout or stderr of a call: what is written goes to the client as it comes; ``isatty``
     answers for the client's terminal, so colours and progress bars decide as they would there."""
 
-    def __init__(self, connection: socket.socket, key: str, tty: bool) -> None:
-        self._connection = connection
+    def __init__(self, client: Client, key: str, tty: bool) -> None:
+        self._client = client
         self._key = key
         self._tty = tty
 
     def write(self, text: str) -> int:
         if text:
             with contextlib.suppress(OSError):  # a client gone mid-call: the call still finishes (an apply stays whole)
-                self._connection.sendall(daemon_client.frame({self._key: text}))
+                self._client.send({self._key: text})
         return len(text)
 
     def isatty(self) -> bool:
@@ -186,6 +228,93 @@ class Forwarded(io.TextIOBase):
     @property
     def encoding(self) -> str:  # type: ignore[override]
         return "utf-8"
+
+
+class Doorkeeper:
+    """The daemon's threads around its calls: one accepts connections, one reads each (within
+    :data:`daemon_client.READ_SECONDS`, the peer's uid checked) and answers "queued" or
+    "stale", and one sends every held client a heartbeat each :data:`daemon_client.HEARTBEAT_SECONDS`.
+    What they read waits in :attr:`waiting` for the main thread; None there asks it to stop."""
+
+    def __init__(self, listener: socket.socket, fingerprint: str) -> None:
+        self.listener = listener
+        self.fingerprint = fingerprint
+        self.waiting: queue.Queue[Client | None] = queue.Queue()
+        self._held: set[Client] = set()
+        self._held_lock = threading.Lock()
+        self._closed = threading.Event()
+
+    def start(self) -> None:
+        for target in (self._accept, self._beat):
+            threading.Thread(target=target, name=f"graft-daemon-{target.__name__.strip('_')}", daemon=True).start()
+
+    def release(self, client: Client) -> None:
+        """No more heartbeats for the client (its call has answered), and its connection closed."""
+        with self._held_lock:
+            self._held.discard(client)
+        client.close()
+
+    def close(self) -> None:
+        """No more connections; those still waiting are hung up on (their clients run the call
+        themselves: none of them was told to run)."""
+        self._closed.set()
+        with contextlib.suppress(OSError):
+            self.listener.shutdown(socket.SHUT_RDWR)  # wakes the accepting thread
+        self.listener.close()
+        while True:
+            try:
+                client = self.waiting.get_nowait()
+            except queue.Empty:
+                break
+            if client is not None:
+                self.release(client)
+
+    def _accept(self) -> None:
+        while not self._closed.is_set():
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                if self._closed.is_set():
+                    return
+                self._closed.wait(0.05)  # out of descriptors, say: not a reason to stop serving
+                continue
+            threading.Thread(target=self._admit, args=(connection,), name="graft-daemon-read", daemon=True).start()
+
+    def _admit(self, connection: socket.socket) -> None:
+        client = Client(connection)
+        try:
+            if not _same_user(connection):
+                client.close()
+                return
+            request = daemon_client.read_request(connection, time.monotonic() + daemon_client.READ_SECONDS)
+            connection.settimeout(None)  # the call's output is sent at the client's pace
+            if request is None:
+                client.close()  # not this protocol (an older client), cut short, or too slow: hung up on
+                return
+            if "control" not in request and (request.get("fingerprint") != self.fingerprint
+                                              or request.get("protocol") != daemon_client.PROTOCOL):
+                client.send({"stale": f"started from other code than the client's ({self.fingerprint})"})
+                client.close()
+                self.waiting.put(None)
+                return
+            client.request = request
+            with self._held_lock:
+                if self._closed.is_set():
+                    client.close()
+                    return
+                self._held.add(client)
+            if "control" not in request:
+                client.send({"queued": True})
+            self.waiting.put(client)
+        except OSError:
+            self.release(client)
+
+    def _beat(self) -> None:
+        while not self._closed.wait(daemon_client.HEARTBEAT_SECONDS):
+            with self._held_lock:
+                held = list(self._held)
+            for client in held:
+                client.beat()
 
 
 class Daemon:
@@ -207,41 +336,43 @@ class Daemon:
         except BlockingIOError:
             print("graft daemon: another daemon serves this workspace", file=sys.stderr)
             raise SystemExit(3) from None
-        listener = self._listen()
-        stopper: socket.socket | None = None
+        doors = Doorkeeper(self._listen(), self.fingerprint)
+        stopper: Client | None = None
         try:
             self._write_info()
             print(daemon_client.READY, flush=True)  # the starting client waits for this line
             self._redirect_output()
+            doors.start()
             while stopper is None:
                 # Its own work waits until no call comes: see frontends.cli.daemon_housekeeping.
-                listener.settimeout(self.housekeeping.seconds_to_wait(self.idle_seconds))
                 try:
-                    connection, _ = listener.accept()
-                except socket.timeout:
+                    client = doors.waiting.get(timeout=self.housekeeping.seconds_to_wait(self.idle_seconds))
+                except queue.Empty:
                     if self.housekeeping.pending:
-                        self.housekeeping.run(call_waiting=lambda: _waiting(listener))
+                        self.housekeeping.run(call_waiting=lambda: not doors.waiting.empty())
                         continue
                     print(f"graft daemon: idle for {self.idle_seconds:.0f} s, stopping", file=sys.stderr)
                     return
+                if client is None:
+                    return  # a client of other code: it starts a daemon of its own once this one is gone
                 try:
-                    keep_serving = self._handle(connection)
+                    keep_serving = self._handle(client, doors)
                 except OSError:  # the client went away mid-answer: its loss, not the daemon's
                     traceback.print_exc()
                     keep_serving = True
                 if keep_serving:
-                    connection.close()
+                    doors.release(client)
                 else:
-                    stopper = connection  # held open until the servers are closed: its end is the daemon's
+                    stopper = client  # held open until the servers are closed: its end is the daemon's
         finally:
-            listener.close()
+            doors.close()
             for name in (daemon_client.SOCKET_NAME, daemon_client.INFO_NAME):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(self.folder / name)
             self.engines.close()
             lock.close()
             if stopper is not None:
-                stopper.close()
+                doors.release(stopper)
 
     def _write_info(self) -> None:
         """``daemon.json``, written without following a link a cloned workspace could have planted."""
@@ -272,49 +403,52 @@ class Daemon:
         listener.listen(16)
         return listener
 
-    def _handle(self, connection: socket.socket) -> bool:
-        """Answer one connection; False when the daemon should stop."""
-        if not _same_user(connection):
-            return True
-        with connection.makefile("rb") as reader:
-            request = daemon_client.read_request(reader)
-        if request is None:
-            return True  # not this protocol (an older client), or cut short: hung up on without a word
-        reply = lambda message: connection.sendall(daemon_client.frame(message))  # noqa: E731
+    def _handle(self, client: Client, doors: Doorkeeper) -> bool:
+        """Answer one client's request; False when the daemon should stop."""
+        request = client.request
         control = request.get("control")
         if control == "stop":
-            reply({"stopping": True})
+            client.send({"stopping": True})
             return False
         if control == "status":
             engines, servers = self.engines.describe()
-            reply({"status": {"pid": os.getpid(), "started": self.started, "calls": self.calls, "rss_mb": resident_mb(),
-                              "idle_seconds": self.idle_seconds, "engines": engines, "servers": servers,
-                              "fingerprint": self.fingerprint, "housekeeping": self.housekeeping.describe()}})
+            client.send({"status": {"pid": os.getpid(), "started": self.started, "calls": self.calls, "rss_mb": resident_mb(),
+                                    "idle_seconds": self.idle_seconds, "engines": engines, "servers": servers,
+                                    "fingerprint": self.fingerprint, "housekeeping": self.housekeeping.describe()}})
             return True
-        if request.get("fingerprint") != self.fingerprint or request.get("protocol") != daemon_client.PROTOCOL:
-            reply({"stale": f"started from other code than the client's ({self.fingerprint})"})
-            return False
+        if control is not None:
+            return True
+        try:
+            client.send({"taken": True})
+        except OSError:
+            return True  # the client gave up waiting while its call was queued
+        go = daemon_client.read_message(client.connection, time.monotonic() + daemon_client.READ_SECONDS)
+        client.connection.settimeout(None)
+        if not go or not go.get("go"):
+            # The client gave up waiting (and runs the call itself), or is stuck: not run here.
+            print(f"graft daemon: request {request.get('request')} not run: its client did not say go", file=sys.stderr)
+            return True
         self.calls += 1
-        reply({"taken": True})
         with _young_collections_only():
-            code = self._call(connection, request)
+            code = self._call(client, request)
             with contextlib.suppress(OSError):
-                reply({"exit": code})
-            connection.close()  # the client has its answer: what follows is the daemon's own time
+                client.send({"exit": code})
+            doors.release(client)  # the client has its answer: what follows is the daemon's own time
         # An apply's unfinished check is finished now, not deferred: `graft diagnostics
         # --since-last-apply`, likely the next call, expects it done.
         self.engines.finish_pending_checks()
         self.housekeeping.after_call()
         return True
 
-    def _call(self, connection: socket.socket, request: dict[str, Any]) -> int:
-        with _as_the_client(connection, request):
+    def _call(self, client: Client, request: dict[str, Any]) -> int:
+        with _as_the_client(client, request):
             try:
                 argv = list(request["argv"])
                 self.engines.start_servers_named(argv)
                 from frontends.cli import main as cli
 
-                return cli.main(argv, engines=self.engines)
+                identity = request.get("request")
+                return cli.main(argv, engines=self.engines, request=identity if isinstance(identity, str) else None)
             except SystemExit as stop:  # argparse's own exits (a usage message)
                 return stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 1
             except Exception:  # noqa: BLE001 - a bug in one call must not take the warm daemon down
@@ -325,7 +459,7 @@ class Daemon:
 
 
 @contextlib.contextmanager
-def _as_the_client(connection: socket.socket, request: dict[str, Any]) -> Iterator[None]:
+def _as_the_client(client: Client, request: dict[str, Any]) -> Iterator[None]:
     """The call's world for its duration: the client's cwd, environment, streams and stdin."""
     saved_streams = sys.stdin, sys.stdout, sys.stderr
     saved_cwd = os.getcwd()
@@ -335,8 +469,8 @@ def _as_the_client(connection: socket.socket, request: dict[str, Any]) -> Iterat
         os.environ.clear()
         os.environ.update({str(k): str(v) for k, v in dict(request["env"]).items()})
         sys.stdin = io.StringIO(request.get("stdin") or "")
-        sys.stdout = Forwarded(connection, "out", bool(request.get("stdout_tty")))
-        sys.stderr = Forwarded(connection, "err", bool(request.get("stderr_tty")))
+        sys.stdout = Forwarded(client, "out", bool(request.get("stdout_tty")))
+        sys.stderr = Forwarded(client, "err", bool(request.get("stderr_tty")))
         yield
     finally:
         sys.stdin, sys.stdout, sys.stderr = saved_streams
@@ -366,11 +500,6 @@ def _young_collections_only() -> Iterator[None]:
         yield
     finally:
         gc.set_threshold(*previous)
-
-
-def _waiting(listener: socket.socket) -> bool:
-    """Whether a connection waits to be accepted (a call came while the daemon worked for itself)."""
-    return bool(select.select([listener], [], [], 0)[0])
 
 
 def _same_user(connection: socket.socket) -> bool:

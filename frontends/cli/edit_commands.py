@@ -38,7 +38,7 @@ def run_apply(engine: Engine, args: argparse.Namespace) -> Result:
 
 
 def run_undo(engine: Engine, args: argparse.Namespace) -> Result:
-    undone = EngineClient(engine).undo(args.transaction)
+    undone = EngineClient(engine).undo(args.transaction, request=getattr(args, "request", None))
     text, _notes = outcome_text(undone, target=args.transaction or "")
     return undone.to_json(), text, _quarantine_notes(engine)
 

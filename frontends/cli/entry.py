@@ -8,8 +8,15 @@ argument grammar and the daemon protocol), then either
   for a command that may use a language server; the daemon's output, exit status, colours
   and progress are those of the in-process run, streamed here;
 - or runs it in this process (frontends.cli.main): with ``--no-daemon`` or ``GRAFT_DAEMON=0``,
-  for ``graft mcp``/``lsp``/``daemon``, and whenever no daemon can answer. Each of those
-  fallbacks that was not asked for is said on stderr, never silent.
+  for ``graft mcp``/``lsp``/``daemon``, and whenever no daemon can answer (none runs, it does
+  not answer within daemon_client.ANSWER_SECONDS, it runs other code). Each of those fallbacks
+  that was not asked for is said on stderr, never silent.
+
+A daemon that was told to run the call and gave no exit status (killed, or silent past
+daemon_client.SILENCE_SECONDS) may have written: a call that writes is then settled from the
+journal by its request id (frontends.cli.lost_call: the committed outcome reported, run here
+only when nothing of it committed and nothing can, else refused as ``outcome_unknown``); a
+read runs here again.
 """
 
 from __future__ import annotations
@@ -98,10 +105,14 @@ def _through_daemon(root: str, argv: list[str], may_start: bool) -> int:
             _answered_by_daemon = True
             return code
         except daemon_client.DaemonLost as lost:
-            print(f"graft: {lost}; running the command in this process instead", file=sys.stderr)
-            return _in_process(argv, stdin=call.stdin)
+            from frontends.cli.lost_call import settle  # the journal's reader: on this rare path only
+
+            return settle(root, argv, lost, lambda: _in_process(argv, stdin=call.stdin, request=call.request))
         except daemon_client.DaemonUnavailable as unavailable:
             stale = unavailable.stale
+            if unavailable.unresponsive:  # another daemon would find the workspace taken: not started
+                print(f"graft: {unavailable}; running in this process", file=sys.stderr)
+                return _in_process(argv, stdin=call.stdin, request=call.request)
             if not (may_start or stale) or attempt == 1:
                 if not unavailable.absent or attempt == 1:  # no daemon at all is the usual case, not worth a note
                     print(f"graft: the daemon could not answer ({unavailable}); running in this process", file=sys.stderr)
@@ -116,14 +127,16 @@ def _through_daemon(root: str, argv: list[str], may_start: bool) -> int:
     return _in_process(argv, stdin=call.stdin)
 
 
-def _in_process(argv: list[str], stdin: str | None = None) -> int:
+def _in_process(argv: list[str], stdin: str | None = None, request: str | None = None) -> int:
+    """The call run here; ``request``: its id, when it was first handed to a daemon (the
+    transactions it writes here carry the same one)."""
     if stdin is not None:  # already read for the daemon: the command reads it again from here
         import io
         sys.stdin = io.StringIO(stdin)
     discard_early_servers = _start_servers_named(argv)
     from frontends.cli.main import main as run_here  # the heavy import, paid only on this path
     try:
-        return run_here(argv)
+        return run_here(argv, request=request)
     finally:
         discard_early_servers()
 

@@ -149,7 +149,9 @@ def _parser(operations: tuple[object, ...]) -> argparse.ArgumentParser:
     return build_parser()
 
 
-def main(argv: Sequence[str] | None = None, engines: Engines | None = None) -> int:
+def main(argv: Sequence[str] | None = None, engines: Engines | None = None, request: str | None = None) -> int:
+    """``request``: the call's id, recorded in the journal with every transaction it writes (a
+    client that lost the daemon's answer asks the journal about it: frontends.cli.lost_call)."""
     given = list(sys.argv[1:] if argv is None else argv)
     if given and given[0] in FRONT_ENDS:
         return run_front_end(given[0], given[1:])
@@ -161,6 +163,7 @@ def main(argv: Sequence[str] | None = None, engines: Engines | None = None) -> i
             print(json.dumps({"ok": False, "error": error.to_json()}, ensure_ascii=False, indent=2))
         return EXIT_USAGE
     as_json: bool = args.json
+    args.request = request
     try:
         root = Path(args.root) if args.root else find_root(Path.cwd())
         if not root.is_dir():
