@@ -51,6 +51,8 @@ class ServerStatus:
     memory_bytes: int | None
     detail: str
     """Why it is in that state, or how to install it."""
+    restarts: int = 0
+    """Times the server was started again in this session (it died, or grew past its memory ceiling)."""
 
 
 @dataclass(frozen=True)

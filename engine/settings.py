@@ -22,6 +22,10 @@ class EngineSettings:
     diagnostics_budget: float = 3.0
     """Seconds an apply's differential diagnostics may take before the apply returns with the
     check incomplete (``diagnostics_budget``); ``--fail-on-new-errors`` waits for the whole check."""
+    trust_workspace_python: bool = False
+    """Let codegraft run the workspace's own Python (``trust_workspace_python``): the language
+    servers and jedi use its ``.venv``, and the import check imports the project with it. Off, a
+    read runs nothing the workspace chose (README, "Security")."""
 
 
 def load_engine_settings(root: Path) -> EngineSettings:
@@ -38,7 +42,26 @@ def load_engine_settings(root: Path) -> EngineSettings:
         return EngineSettings()
     return EngineSettings(allow_dirty=table.get("allow_dirty") is True,
                           daemon_idle=_seconds(table, "daemon_idle", EngineSettings.daemon_idle),
-                          diagnostics_budget=_seconds(table, "diagnostics_budget", EngineSettings.diagnostics_budget))
+                          diagnostics_budget=_seconds(table, "diagnostics_budget", EngineSettings.diagnostics_budget),
+                          trust_workspace_python=_flag(table, "trust_workspace_python"))
+
+
+def workspace_python_trust(root: Path, asked: bool) -> str:
+    """Why the workspace's own Python may run (``--trust``, or the setting and the file that holds
+    it), or "" when it may not. ``asked``: the caller's ``--trust``."""
+    if asked:
+        return "--trust"
+    if not load_engine_settings(root).trust_workspace_python:
+        return ""
+    where = ".graft.toml" if (root / ".graft.toml").is_file() else "pyproject.toml [tool.graft]"
+    return f"trust_workspace_python in {where}"
+
+
+def _flag(table: dict[str, object], key: str) -> bool:
+    value = table.get(key, False)
+    if not isinstance(value, bool):
+        raise UsageError(f"[tool.graft] {key} must be true or false, not {value!r}")
+    return value
 
 
 def _seconds(table: dict[str, object], key: str, default: float) -> float:

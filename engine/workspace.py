@@ -97,6 +97,8 @@ class ScanResult:
 @dataclass(frozen=True)
 class WorkspaceConfig:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    trust_workspace_python: bool = False
+    """The caller's ``--trust``: the workspace's own Python may run (engine.settings.workspace_python_trust)."""
 
 
 class Workspace:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import os
-from pathlib import Path
 from typing import Callable, Collection
 
 from engine.errors import ServiceUnavailable
@@ -17,6 +15,7 @@ from engine.positions import Position, Range
 from engine.symbols import Confidence, Source
 from engine.workspace import SourceFile, Workspace
 from lsp_pool.config import PoolConfig, load_config
+from lsp_pool.memory import resident_memory
 from lsp_pool.pool import probe_version
 from lsp_pool.registry import SPECS, ServerSpec
 from lsp_pool.errors import ServerRequestFailed
@@ -32,7 +31,7 @@ class PoolServices:
         self, workspace: Workspace, config: PoolConfig | None = None, specs: tuple[ServerSpec, ...] = SPECS
     ) -> None:
         self.workspace = workspace
-        self.config = config or load_config(workspace.root)
+        self.config = config or load_config(workspace.root, trust=workspace.config.trust_workspace_python)
         self.specs = specs
         self._api: SyncLanguageApi | None = None
 
@@ -222,6 +221,8 @@ class PoolServices:
                 state = managed.state.value
                 tracker = managed.tracker
                 detail = (tracker.signal if tracker is not None and tracker.signal else managed.last_exit) or ""
+                if managed.memory_restart_note:
+                    detail = f"{detail}; {managed.memory_restart_note}" if detail else managed.memory_restart_note
             pid = managed.connection.pid if managed is not None and managed.connection is not None else None
             statuses.append(
                 ServerStatus(
@@ -234,8 +235,9 @@ class PoolServices:
                     or (probe_version(spec.id, found) if found else None),
                     state=state,
                     pid=pid if state not in ("dead", "stopped") else None,
-                    memory_bytes=_resident_memory(pid) if pid and state not in ("dead", "stopped") else None,
+                    memory_bytes=resident_memory(pid) if pid and state not in ("dead", "stopped") else None,
                     detail=detail,
+                    restarts=managed.restarts if managed is not None else 0,
                 )
             )
         return statuses
@@ -260,28 +262,3 @@ def _locate(spec_id: str) -> tuple[str, ...] | None:
     from lsp_pool.registry import SPECS_BY_ID, locate
 
     return locate(SPECS_BY_ID[spec_id])
-
-
-def _resident_memory(pid: int) -> int | None:
-    """Resident memory of a process and all its descendants (node servers spawn helpers)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        children.setdefault(parent, []).append(int(entry))
-    total, stack = 0, [pid]
-    while stack:
-        current = stack.pop()
-        try:
-            for line in Path(f"/proc/{current}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1]) * 1024
-        except OSError:
-            continue
-        stack.extend(children.get(current, []))
-    return total or None

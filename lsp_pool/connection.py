@@ -18,7 +18,7 @@ import subprocess
 from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from lsprotocol import types
 from pygls.client import JsonRPCClient
@@ -171,10 +171,13 @@ class ServerEvents:
 
 
 class Connection:
-    def __init__(self, server_id: str, command: tuple[str, ...], cwd: str, events: ServerEvents) -> None:
+    def __init__(self, server_id: str, command: tuple[str, ...], cwd: str, events: ServerEvents,
+                 environment: Mapping[str, str] | None = None) -> None:
         self.server_id = server_id
         self.command = command
         self.cwd = cwd
+        self.environment = dict(environment or {})
+        """Laid over codegraft's own environment for the server's process."""
         self.events = events
         self.process: asyncio.subprocess.Process | AdoptedProcess | None = None
         self.stderr_tail: deque[str] = deque(maxlen=_STDERR_LINES)
@@ -198,7 +201,7 @@ class Connection:
 
     async def start(self) -> None:
         # A process lsp_pool.early started for this server before the pool was imported, if any.
-        early = take_early(self.server_id, self.cwd, self.command)
+        early = take_early(self.server_id, self.cwd, self.command, self.environment)
         process = await self._adopt(early) if early is not None else await self._spawn()
         self.process = process
         if process.stdin is None or process.stdout is None or process.stderr is None:
@@ -226,6 +229,7 @@ class Connection:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 cwd=self.cwd,
+                env={**os.environ, **self.environment} if self.environment else None,
                 start_new_session=True,
                 limit=_STREAM_LIMIT,
             )

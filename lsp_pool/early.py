@@ -20,14 +20,15 @@ import os
 import signal
 import subprocess
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Collection, Iterable
+from typing import Callable, Collection, Iterable, Mapping
 
 from engine.errors import GraftError
 from lsp_pool.config import load_config
 from lsp_pool.launch import guarded_command
 from lsp_pool.registry import SPECS_BY_ID, locate
+from lsp_pool.workspace_trust import confinement
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,8 @@ class EarlyProcess:
     """The command line as the pool would write it (before :func:`guarded_command`)."""
     cwd: str
     process: subprocess.Popen[bytes]
+    environment: Mapping[str, str] = field(default_factory=dict)
+    """What was laid over this process's environment for the server's (lsp_pool.workspace_trust)."""
 
 
 _waiting: dict[tuple[str, str], EarlyProcess] = {}
@@ -57,29 +60,35 @@ def start_early(root: Path, languages: Collection[str]) -> Callable[[], None]:
         for server_id in config.preference.get(language, ()):
             spec = SPECS_BY_ID.get(server_id)
             command = locate(spec) if spec is not None else None
-            if command is None:
+            if spec is None or command is None:
                 continue  # the pool goes on to the next preference too
-            early = spawn(server_id, command, str(root))
+            confined = confinement(spec, root, command, config.trusted_by)
+            if confined.refusal:
+                continue  # nor is it started by the pool (a --trust call's pool starts its own)
+            early = spawn(server_id, command, str(root), confined.environment)
             if early is not None:
                 started.append(early)
             break
     return functools.partial(discard, started)
 
 
-def take(server_id: str, cwd: str, command: tuple[str, ...]) -> subprocess.Popen[bytes] | None:
-    """The early process of this server in ``cwd``, if it was started with ``command`` and still
-    runs; it is the caller's from now on. One started otherwise is killed: the pool starts its own."""
+def take(server_id: str, cwd: str, command: tuple[str, ...],
+         environment: Mapping[str, str] | None = None) -> subprocess.Popen[bytes] | None:
+    """The early process of this server in ``cwd``, if it was started with ``command`` and
+    ``environment`` and still runs; it is the caller's from now on. One started otherwise is
+    killed: the pool starts its own."""
     with _lock:
         early = _waiting.pop((server_id, os.path.realpath(cwd)), None)
     if early is None:
         return None
-    if early.command == command and early.process.poll() is None:
+    if early.command == command and dict(early.environment) == dict(environment or {}) and early.process.poll() is None:
         return early.process
     _kill(early.process)
     return None
 
 
-def spawn(server_id: str, command: tuple[str, ...], cwd: str) -> EarlyProcess | None:
+def spawn(server_id: str, command: tuple[str, ...], cwd: str,
+          environment: Mapping[str, str] | None = None) -> EarlyProcess | None:
     """Start one server's process in ``cwd`` for :func:`take`, unless one is already waiting there
     (None then, or when it cannot start: the pool's own start meets that failure and says why)."""
     cwd = os.path.realpath(cwd)
@@ -89,10 +98,11 @@ def spawn(server_id: str, command: tuple[str, ...], cwd: str) -> EarlyProcess | 
             return None
         try:
             process = subprocess.Popen(guarded_command(command, os.getpid()), stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, start_new_session=True)
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, start_new_session=True,
+                                       env={**os.environ, **environment} if environment else None)
         except OSError:
             return None
-        early = EarlyProcess(server_id, command, cwd, process)
+        early = EarlyProcess(server_id, command, cwd, process, dict(environment or {}))
         _waiting[key] = early
         return early
 

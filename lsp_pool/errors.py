@@ -9,6 +9,12 @@ class ServerNotFound(ServiceUnavailable):
     code = "server_not_found"
 
 
+class ServerNotTrusted(ServiceUnavailable):
+    """The server would run the workspace's code, and the workspace is not trusted (lsp_pool.workspace_trust)."""
+
+    code = "server_not_trusted"
+
+
 class ServerStartFailed(ServiceUnavailable):
     code = "server_start_failed"
 

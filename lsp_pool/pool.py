@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lsp_pool.config import PoolConfig
-from lsp_pool.errors import ServerNotFound
+from lsp_pool.errors import ServerNotFound, ServerNotTrusted
 from lsp_pool.registry import SPECS, SPECS_BY_ID, ServerSpec, locate
 from lsp_pool.server import ManagedServer
+from lsp_pool.workspace_trust import confinement
 
 
 @dataclass(frozen=True)
@@ -38,12 +39,19 @@ class Pool:
     def server_for(self, language: str, root: Path) -> ManagedServer:
         """The preferred installed server for ``language`` in ``root`` (not started yet)."""
         preferred = self.config.preference.get(language, ())
+        refusals = []
         for spec_id in preferred:
             found = self.locate(spec_id)
-            if found.command is not None:
+            if found.command is None:
+                continue
+            refusal = confinement(found.spec, root, found.command, self.config.trusted_by).refusal
+            if not refusal:
                 return self.server(spec_id, root)
+            refusals.append(refusal)
         if not preferred:
             raise ServerNotFound(f"no language server is configured for {language}")
+        if refusals:
+            raise ServerNotTrusted("; ".join(refusals))
         hints = "; ".join(f"{i}: {self.specs[i].install_hint}" for i in preferred if i in self.specs)
         raise ServerNotFound(f"no language server for {language} is installed ({hints})")
 
@@ -60,6 +68,11 @@ class Pool:
 
     def running(self) -> list[ManagedServer]:
         return list(self._servers.values())
+
+    async def renew_over_memory(self) -> None:
+        """Restart every server past its memory ceiling: called only between calls."""
+        for server in list(self._servers.values()):
+            await server.renew_if_over_memory()
 
     async def close(self) -> None:
         await asyncio.gather(*(server.stop() for server in self._servers.values()), return_exceptions=True)

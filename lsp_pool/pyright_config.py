@@ -43,16 +43,22 @@ class WholeWorkspaceConfig:
     the file is there for the source roots alone."""
 
 
-def whole_workspace_config(root: Path) -> WholeWorkspaceConfig | None:
+def whole_workspace_config(root: Path, *, interpreter: str | None = None) -> WholeWorkspaceConfig | None:
     """The generated config when the project's pyright config names a file set (``include`` or
-    ``exclude``), or the workspace keeps its packages under ``src/``; None otherwise (the
-    server's defaults, the whole root, are right)."""
+    ``exclude``), the workspace keeps its packages under ``src/``, or ``interpreter`` is given;
+    None otherwise (the server's defaults, the whole root, are right).
+
+    ``interpreter``: the Python the server is to run instead of the workspace's (a workspace whose
+    code is not trusted; lsp_pool.workspace_trust). It is named as ``pythonPath``, over whatever
+    the project's config names; and the workspace's ``.venv``, when the project's config names no
+    environment of its own, as ``venv``: the server reads its installed packages from disk, where
+    without it it would run the ``.venv``'s interpreter to find them."""
     found = _project_config(root)
     path, settings = found if found is not None else (None, {})
     narrowing = [key for key in ("include", "exclude") if key in (settings or {})]
     narrowed = found is not None and (bool(narrowing) or settings is None)
     roots = source_roots(root)
-    if not narrowed and not roots:
+    if not narrowed and not roots and interpreter is None:
         return None
     settings = settings or {}
     base = path.parent if path is not None else root
@@ -64,6 +70,10 @@ def whole_workspace_config(root: Path) -> WholeWorkspaceConfig | None:
         "executionEnvironments": [*_absolute_environments(settings, base),
                                   {"root": str(root), "extraPaths": list(dict.fromkeys(extra_paths))}],
     }
+    if interpreter is not None:
+        config["pythonPath"] = interpreter
+        if "venv" not in settings and "venvPath" not in settings and (root / ".venv").is_dir():
+            config.update(venvPath=str(root), venv=".venv")
     target = state_folder(root, "servers") / "pyrightconfig.json"
     write_new_file(target, json.dumps(config, indent=1).encode())
     if not narrowed or path is None:

@@ -76,6 +76,9 @@ class ServerSpec:
     """Run the version probe when locating: a rustup proxy exists even when the component does not."""
     package: str | None = None
     """PyPI distribution whose version is the server's version (no process is started to ask)."""
+    workspace_code: str = ""
+    """What of the workspace's the server would run whatever codegraft tells it: such a server is
+    started only for a trusted workspace (see :mod:`lsp_pool.workspace_trust`)."""
 
 
 def _package_bin(name: str) -> str | None:
@@ -157,6 +160,8 @@ SPECS: tuple[ServerSpec, ...] = (
         install_hint="pip install python-lsp-server",
         columns=PositionEncoding.UTF32,  # measured: pylsp 1.x answers in code points too
         package="python-lsp-server",
+        workspace_code=("its plugins follow the workspace's configuration (mypy's plugins, for one), and it takes its "
+                        "interpreter only from settings pushed to it, which codegraft does not send"),
     ),
     ServerSpec(
         id="ty",
@@ -165,6 +170,7 @@ SPECS: tuple[ServerSpec, ...] = (
         readiness=_IMMEDIATE,
         install_hint="pip install ty",
         package="ty",
+        workspace_code="which of the workspace's interpreters it runs has not been checked here",
     ),
     ServerSpec(
         id="typescript-language-server",
@@ -201,6 +207,8 @@ SPECS: tuple[ServerSpec, ...] = (
         readiness=ReadinessPolicy(progress_pattern=r"Indexing|Roots Scanned|Fetching", budget=120.0),
         verify=True,
         install_hint="install rust-analyzer (rustup component add rust-analyzer)",
+        workspace_code=("cargo runs the workspace's build scripts and procedural macros, and the programs its "
+                        ".cargo/config.toml and rust-toolchain.toml name"),
     ),
 )
 

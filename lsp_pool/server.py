@@ -18,10 +18,12 @@ from lsp_pool.capabilities import client_capabilities
 from lsp_pool.config import PoolConfig
 from lsp_pool.connection import Connection, ServerEvents
 from lsp_pool.documents import DocumentTracker
-from lsp_pool.errors import NotReady, RequestTimeout, ServerDied, ServerStartFailed
+from lsp_pool.memory import resident_memory
+from lsp_pool.errors import NotReady, RequestTimeout, ServerDied, ServerNotTrusted, ServerStartFailed
 from lsp_pool.pyright_config import whole_workspace_config
 from lsp_pool.readiness import ReadinessTracker, ServerState
 from lsp_pool.registry import ServerSpec
+from lsp_pool.workspace_trust import TRUST_HINT, Confinement, confinement
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +33,12 @@ _UNANSWERED_START_MEMORY = 600.0
 its whole budget, and a command asking several times (a rename asks for symbols, then the
 rename) would pay it each time (94 s for one rename). A process that exits is retried with backoff."""
 _LOG_LINES = 200
+_MEMORY_CHECK_SECONDS = 2.0
+"""Between two looks at a server's memory: a look walks /proc, a few milliseconds, where a warm
+call takes as few."""
+_MEMORY_RESTART_SPACING = 600.0
+"""Seconds after a restart for memory before another: a project that needs more than the ceiling
+is not re-indexed call after call."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +77,12 @@ class ManagedServer:
         """What codegraft changed about how the server sees the project, and why (said in `graft servers`)."""
         self._idle_handle: asyncio.TimerHandle | None = None
         self._diagnostic_waiters: dict[str, asyncio.Event] = {}
+        self.memory_restarts = 0
+        """Restarts past the memory ceiling (``server_memory_limit_mb``), counted in ``restarts`` too."""
+        self.memory_restart_note = ""
+        """The last of them, said in `graft servers`."""
+        self._memory_checked = 0.0
+        self._memory_restarted_at: float | None = None
 
     # -- state ---------------------------------------------------------------
 
@@ -100,6 +114,9 @@ class ManagedServer:
                 ago = time.monotonic() - self._unanswered[0]
                 raise ServerStartFailed(f"{self._unanswered[1]} ({ago:.0f} s ago; not started again for "
                                         f"{_UNANSWERED_START_MEMORY:.0f} s)")
+            refusal = confinement(self.spec, self.root, self.command, self.config.trusted_by).refusal
+            if refusal:
+                raise ServerNotTrusted(refusal)
             await self._back_off()
             try:
                 return await self._start()
@@ -118,6 +135,7 @@ class ManagedServer:
                 raise ServerStartFailed(f"{self.spec.id} failed to initialize: {error}") from error
 
     async def _start(self) -> Connection:
+        confined = confinement(self.spec, self.root, self.command, self.config.trusted_by)
         policy = self.spec.readiness
         if self.config.readiness_budget is not None:
             policy = replace(policy, budget=self.config.readiness_budget)
@@ -130,8 +148,8 @@ class ManagedServer:
             workspace_folders=lambda: [self._folder()],
             on_failure=lambda error: tracker.dead(),
         )
-        self._give_whole_workspace()
-        connection = Connection(self.spec.id, self.command, str(self.root), events)
+        self._confine(confined)
+        connection = Connection(self.spec.id, self.command, str(self.root), events, environment=confined.environment)
         self.connection, self.tracker = connection, tracker
         await connection.start()
         params = t.InitializeParams(
@@ -141,7 +159,7 @@ class ManagedServer:
             root_path=str(self.root),
             workspace_folders=[self._folder()],
             capabilities=client_capabilities(pull_diagnostics=self.spec.pull_diagnostics),
-            initialization_options=dict(self.spec.initialization_options) or None,
+            initialization_options=_merged(dict(self.spec.initialization_options), dict(confined.initialization_options)) or None,
             client_info=t.ClientInfo(name="codegraft", version="0.1.0"),
         )
         result = await connection.request(t.INITIALIZE, params, timeout=self.spec.initialize_timeout)
@@ -192,6 +210,41 @@ class ManagedServer:
         self.connection = None
         self.documents.forget()
         self.diagnostics.clear()
+
+    async def renew_if_over_memory(self) -> bool:
+        """Restart the server when its resident memory is past the ceiling; True when it did.
+        The pool calls this only between calls, with no request of its own in flight, so no
+        request is cut off: the next one starts the server again and waits for its readiness,
+        as after any start. A server restarted for memory is not again for a while."""
+        limit = self.config.server_memory_limit_mb
+        connection = self.connection
+        if not limit or connection is None or not connection.alive or connection.pid is None or self._start_lock.locked():
+            return False
+        now = time.monotonic()
+        if now - self._memory_checked < _MEMORY_CHECK_SECONDS:
+            return False
+        if self._memory_restarted_at is not None and now - self._memory_restarted_at < _MEMORY_RESTART_SPACING:
+            return False
+        self._memory_checked = now
+        resident = resident_memory(connection.pid)
+        if resident is None or resident <= limit * 2**20:
+            return False
+        async with self._start_lock:
+            if self.connection is not connection or self._diagnostic_waiters:
+                return False
+            self.memory_restarts += 1
+            self.restarts += 1
+            self._memory_restarted_at = now
+            self.memory_restart_note = (f"restarted {self.memory_restarts} time(s) between requests past its memory ceiling, "
+                                        f"last at {resident / 2**20:.0f} MB over {limit:g} MB (server_memory_limit_mb)")
+            logger.warning("%s (pid %s) restarted: %.0f MB resident, over its %g MB ceiling (server_memory_limit_mb)",
+                           self.spec.id, connection.pid, resident / 2**20, limit)
+            self.connection, self.tracker = None, None
+            self.documents.forget()
+            self.diagnostics.clear()
+            self.stale_diagnostics.clear()
+            await connection.close()
+        return True
 
     async def stop(self) -> None:
         if self._idle_handle is not None:
@@ -270,17 +323,30 @@ class ManagedServer:
         """An event set when the server next publishes diagnostics for ``uri``."""
         return self._diagnostic_waiters.setdefault(uri, asyncio.Event())
 
-    def _give_whole_workspace(self) -> None:
+    def _confine(self, confined: Confinement) -> None:
+        """What the server is told so that it runs nothing the workspace chose (unless trusted),
+        and the whole workspace for the pyright family."""
+        self._program_settings = dict(confined.settings)
+        workspace_python = self.root / ".venv" / "bin" / "python"
+        if confined.interpreter is not None and workspace_python.is_file():
+            note = (f"the workspace's {workspace_python.relative_to(self.root).as_posix()} is not run (its code is not "
+                    f"trusted): {self.spec.id} uses codegraft's interpreter and reads the .venv's packages from disk; "
+                    f"{TRUST_HINT}")
+            if note not in self.notes:
+                self.notes.append(note)
+        self._give_whole_workspace(confined.interpreter)
+
+    def _give_whole_workspace(self, interpreter: str | None) -> None:
         """A refactoring needs every workspace file in the server's program, whatever file set
-        the project's type-checking config names."""
+        the project's type-checking config names; and a workspace not trusted, its interpreter
+        named in the generated config (``interpreter``: codegraft's own)."""
         if not self.spec.whole_workspace_program:
             return
-        program = whole_workspace_config(self.root)
+        program = whole_workspace_config(self.root, interpreter=interpreter)
         if program is None:
-            self._program_settings = {}
             return
         analysis = {"analysis": {"configFilePath": str(program.path)}}
-        self._program_settings = {"python": analysis, "basedpyright": analysis}
+        self._program_settings = _merged(self._program_settings, {"python": analysis, "basedpyright": analysis})
         if program.narrowed_by is None:
             return  # only the source roots were added: nothing the user needs to hear
         note = (f"{program.narrowed_by}, which narrows the server's files; codegraft gives it the whole workspace "

@@ -31,7 +31,20 @@ class SyncLanguageApi:
         self.pool = Pool(config, specs)
         self.api = LanguageApi(self.pool, root)
         self._closed = False
+        self._active = 0
+        """Calls running on the loop: a server past its memory ceiling is restarted only when none is."""
         atexit.register(self.close)
+
+    async def _between_calls(self, work: Callable[[], Awaitable[T]]) -> T:
+        """``work``, after the servers past their memory ceiling are restarted, when no other call
+        runs (a restart never cuts a request off, nor loses a document a call opened)."""
+        self._active += 1
+        try:
+            if self._active == 1:
+                await self.pool.renew_over_memory()
+            return await work()
+        finally:
+            self._active -= 1
 
     def call(self, request: Callable[[LanguageApi], Awaitable[T]], timeout: float | None = None) -> T:
         """Run ``request(api)`` on the pool's loop and wait for its result; past ``timeout``
@@ -40,7 +53,7 @@ class SyncLanguageApi:
             raise RuntimeError("the language-server pool is closed")
 
         async def run() -> T:
-            return await request(self.api)
+            return await self._between_calls(lambda: request(self.api))
 
         future = asyncio.run_coroutine_threadsafe(run(), self._loop)
         try:
@@ -53,7 +66,7 @@ class SyncLanguageApi:
         """Run any coroutine on the pool's loop (for callers that need the pool itself)."""
 
         async def run() -> T:
-            return await coroutine_factory()
+            return await self._between_calls(coroutine_factory)
 
         return asyncio.run_coroutine_threadsafe(run(), self._loop).result(timeout)
 
@@ -64,7 +77,7 @@ class SyncLanguageApi:
             return
 
         async def run() -> object:
-            return await coroutine_factory()
+            return await self._between_calls(coroutine_factory)
 
         future = asyncio.run_coroutine_threadsafe(run(), self._loop)
         future.add_done_callback(lambda done: done.cancelled() or done.exception())

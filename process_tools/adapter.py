@@ -5,7 +5,8 @@ and the repository's configuration can name programs that git then runs (``core.
 hooks such as ``post-index-change``, the clean filters of ``filter.<driver>``). A workspace is
 not trusted to choose what codegraft executes, so each of those is switched off on the command
 line, the system config is not read, no pager is started, and git is asked not to write the
-index. The ``--verify`` command is the user's own and runs as given.
+index. The ``--verify`` command is the user's own and runs as given. The import check runs the
+project's code, and the engine asks for it only when the workspace is trusted (``--trust``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import sys
 from pathlib import Path
 
 from engine.errors import Refused
+from engine.settings import workspace_python_trust
 from engine.workspace import Workspace
 
 _OUTPUT_TAIL = 4000
@@ -37,6 +39,7 @@ class DirtyCheckFailed(Refused):
 class ProcessTools:
     def __init__(self, workspace: Workspace) -> None:
         self.root = workspace.root
+        self.trusted = bool(workspace_python_trust(workspace.root, workspace.config.trust_workspace_python))
 
     def dirty_files(self, paths: list[str]) -> set[str]:
         """Fails closed: outside a repository nothing is guarded, but a repository whose status
@@ -94,7 +97,10 @@ class ProcessTools:
         return result.returncode == 0, output[-_OUTPUT_TAIL:]
 
     def _interpreter(self) -> str:
-        """The project's own virtual environment's Python when it has one, else codegraft's."""
+        """The project's own virtual environment's Python when it has one and the workspace's
+        code is trusted (the engine does not ask for an import otherwise), else codegraft's."""
+        if not self.trusted:
+            return sys.executable
         for candidate in (".venv/bin/python", "venv/bin/python"):
             if (self.root / candidate).is_file():
                 return str(self.root / candidate)

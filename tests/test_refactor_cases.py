@@ -14,7 +14,7 @@ import pytest
 from engine.api import Engine, SourcePreference
 from engine.errors import GraftError
 from engine.refactor.plan import RefactorPlan
-from engine.workspace import Workspace
+from engine.workspace import Workspace, WorkspaceConfig
 from engine.refactor.operations import build
 from process_tools.adapter import ProcessTools
 from tests.conftest import REPO, tree_fingerprint
@@ -39,7 +39,8 @@ def test_refactor_case(folder: Path, tmp_path: Path) -> None:
     shutil.copytree(folder / "before", root)
     (root / "pyproject.toml").write_text("")
     before = tree_fingerprint(root)
-    workspace = Workspace(root)
+    # The cases are this repository's own code, trusted: the import check runs (it imports the project).
+    workspace = Workspace(root, WorkspaceConfig(trust_workspace_python=True))
     # The real process tools: moves and file renames import the planned modules before they are accepted.
     engine = Engine(workspace, source=SourcePreference.AST, tools=ProcessTools(workspace))
     try:

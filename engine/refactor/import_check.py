@@ -25,6 +25,7 @@ from engine.edits.model import WorkspaceEdit
 from engine.errors import Refused
 from engine.graph.queries import GraphQueries
 from engine.ports import Tools
+from engine.settings import workspace_python_trust
 from engine.state_folder import state_folder
 from engine.workspace import EXCLUDED_DIR_NAMES, Workspace
 
@@ -48,6 +49,11 @@ def check_imports(workspace: Workspace, queries: GraphQueries, tools: Tools | No
     plan leaves them. Raises ImportBroken when one fails that imports today."""
     if tools is None:
         return ImportCheck([], "import check skipped: no process support is installed (lsp_pool)")
+    if not workspace_python_trust(workspace.root, workspace.config.trust_workspace_python):
+        # Importing runs the project's module-level code: never for a workspace not trusted.
+        return ImportCheck([], "import check skipped: it would run the project's own code (its module-level "
+                               "statements, with its .venv's Python), and the workspace's code is not trusted; "
+                               "pass --trust (or set trust_workspace_python = true in [tool.graft]) to have it")
     modules = [(path, name) for path in paths if path.endswith(".py") and (name := queries.project.module_name_for(path))]
     if not modules:
         return ImportCheck([], "")

@@ -36,6 +36,7 @@ from engine.errors import Refused
 from engine.answers import TextEdit
 from engine.positions import Position, Range, split_lines
 from engine.edits.text import line_edits
+from engine.settings import workspace_python_trust
 from engine.source_roots import source_roots
 from engine.workspace import Workspace
 
@@ -59,7 +60,8 @@ def jedi_rename(workspace: Workspace, file: str, position: Position, new_name: s
     with _jedi_lock:
         _private_fresh_cache(workspace.root)
         _unlimited_reference_search()
-        script = jedi.Script(code=source.text, path=str(workspace.root / file), project=_project(workspace.root))
+        script = jedi.Script(code=source.text, path=str(workspace.root / file), project=_project(workspace),
+                             environment=_environment(workspace))
         try:
             refactoring = script.rename(position.line + 1, position.column, new_name=new_name)
             changed_files = sorted(refactoring.get_changed_files().items())
@@ -95,11 +97,12 @@ def jedi_definitions(workspace: Workspace, places: list[tuple[str, Position]], *
     root = workspace.root
     with _jedi_lock:
         _private_fresh_cache(root)
-        project = _project(root)
+        project, environment = _project(workspace), _environment(workspace)
         scripts: dict[str, Any] = {}
         for path, position in places:
             if path not in scripts:
-                scripts[path] = jedi.Script(code=workspace.read(path).text, path=str(root / path), project=project)
+                scripts[path] = jedi.Script(code=workspace.read(path).text, path=str(root / path), project=project,
+                                            environment=environment)
             try:
                 script = scripts[path]
                 names = (script.infer if infer else script.goto)(position.line + 1, position.column)
@@ -143,12 +146,33 @@ def word_edits(before: str, after: str) -> tuple[TextEdit, ...]:
     return tuple(edits)
 
 
-def _project(root: Path) -> Any:
+def _project(workspace: Workspace) -> Any:
     """jedi's project for the workspace, with a ``src/`` layout's folder on its path (else the
-    tests' ``import pkg`` is not followed to the sources)."""
+    tests' ``import pkg`` is not followed to the sources); a trusted workspace's ``.venv`` is its
+    environment, as basedpyright finds it."""
     import jedi
 
-    return jedi.Project(str(root), added_sys_path=[str(path) for path in source_roots(root)])
+    root = workspace.root
+    venv = root / ".venv"
+    trusted = workspace_python_trust(root, workspace.config.trust_workspace_python)
+    environment_path = str(venv) if trusted and (venv / "bin" / "python").is_file() else None
+    return jedi.Project(str(root), added_sys_path=[str(path) for path in source_roots(root)], environment_path=environment_path)
+
+
+def _environment(workspace: Workspace) -> Any:
+    """None (the project's environment) for a trusted workspace; else codegraft's own
+    interpreter. jedi's default would be ``$VIRTUAL_ENV``'s, which may be the workspace's own."""
+    if workspace_python_trust(workspace.root, workspace.config.trust_workspace_python):
+        return None
+    return _own_interpreter()
+
+
+@functools.cache
+def _own_interpreter() -> Any:
+    """One for the process: jedi keeps its helper process on the environment object."""
+    from jedi.api.environment import SameEnvironment
+
+    return SameEnvironment()
 
 
 def _parsed_text(changed: Any) -> str:

@@ -44,7 +44,17 @@ def _common_options(*, suppress: bool) -> GraftParser:
                              f"syntax tree, else regex (default: {SourcePreference.AUTO.value})")
     parser.add_argument("--no-daemon", action="store_true", default=argparse.SUPPRESS if suppress else False,
                         help="answer in this process, not through the workspace's warm daemon (also: GRAFT_DAEMON=0)")
+    add_trust_option(parser, default=argparse.SUPPRESS if suppress else False)
     return parser
+
+
+def add_trust_option(parser: argparse.ArgumentParser, default: object = False) -> None:
+    """``--trust``, shared by the CLI and the MCP and LSP front ends."""
+    parser.add_argument("--trust", action="store_true", default=default,
+                        help="trust the workspace's code: let language servers and jedi run its own Python (.venv), "
+                             "and the import check import the project (default: a read runs nothing the workspace "
+                             "chose; also: trust_workspace_python = true in [tool.graft]). A call with --trust runs "
+                             "in this process, not in the daemon")
 
 
 def build_parser() -> argparse.ArgumentParser:

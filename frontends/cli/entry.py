@@ -81,7 +81,9 @@ def _main(argv: list[str]) -> int:
         if code >= 0:
             return code
     fleet = command == "batch" and any(word == "--repos" or word.startswith("--repos=") for word in argv)
-    if command is None or command in _HERE or fleet or "--no-daemon" in argv or os.environ.get("GRAFT_DAEMON") == "0":
+    # --trust runs here too: the daemon's servers are shared by every call, and follow the setting alone.
+    if (command is None or command in _HERE or fleet or "--no-daemon" in argv or "--trust" in argv
+            or os.environ.get("GRAFT_DAEMON") == "0"):
         return _in_process(argv)
     root = options["--root"] if "--root" in options else find_root_folder(os.getcwd())
     if not os.path.isdir(root):

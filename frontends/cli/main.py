@@ -22,7 +22,7 @@ from engine.api import Engine
 from engine.choices import SourcePreference, find_root
 from engine.errors import GraftError, ServiceUnavailable, UsageError
 from engine.names import parse_address
-from engine.opening import open_engine
+from engine.opening import open_engine, trust_in_this_process
 from engine.refactor.operations import OPERATIONS
 from frontends.cli.arguments import FRONT_ENDS, WRITING_COMMANDS, build_parser
 from frontends.cli.output import EXIT_USAGE, answered, refused
@@ -124,15 +124,23 @@ class Engines(Protocol):
 
 
 class FreshEngines:
+    def __init__(self, *, trust: bool = False) -> None:
+        self.trust = trust
+        """The call's ``--trust``: the workspace's own Python may run."""
+
     def acquire(self, root: Path, source: SourcePreference, *, servers: bool, tools: bool, max_file_bytes: int) -> Engine:
-        return open_engine(root, source, servers=servers, tools=tools, max_file_bytes=max_file_bytes)
+        return open_engine(root, source, servers=servers, tools=tools, max_file_bytes=max_file_bytes, trust=self.trust)
 
     def release(self, engine: Engine) -> None:
         engine.close()
 
 
 def run_front_end(name: str, argv: list[str]) -> int:
-    """``graft mcp …`` / ``graft lsp …``: hand over to the installed front end."""
+    """``graft mcp …`` / ``graft lsp …``: hand over to the installed front end; ``--trust``
+    (README, "Security") is taken off here and holds for every engine the process opens."""
+    if "--trust" in argv:
+        trust_in_this_process()
+        argv = [word for word in argv if word != "--trust"]
     for entry_point in entry_points(group="codegraft.frontends"):
         if entry_point.name == name:
             run: Callable[[list[str]], int] = entry_point.load()
@@ -155,6 +163,8 @@ def main(argv: Sequence[str] | None = None, engines: Engines | None = None, requ
     given = list(sys.argv[1:] if argv is None else argv)
     if given and given[0] in FRONT_ENDS:
         return run_front_end(given[0], given[1:])
+    if given[:1] == ["--trust"] and given[1:2] and given[1] in FRONT_ENDS:  # graft --trust mcp …
+        return run_front_end(given[1], ["--trust", *given[2:]])
     try:
         args = _parser(tuple(OPERATIONS.values())).parse_args(given)
     except ArgumentsRejected as error:
@@ -174,7 +184,11 @@ def main(argv: Sequence[str] | None = None, engines: Engines | None = None, requ
         if args.command == "daemon":
             payload, text, notes = daemon_commands.run_daemon(root, args)
         else:
-            payload, text, notes = _run(engines or FreshEngines(), root, args)
+            if args.trust and engines is not None:
+                # The daemon's servers are shared by every call it answers and follow the workspace's
+                # setting alone (entry.py keeps --trust calls in their own process).
+                raise UsageError("--trust is not answered by the daemon: run the call in its own process (--no-daemon)")
+            payload, text, notes = _run(engines or FreshEngines(trust=args.trust), root, args)
     except GraftError as error:
         hint = operation_commands.option_hint(error.option)
         if hint and "\n" in error.message:

@@ -127,7 +127,7 @@ def servers_json(statuses: list[ServerStatus]) -> dict[str, object]:
             {
                 "id": s.id, "languages": list(s.languages), "preferred_for": list(s.preferred_for), "found": s.found,
                 "executable": s.executable, "version": s.version, "state": s.state, "pid": s.pid,
-                "memory_bytes": s.memory_bytes, "detail": s.detail,
+                "memory_bytes": s.memory_bytes, "restarts": s.restarts, "detail": s.detail,
             }
             for s in statuses
         ]
@@ -140,8 +140,9 @@ def servers_text(statuses: list[ServerStatus]) -> str:
         preferred = f"default for {', '.join(s.preferred_for)}" if s.preferred_for else ", ".join(s.languages)
         memory = f"{s.memory_bytes / 2**20:.0f} MiB" if s.memory_bytes else "-"
         pid = str(s.pid) if s.pid else "-"
+        restarts = f"  restarts {s.restarts}" if s.restarts else ""
         rows.append(
-            f"{s.id:<28} {s.state:<10} {(s.version or '-')[:32]:<33} pid {pid:<8} {memory:>8}  {preferred}"
+            f"{s.id:<28} {s.state:<10} {(s.version or '-')[:32]:<33} pid {pid:<8} {memory:>8}  {preferred}{restarts}"
             + (f"\n{'':<28} {s.detail}" if s.detail else "")
         )
     return "\n".join(rows)
