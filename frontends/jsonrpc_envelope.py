@@ -25,7 +25,6 @@ from typing import Any
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 
 RequestId = int | str
