@@ -388,14 +388,21 @@ def _new_errors(
     as_renamed = _renaming(renamed or {})
     new = []
     for path, diagnostics in after.items():
-        remaining = Counter((as_renamed(d.message), d.code) for d in before.get(path, []))
+        remaining = Counter((_headline(as_renamed(d.message)), d.code) for d in before.get(path, []))
         for diagnostic in diagnostics:
-            key = (diagnostic.message, diagnostic.code)
+            key = (_headline(diagnostic.message), diagnostic.code)
             if remaining[key]:
                 remaining[key] -= 1
             else:
                 new.append(diagnostic)
     return new
+
+
+def _headline(message: str) -> str:
+    """A message's first line: what it says is wrong. The lines under it explain, and a server
+    words them after the order it happened to evaluate types in (basedpyright on werkzeug: the
+    same override error with "Any" below it in one pass and "type[Any]" in the next)."""
+    return message.partition("\n")[0]
 
 
 def _fixed_errors(before: dict[str, list[Diagnostic]], after: dict[str, list[Diagnostic]],
@@ -405,9 +412,9 @@ def _fixed_errors(before: dict[str, list[Diagnostic]], after: dict[str, list[Dia
     as_renamed = _renaming(renamed)
     fixed = []
     for path, diagnostics in before.items():
-        remaining = Counter((d.message, d.code) for d in after.get(path, []))
+        remaining = Counter((_headline(d.message), d.code) for d in after.get(path, []))
         for diagnostic in diagnostics:
-            key = (as_renamed(diagnostic.message), diagnostic.code)
+            key = (_headline(as_renamed(diagnostic.message)), diagnostic.code)
             if remaining[key]:
                 remaining[key] -= 1
             else:
