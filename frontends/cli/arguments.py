@@ -92,6 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     diagnostics.add_argument("--since-last-apply", action="store_true",
                              help="the errors the last apply introduced, finishing the check its time budget cut short")
 
+    check = commands.add_parser("check", parents=[common], help="what the last apply's check covered and found, finished first")
+    check.add_argument("--last", action="store_true", required=True,
+                       help="the last apply in this workspace (the only one kept)")
+
     # Listed for `graft --help`; `main` hands these over to their front ends before parsing.
     commands.add_parser("mcp", help="serve the engine to MCP clients (graft mcp --help)", add_help=False)
     commands.add_parser("lsp", help="serve the engine to editors over LSP (graft lsp --help)", add_help=False)
@@ -102,10 +106,6 @@ def build_parser() -> argparse.ArgumentParser:
                              "say whether it runs and what it holds")
 
     servers = commands.add_parser("servers", parents=[common], help="configured and found language servers")
-    check = commands.add_parser("check", parents=[common], help="what the last apply's check covered and found, finished first")
-    check.add_argument("--last", action="store_true", required=True,
-                       help="the last apply in this workspace (the only one kept)")
-
     servers.add_argument("--start", action="store_true",
                          help="start the server of every language in the workspace and report its state")
     return parser
@@ -128,6 +128,9 @@ def apply_options() -> GraftParser:
     options.add_argument("--fail-on-new-errors", action="store_true",
                          help="roll back when the language server reports errors the edit introduced")
     options.add_argument("--verify", metavar="CMD", help="run CMD after applying; roll back if it fails")
+    options.add_argument("--check", choices=CHECK_MODES, default="fast",
+                         help="how much of the errors check after an apply to wait for: none, fast (within "
+                              "diagnostics_budget; the rest is finished later), full (the whole scope) (default: fast)")
     return options
 
 
@@ -138,9 +141,6 @@ def _edit_commands(commands: Commands, common: GraftParser) -> None:
     apply.add_argument("--encoding", choices=[e.value for e in PositionEncoding], default="utf-16",
                        help="how the edit's columns are counted (default: utf-16, as in LSP)")
     _operation_commands(commands, common, options)
-    options.add_argument("--check", choices=CHECK_MODES, default="fast",
-                         help="how much of the errors check after an apply to wait for: none, fast (within "
-                              "diagnostics_budget; the rest is finished later), full (the whole scope) (default: fast)")
     undo = commands.add_parser("undo", parents=[common], help="undo the last transaction (or TXN)")
     undo.add_argument("transaction", nargs="?", metavar="TXN")
     commands.add_parser("history", parents=[common], help="transactions applied in this workspace")
