@@ -6,6 +6,7 @@ server keys from the same table, and validates the whole of it.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,14 +48,48 @@ def load_engine_settings(root: Path) -> EngineSettings:
 
 
 def workspace_python_trust(root: Path, asked: bool) -> str:
-    """Why the workspace's own Python may run (``--trust``, or the setting and the file that holds
-    it), or "" when it may not. ``asked``: the caller's ``--trust``."""
+    """Why the workspace's own Python may run (``--trust``, or the user's own configuration), or ""
+    when it may not. ``asked``: the caller's ``--trust``.
+
+    A checkout's own ``[tool.graft] trust_workspace_python`` does not count: the repository that
+    trust protects against could ship it. The user grants it outside the workspace, in
+    ``$XDG_CONFIG_HOME/codegraft/config.toml``: ``trust_workspace_python = true`` under
+    ``[tool.graft]`` for every workspace, or the workspace's folder in ``[trust] workspaces``."""
     if asked:
         return "--trust"
+    config = user_config_path()
+    try:
+        table = tomllib.loads(config.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return ""
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise UsageError(f"{config} cannot be read ({error}); fix or remove it") from None
+    graft = table.get("tool", {}).get("graft", {}) if isinstance(table.get("tool"), dict) else {}
+    if isinstance(graft, dict) and _flag(graft, "trust_workspace_python"):
+        return f"trust_workspace_python in {config}"
+    listed = table.get("trust", {}).get("workspaces", []) if isinstance(table.get("trust"), dict) else []
+    if not isinstance(listed, list) or not all(isinstance(item, str) for item in listed):
+        raise UsageError(f"{config}: [trust] workspaces must be a list of folder paths")
+    here = os.path.realpath(root)
+    if any(os.path.realpath(os.path.expanduser(item)) == here for item in listed):
+        return f"[trust] workspaces in {config}"
+    return ""
+
+
+def user_config_path() -> Path:
+    """``$XDG_CONFIG_HOME/codegraft/config.toml``, else ``~/.config/codegraft/config.toml``: the user's, not the workspace's."""
+    base = os.environ.get("XDG_CONFIG_HOME") or ""
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "codegraft" / "config.toml"
+
+
+def shipped_trust_note(root: Path) -> str:
+    """A note when the workspace's own config asks for trust, which is not granted that way ('' otherwise)."""
     if not load_engine_settings(root).trust_workspace_python:
         return ""
-    where = ".graft.toml" if (root / ".graft.toml").is_file() else "pyproject.toml [tool.graft]"
-    return f"trust_workspace_python in {where}"
+    return (f"the workspace's own config sets trust_workspace_python, which a checkout cannot grant itself; pass --trust, "
+            f"or set it in {user_config_path()} (README, \"Security\")")
 
 
 def _flag(table: dict[str, object], key: str) -> bool:

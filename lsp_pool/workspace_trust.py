@@ -34,7 +34,8 @@ from typing import Any, Mapping
 
 from lsp_pool.registry import ServerSpec
 
-TRUST_HINT = "pass --trust (or set trust_workspace_python = true in [tool.graft]) if you trust this workspace's code"
+TRUST_HINT = ("pass --trust (or trust the workspace in your own ~/.config/codegraft/config.toml: README, \"Security\") "
+              "if you trust this workspace's code")
 
 
 @dataclass(frozen=True)

@@ -62,14 +62,28 @@ def test_a_read_through_basedpyright_runs_the_workspace_python_only_when_trusted
 
 
 @needs_basedpyright
-def test_the_setting_trusts_the_workspace_and_a_project_config_cannot_name_an_interpreter_without_it(tmp_path: Path) -> None:
+def test_only_the_users_own_config_trusts_a_workspace_never_the_checkouts(tmp_path: Path) -> None:
     root, marker = _workspace(tmp_path)
+    user_config = tmp_path / "config"
+    env = {"XDG_CONFIG_HOME": str(user_config)}
     # A project's own pyright config naming an interpreter is overridden unless trusted.
     (root / "pyrightconfig.json").write_text('{"pythonPath": ".venv/bin/python"}')
-    assert _graft(root, "--source", "lsp", "find", "a.py:f").returncode == 0
+    assert _graft(root, "--source", "lsp", "find", "a.py:f", env=env).returncode == 0
     assert _ran(marker) == ""
+    # The checkout granting itself trust is the attack, not a grant: noted, and nothing runs.
     (root / ".graft.toml").write_text("trust_workspace_python = true\n")
-    assert _graft(root, "--source", "lsp", "find", "a.py:f").returncode == 0
+    shipped = _graft(root, "--source", "lsp", "find", "a.py:f", env=env)
+    assert shipped.returncode == 0, shipped.stderr
+    assert _ran(marker) == "" and "cannot grant itself" in shipped.stderr
+    # The user's own config, outside the workspace, does grant it: for this folder...
+    (user_config / "codegraft").mkdir(parents=True)
+    (user_config / "codegraft" / "config.toml").write_text(f'[trust]\nworkspaces = ["{root}"]\n')
+    assert _graft(root, "--source", "lsp", "find", "a.py:f", env=env).returncode == 0
+    assert str(root / ".venv" / "bin" / "python") in _ran(marker)
+    # ...or for every workspace.
+    marker.unlink()
+    (user_config / "codegraft" / "config.toml").write_text("[tool.graft]\ntrust_workspace_python = true\n")
+    assert _graft(root, "--source", "lsp", "find", "a.py:f", env=env).returncode == 0
     assert str(root / ".venv" / "bin" / "python") in _ran(marker)
 
 

@@ -53,7 +53,7 @@ def check_imports(workspace: Workspace, queries: GraphQueries, tools: Tools | No
         # Importing runs the project's module-level code: never for a workspace not trusted.
         return ImportCheck([], "import check skipped: it would run the project's own code (its module-level "
                                "statements, with its .venv's Python), and the workspace's code is not trusted; "
-                               "pass --trust (or set trust_workspace_python = true in [tool.graft]) to have it")
+                               "pass --trust (or trust the workspace in your own ~/.config/codegraft/config.toml: README, 'Security') to have it")
     modules = [(path, name) for path in paths if path.endswith(".py") and (name := queries.project.module_name_for(path))]
     if not modules:
         return ImportCheck([], "")

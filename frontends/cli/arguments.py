@@ -53,7 +53,7 @@ def add_trust_option(parser: argparse.ArgumentParser, default: object = False) -
     parser.add_argument("--trust", action="store_true", default=default,
                         help="trust the workspace's code: let language servers and jedi run its own Python (.venv), "
                              "and the import check import the project (default: a read runs nothing the workspace "
-                             "chose; also: trust_workspace_python = true in [tool.graft]). A call with --trust runs "
+                             "chose; also: trust_workspace_python = true in your own ~/.config/codegraft/config.toml). A call with --trust runs "
                              "in this process, not in the daemon")
 
 

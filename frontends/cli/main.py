@@ -23,6 +23,7 @@ from engine.choices import SourcePreference, find_root
 from engine.errors import GraftError, ServiceUnavailable, UsageError
 from engine.names import parse_address
 from engine.opening import open_engine, trust_in_this_process
+from engine.settings import shipped_trust_note
 from engine.refactor.operations import OPERATIONS
 from frontends.cli.arguments import FRONT_ENDS, WRITING_COMMANDS, build_parser
 from frontends.cli.output import EXIT_USAGE, answered, refused
@@ -205,6 +206,8 @@ def _run(engines: Engines, root: Path, args: argparse.Namespace) -> tuple[dict[s
     try:
         for report in engine.recovered:
             print(printable(f"graft: {report.message()}"), file=sys.stderr)
+        if not engine.workspace.config.trust_workspace_python and (shipped := shipped_trust_note(root)):
+            print(printable(f"graft: note: {shipped}"), file=sys.stderr)
         return _handler(args.command)(engine, args)
     finally:
         engines.release(engine)
