@@ -70,6 +70,11 @@ def whole_workspace_config(root: Path, *, interpreter: str | None = None) -> Who
         "executionEnvironments": [*_absolute_environments(settings, base),
                                   {"root": str(root), "extraPaths": list(dict.fromkeys(extra_paths))}],
     }
+    if path is None:
+        # A project without a config of its own is checked as the server checks one when there is
+        # no config file at all (basedpyright: "standard"); a generated file would otherwise turn
+        # on its config-file default, "recommended", and every unknown type becomes an error.
+        config["typeCheckingMode"] = "standard"
     if interpreter is not None:
         config["pythonPath"] = interpreter
         if "venv" not in settings and "venvPath" not in settings and (root / ".venv").is_dir():
