@@ -747,7 +747,7 @@ def test_differential_diagnostics_compare_importers_and_ignore_errors_already_th
         plan = engine.plan(Rename("m.py:helper", "assist"))
         outcome = engine.edits().apply(plan.edit, EditOptions(fail_on_new_errors=True))
     assert outcome.diagnostics_checked and outcome.new_diagnostics == []
-    assert "checked 2 of 2 file(s) for new errors" in outcome.diagnostics_note
+    assert "checked 2 of 2 file(s): no new errors (basedpyright" in outcome.diagnostics_note
 
 
 def test_references_the_server_left_out_are_added_and_the_answer_labelled_partial(tmp_path: Path) -> None:
