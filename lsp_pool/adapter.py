@@ -16,7 +16,7 @@ from engine.symbols import Confidence, Source
 from engine.workspace import SourceFile, Workspace
 from lsp_pool.config import PoolConfig, load_config
 from lsp_pool.memory import resident_memory
-from lsp_pool.pool import probe_version
+from lsp_pool.pool import Pool, probe_version
 from lsp_pool.registry import SPECS, ServerSpec
 from lsp_pool.errors import ServerRequestFailed
 from lsp_pool.convert import Converter
@@ -208,13 +208,18 @@ class PoolServices:
     def status(self) -> list[ServerStatus]:
         running = {s.spec.id: s for s in self._api.pool.running()} if self._api is not None else {}
         pool = self._api.pool if self._api is not None else None
+        # Without a running pool, one that starts nothing still finds the servers and their versions.
+        locator = pool if pool is not None else Pool(self.config)
         statuses = []
         for spec in self.specs:
             preferred_for = tuple(lang for lang, ids in self.config.preference.items() if ids and ids[0] == spec.id)
-            found = pool.locate(spec.id).command if pool is not None else _locate(spec.id)
+            located = locator.locate(spec.id)
+            found = located.command
             managed = running.get(spec.id)
             if found is None:
                 state, detail = "not-found", f"install: {spec.install_hint}"
+            elif located.too_old:
+                state, detail = "too-old", located.too_old
             elif managed is None:
                 state, detail = "stopped", "starts on first use"
             else:
@@ -257,8 +262,3 @@ def _plain(version: str | None) -> str | None:
     """A version string fit for a table; gopls reports JSON build information instead."""
     return version if version and not version.lstrip().startswith("{") else None
 
-
-def _locate(spec_id: str) -> tuple[str, ...] | None:
-    from lsp_pool.registry import SPECS_BY_ID, locate
-
-    return locate(SPECS_BY_ID[spec_id])

@@ -15,6 +15,12 @@ class ServerNotTrusted(ServiceUnavailable):
     code = "server_not_trusted"
 
 
+class ServerTooOld(ServiceUnavailable):
+    """The server found is older than codegraft supports; the message names the command that installs one."""
+
+    code = "server_too_old"
+
+
 class ServerStartFailed(ServiceUnavailable):
     code = "server_start_failed"
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lsp_pool.config import PoolConfig
-from lsp_pool.errors import ServerNotFound, ServerNotTrusted
-from lsp_pool.registry import SPECS, SPECS_BY_ID, ServerSpec, locate
+from lsp_pool.errors import ServerNotFound, ServerNotTrusted, ServerTooOld
+from lsp_pool.registry import SPECS, SPECS_BY_ID, ServerSpec, locate, version_numbers
 from lsp_pool.server import ManagedServer
 from lsp_pool.workspace_trust import confinement
 
@@ -19,6 +19,8 @@ from lsp_pool.workspace_trust import confinement
 class Found:
     spec: ServerSpec
     command: tuple[str, ...] | None
+    too_old: str = ""
+    """Why the server found is older than codegraft supports ('' when it is not): it is not started."""
 
 
 class Pool:
@@ -29,12 +31,16 @@ class Pool:
         self.specs = {spec.id: spec for spec in specs}
         self._servers: dict[tuple[str, Path], ManagedServer] = {}
         self._located: dict[str, tuple[str, ...] | None] = {}
+        self._too_old: dict[str, str] = {}
 
     def locate(self, spec_id: str) -> Found:
         spec = self.specs[spec_id]
         if spec_id not in self._located:
             self._located[spec_id] = locate(spec)
-        return Found(spec, self._located[spec_id])
+            command = self._located[spec_id]
+            if command is not None and spec.minimum_version is not None:
+                self._too_old[spec_id] = too_old(spec, probe_version(spec_id, command))
+        return Found(spec, self._located[spec_id], self._too_old.get(spec_id, ""))
 
     def server_for(self, language: str, root: Path) -> ManagedServer:
         """The preferred installed server for ``language`` in ``root`` (not started yet)."""
@@ -44,12 +50,17 @@ class Pool:
             found = self.locate(spec_id)
             if found.command is None:
                 continue
+            if found.too_old:
+                refusals.append(found.too_old)
+                continue
             refusal = confinement(found.spec, root, found.command, self.config.trusted_by).refusal
             if not refusal:
                 return self.server(spec_id, root)
             refusals.append(refusal)
         if not preferred:
             raise ServerNotFound(f"no language server is configured for {language}")
+        if refusals and all(self.locate(i).too_old for i in preferred if self.locate(i).command is not None):
+            raise ServerTooOld("; ".join(refusals))
         if refusals:
             raise ServerNotTrusted("; ".join(refusals))
         hints = "; ".join(f"{i}: {self.specs[i].install_hint}" for i in preferred if i in self.specs)
@@ -62,6 +73,8 @@ class Pool:
             found = self.locate(spec_id)
             if found.command is None:
                 raise ServerNotFound(f"{spec_id} is not installed: {found.spec.install_hint}")
+            if found.too_old:
+                raise ServerTooOld(found.too_old)
             managed = ManagedServer(found.spec, found.command, key[1], self.config)
             self._servers[key] = managed
         return managed
@@ -76,6 +89,18 @@ class Pool:
 
     async def close(self) -> None:
         await asyncio.gather(*(server.stop() for server in self._servers.values()), return_exceptions=True)
+
+
+def too_old(spec: ServerSpec, version: str | None) -> str:
+    """Why ``spec``'s server at ``version`` is not supported ('' when it is)."""
+    if spec.minimum_version is None:
+        return ""
+    numbers = version_numbers(version)
+    wanted = ".".join(map(str, spec.minimum_version))
+    if numbers is not None and numbers >= spec.minimum_version:
+        return ""
+    said = f"is version {version}" if numbers is not None else f"names no version ({version or 'it printed none'})"
+    return f"{spec.id} {said}, and codegraft needs {wanted} or newer: {spec.install_hint}"
 
 
 def probe_version(spec_id: str, command: tuple[str, ...], timeout: float = 10.0) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -79,6 +80,10 @@ class ServerSpec:
     workspace_code: str = ""
     """What of the workspace's the server would run whatever codegraft tells it: such a server is
     started only for a trusted workspace (see :mod:`lsp_pool.workspace_trust`)."""
+    minimum_version: tuple[int, ...] | None = None
+    """The oldest version codegraft supports: an older one is found but refused, with the command
+    that installs a supported one (Debian's gopls 0.5 prints "master", is from 2020, and missed
+    every implementation of an interface method it renamed)."""
 
 
 def _package_bin(name: str) -> str | None:
@@ -179,7 +184,8 @@ SPECS: tuple[ServerSpec, ...] = (
         # Small projects load without announcing progress; diagnostics for the opened file
         # come only once the project is loaded.
         readiness=ReadinessPolicy(progress_pattern=r"Initializing JS/TS language features", diagnostics=True, budget=60.0),
-        install_hint="npm install -g typescript-language-server@5 typescript@5",
+        install_hint="npm install -g typescript-language-server@5 typescript@5.9 (version 6 needs Node 22)",
+        minimum_version=(4, 0),
         needs_open=True,
         tsserver_diagnostics=True,
     ),
@@ -189,7 +195,14 @@ SPECS: tuple[ServerSpec, ...] = (
         command=("gopls",),
         version_args=("version",),
         readiness=ReadinessPolicy(progress_pattern=r"Setting up workspace|Loading packages", diagnostics=True, budget=60.0),
-        install_hint="apt-get install gopls golang-go",
+        # Pushing, gopls re-diagnoses the importers of a changed package on its own schedule, so
+        # an apply's after check read an importer's set from before the change (a break two
+        # packages away went unreported). Told the client pulls, it answers
+        # textDocument/diagnostic from the snapshot the changes sent before the request made.
+        initialization_options={"pullDiagnostics": True},
+        pull_diagnostics=True,
+        install_hint="go install golang.org/x/tools/gopls@v0.23.0 (with Go 1.26; never Debian's gopls, which is 0.5)",
+        minimum_version=(0, 20),
     ),
     ServerSpec(
         id="clangd",
@@ -226,6 +239,16 @@ DEFAULT_PREFERENCE: dict[str, tuple[str, ...]] = {
 }
 
 SPECS_BY_ID: dict[str, ServerSpec] = {spec.id: spec for spec in SPECS}
+
+
+def version_numbers(text: str | None) -> tuple[int, ...] | None:
+    """The first dotted version in a version line (``golang.org/x/tools/gopls v0.23.0`` → (0, 23, 0)),
+    or None when it names none (Debian's gopls prints ``master``)."""
+    found = _VERSION.search(text or "")
+    return tuple(int(part) for part in found.group(1).split(".")) if found else None
+
+
+_VERSION = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)")
 
 
 def locate(spec: ServerSpec) -> tuple[str, ...] | None:
