@@ -206,6 +206,12 @@ class Tools(Protocol):
         """Run a shell command in the workspace root; (exit status, combined output tail)."""
         ...
 
+    def revision(self) -> str | None:
+        """The commit checked out, when no tracked file has uncommitted changes (untracked files
+        are not looked at); None when some have, or outside a repository. A fleet caches its
+        verify baseline by it."""
+        ...
+
     def import_module(self, folder: Path, roots: list[str], module: str) -> tuple[bool, str]:
         """Import one Python module with the project's interpreter in a fresh process, with
         ``folder``'s ``roots`` first on its path and no bytecode written; (imported, output tail)."""
@@ -222,6 +228,10 @@ def load_tools(workspace: "Workspace") -> Tools | None:
     return None
 
 
+RunAlive = Callable[[], bool]
+"""A fleet run's lease, asked by a task just before it commits: whether the run's driver is still
+there (a task whose driver has gone rolls back). Picklable: it travels to workers."""
+
 FleetTask = Callable[[str], dict[str, object]]
 """One repository's whole run (engine.fleet.run_repo with its plan and options bound): takes the
 repository's path, returns its result row as plain data. Picklable: it travels to workers."""
@@ -236,6 +246,10 @@ class FleetExecutor(Protocol):
     def map(self, task: FleetTask, repos: list[str]) -> Iterator[tuple[str, dict[str, object]]]:
         """(repository, row) for every repository, in the order they finish. A task that fails
         in the executor itself (a worker lost for good) still yields a row, with status error."""
+        ...
+
+    def run_alive(self) -> RunAlive:
+        """The lease of the run this executor serves, for its tasks to ask before they commit."""
         ...
 
     def close(self) -> None: ...

@@ -73,6 +73,20 @@ class ProcessTools:
                 dirty.add(record[3:])
         return dirty & set(paths)
 
+    def revision(self) -> str | None:
+        """HEAD's commit when no tracked file has uncommitted changes, else None (and None when
+        git cannot tell: a baseline is then run rather than taken from a cache)."""
+        if not self._looks_versioned():
+            return None
+        try:
+            status = self._git("status", "--porcelain", "-z", "--untracked-files=no")
+            head = self._git("rev-parse", "--verify", "--quiet", "HEAD")
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if status.returncode != 0 or head.returncode != 0 or status.stdout.strip(b"\0"):
+            return None
+        return head.stdout.decode("ascii", errors="replace").strip() or None
+
     def _looks_versioned(self) -> bool:
         """A ``.git`` (a folder, or a file for a worktree or submodule) here or above: where git
         looks for the repository a folder belongs to."""

@@ -39,7 +39,7 @@ def _git(repo: Path, *argv: str) -> str:
                                "GIT_COMMITTER_EMAIL": "t@t"}).stdout
 
 
-def _repository(root: Path, name: str, *, symbol: bool = True, fragile: bool = False) -> Path:
+def _repository(root: Path, name: str, *, symbol: bool = True, fragile: bool = False, red: bool = False) -> Path:
     repo = root / name
     (repo / "pkg").mkdir(parents=True)
     (repo / "tests").mkdir()
@@ -52,6 +52,8 @@ def _repository(root: Path, name: str, *, symbol: bool = True, fragile: bool = F
     test = "from pkg import use\n\n\ndef test_twice():\n    assert use.twice() == 2\n" if symbol else "def test_nothing():\n    pass\n"
     if fragile:  # looks the old name up in a way no refactoring can see: the rename breaks it
         test += "\n\ndef test_name():\n    from pkg import core\n    assert hasattr(core, 'old' + '_api')\n"
+    if red:  # committed red: a test that fails with or without any change
+        test += "\n\ndef test_broken():\n    assert 1 + 1 == 3\n"
     (repo / "tests" / "test_core.py").write_text(test)
     _git(repo, "init", "-q")
     _git(repo, "add", ".")
@@ -101,18 +103,42 @@ def test_a_plan_only_run_on_an_embedded_cluster_writes_patches_and_changes_nothi
     assert sorted(Path(str(r["repo"])).name for r in written) == sorted(repo.name for repo in repos)
 
 
-def test_apply_writes_in_place_and_a_failed_verify_is_rolled_back(repos: list[Path], tmp_path: Path) -> None:
+@pytest.mark.parametrize("scheduler", ["embedded", "external"])
+def test_apply_on_both_schedulers_rolls_back_a_failed_verify_and_says_so(
+        scheduler: str, repos: list[Path], tmp_path: Path, request: pytest.FixtureRequest,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 45, item 1: the repository whose test the rename breaks is rolled back and reported
+    as verify_failed with the command's output, on the embedded cluster and on an external
+    scheduler alike, and the command's exit status says a repository failed."""
+    where = ["--workers", "2"] if scheduler == "embedded" else ["--scheduler", _external(request).address]
     fragile = next(r for r in repos if r.name == "foxtrot-fragile")
     untouched = tree_fingerprint(fragile)
-    rows = _by_name(fleet.run(PLAN, [str(r) for r in repos], out=tmp_path / "out", executor="dask", workers=2,
-                              options=fleet.FleetOptions(apply=True, verify=VERIFY, source=SourcePreference.AST)))
-    assert [name for name, row in rows.items() if row.status == "applied"] == sorted(GOOD, key=list(rows).index)
-    assert rows["foxtrot-fragile"].status == "verify_failed" and tree_fingerprint(fragile) == untouched
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(PLAN))
+    code = main(["--source", "ast", "--json", "batch", str(plan), "--repos", str(tmp_path / "repos"), "--apply",
+                 "--verify", VERIFY, "--out", str(tmp_path / "out"), *where])
+    shown = json.loads(capsys.readouterr().out)
+    assert code == 1
+    rows = _by_name([fleet.FleetRow.from_json(row) for row in shown["rows"]])
+    assert {name: row.status for name, row in rows.items()} == {
+        **{name: "applied" for name in GOOD}, "echo-no-symbol": "refused", "foxtrot-fragile": "verify_failed"}
+    failed = rows["foxtrot-fragile"]
+    assert failed.verify_status not in (None, 0) and "test_name" in failed.verify_tail, failed.verify_tail
+    assert failed.baseline_status == 0 and "rolled back" in failed.reason and failed.patch is None
+    assert tree_fingerprint(fragile) == untouched
+    assert all(row.worker.startswith("tcp://127.0.0.1:") for row in rows.values())
     for name in GOOD:
         repo = next(r for r in repos if r.name == name)
         assert "def new_api():" in (repo / "pkg" / "core.py").read_text()
         assert "old_api" not in (repo / "pkg" / "use.py").read_text()
         _git(repo, "apply", "--check", "-R", str(rows[name].patch))  # the patch is exactly what was written
+    assert _results(tmp_path / "out") == shown["rows"]
+
+
+def _external(request: pytest.FixtureRequest) -> "ExternalCluster":
+    cluster: ExternalCluster = request.getfixturevalue("cluster")
+    cluster.live_workers()
+    return cluster
 
 
 def test_resume_skips_the_repositories_with_a_row(repos: list[Path], tmp_path: Path) -> None:
@@ -149,49 +175,75 @@ def test_the_command_line_runs_a_fleet_and_says_what_failed(repos: list[Path], t
     assert code == 2 and "no such file or folder" in capsys.readouterr().err
 
 
-@pytest.fixture
-def external_cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
-    """``dask scheduler`` and two ``dask worker`` processes (no nanny: the worker is the process
-    that runs tasks), each in its own process group, stopped by their pids afterwards."""
-    if DASK is None:
-        pytest.skip("the dask command is not installed")
-    scheduler_file = tmp_path / "scheduler.json"
-    log = (tmp_path / "dask.log").open("wb")
-    scheduler = subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                                  "--scheduler-file", str(scheduler_file)], stdout=log, stderr=log, start_new_session=True)
-    processes = [scheduler]
-    try:
+class ExternalCluster:
+    """``dask scheduler`` and ``dask worker`` processes (no nanny: the worker is the process that
+    runs tasks) on 127.0.0.1, each in its own process group, stopped by their pids at the end.
+    One per module: tests that kill a worker start a new one."""
+
+    def __init__(self, folder: Path) -> None:
+        assert DASK is not None
+        self.log = (folder / "dask.log").open("wb")
+        scheduler_file = folder / "scheduler.json"
+        self.processes = [subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                                            "--scheduler-file", str(scheduler_file)], stdout=self.log, stderr=self.log,
+                                           start_new_session=True)]
         deadline = time.monotonic() + 60
         while not scheduler_file.exists() or not scheduler_file.read_text().strip():
-            assert time.monotonic() < deadline and scheduler.poll() is None, "the scheduler did not start"
+            assert time.monotonic() < deadline and self.processes[0].poll() is None, "the scheduler did not start"
             time.sleep(0.1)
-        address = json.loads(scheduler_file.read_text())["address"]
-        workers = [subprocess.Popen([DASK, "worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
-                                     "--host", "127.0.0.1"], stdout=log, stderr=log, start_new_session=True) for _ in range(2)]
-        processes += workers
-        yield address, workers
-    finally:
-        for process in reversed(processes):
+        self.address: str = json.loads(scheduler_file.read_text())["address"]
+        self.workers = [self.add_worker() for _ in range(2)]
+
+    def add_worker(self) -> subprocess.Popen[bytes]:
+        assert DASK is not None
+        worker = subprocess.Popen([DASK, "worker", self.address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
+                                   "--host", "127.0.0.1"], stdout=self.log, stderr=self.log, start_new_session=True)
+        self.processes.append(worker)
+        return worker
+
+    def live_workers(self, count: int = 2) -> list[subprocess.Popen[bytes]]:
+        """Two live workers registered (a dead one replaced), before a run starts."""
+        self.workers = [w for w in self.workers if w.poll() is None]
+        while len(self.workers) < count:
+            self.workers.append(self.add_worker())
+        with Client(self.address) as client:
+            client.wait_for_workers(count, timeout=60)
+            deadline = time.monotonic() + 60
+            while len(client.scheduler_info()["workers"]) > count and time.monotonic() < deadline:
+                time.sleep(0.2)  # a killed worker's departure reaches the scheduler
+        return self.workers
+
+    def close(self) -> None:
+        for process in reversed(self.processes):
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-        log.close()
+        self.log.close()
 
 
-def test_an_external_cluster_and_a_worker_killed_mid_task(repos: list[Path], tmp_path: Path,
-                                                          external_cluster: tuple[str, list[subprocess.Popen[bytes]]]) -> None:
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExternalCluster]:
+    if DASK is None:
+        pytest.skip("the dask command is not installed")
+    made = ExternalCluster(tmp_path_factory.mktemp("dask"))
+    try:
+        yield made
+    finally:
+        made.close()
+
+
+def test_an_external_cluster_and_a_worker_killed_mid_task(repos: list[Path], tmp_path: Path, cluster: ExternalCluster) -> None:
     """The verify of one repository hangs the first time and says which worker runs it; that
     worker is killed (with the verify) after the change was written and before its commit. Dask
     gives the task to the other worker; the retry's engine rolls back what the killed one left,
     plans again and applies: the repository ends all-new, with one row."""
-    address, workers = external_cluster
+    workers = cluster.live_workers()
+    address = cluster.address
     victim = next(r for r in repos if r.name == "bravo")
     (victim / ".hang-once").write_text("")  # untracked: not part of any change
     marks = tmp_path / "marks"
     marks.mkdir()
     verify = (f"if [ -e .hang-once ]; then rm .hang-once; echo $PPID > {marks}/worker.pid; sleep 120; fi; {VERIFY}")
-    with Client(address) as client:  # both workers registered before the run starts
-        client.wait_for_workers(2, timeout=60)
     killed: list[int] = []
 
     def killer() -> None:
@@ -218,3 +270,177 @@ def test_an_external_cluster_and_a_worker_killed_mid_task(repos: list[Path], tmp
     assert survivor.poll() is None
     assert len(_results(tmp_path / "out")) == len(repos)
     assert {row.status for name, row in rows.items() if name in GOOD} == {"applied"}
+
+
+# -- issue 48: exactly once per repository, a baseline for --verify, patches that apply ----------
+
+INSERT = [{"op": "insert-after", "address": "pkg/core.py:old_api", "text": "def added():\n    return 3\n"}]
+"""Not idempotent: applied twice, a repository would have two copies (counted on disk)."""
+
+
+def _added(repo: Path) -> int:
+    return (repo / "pkg" / "core.py").read_text().count("def added():")
+
+
+def test_a_red_repository_is_baseline_failed_with_both_tails_and_its_baseline_is_cached(tmp_path: Path) -> None:
+    """A repository whose tests fail without the change is neither blamed nor applied: its row
+    has the verify's output before and after the change. The baseline is cached by the commit
+    and the command: the second run (with --apply) takes it from the cache."""
+    root = tmp_path / "repos"
+    good, red = _repository(root, "alpha"), _repository(root, "golf-red", red=True)
+    untouched = tree_fingerprint(red)
+    options = fleet.FleetOptions(verify=VERIFY, source=SourcePreference.AST)
+    rows = _by_name(fleet.run(PLAN, [good, red], out=tmp_path / "dry", executor="local", options=options))
+    assert rows["alpha"].status == "planned" and rows["alpha"].baseline_status is None  # green after: no baseline run
+    row = rows["golf-red"]
+    assert row.status == "baseline_failed", row.reason
+    assert "test_broken" in row.baseline_tail and row.baseline_status not in (None, 0)
+    assert "test_broken" in row.verify_tail and row.verify_status not in (None, 0)
+    assert "before the change too" in row.reason and "cached" not in row.reason and row.patch is None
+    applied = _by_name(fleet.run(PLAN, [good, red], out=tmp_path / "applied", executor="local",
+                                 options=fleet.FleetOptions(apply=True, verify=VERIFY, source=SourcePreference.AST)))
+    assert applied["alpha"].status == "applied"
+    assert applied["golf-red"].status == "baseline_failed" and "cached from" in applied["golf-red"].reason
+    assert "test_broken" in applied["golf-red"].baseline_tail and "rolled back" in applied["golf-red"].reason
+    assert tree_fingerprint(red) == untouched
+
+
+def test_a_dry_run_over_dirty_or_untracked_files_says_so_and_every_patch_applies_to_a_clean_checkout(
+        tmp_path: Path) -> None:
+    root = tmp_path / "repos"
+    clean = _repository(root, "alpha")
+    untracked = _repository(root, "hotel-untracked")
+    _git(untracked, "rm", "-q", "--cached", "pkg/use.py")  # the file stays, git no longer has it
+    _git(untracked, "commit", "-qm", "use.py untracked")
+    modified = _repository(root, "india-modified")
+    (modified / "pkg" / "use.py").write_text((modified / "pkg" / "use.py").read_text() + "# not committed\n")
+    out = tmp_path / "out"
+    rows = _by_name(fleet.run(PLAN, [clean, untracked, modified], out=out, executor="local",
+                              options=fleet.FleetOptions(source=SourcePreference.AST)))
+    assert {name: row.status for name, row in rows.items()} == {
+        "alpha": "planned", "hotel-untracked": "dirty_files", "india-modified": "dirty_files"}
+    assert "pkg/use.py" in rows["hotel-untracked"].reason and rows["hotel-untracked"].patch is None
+    patches = sorted(out.glob("*.patch"))
+    assert [p.name for p in patches] == ["alpha.patch"]
+    for patch in patches:  # each written patch, on a clean checkout of its repository's HEAD
+        checkout = tmp_path / "checkouts" / patch.stem
+        subprocess.run(["git", "clone", "-q", str(root / patch.stem), str(checkout)], check=True)
+        _git(checkout, "apply", "--check", str(patch))
+    allowed = _by_name(fleet.run(PLAN, [modified], out=tmp_path / "allowed", executor="local",
+                                 options=fleet.FleetOptions(source=SourcePreference.AST, allow_dirty=True)))
+    assert allowed["india-modified"].status == "planned"
+    assert any("not a clean checkout" in warning for warning in allowed["india-modified"].warnings)
+
+
+def test_a_task_run_again_reports_the_committed_change_from_the_journal_without_applying_it_again(tmp_path: Path) -> None:
+    """The run's id is in the repository's journal: the same task run a second time, and a
+    resumed run that lost the row, report the first outcome (its patch rebuilt from the journal)."""
+    repo = _repository(tmp_path / "repos", "alpha")
+    out = tmp_path / "out"
+    options = fleet.FleetOptions(apply=True, source=SourcePreference.AST)
+    [first] = fleet.run(INSERT, [repo], out=out, executor="local", options=options)
+    assert first.status == "applied" and first.transaction and _added(repo) == 1
+    patch = Path(str(first.patch)).read_text()
+    this_run = fleet.FleetRun(first.run, fleet.plan_hash(INSERT))
+    again = fleet.run_repo(INSERT, options, this_run, str(repo))
+    assert again["status"] == "applied" and again["transaction"] == first.transaction and again["patch_text"] == patch
+    assert any("not applied again" in warning for warning in again["warnings"])  # type: ignore[attr-defined]
+    assert _added(repo) == 1
+    (out / fleet.RESULTS).write_text("")  # the driver died before it wrote the row
+    Path(str(first.patch)).unlink()
+    [resumed] = fleet.run(INSERT, [repo], out=out, executor="local", options=options, resume=True)
+    assert resumed.status == "applied" and resumed.transaction == first.transaction and resumed.run == first.run
+    assert Path(str(resumed.patch)).read_text() == patch and _added(repo) == 1
+    other = fleet.run(INSERT, [repo], out=tmp_path / "other", executor="local", options=options)  # a new run applies again
+    assert other[0].status == "applied" and other[0].run != first.run and _added(repo) == 2
+    with pytest.raises(Exception, match="another plan"):
+        fleet.run(PLAN, [repo], out=out, executor="local", options=options, resume=True)
+
+
+def test_a_task_whose_driver_has_gone_rolls_back_and_leaves_a_note(tmp_path: Path) -> None:
+    repo = _repository(tmp_path / "repos", "alpha")
+    untouched = tree_fingerprint(repo)
+    options = fleet.FleetOptions(apply=True, source=SourcePreference.AST)
+    gone = fleet.FleetRun("r" * 32, fleet.plan_hash(INSERT), alive=lambda: False)
+    row = fleet.run_repo(INSERT, options, gone, str(repo))
+    assert row["status"] == "error" and "run_gone" in str(row["reason"])
+    assert tree_fingerprint(repo) == untouched and _added(repo) == 0
+    back = fleet.FleetRun(gone.run_id, gone.plan_hash)
+    row = fleet.run_repo(INSERT, options, back, str(repo))
+    assert row["status"] == "applied" and _added(repo) == 1
+    assert any("driver had gone" in warning for warning in row["warnings"])  # type: ignore[attr-defined]
+
+
+def test_the_dask_executor_lets_each_result_go_once_the_driver_has_it(cluster: ExternalCluster) -> None:
+    """A finished task's result is not kept on a worker after the driver has it: a worker that
+    dies later holds nothing Dask would compute again."""
+    from process_tools.dask_fleet import DaskExecutor
+
+    cluster.live_workers()
+    executor = DaskExecutor(scheduler=cluster.address, workers=None)
+
+    def task(repo: str) -> dict[str, object]:
+        return {"status": "planned", "repo": repo}
+
+    def held(dask_scheduler: object = None) -> int:
+        return len(dask_scheduler.tasks)  # type: ignore[attr-defined]
+
+    try:
+        seen = 0
+        for _repo, row in executor.map(task, [f"r{n}" for n in range(6)]):
+            seen += 1
+            assert row["status"] == "planned"
+            deadline = time.monotonic() + 30
+            while executor._client.run_on_scheduler(held) > 6 - seen and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert executor._client.run_on_scheduler(held) <= 6 - seen
+    finally:
+        executor.close()
+
+
+def test_a_driver_killed_mid_run_then_resumed_changes_every_repository_once(
+        repos: list[Path], tmp_path: Path, cluster: ExternalCluster) -> None:
+    """Issue 48's acceptance, on an external scheduler: the driver is SIGKILLed while a task
+    verifies its change, and the run is resumed at once; that task, asking the lease before its
+    commit, rolls back and leaves a note, and the resumed run applies what is left. Every repository on disk matches its row, and
+    none has the (not idempotent) insert twice."""
+    cluster.live_workers()
+    victim = next(r for r in repos if r.name == "bravo")
+    (victim / ".hold").write_text("")  # untracked, and not a file the plan touches
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    verify = f"if [ -e .hold ]; then rm .hold; touch {marks}/held; sleep 8; fi; {VERIFY}"
+    plan = tmp_path / "insert.json"
+    plan.write_text(json.dumps(INSERT))
+    out = tmp_path / "out"
+    driver = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from frontends.cli.main import main; sys.exit(main(sys.argv[1:]))",
+         "--source", "ast", "batch", str(plan), "--repos", str(tmp_path / "repos"), "--apply", "--verify", verify,
+         "--scheduler", cluster.address, "--out", str(out)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (marks / "held").exists():
+            assert time.monotonic() < deadline and driver.poll() is None, "the held verify never ran"
+            time.sleep(0.05)
+        os.kill(driver.pid, signal.SIGKILL)
+    finally:
+        if driver.poll() is None:
+            os.kill(driver.pid, signal.SIGKILL)
+        driver.wait()
+    assert str(victim) not in {row["repo"] for row in _results(out)}
+    # Resumed at once: bravo's new task waits for the dead driver's task, still verifying, to
+    # roll back (its lease is gone), and then applies the change itself.
+    rows = _by_name(fleet.run(INSERT, [str(r) for r in repos], out=out, scheduler=cluster.address, resume=True,
+                              options=fleet.FleetOptions(apply=True, verify=verify, source=SourcePreference.AST)))
+    assert set(rows) == {r.name for r in repos} and len(_results(out)) == len(repos)
+    assert {name: row.status for name, row in rows.items()} == {
+        **{r.name: "applied" for r in repos if r.name != "echo-no-symbol"}, "echo-no-symbol": "refused"}
+    for repo in repos:
+        row = rows[repo.name]
+        assert _added(repo) == (1 if row.status == "applied" else 0), repo.name
+        if row.status == "applied":
+            _git(repo, "apply", "--check", "-R", str(row.patch))
+    assert any("driver had gone" in warning for warning in rows["bravo"].warnings), rows["bravo"].warnings
+    assert "driver had gone" in (victim / ".graft" / "fleet" / "notes.jsonl").read_text()
+    assert len({row.run for row in rows.values()}) == 1

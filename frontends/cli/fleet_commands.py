@@ -1,8 +1,9 @@
 """``graft batch PLAN --repos LIST``: one plan across many repositories (engine.fleet), with a
 progress line while it runs and a summary table at the end.
 
-Exit status: 0 when every repository was applied or planned, 1 when any was refused, failed
-its verify or hit an error (each row says which and why), 2 for a usage error.
+Exit status: 0 when every repository was applied or planned, 1 when any was not (refused,
+dirty files, red before the change, failed its verify, an error: each row says which and why), 2
+for a usage error.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from engine.batch import load_plan
 from engine.choices import SourcePreference
 from frontends.render.terminal import printable
 
-_FAILED = ("refused", "verify_failed", "error")
+_FAILED = fleet.FAILED
 
 
 def run_fleet(args: argparse.Namespace) -> int:
