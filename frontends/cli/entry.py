@@ -113,8 +113,9 @@ def _through_daemon(root: str, argv: list[str], may_start: bool) -> int:
         except daemon_client.DaemonUnavailable as unavailable:
             stale = unavailable.stale
             if unavailable.unresponsive:  # another daemon would find the workspace taken: not started
-                print(f"graft: {unavailable}; running in this process", file=sys.stderr)
-                return _in_process(argv, stdin=call.stdin, request=call.request)
+                from frontends.cli.lost_call import run_without_daemon
+
+                return run_without_daemon(root, argv, unavailable, lambda: _in_process(argv, stdin=call.stdin, request=call.request))
             if not (may_start or stale) or attempt == 1:
                 if not unavailable.absent or attempt == 1:  # no daemon at all is the usual case, not worth a note
                     print(f"graft: the daemon could not answer ({unavailable}); running in this process", file=sys.stderr)

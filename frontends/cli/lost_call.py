@@ -19,12 +19,16 @@ This module reads the journal: it is imported on that path only, never on a call
 from __future__ import annotations
 
 import argparse
+import fcntl
+import os
 import sys
+import threading
 from pathlib import Path
 from typing import Callable
 
 from engine.edits.journal import Journal, JournalRecord
 from engine.errors import Refused
+from engine.state_folder import open_state_file, state_folder
 from frontends.cli import daemon_client
 from frontends.cli.arguments import build_parser
 from frontends.cli.output import answered, refused
@@ -35,6 +39,55 @@ class OutcomeUnknown(Refused):
     """The daemon may have written part or all of the call, or may still: it is not run again."""
 
     code = "outcome_unknown"
+
+
+class WorkspaceHeld(Refused):
+    """A daemon that does not answer holds the workspace's apply lock: a write here would wait for it forever."""
+
+    code = "workspace_held"
+
+
+LOCK_WAIT_SECONDS = 5.0
+"""How long a write given up on by its daemon waits for the workspace's apply lock before it is
+refused: a live writer holds it for the length of one apply (its checks and verify command included)."""
+
+
+def run_without_daemon(root: str, argv: list[str], unavailable: Exception, run_here: Callable[[], int]) -> int:
+    """A call whose daemon did not answer in time (it was never told to run it): run here, and
+    said so. A write first makes sure the apply lock is not held by that daemon, stopped in the
+    middle of another call's apply: the write would otherwise wait for it with no end."""
+    print(f"graft: {unavailable}; running in this process", file=sys.stderr)
+    try:
+        args = build_parser().parse_args(argv)
+    except ArgumentsRejected:
+        return run_here()
+    if writes(args) and not _apply_lock_free_within(Path(root), LOCK_WAIT_SECONDS):
+        return refused(args.command, WorkspaceHeld(
+            f"the workspace's apply lock has been held for {LOCK_WAIT_SECONDS:.0f} s, likely by {_daemon_named(root)}, which "
+            "does not answer (stopped or hung?); nothing was written. Resume it (kill -CONT PID) or end it, then run the "
+            "call again; `graft recover` rolls back what an ended daemon left unfinished."), as_json=bool(args.json))
+    return run_here()
+
+
+def _apply_lock_free_within(root: Path, seconds: float) -> bool:
+    """Whether the workspace's apply lock (engine.edits.apply) could be taken within ``seconds``;
+    released at once: the call's own apply takes it again. The wait is a thread's blocking
+    flock, left behind when it times out (this process then refuses, and ends)."""
+    try:
+        handle = open_state_file(state_folder(root, "locks") / "apply.lock", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    except OSError:
+        return True  # the call's own apply meets the same failure, and reports it
+    taken = threading.Event()
+
+    def take() -> None:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        taken.set()
+
+    threading.Thread(target=take, name="graft-apply-lock-probe", daemon=True).start()
+    if not taken.wait(seconds):
+        return False
+    os.close(handle)
+    return True
 
 
 def settle(root: str, argv: list[str], lost: daemon_client.DaemonLost, run_here: Callable[[], int]) -> int:
