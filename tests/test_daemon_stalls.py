@@ -91,6 +91,9 @@ def test_a_stopped_daemon_is_given_up_on_and_a_write_lands_once(workspace: tuple
     replaced = graft("--json", "find-replace", "alpha", "alpha-x", "--glob", "*.txt", "--apply", cwd=root, timeout=60)
     assert replaced.returncode == 0 and json.loads(replaced.stdout)["applied"], replaced.stderr
     assert "running in this process" in replaced.stderr
+    asked = graft("--json", "daemon", "status", cwd=root, timeout=60)
+    assert asked.returncode == 1 and json.loads(asked.stdout)["error"]["code"] == "daemon_unresponsive", asked.stderr
+    assert f"kill -CONT {pid}" in asked.stderr
     os.kill(pid, signal.SIGCONT)
     status = daemon_client.status(root)  # answered once it has been through the connections queued meanwhile
     assert status is not None and status["calls"] == 0, status

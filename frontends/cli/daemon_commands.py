@@ -19,6 +19,12 @@ class DaemonNotStarted(Refused):
     code = "daemon_not_started"
 
 
+class DaemonUnresponsive(Refused):
+    """A daemon holds the workspace's socket and does not answer (stopped, hung)."""
+
+    code = "daemon_unresponsive"
+
+
 def main(argv: list[str]) -> int:
     """``graft daemon …`` in the thin client: the grammar, the control call and the printing,
     with no engine imported (``status`` answers in milliseconds)."""
@@ -39,6 +45,16 @@ def main(argv: list[str]) -> int:
 
 
 def run_daemon(root: Path, args: argparse.Namespace) -> Result:
+    try:
+        return _run_daemon(root, args)
+    except daemon_client.DaemonUnavailable as silent:  # only a daemon that does not answer gets here
+        info = daemon_client.read_info(root)
+        pid = info.get("pid") if info else None
+        raise DaemonUnresponsive(f"{silent}: pid {pid}; resume it (kill -CONT {pid}) or end it (kill {pid}); commands run "
+                                 "in-process meanwhile, after that wait") from None
+
+
+def _run_daemon(root: Path, args: argparse.Namespace) -> Result:
     if args.action == "start":
         try:
             info = daemon_client.start(root)
