@@ -39,14 +39,15 @@ def _json_type(hint: Any) -> Any:
     return hint
 
 
-def model_of(value_type: type, name: str) -> type[Output]:
-    """An output model with one field per field of a dataclass, typed as its JSON is."""
+def model_of(value_type: type, name: str, json_names: dict[str, str] | None = None) -> type[Output]:
+    """An output model with one field per field of a dataclass, typed as its JSON is; ``json_names``
+    where the JSON names a field otherwise (EditOutcome's ``verification`` is ``verified``)."""
     if not dataclasses.is_dataclass(value_type):
         raise TypeError(f"{value_type.__name__} is not a dataclass")
     hints = typing.get_type_hints(value_type)
     fields: dict[str, Any] = {}
     for declared in dataclasses.fields(value_type):
         # Optional in the schema: a tool may leave out what its text already says (see mcp_server._edit).
-        fields[declared.name] = (_json_type(hints[declared.name]) | None, None)
+        fields[(json_names or {}).get(declared.name, declared.name)] = (_json_type(hints[declared.name]) | None, None)
     model: type[Output] = create_model(name, __base__=Output, **fields)
     return model

@@ -21,7 +21,7 @@ import secrets
 import sys
 import threading
 from pathlib import Path
-from typing import Annotated, Any, Callable
+from typing import Annotated, Any, Callable, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
@@ -38,6 +38,7 @@ from engine.files import EditRequest, FileView
 from engine.names import parse_address
 from engine.batch import plan_steps, run_batch
 from engine.edits.session import EditOptions
+from engine.edits.verification import CheckMode
 from engine.files import list_dir as files_list_dir
 from engine.refactor.operations import OPERATIONS, FieldKind, RefactorOperation
 from engine.choices import find_root
@@ -50,14 +51,14 @@ from frontends import mcp_stdio
 from frontends.mcp_models import Output, model_of
 from frontends.mcp_views import DEFAULT_MAX_CHARS, fit, located_view, outline_view, overview_view, symbols_view
 from frontends.render import graph as graph_render, symbols as render
-from frontends.render.edits import outcome_text
+from frontends.render.edits import last_check, outcome_text
 
 #: Characters of structured content a result may carry before it is cut.
 RESULT_BUDGET = 60_000
 _LIST_CUT = 200
 
 
-EditOutput = model_of(EditOutcome, "EditOutput")
+EditOutput = model_of(EditOutcome, "EditOutput", json_names={"verification": "verified"})
 FileOutput = model_of(FileView, "FileOutput")
 
 
@@ -196,11 +197,20 @@ def _edit(outcome: EditOutcome, target: str = "", structured: bool = False) -> C
     none of it unless asked: what a script branches on (applied, would_refuse). The transaction
     to undo is in the text's head, and in the structured content with structured=true."""
     text, notes = outcome_text(outcome, target=target, apply_hint="pass apply=true to write", option_hint=_option_hint,
-                               finish_hint="call diagnostics with since_last_apply=true to finish the check")
+                               finish_hint="call check_edit to finish the check")
     full = outcome.to_json()
     payload = full if structured else {key: full[key] for key in ("applied", "would_refuse")
                                        if full[key] is not None}
+    verified = full["verified"]
+    if not structured and isinstance(verified, dict):
+        # What a script decides on (was it all checked, did it break anything); the scope, the
+        # files left for later and the fixed errors come with structured=true.
+        payload["verified"] = {key: verified[key] for key in _VERIFIED_BRIEFLY}
     return _result(payload, "\n".join(filter(None, [text, notes])))
+
+
+_VERIFIED_BRIEFLY = ("complete", "confidence", "by", "files_checked", "files_in_scope", "new_errors")
+"""The part of an apply's ``verified`` every answer carries (engine.edits.verification.Verification.to_json)."""
 
 
 def _operation_tool(operation: type[RefactorOperation], tools: GraftTools) -> Callable[..., CallToolResult]:
@@ -212,10 +222,11 @@ def _operation_tool(operation: type[RefactorOperation], tools: GraftTools) -> Ca
         apply = bool(arguments.pop("apply", False))
         allow_dirty = bool(arguments.pop("allow_dirty", False))
         structured = bool(arguments.pop("structured", False))
+        check = arguments.pop("check", CheckMode.FAST.value)
 
         def work() -> CallToolResult:
             built = operation.build(arguments)
-            options = _options(tools.engine, allow_dirty)
+            options = _options(tools.engine, allow_dirty, check)
             return _edit(tools.client(ctx).run_operation(built, apply=apply, options=options), built.target(), structured)
 
         return tools.call(work)
@@ -230,6 +241,7 @@ def _operation_tool(operation: type[RefactorOperation], tools: GraftTools) -> Ca
         inspect.Parameter("apply", keyword, default=False,
                           annotation=Annotated[bool, Field(description="write the change (default: a dry run returning the diff)")]),
         inspect.Parameter("allow_dirty", keyword, default=False, annotation=ALLOW_DIRTY),
+        inspect.Parameter("check", keyword, default=CheckMode.FAST.value, annotation=CHECK),
         inspect.Parameter("structured", keyword, default=False, annotation=STRUCTURED),
         inspect.Parameter("ctx", keyword, default=None, annotation=Context | None),
     ]
@@ -279,11 +291,15 @@ def _refused(error: GraftError) -> CallToolResult:
     )
 
 
-def _options(engine: Engine, allow_dirty: bool) -> EditOptions:
-    return EditOptions(allow_dirty=allow_dirty or engine.settings.allow_dirty)
+def _options(engine: Engine, allow_dirty: bool, check: str) -> EditOptions:
+    return EditOptions(allow_dirty=allow_dirty or engine.settings.allow_dirty, check=CheckMode(check))
 
 
 ALLOW_DIRTY = Annotated[bool, Field(description="write files with uncommitted changes that are not this engine's own writes")]
+CHECK = Annotated[Literal["none", "fast", "full"], Field(description=(
+    "how much of the errors check after an apply to wait for: fast (default: within the diagnostics budget; what it "
+    "leaves is finished by check_edit), full (the written files and all their importers, however long), none (no "
+    "check: the answer says it is not verified and is never high confidence)"))]
 
 
 class GraftTools:
@@ -417,10 +433,11 @@ def build_server(engine: Engine) -> GraftMCPServer:
     @server.tool(annotations=EDITS_TEXT,
                  description=("Apply one of code_actions' actions by its id through the journaled apply (dry run by default); "
                               "the server's own command is never run."))
-    def apply_code_action(path: str, action_id: str, apply: bool = False, allow_dirty: ALLOW_DIRTY = False,
+    def apply_code_action(path: str, action_id: str, apply: bool = False, allow_dirty: ALLOW_DIRTY = False, check: CHECK = "fast",
                           ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         return tools.call(lambda: _edit(tools.client(ctx).run_edit(
-            "code_action", server_answers.code_action_edit(engine, path, action_id), apply=apply, options=_options(engine, allow_dirty))))
+            "code_action", server_answers.code_action_edit(engine, path, action_id), apply=apply,
+            options=_options(engine, allow_dirty, check))))
 
     @server.tool(annotations=READS,
                  description="The implementations of an abstract method or protocol member (its overrides), or a class's subclasses.")
@@ -434,6 +451,12 @@ def build_server(engine: Engine) -> GraftMCPServer:
             queries, target = engine.graph(), engine.graph_target(address)
             return _both_ways(("supertypes", queries.supertypes(target), True), ("subtypes", queries.subtypes(target), False))
         return tools.call(work)
+
+    @server.tool(annotations=READS, description=(
+        "What the last apply's errors check covered and found (its transaction, files checked of those in scope, new "
+        "and fixed errors, who checked), finishing first what its time budget left for later."))
+    def check_edit() -> Result:
+        return tools.call(lambda: triple(last_check(engine.edits().check_last())))
 
     @server.tool(annotations=READS, description=("The language server's diagnostics for a file; or, with since_last_apply=true, the errors "
                               "the last apply introduced, finishing the check its time budget cut short."))
@@ -454,10 +477,12 @@ def build_server(engine: Engine) -> GraftMCPServer:
                               "address, new_name}, {op: move, ...}]. Planned in a scratch copy, step by step; a dry run "
                               "returns the net diff; apply=true writes it as one transaction (one undo), or each=true step by step."))
     def batch_apply(steps: list[dict[str, Any]], apply: bool = False, each: bool = False, allow_dirty: ALLOW_DIRTY = False,
-                    structured: STRUCTURED = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+                    check: CHECK = "fast", structured: STRUCTURED = False,
+                    ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         def work() -> CallToolResult:
             client = tools.client(ctx)
-            outcome = run_batch(engine, plan_steps(steps, "the batch"), apply=apply, each=each, options=_options(engine, allow_dirty))
+            outcome = run_batch(engine, plan_steps(steps, "the batch"), apply=apply, each=each,
+                                options=_options(engine, allow_dirty, check))
             for transaction in dict.fromkeys(s.transaction for s in outcome.steps if s.transaction is not None):
                 client.applied.append(transaction)  # the session may undo its own batch
             return _edit(outcome, structured=structured)
@@ -489,9 +514,10 @@ def build_server(engine: Engine) -> GraftMCPServer:
     @server.tool(annotations=WRITES_FILE,
                  description="Create or overwrite a file. Refused if this client has not read it, or it changed since.")
     def write_file(path: str, content: str, overwrite_changed: bool = False, apply: bool = False, allow_dirty: ALLOW_DIRTY = False,
-                   structured: STRUCTURED = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+                   check: CHECK = "fast", structured: STRUCTURED = False,
+                   ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         return tools.call(lambda: _edit(tools.client(ctx).write_file(path, content, overwrite_changed=overwrite_changed, apply=apply,
-                                                                     options=_options(engine, allow_dirty)), structured=structured))
+                                                                     options=_options(engine, allow_dirty, check)), structured=structured))
 
     @server.tool(annotations=EDITS_TEXT, description=(
         "Edit a file: old_string (must match exactly once; CRLF and a pasted line gutter tolerated) → new_string; "
@@ -499,19 +525,19 @@ def build_server(engine: Engine) -> GraftMCPServer:
     ))
     def edit_file(path: str, new_string: str, old_string: str | None = None, start_anchor: str | None = None,
                   end_anchor: str | None = None, start_line: int | None = None, end_line: int | None = None,
-                  overwrite_changed: bool = False, apply: bool = False, allow_dirty: ALLOW_DIRTY = False,
+                  overwrite_changed: bool = False, apply: bool = False, allow_dirty: ALLOW_DIRTY = False, check: CHECK = "fast",
                   structured: STRUCTURED = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         request = EditRequest(path, new_string, old_string, start_anchor, end_anchor, start_line, end_line, overwrite_changed)
-        return tools.call(lambda: _edit(tools.client(ctx).edit_file(request, apply=apply, options=_options(engine, allow_dirty)),
+        return tools.call(lambda: _edit(tools.client(ctx).edit_file(request, apply=apply, options=_options(engine, allow_dirty, check)),
                                         structured=structured))
 
     @server.tool(annotations=EDITS_TEXT, description="Apply an LSP WorkspaceEdit (JSON object) atomically: all files or none.")
-    def transaction_apply(edit: dict[str, Any], apply: bool = False, allow_dirty: ALLOW_DIRTY = False,
+    def transaction_apply(edit: dict[str, Any], apply: bool = False, allow_dirty: ALLOW_DIRTY = False, check: CHECK = "fast",
                           structured: STRUCTURED = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         from engine.edits.lsp_json import from_lsp
 
         return tools.call(lambda: _edit(tools.client(ctx).run_edit("transaction_apply", from_lsp(edit, engine.workspace), apply=apply,
-                                                                   options=_options(engine, allow_dirty)), structured=structured))
+                                                                   options=_options(engine, allow_dirty, check)), structured=structured))
 
     @server.tool(annotations=UNDOES, description="Undo the last transaction (or the one named).")
     def undo_edit(transaction: str | None = None, structured: STRUCTURED = False,
@@ -551,9 +577,10 @@ def build_server(engine: Engine) -> GraftMCPServer:
     @server.tool(annotations=EDITS_TEXT,
                  description="Replace text (or a regex, with \\1 groups) in every matching file; dry run by default.")
     def find_replace(query: str, replacement: str, regex: bool = False, glob: str = "*", apply: bool = False,
-                     allow_dirty: ALLOW_DIRTY = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+                     allow_dirty: ALLOW_DIRTY = False, check: CHECK = "fast",
+                     ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         return tools.call(lambda: _edit(tools.client(ctx).find_replace(query, replacement, regex=regex, glob=glob, apply=apply,
-                                                                       options=_options(engine, allow_dirty))))
+                                                                       options=_options(engine, allow_dirty, check))))
 
     # -- project ------------------------------------------------------------------------
 

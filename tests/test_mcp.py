@@ -31,7 +31,7 @@ EXPECTED_TOOLS = {
     "insert_after_symbol", "safe_delete_symbol", "move_symbol", "rename_file", "delete_file", "batch_apply", "list_dir", "implementations", "hover", "code_actions",
     "apply_code_action", "read_file", "read_multiple_files", "write_file",
     "edit_file", "transaction_apply", "undo_edit", "find_files", "search_in_files", "find_replace",
-    "project_overview", "impact", "affected_tests", "server_status",
+    "project_overview", "impact", "affected_tests", "server_status", "check_edit",
 }
 
 
@@ -513,7 +513,7 @@ EXPECTED_HINTS: dict[str, tuple[bool, bool, bool]] = {
         "file_outline", "workspace_symbols", "read_symbol", "find_references", "get_definition", "explain_symbol",
         "call_hierarchy", "type_hierarchy", "implementations", "hover", "code_actions", "diagnostics", "read_file",
         "read_multiple_files", "list_dir", "find_files", "search_in_files", "project_overview", "impact",
-        "affected_tests", "server_status")},
+        "affected_tests", "server_status", "check_edit")},
     # Refactorings write (apply=true), a dry run by default or not. Destructive: content is lost
     # (a deletion, a declaration replaced). Idempotent: the same call again changes nothing more
     # (a second rename or delete finds nothing to act on); an insertion inserts again.
@@ -663,3 +663,85 @@ def test_malformed_messages_get_json_rpc_errors_and_notifications_get_none(proje
     unknown_tool = answered[14][0]["error"]["message"]
     assert "no_such_tool" in unknown_tool and "file_outline" in unknown_tool  # the tools it has
     assert "function money" in last["result"]["content"][0]["text"]
+
+
+EDIT_TOOLS = {"rename_symbol", "replace_symbol_body", "insert_before_symbol", "insert_after_symbol", "safe_delete_symbol",
+              "move_symbol", "rename_file", "delete_file", "batch_apply", "apply_code_action", "write_file", "edit_file",
+              "transaction_apply", "find_replace"}
+
+
+def test_every_edit_tool_takes_check_and_says_what_its_check_covered(project: Path) -> None:
+    """Issue 39: the check after an apply is the caller's choice in MCP as on the command line
+    (none, fast, full), and every edit answer's schema has the check as data (``verified``)."""
+    async def steps(client: Client) -> Any:
+        tools = (await client.list_tools()).tools
+        bad = await client.call_tool("rename_symbol", {"address": "shop/pricing.py:apply_discount", "new_name": "d",
+                                                       "check": "slow"})
+        off = await client.call_tool("rename_symbol", {"address": "shop/pricing.py:apply_discount", "new_name": "discounted",
+                                                       "apply": True, "check": "none"})
+        return tools, bad, off
+
+    tools, bad, off = session(project, steps)
+    for tool in tools:
+        assert ("check" in tool.input_schema["properties"]) is (tool.name in EDIT_TOOLS), tool.name
+        if tool.name in EDIT_TOOLS:
+            assert "verified" in tool.output_schema["properties"], tool.name
+    assert bad.is_error and "check" in bad.content[0].text  # not a mode: refused, never taken as fast
+    assert not off.is_error and "not verified (--check none)" in off.content[0].text
+    assert off.structured_content["verified"]["complete"] is False
+    assert off.structured_content["verified"]["confidence"] == "medium"
+
+
+def _server_session(root: Path, steps: Any) -> Any:
+    """``steps(client, engine)`` against an in-process server on an engine whose Python server is basedpyright."""
+    from tests.test_lsp_e2e import served_engine
+
+    async def run(engine: Engine) -> Any:
+        async with Client(build_server(engine)) as client:
+            return await steps(client, engine)
+
+    with served_engine(root, "basedpyright") as engine:
+        return asyncio.run(run(engine))
+
+
+def test_an_apply_reports_its_check_and_check_edit_finishes_what_the_budget_left(tmp_path: Path) -> None:
+    """A rename of a definition alone breaks c.py, two imports away: the apply's answer says so (one
+    line in the text, the errors as data, low confidence); a check the budget cut short is finished
+    by check_edit, as `graft check --last` finishes it."""
+    from engine.edits import pending_checks
+    from engine.edits.verification import CheckMode, Verification
+    from tests.test_lsp_e2e import require
+    from tests.test_verification import _two_hops
+
+    require("basedpyright")
+    _two_hops(tmp_path)
+
+    async def steps(client: Client, engine: Engine) -> Any:
+        nothing = await client.call_tool("check_edit", {})
+        await client.call_tool("read_file", {"path": "a.py"})
+        applied = await client.call_tool("edit_file", {"path": "a.py", "old_string": "def f(", "new_string": "def renamed(",
+                                                       "apply": True, "check": "full"})
+        whole = await client.call_tool("check_edit", {})
+        transaction = applied.structured_content and whole.structured_content["transaction"]
+        # As a spent budget leaves it: a.py compared, the rest still to compare.
+        scope = whole.structured_content["verified"]["scope"]
+        pending_checks.save_last(tmp_path, transaction, Verification(CheckMode.FAST, tuple(scope), ("a.py",),
+                                                                     pending=tuple(scope[1:]), by=("basedpyright",)))
+        pending_checks.save(tmp_path, pending_checks.PendingCheck(transaction, {p: [] for p in scope}, {"a.py": []},
+                                                                  scope[1:], [], {}))
+        finished = await client.call_tool("check_edit", {})
+        return nothing, applied, whole, finished
+
+    nothing, applied, whole, finished = _server_session(tmp_path, steps)
+    assert not nothing.is_error and nothing.structured_content == {"transaction": None, "verified": None}
+    assert not applied.is_error, applied.content[0].text
+    assert "checked 4 of 4 file(s): 1 new error(s)" in applied.content[0].text
+    assert "(low)" in applied.content[0].text.splitlines()[0]
+    verified = applied.structured_content["verified"]
+    assert [e["file"] for e in verified["new_errors"]] == ["c.py"] and verified["confidence"] == "low"
+    assert (verified["files_checked"], verified["files_in_scope"], verified["by"]) == (4, 4, "basedpyright")
+    assert whole.structured_content["verified"]["checked"] == ["a.py", "b.py", "c.py", "tests/test_c.py"]
+    done = finished.structured_content["verified"]
+    assert done["pending"] == [] and set(done["checked"]) == {"a.py", "b.py", "c.py", "tests/test_c.py"}
+    assert [e["file"] for e in done["new_errors"]] == ["c.py"]
+    assert "checked 4 of 4 file(s): 1 new error(s)" in finished.content[0].text

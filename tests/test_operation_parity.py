@@ -147,7 +147,7 @@ def test_every_operation_is_an_mcp_tool_with_every_field(project: Path) -> None:
     for operation in OPERATIONS.values():
         tool = tools[operation.mcp_tool]
         properties = tool.input_schema["properties"]
-        assert set(properties) == {info.name for info in operation.fields()} | {"apply", "allow_dirty", "structured"}, operation.name
+        assert set(properties) == {info.name for info in operation.fields()} | {"apply", "allow_dirty", "check", "structured"}, operation.name
         required = {info.name for info in operation.fields() if info.required}
         assert set(tool.input_schema.get("required", [])) == required
         assert all(properties[info.name].get("description") == info.help for info in operation.fields())
