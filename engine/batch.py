@@ -22,13 +22,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
+from engine.answers import Diagnostic
 from engine.api import Engine
 from engine.edits.diff import FileSummary, summarize, unified_diff
 from engine.edits.outcome import EditOutcome, StepOutcome
 from engine.edits.materialize import FileState
 from engine.edits.model import CreateFile, DeleteFile, FileChange, Operation, WorkspaceEdit
 from engine.edits.session import EditOptions
-from engine.edits.verification import CheckMode
+from engine.edits.verification import CheckMode, capped
 from engine.errors import GraftError, Refused, UsageError
 from engine.ports import load_language_services
 from engine.refactor.operations import RefactorOperation, build
@@ -90,15 +91,22 @@ def run_batch(
     # The whole batch as one transaction: one journal entry, one undo, all files or none.
     written = engine.edits().apply(edit_from(engine, states), chosen)
     steps_out = [replace(s, transaction=written.transaction) for s in trial.steps]
-    return replace(written, operation="batch", steps=steps_out, diff=diff, edits=trial.edits, **_provenance(steps_out))
+    provenance = _provenance(steps_out)
+    if written.verification is not None and "confidence" in provenance:
+        # As any apply's: what the check of the net change covered bounds what the batch may claim.
+        provenance["confidence"] = capped(provenance["confidence"], written.verification.label()[0])
+    return replace(written, operation="batch", steps=steps_out, diff=diff, edits=trial.edits, **provenance)
 
 
 def _step_by_step(
     engine: Engine, steps: list[RefactorOperation], options: EditOptions, progress: Callable[[int, int, str], None] | None,
+    *, scratch: bool = False,
 ) -> EditOutcome:
-    """Every step its own transaction; a refusal stops the batch and leaves earlier steps applied."""
+    """Every step its own transaction; a refusal stops the batch and leaves earlier steps applied.
+    Each step's check is its own (``scratch``: none is had, the copy's errors are nobody's answer)."""
     done: list[StepOutcome] = []
     files: list[FileSummary] = []
+    new_errors: list[Diagnostic] = []
     edits = 0
     for index, step in enumerate(steps, 1):
         if progress is not None:
@@ -110,12 +118,20 @@ def _step_by_step(
         except GraftError as error:
             kept = f"; steps 1-{index - 1} stay applied (--each)" if done else ""
             raise BatchStepRefused(f"step {index} ({step.name} {step.target()}) was refused: {error.message}{kept}") from None
-        done.append(StepOutcome(index, step.name, step.target(), plan.source, plan.confidence, [f.path for f in applied.files],
-                                plan.warnings, applied.transaction))
+        checked = None if scratch else applied.verification
+        confidence = capped(plan.confidence, checked.label()[0]) if checked is not None else plan.confidence
+        done.append(StepOutcome(index, step.name, step.target(), plan.source, confidence, [f.path for f in applied.files],
+                                plan.warnings, applied.transaction, checked))
         files += applied.files
         edits += plan.edit.edit_count
+        new_errors += applied.new_diagnostics
     last = done[-1].transaction if done else None
-    return EditOutcome("batch", True, files, last, edits, steps=done, **_provenance(done))
+    # Each step was checked on its own: the batch says each step's line, and is complete when no step left files for later.
+    checks = [s.verification for s in done if s.verification is not None]
+    note = "; ".join(f"step {s.index}: {s.verification.summary()}" for s in done if s.verification is not None)
+    return EditOutcome("batch", True, files, last, edits, steps=done, new_diagnostics=new_errors, diagnostics_note=note,
+                       diagnostics_complete=not any(v.pending for v in checks), diagnostics_checked=bool(checks),
+                       **_provenance(done))
 
 
 def plan_in_scratch(
@@ -132,7 +148,7 @@ def plan_in_scratch(
         try:
             # Each step written in the copy for the next to plan on; the copy's errors are not the
             # batch's answer (its net effect is checked where it is applied), so none are compared.
-            outcome = _step_by_step(trial, steps, EditOptions(allow_dirty=True, check=CheckMode.NONE), progress)
+            outcome = _step_by_step(trial, steps, EditOptions(allow_dirty=True, check=CheckMode.NONE), progress, scratch=True)
         except BatchStepRefused as refused:
             message = refused.message.replace(" stay applied (--each)", " were planned")
             raise BatchStepRefused(f"{message}; nothing was changed") from None

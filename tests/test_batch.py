@@ -108,3 +108,34 @@ def test_file_tools_on_the_command_line(project: Path, tmp_path: Path, capsys: p
     assert code == 0 and out["hits"][0]["symbol"] == "with_vat_included"
     code, out, _ = graft(project, "find-files", "*.py", capsys=capsys)
     assert "shop/pricing.py" in out["files"]
+
+
+def test_a_batch_applied_with_a_check_reports_it_and_is_labelled_by_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 39: `graft batch PLAN --apply --check MODE` checks the net change as any apply does, and
+    the batch's confidence follows that check (it was the steps' alone: `--check none` said high);
+    with --each every step carries its own check."""
+    from tests.test_lsp_e2e import require
+    from tests.test_verification import _two_hops
+
+    require("basedpyright")
+    _two_hops(tmp_path)
+
+    def batch(*steps: dict[str, str], options: tuple[str, ...]) -> dict[str, Any]:
+        plan = tmp_path / "plan.json"
+        plan.write_text(json.dumps(list(steps)))
+        code = main(["--root", str(tmp_path), "--json", "batch", str(plan), "--apply", *options])
+        out = json.loads(capsys.readouterr().out)
+        assert code == 0, out
+        return out
+
+    full = batch({"op": "rename", "address": "a.py:f", "new_name": "first"}, options=("--check", "full"))
+    verified = full["verified"]
+    assert (verified["files_checked"], verified["files_in_scope"], verified["new_errors"]) == (4, 4, [])
+    assert full["confidence"] == "high" and "checked 4 of 4 file(s): no new errors" in full["diagnostics_note"]
+    unchecked = batch({"op": "rename", "address": "a.py:first", "new_name": "second"}, options=("--check", "none"))
+    assert unchecked["verified"]["mode"] == "none" and unchecked["confidence"] == "medium"
+    each = batch({"op": "rename", "address": "c.py:g", "new_name": "gee"}, {"op": "rename", "address": "a.py:second", "new_name": "third"},
+                 options=("--each", "--check", "full"))
+    assert [s["verified"]["files_checked"] for s in each["steps"]] == [2, 4]
+    assert all(s["verified"]["complete"] and s["confidence"] == "high" for s in each["steps"])
+    assert "step 1: checked 2 of 2 file(s)" in each["diagnostics_note"] and "step 2: checked 4 of 4" in each["diagnostics_note"]

@@ -30,11 +30,15 @@ class StepOutcome:
     files: list[str]
     warnings: list[str]
     transaction: str | None = None
+    verification: Verification | None = None
+    """The check after this step's own apply (a batch run step by step); None when the steps were
+    planned together and the batch's net change was checked as one."""
 
     def to_json(self) -> dict[str, object]:
         return {"step": self.index, "op": self.op, "target": self.target, "source": self.source.value,
                 "confidence": self.confidence.value, "files": self.files, "warnings": self.warnings,
-                "transaction": self.transaction}
+                "transaction": self.transaction,
+                "verified": self.verification.to_json() if self.verification is not None else None}
 
 
 @dataclass(frozen=True)
