@@ -99,6 +99,8 @@ class _ClientProtocol(JsonRPCProtocol):
             return self._raw_result(data)
         if is_result and self._result_types.get(data["id"]) is _CODE_ACTION_RESULT and isinstance(data.get("result"), list):
             return self._code_actions(data)
+        if is_result and self._result_types.get(data["id"]) is _DOCUMENT_DIAGNOSTIC_RESULT:
+            _name_the_full_report(data.get("result"))
         if is_result and self._result_types.get(data["id"]) in _WORKSPACE_EDIT_RESULTS:
             # A rename's WorkspaceEdit holds thousands of positions: lsprotocol's validated
             # objects for them cost about as much as the server took to compute the rename.
@@ -131,10 +133,19 @@ class _ClientProtocol(JsonRPCProtocol):
 
 
 _CODE_ACTION_RESULT = types.METHOD_TO_TYPES[types.TEXT_DOCUMENT_CODE_ACTION][1]
+_DOCUMENT_DIAGNOSTIC_RESULT = types.METHOD_TO_TYPES[types.TEXT_DOCUMENT_DIAGNOSTIC][1]
 _WORKSPACE_EDIT_RESULTS = (
     types.METHOD_TO_TYPES[types.TEXT_DOCUMENT_RENAME][1],
     types.METHOD_TO_TYPES[types.WORKSPACE_WILL_RENAME_FILES][1],
 )
+
+
+def _name_the_full_report(report: Any) -> None:
+    """gopls (0.23) answers textDocument/diagnostic with ``"kind": ""``: it keeps no result ids, so
+    every report it sends is a full one, and lsprotocol refuses the empty kind (the answer then
+    came back as plain JSON, its items unread)."""
+    if isinstance(report, dict) and report.get("kind") == "" and isinstance(report.get("items"), list):
+        report["kind"] = types.DocumentDiagnosticReportKind.Full.value
 
 
 class _Client(JsonRPCClient):

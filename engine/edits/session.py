@@ -335,7 +335,8 @@ class EditSession:
                 done.left_out = left_out
                 return done
             except ServiceUnavailable as error:
-                done.unchecked[path] = f"no checking server: {error.message}"
+                # No server for its language, or its server would not answer for it (gopls: "no package metadata").
+                done.unchecked[path] = error.message
                 continue
             except GraftError:
                 continue  # unreadable now (deleted meanwhile, too large): nothing to compare there
