@@ -133,6 +133,21 @@ class ServiceUnavailable(Refused):
     code = "service_unavailable"
 
 
+class ServerAnsweredError(ServiceUnavailable):
+    """A running server answered a request with an error: a failure on its side, or its own
+    check refusing the request on purpose (gopls refuses a rename that would conflict), which
+    a language's passes can tell apart (engine.refactor.language_passes)."""
+
+    code = "server_error"
+
+    def __init__(self, server: str, method: str, error_code: int | None, detail: str) -> None:
+        super().__init__(f"{server} answered {method} with error {error_code}: {detail}")
+        self.server = server
+        self.method = method
+        self.error_code = error_code
+        self.detail = detail
+
+
 class InvalidName(UsageError):
     """A new name that is not an identifier of the language, or is one of its keywords."""
 

@@ -217,6 +217,21 @@ class Tools(Protocol):
         ``folder``'s ``roots`` first on its path and no bytecode written; (imported, output tail)."""
         ...
 
+    def gofmt(self, texts: list[str]) -> list[Formatted]:
+        """Each Go source as gofmt prints it, in order. gofmt reads only the text it is given and
+        runs nothing the workspace chose."""
+        ...
+
+
+@dataclass(frozen=True)
+class Formatted:
+    """A source as its language's formatter prints it, or why it could not be formatted."""
+
+    text: str | None
+    """None when it was not formatted."""
+    error: str = ""
+    """Why not: the formatter is not installed, or the source does not parse."""
+
 
 TOOLS_ENTRY_POINT_GROUP = "codegraft.tools"
 

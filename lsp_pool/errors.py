@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.errors import ServiceUnavailable
+from engine.errors import ServerAnsweredError, ServiceUnavailable
 
 
 class ServerNotFound(ServiceUnavailable):
@@ -60,14 +60,10 @@ class NotReady(ServiceUnavailable):
     code = "server_not_ready"
 
 
-class ServerRequestFailed(ServiceUnavailable):
+class ServerRequestFailed(ServerAnsweredError):
     """The server answered with a JSON-RPC error."""
 
     code = "server_error"
-
-    def __init__(self, server_id: str, method: str, error_code: int | None, message: str) -> None:
-        super().__init__(f"{server_id} answered {method} with error {error_code}: {message}")
-        self.error_code = error_code
 
 
 class Unsupported(ServiceUnavailable):

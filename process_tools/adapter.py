@@ -12,17 +12,21 @@ project's code, and the engine asks for it only when the workspace is trusted (`
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from engine.errors import Refused
+from engine.ports import Formatted
 from engine.settings import workspace_python_trust
 from engine.workspace import Workspace
 
 _OUTPUT_TAIL = 4000
 _GIT_TIMEOUT = 30
 _IMPORT_TIMEOUT = 60
+_GOFMT_TIMEOUT = 30
 _NEUTRALISED = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
 _FILTER_COMMANDS = ("clean", "smudge", "process")
 _REPOSITORY_VARIABLES = frozenset({"GIT_DIR", "GIT_WORK_TREE"})
@@ -110,6 +114,14 @@ class ProcessTools:
         output = (result.stdout + result.stderr).decode("utf-8", errors="replace")
         return result.returncode == 0, output[-_OUTPUT_TAIL:]
 
+    def gofmt(self, texts: list[str]) -> list[Formatted]:
+        """gofmt over each text on its standard input (it reads nothing else), a few at once."""
+        program = shutil.which("gofmt")
+        if program is None:
+            return [Formatted(None, "gofmt is not installed (it comes with Go: https://go.dev/dl)")] * len(texts)
+        with ThreadPoolExecutor(min(4, max(1, len(texts))), thread_name_prefix="graft-gofmt") as workers:
+            return list(workers.map(lambda text: _gofmt_one(program, text), texts))
+
     def _interpreter(self) -> str:
         """The project's own virtual environment's Python when it has one and the workspace's
         code is trusted (the engine does not ask for an import otherwise), else codegraft's."""
@@ -139,6 +151,18 @@ class ProcessTools:
             if section.lower() == "filter" and driver and name.lower() in _FILTER_COMMANDS:
                 drivers.add(driver)
         return [option for driver in sorted(drivers) for name in _FILTER_COMMANDS for option in ("-c", f"filter.{driver}.{name}=")]
+
+
+def _gofmt_one(program: str, text: str) -> Formatted:
+    try:
+        result = subprocess.run([program], input=text.encode("utf-8"), capture_output=True, check=False, timeout=_GOFMT_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return Formatted(None, f"gofmt failed: {error}")
+    if result.returncode != 0:
+        # gofmt names the input <standard input>: its first lines say where the text does not parse.
+        message = result.stderr.decode("utf-8", errors="replace").strip().replace("<standard input>", "line")
+        return Formatted(None, message.splitlines()[0] if message else f"gofmt exited with status {result.returncode}")
+    return Formatted(result.stdout.decode("utf-8", errors="replace"))
 
 
 def create(workspace: Workspace) -> ProcessTools:

@@ -16,14 +16,42 @@ from engine.errors import GraftError
 from engine.refactor.plan import RefactorPlan
 from engine.workspace import Workspace, WorkspaceConfig
 from engine.refactor.operations import build
+from lsp_pool.adapter import PoolServices
+from lsp_pool.config import PoolConfig
+from lsp_pool.registry import DEFAULT_PREFERENCE, SPECS_BY_ID, locate
 from process_tools.adapter import ProcessTools
 from tests.conftest import REPO, tree_fingerprint
 
 CASES = sorted(p for p in (REPO / "fixtures" / "refactor").iterdir() if (p / "case.toml").is_file())
 
 
-CASE_KEYS = frozenset({"operation", "refusal", "code", "warning", "check", "tool_check", "removed"})
-"""What a case.toml says about the case; every other key is a field of its operation."""
+def _served(folder: Path) -> str | None:
+    """The language server a case is planned with (``server = "gopls"``), or None: planned without one."""
+    server = tomllib.loads((folder / "case.toml").read_text(encoding="utf-8")).get("server")
+    return str(server) if server is not None else None
+
+
+CASE_PARAMS = [pytest.param(folder, id=folder.name, marks=[pytest.mark.e2e] if _served(folder) else []) for folder in CASES]
+
+CASE_KEYS = frozenset({"operation", "refusal", "code", "warning", "check", "tool_check", "removed", "server"})
+"""What a case.toml says about the case; every other key is a field of its operation. ``server``:
+the case is planned with that real language server only (``--source lsp``), skipped where it is
+not installed."""
+
+
+def _engine(workspace: Workspace, server: str | None) -> Engine:
+    # The real process tools: moves and file renames import the planned modules before they are
+    # accepted, and Go's plans are run through gofmt.
+    if server is None:
+        return Engine(workspace, source=SourcePreference.AST, tools=ProcessTools(workspace))
+    spec = SPECS_BY_ID[server]
+    if locate(spec) is None:
+        pytest.skip(f"{server} is not installed here ({spec.install_hint})")
+    preference = dict(DEFAULT_PREFERENCE)
+    for language in spec.languages:
+        preference[language] = (server,)
+    services = PoolServices(workspace, PoolConfig(preference=preference))
+    return Engine(workspace, services=services, source=SourcePreference.LSP, tools=ProcessTools(workspace))
 
 
 def plan(engine: Engine, case: dict[str, object]) -> RefactorPlan:
@@ -32,7 +60,7 @@ def plan(engine: Engine, case: dict[str, object]) -> RefactorPlan:
     return engine.plan(build(case["operation"], fields))
 
 
-@pytest.mark.parametrize("folder", CASES, ids=[c.name for c in CASES])
+@pytest.mark.parametrize("folder", CASE_PARAMS)
 def test_refactor_case(folder: Path, tmp_path: Path) -> None:
     case = tomllib.loads((folder / "case.toml").read_text(encoding="utf-8"))
     root = tmp_path / "project"
@@ -41,8 +69,8 @@ def test_refactor_case(folder: Path, tmp_path: Path) -> None:
     before = tree_fingerprint(root)
     # The cases are this repository's own code, trusted: the import check runs (it imports the project).
     workspace = Workspace(root, WorkspaceConfig(trust_workspace_python=True))
-    # The real process tools: moves and file renames import the planned modules before they are accepted.
-    engine = Engine(workspace, source=SourcePreference.AST, tools=ProcessTools(workspace))
+    server = _served(folder)
+    engine = _engine(workspace, server)
     try:
         if "refusal" in case:
             with pytest.raises(GraftError) as refused:
@@ -53,7 +81,7 @@ def test_refactor_case(folder: Path, tmp_path: Path) -> None:
             assert tree_fingerprint(root) == before
             return
         made = plan(engine, case)
-        expected_source = "regex" if case.get("text") is True else "ast"
+        expected_source = "lsp" if server is not None else "regex" if case.get("text") is True else "ast"
         assert made.source.value == expected_source and made.files
         if "warning" in case:
             assert any(str(case["warning"]) in warning for warning in made.warnings), made.warnings

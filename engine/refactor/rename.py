@@ -27,6 +27,7 @@ from engine.languages import language_of, profile
 from engine.answers import ServerEdit, TextEdit
 from engine.ports import Answered, LanguageServices
 from engine.positions import Position, Range, split_lines
+from engine.refactor import language_passes
 from engine.refactor.corpus import Corpus
 from engine.refactor.mentions import FileWords
 from engine.refactor.doctests import DoctestPass
@@ -159,6 +160,9 @@ def plan_rename(
             notes = [f"from {answers[-1].server}", *answers[-1].notes, *_covered(targets), *extended]
             return _finish("rename", edit, Source.LSP, confidence, notes, passes.leftovers, new_name)
         except ServiceUnavailable as error:
+            refusal = language_passes.server_refusal(primary, error, old_name, new_name)
+            if refusal is not None:
+                raise refusal from None  # the server's own check said no: not a reason to fall back
             if require_server:
                 raise  # --source lsp: the server's answer or a refusal, never a fallback
             notes.append(f"language server unavailable: {error.message}")

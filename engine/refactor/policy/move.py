@@ -15,7 +15,7 @@ from engine.edits.model import WorkspaceEdit, paths_of
 from engine.errors import NotTopLevel, UsageError
 from engine.languages import SymbolMoves, profile_of
 from engine.names import parse_address
-from engine.refactor import move, move_other, skipped_files
+from engine.refactor import language_passes, move, move_other, skipped_files
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.policy.import_checks import import_checked
 from engine.symbols import Symbol
@@ -29,8 +29,9 @@ def plan(operation: Move, context: PlanContext) -> RefactorPlan:
     symbol = context.resolve_binding(parse_address(operation.address))[-1]  # an overload stack moves whole
     if len(symbol.path) != 1:
         raise NotTopLevel(f"{symbol.address} is not top-level; only top-level functions, classes and constants can move")
-    return skipped_files.checked(context, symbol.file, [symbol.name], f"moving {symbol.address} to {operation.dest}",
+    made = skipped_files.checked(context, symbol.file, [symbol.name], f"moving {symbol.address} to {operation.dest}",
                                  operation.strict, lambda: _planned(operation, context, symbol))
+    return language_passes.finished(made, context, operation, symbol.file)
 
 
 def _planned(operation: Move, context: PlanContext, symbol: Symbol) -> RefactorPlan:

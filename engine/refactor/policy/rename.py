@@ -19,7 +19,7 @@ from engine.graph.queries import NodeRef
 from engine.languages import ImportStyle, language_of, profile_of
 from engine.names import PositionAddress, parse_address
 from engine.positions import Position, split_lines
-from engine.refactor import attribute_strings, member_lookup, rename, skipped_files
+from engine.refactor import attribute_strings, language_passes, member_lookup, rename, skipped_files
 from engine.refactor.attribute_lists import with_attribute_lists
 from engine.refactor.corpus import Corpus
 from engine.refactor.dynamic_bases import dynamic_subclasses, with_dynamic_overrides
@@ -95,8 +95,9 @@ def _planned(
             fixtures=fixtures, listing=context.workspace_files, words=context.file_words(),
         )
 
-    return skipped_files.checked(context, targets[0].file, [old_name], f"renaming {old_name} to {operation.new_name}",
+    made = skipped_files.checked(context, targets[0].file, [old_name], f"renaming {old_name} to {operation.new_name}",
                                  operation.strict, planned)
+    return language_passes.finished(made, context, operation, targets[0].file)
 
 
 def _python_passes(operation: Rename, context: PlanContext, symbol: Symbol, targets: list[rename.RenameTarget]) -> rename.Extension:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine.refactor import rename_file, skipped_files
+from engine.refactor import language_passes, rename_file, skipped_files
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.policy.import_checks import import_checked
 
@@ -17,8 +17,9 @@ if TYPE_CHECKING:
 def plan(operation: FileRename, context: PlanContext) -> RefactorPlan:
     # Importers name the module by its file's stem (``import pkg.core``, ``from "./core"``).
     stem = operation.old.rstrip("/").rpartition("/")[2].partition(".")[0]
-    return skipped_files.checked(context, operation.old, [stem], f"renaming {operation.old} to {operation.new}",
+    made = skipped_files.checked(context, operation.old, [stem], f"renaming {operation.old} to {operation.new}",
                                  operation.strict, lambda: _planned(operation, context))
+    return language_passes.finished(made, context, operation, operation.old)
 
 
 def _planned(operation: FileRename, context: PlanContext) -> RefactorPlan:

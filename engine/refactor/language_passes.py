@@ -1,0 +1,53 @@
+"""The hook through which one language's own checks see a refactoring's plan.
+
+A language whose hazards need checks of its own (Go: gofmt, build constraints, gopls's rename
+checks) keeps them in one package, ``engine/refactor/<family>/``, whose ``passes`` module the
+policies reach through this one. That module defines the two functions of
+:class:`LanguagePasses`. It is imported only when a plan in that language is made: the
+operations' registry and the other languages' plans stay light.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Protocol, cast
+
+from engine.languages import profile_of
+
+if TYPE_CHECKING:
+    from engine.errors import Refused, ServiceUnavailable
+    from engine.refactor.operations.base import PlanContext, RefactorOperation
+    from engine.refactor.plan import RefactorPlan
+
+_PASSES_BY_FAMILY: dict[str, str] = {"go": "engine.refactor.go.passes"}
+"""A language family's passes module (add yours here)."""
+
+
+class LanguagePasses(Protocol):
+    def finish(self, plan: RefactorPlan, context: PlanContext, operation: RefactorOperation) -> RefactorPlan:
+        """The plan as it is to be shown: reformatted, with warnings added and the confidence
+        lowered, or refused with a typed error. Never writes."""
+        ...
+
+    def server_refusal(self, error: ServiceUnavailable, old_name: str, new_name: str) -> Refused | None:
+        """What a server's error on a rename means when it is the server's own check refusing
+        the rename (a conflict), as a typed refusal; None when the server was only unavailable."""
+        ...
+
+
+def passes_for(path: str) -> LanguagePasses | None:
+    """The passes of ``path``'s language family, or None when it has none."""
+    kind = profile_of(path)
+    module = _PASSES_BY_FAMILY.get(kind.family) if kind is not None else None
+    return cast("LanguagePasses", import_module(module)) if module is not None else None
+
+
+def finished(plan: RefactorPlan, context: PlanContext, operation: RefactorOperation, path: str) -> RefactorPlan:
+    """``plan`` through the passes of ``path``'s language (the file the operation starts from)."""
+    passes = passes_for(path)
+    return passes.finish(plan, context, operation) if passes is not None else plan
+
+
+def server_refusal(path: str, error: ServiceUnavailable, old_name: str, new_name: str) -> Refused | None:
+    passes = passes_for(path)
+    return passes.server_refusal(error, old_name, new_name) if passes is not None else None
