@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from typing import Callable, Collection
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable, Collection, TypeVar
 
 from engine.errors import ServiceUnavailable
 from engine.extract import FileSymbols
@@ -21,7 +23,10 @@ from lsp_pool.registry import SPECS, ServerSpec
 from lsp_pool.errors import ServerRequestFailed
 from lsp_pool.convert import Converter
 from lsp_pool.features import LanguageApi, resolves_actions
+from lsp_pool.server import ManagedServer
 from lsp_pool.sync import SyncLanguageApi
+
+T = TypeVar("T")
 
 
 class PoolServices:
@@ -34,6 +39,7 @@ class PoolServices:
         self.config = config or load_config(workspace.root, trust=workspace.config.trust_workspace_python)
         self.specs = specs
         self._api: SyncLanguageApi | None = None
+        self._shown_notes: list[str] = []
 
     @property
     def api(self) -> SyncLanguageApi:
@@ -52,7 +58,7 @@ class PoolServices:
 
     def references(self, source: SourceFile, position: Position) -> Answered[list[Location]]:
         path = self.workspace.root / source.path
-        return self.api.call(lambda api: api.references(path, position))
+        return self._after_showing(self.api.call(lambda api: api.references(path, position)))
 
     def definition(self, source: SourceFile, position: Position) -> Answered[list[Location]]:
         path = self.workspace.root / source.path
@@ -83,7 +89,13 @@ class PoolServices:
                 raise
             return await renaming
 
-        return self.api.call(plan)
+        return self._after_showing(self.api.call(plan))
+
+    def _after_showing(self, answer: Answered[T]) -> Answered[T]:
+        """An answer after :meth:`show_importers`, labelled incomplete (and why) when a project it
+        opened had not loaded in time."""
+        notes, self._shown_notes = self._shown_notes, []
+        return replace(answer, complete=False, notes=(*answer.notes, *notes)) if notes else answer
 
     def will_rename_file(self, source: SourceFile, new_path: str) -> Answered[ServerEdit]:
         old, new = self.workspace.root / source.path, self.workspace.root / new_path
@@ -157,13 +169,18 @@ class PoolServices:
             return  # the graph's importers cost tens of ms on a large project: asked only when needed
 
         async def show(paths: list[str]) -> None:
-            for relative in paths:
+            by_server: dict[str, tuple[ManagedServer, list[Path]]] = {}
+            for relative in dict.fromkeys(paths):
                 if not self._needs_open(language_of(relative)):
                     continue  # opening costs a type-check where a server reads the disk anyway
                 try:
                     server = api.pool.server_for(language_of(relative) or "", self.workspace.root)
-                    await server.ensure_started()
-                    server.use_file(self.workspace.root / relative, open_it=True)
+                except ServiceUnavailable:
+                    continue  # the request itself meets it and says why (auto then falls back)
+                by_server.setdefault(server.spec.id, (server, []))[1].append(self.workspace.root / relative)
+            for server, absolute in by_server.values():
+                try:
+                    self._shown_notes = [*self._shown_notes, *await server.show_documents(absolute)]
                 except (ServiceUnavailable, OSError):
                     continue  # the request itself meets it and says why (auto then falls back)
 

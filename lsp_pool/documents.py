@@ -46,6 +46,12 @@ class DocumentTracker:
         self._seen: dict[Path, _Seen] = {}
         self._max_open = max_open
 
+    def make_room(self, count: int) -> None:
+        """Keep at least ``count`` documents open at once from now on: a request that needs that
+        many open together (tsserver's loose files and one file per project, shown before a
+        rename) would otherwise close the first it opened, and tsserver drop that project."""
+        self._max_open = max(self._max_open, count + 1)
+
     def open_documents(self) -> list[Path]:
         return [path for path, seen in self._seen.items() if seen.version is not None]
 

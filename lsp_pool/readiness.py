@@ -37,6 +37,9 @@ class ReadinessTracker:
         self._running: set[str | int] = set()
         self._ever_began = False
         self._ready = asyncio.Event()
+        self._quiet_now = asyncio.Event()
+        """Set while no matching progress runs (a project load after readiness, tsserver's)."""
+        self._quiet_now.set()
         self._quiet: asyncio.TimerHandle | None = None
         self.signal: str = ""
         """What made the server ready, for `graft servers`."""
@@ -66,9 +69,11 @@ class ReadinessTracker:
         if kind == "begin" and title is not None and self._progress.search(title):
             self._running.add(token)
             self._ever_began = True
+            self._quiet_now.clear()
         elif kind == "end" and token in self._running:
             self._running.discard(token)
             if not self._running:
+                self._quiet_now.set()
                 self._become_ready(f"progress ended: {self.policy.progress_pattern}")
 
     def diagnostics_published(self) -> None:
@@ -82,6 +87,18 @@ class ReadinessTracker:
     def dead(self) -> None:
         self.state = ServerState.DEAD
         self._ready.set()  # wake waiters; they check the state
+        self._quiet_now.set()
+
+    async def wait_quiet(self, limit: float) -> bool:
+        """Wait until no matching progress runs (one that began after readiness: tsserver loading
+        another project for a document just opened), at most ``limit`` seconds; True when quiet."""
+        if self._quiet_now.is_set():
+            return True
+        try:
+            await asyncio.wait_for(self._quiet_now.wait(), limit)
+        except TimeoutError:
+            return False
+        return True
 
     def _become_ready(self, signal: str) -> None:
         if self.state in (ServerState.STARTING, ServerState.INDEXING):

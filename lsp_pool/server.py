@@ -289,6 +289,31 @@ class ManagedServer:
         self.touch()
         return Reply(value, complete)
 
+    async def show_documents(self, paths: list[Path]) -> list[str]:
+        """Open ``paths`` together (a server that answers only for open documents: tsserver loads
+        a file's project only once it is open) and wait until the projects they load have loaded:
+        each opened document's first diagnostics (tsserver checks a file only once its project is
+        loaded) and then the end of any loading progress that began meanwhile, within the
+        readiness budget. Returns what could not be waited for, for the answer's notes."""
+        await self.ensure_started()
+        self.documents.make_room(len(paths))
+        arrivals = []
+        for path in paths:
+            arrived = self.expect_diagnostics(path.as_uri())
+            if self.use_file(path, open_it=True):
+                arrivals.append(arrived)
+        if not arrivals:
+            return []
+        budget = self.readiness_budget
+        try:
+            await asyncio.wait_for(asyncio.gather(*(arrived.wait() for arrived in arrivals)), budget)
+        except TimeoutError:
+            return [f"{self.spec.id} had not checked every file it was shown within {budget:g} s: "
+                    "uses in projects it was still loading may be missing"]
+        if self.tracker is not None and not await self.tracker.wait_quiet(budget):
+            return [f"{self.spec.id} was still loading a project after {budget:g} s: uses there may be missing"]
+        return []
+
     def use_file(self, path: Path, *, open_it: bool) -> bool:
         """Bring the server up to date with ``path``; True when that sent it something
         (didOpen or didChange), after which fresh diagnostics will follow."""

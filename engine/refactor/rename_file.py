@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
+from typing import Callable
 
 from engine.edits.model import FileChange, Operation, RenameFile, WorkspaceEdit
 from engine.errors import DestinationMissing, ExtensionMismatch, FileNotInWorkspace, PackageInit, Refused, ServiceUnavailable, TargetExists, UsageError
@@ -37,7 +38,10 @@ class RenameFileUnavailable(Refused):
 
 def plan_rename_file(
     workspace: Workspace, queries: GraphQueries, services: LanguageServices | None, use_server: bool, old: str, new: str,
+    importers: Callable[[list[str]], list[str]] | None = None,
 ) -> RefactorPlan:
+    """``importers``: the files a server that answers only for open documents is shown first
+    (by default the graph's importers of the file)."""
     old_path, new_path = _check_paths(workspace, old, new)
     language = language_of(old_path)
     kind = profile_of(old_path)
@@ -54,7 +58,7 @@ def plan_rename_file(
         return RefactorPlan("rename-file", edit, Source.AST, Confidence.HIGH, [f"same {language} package: no import names the file"])
     if use_server and services is not None:
         try:
-            services.show_importers([old_path], queries.importing_files)  # their imports change with the rename
+            services.show_importers([old_path], importers or queries.importing_files)  # their imports change with the rename
             answer = services.will_rename_file(workspace.read(old_path), new_path)
             operations: list[Operation] = []
             for file_edits in answer.value.files:

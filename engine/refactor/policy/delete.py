@@ -18,6 +18,7 @@ from engine.refactor import symbol_edits
 from engine.refactor.corpus import Corpus
 from engine.refactor.name_uses import name_uses
 from engine.refactor.plan import RefactorPlan
+from engine.refactor.typescript.visibility import files_to_show, in_family
 from engine.symbols import Source, Symbol
 
 if TYPE_CHECKING:
@@ -29,6 +30,9 @@ def plan(operation: Delete, context: PlanContext) -> RefactorPlan:
     family = context.resolve_binding(parse_address(operation.address))
     source = context.workspace.read(family[0].file)
     symbol = _spanning(family, source.text)
+    if context.use_server and context.services is not None and in_family(symbol.file):
+        # tsserver sees the uses in a project only once a file of it is open (test configs).
+        context.services.show_importers([symbol.file], files_to_show(context, [symbol.name], context.graph().importing_files))
     found = context.references(family[-1].address)
     kind = profile_of(symbol.file)
     if found.source is Source.AST and not (kind is not None and kind.graph_sees_uses):

@@ -18,6 +18,7 @@ from engine.names import parse_address
 from engine.refactor import language_passes, move, move_other, skipped_files
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.policy.import_checks import import_checked
+from engine.refactor.typescript.visibility import files_to_show
 from engine.symbols import Symbol
 
 if TYPE_CHECKING:
@@ -40,7 +41,8 @@ def _planned(operation: Move, context: PlanContext, symbol: Symbol) -> RefactorP
         if operation.shim:
             raise UsageError("a shim is for Python moves")
         return move_other.plan_other_move(context.workspace, context.services, context.use_server, symbol, operation.dest,
-                                          create=operation.create, importers=context.graph().importing_files)
+                                          create=operation.create,
+                                          importers=files_to_show(context, [symbol.name], context.graph().importing_files))
     stub, twins = _stub_twins(context, symbol)
     request = move.MoveRequest(symbol, operation.dest, create=operation.create, shim=operation.shim, stub_moved=bool(twins))
     planned = move.plan_move(context.workspace, context.graph(), request)

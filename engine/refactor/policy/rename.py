@@ -26,6 +26,7 @@ from engine.refactor.dynamic_bases import dynamic_subclasses, with_dynamic_overr
 from engine.refactor.inferred_receivers import FixtureMember
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.self_assignments import first_assignment_on_self
+from engine.refactor.typescript.visibility import files_to_show
 from engine.symbols import Symbol, SymbolKind
 
 if TYPE_CHECKING:
@@ -88,7 +89,8 @@ def _planned(
 
     def planned() -> RefactorPlan:
         if context.use_server and context.services is not None:
-            context.services.show_importers(sorted({target.file for target in targets}), queries.importing_files)
+            shown = files_to_show(context, [old_name], queries.importing_files)  # TypeScript: every project too
+            context.services.show_importers(sorted({target.file for target in targets}), shown)
         return rename.plan_rename(
             context.workspace, context.services, context.use_server, targets, old_name, operation.new_name, text=operation.text,
             dotted=dotted, extend=extend, files=list(queries.project.facts), require_server=context.require_server,

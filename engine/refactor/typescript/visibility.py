@@ -1,0 +1,74 @@
+"""Which files tsserver must be shown before a cross-file request, so that it sees the whole project.
+
+tsserver answers references and renames only from the projects of its open documents
+(engine.refactor.typescript.configs). Before a rename, a safe delete's reference check or a
+move, the server is shown, besides the graph's importers of the changed files:
+- one file of each project whose files mention a changed name (the first such file), so that
+  tsserver loads that project: test configs, project references, solution-style roots;
+- every file that mentions a changed name and that no config tsserver finds includes (a test
+  under ``tests/tsconfig.tests.json``, a script outside every config): tsserver sees such a
+  file only while it is open itself.
+A file that does not mention the name cannot refer to it, so no other file needs opening.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Sequence
+
+from engine.errors import GraftError
+from engine.languages import LANGUAGES, profile_of
+from engine.refactor.corpus import Corpus
+from engine.refactor.typescript.configs import ProjectConfigs
+
+if TYPE_CHECKING:
+    from engine.refactor.operations.base import PlanContext
+
+FAMILY = "typescript"
+_LANGUAGES = tuple(language.id for language in LANGUAGES if language.family == FAMILY)
+
+
+def in_family(path: str) -> bool:
+    """Whether ``path`` is TypeScript or JavaScript (one family: one server, one program)."""
+    kind = profile_of(path)
+    return kind is not None and kind.family == FAMILY
+
+
+def files_to_show(
+    context: PlanContext, names: Sequence[str], importers: Callable[[list[str]], list[str]],
+) -> Callable[[list[str]], list[str]]:
+    """What ``LanguageServices.show_importers`` opens for a request about ``names`` in some files:
+    the ``importers`` of those files, and for TypeScript and JavaScript the files above."""
+
+    def shown(files: list[str]) -> list[str]:
+        found = importers(files)
+        if not any(in_family(path) for path in files):
+            return found
+        return list(dict.fromkeys([*found, *project_files(context, names)]))
+
+    return shown
+
+
+def project_files(context: PlanContext, names: Sequence[str]) -> list[str]:
+    """One mentioning file per project, and every mentioning loose file (see the module's text)."""
+    corpus = Corpus(context.workspace, list(context.graph().project.facts), context.workspace_files, context.file_words())
+    mentioning = list(dict.fromkeys(path for name in names for language in _LANGUAGES
+                                    for path in corpus.mentioning(name, language)))
+    if not mentioning:
+        return []
+    configs = ProjectConfigs(context.workspace_files(), lambda path: _text(context, path))
+    first_of_project: dict[str, str] = {}
+    loose: list[str] = []
+    for path in mentioning:
+        owner = configs.owner(path)
+        if owner is None:
+            loose.append(path)
+        else:
+            first_of_project.setdefault(owner.path, path)
+    return [*first_of_project.values(), *loose]
+
+
+def _text(context: PlanContext, path: str) -> str | None:
+    try:
+        return context.workspace.read(path).text
+    except (GraftError, OSError, UnicodeDecodeError):
+        return None

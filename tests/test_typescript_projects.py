@@ -1,0 +1,86 @@
+"""TypeScript and JavaScript refactorings see the whole project, on the real server (issue 40, item 2).
+
+tsserver answers only from the projects of its open documents. ``fixtures/typescript-project``
+spreads its uses over a root config (``src/``), a test config tsserver never finds by itself
+(``tests/tsconfig.tests.json``), a second configured project (``e2e/``), files outside every
+config (``scripts/``) and a JavaScript project (``js/``, with .js, .cjs, .mjs and .jsx files).
+Each test runs on a fresh copy with a fresh server, so no earlier request has opened anything.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from engine.errors import Refused
+from engine.refactor.operations.rename_symbol import Rename
+from engine.refactor.operations.safe_delete import Delete
+from tests.conftest import REPO
+from tests.test_lsp_e2e import require, served_engine
+
+pytestmark = pytest.mark.e2e
+
+FIXTURE = REPO / "fixtures" / "typescript-project"
+CONFIGS = ("tsconfig.json", "tests/tsconfig.tests.json", "e2e/tsconfig.json", "js/jsconfig.json")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    require("typescript-language-server")
+    copy = tmp_path / "project"
+    shutil.copytree(FIXTURE, copy)
+    return copy
+
+
+def changed_files(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and ".graft" not in p.parts
+            and p.read_bytes() != (FIXTURE / p.relative_to(root)).read_bytes()}
+
+
+def type_check(root: Path) -> None:
+    """``tsc --noEmit`` over every config of the project, when tsc is installed."""
+    tsc = shutil.which("tsc")
+    if tsc is None:
+        return  # installed with typescript by .ci/install-servers; the edits were checked above
+    for config in CONFIGS:
+        checked = subprocess.run([tsc, "--noEmit", "-p", config], cwd=root, capture_output=True, text=True, timeout=120)
+        assert checked.returncode == 0, f"{config}:\n{checked.stdout}{checked.stderr}"
+
+
+def test_a_method_rename_reaches_tests_under_their_own_config_other_projects_and_loose_files(project: Path) -> None:
+    with served_engine(project, "typescript-language-server") as engine:
+        plan = engine.plan(Rename("src/stack.ts:Stack/push", "add"))
+        engine.edits().apply(plan.edit)
+    assert changed_files(project) == {"src/stack.ts", "tests/stack.test.ts", "tests/empty.test.ts", "scripts/demo.ts",
+                                      "e2e/flow.test.ts"}
+    assert (project / "tests" / "stack.test.ts").read_text().count("stack.add(") == 2  # through the barrel
+    assert "this.items.push(" in (project / "src" / "stack.ts").read_text()  # an array's push is another method
+    type_check(project)
+
+
+def test_a_property_rename_reaches_the_tests(project: Path) -> None:
+    with served_engine(project, "typescript-language-server") as engine:
+        plan = engine.plan(Rename("src/stack.ts:Stack/label", "title"))
+        engine.edits().apply(plan.edit)
+    assert changed_files(project) == {"src/stack.ts", "tests/stack.test.ts", "tests/empty.test.ts", "scripts/demo.ts"}
+    assert not any("label" in (project / path).read_text() for path in changed_files(project))
+    type_check(project)
+
+
+def test_a_safe_delete_sees_the_uses_in_tests_and_other_projects(project: Path) -> None:
+    with served_engine(project, "typescript-language-server") as engine, pytest.raises(Refused) as refused:
+        engine.plan(Delete("src/stack.ts:Stack/peek"))
+    assert "tests/stack.test.ts:6" in refused.value.message and "e2e/flow.test.ts:8" in refused.value.message
+    assert changed_files(project) == set()
+
+
+def test_a_javascript_method_rename_reaches_cjs_mjs_jsx_and_loose_scripts(project: Path) -> None:
+    with served_engine(project, "typescript-language-server") as engine:
+        plan = engine.plan(Rename("js/shapes.js:Square/area", "surface"))
+        engine.edits().apply(plan.edit)
+    assert changed_files(project) == {"js/shapes.js", "js/total.cjs", "js/tools/print.mjs", "js/view.jsx", "scripts/report.js"}
+    assert not any(".area(" in (project / path).read_text() for path in changed_files(project))
+    type_check(project)
