@@ -150,3 +150,25 @@ def test_go_a_file_gopls_gives_no_diagnostics_for_is_unchecked_with_the_reason_n
     assert set(verified.checked) == {"a/a.go", "b/b.go", "c/c.go", "c/c_test.go"} and verified.new_errors == ()
     confidence, reason = verified.label()
     assert confidence is Confidence.MEDIUM and "node_modules/x/x.go" in reason
+
+
+def test_go_the_other_files_of_the_package_and_its_tests_are_in_scope_and_their_break_caught(tmp_path: Path) -> None:
+    """A Go file sees every other file of its package without an import: a definition renamed in
+    a/a.go alone breaks a/use.go and the package's own test, which no import edge reaches."""
+    require("gopls")
+    _three_packages(tmp_path)
+    (tmp_path / "a" / "use.go").write_text("package a\n\n// Twice doubles a T's value.\nfunc Twice() int {\n\treturn 2 * T{}.Value()\n}\n")
+    (tmp_path / "a" / "a_test.go").write_text(
+        'package a\n\nimport "testing"\n\nfunc TestValue(t *testing.T) {\n\tif (T{}).Value() != 1 {\n\t\tt.Fatal("value")\n\t}\n}\n')
+    before = (tmp_path / "a" / "a.go").read_text()
+    with served_engine(tmp_path, "gopls") as engine:
+        importers, _beyond = engine.graph().importers_by_distance(["a/a.go"], 200)
+        assert {"a/use.go", "a/a_test.go"} <= set(importers)
+        outcome = engine.edits().apply(_rename_value(tmp_path), EditOptions(check=CheckMode.FULL))
+        verified = outcome.verification
+        assert verified is not None and {"a/use.go", "a/a_test.go"} <= set(verified.checked)
+        assert {"a/use.go", "a/a_test.go", "c/c.go", "c/c_test.go"} <= {d.file for d in verified.new_errors}
+        engine.edits().undo()
+        with pytest.raises(NewErrors, match="a/use.go"):
+            engine.edits().apply(_rename_value(tmp_path), EditOptions(check=CheckMode.FULL, fail_on_new_errors=True))
+    assert (tmp_path / "a" / "a.go").read_text() == before

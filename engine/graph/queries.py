@@ -17,11 +17,11 @@ import networkx as nx
 
 from engine.errors import Candidate, SymbolNotFound
 from engine.graph.build import ProjectGraph, file_node, symbol_node
-from engine.graph.facts import SymbolFact
+from engine.graph.facts import FileFacts, SymbolFact
 from engine.names import NamePath, PositionAddress, SymbolAddress, parse_address
 from engine.resolve import ambiguous_among
 from engine.symbols import SymbolKind
-from engine.languages import profile
+from engine.languages import ImportStyle, profile
 
 _USE_KINDS = ("imports", "calls", "inherits")
 _TEST_NAME = re.compile(r"^(test|Test)")
@@ -247,16 +247,27 @@ class GraphQueries:
                         found.add(importer)
         return sorted(found)
 
+    def _package_siblings(self, paths: list[str]) -> list[str]:
+        """The other files of the packages of ``paths`` where a package is its folder and its files
+        see one another without importing (Go): a definition renamed in one breaks the others and
+        the package's own tests, which no import edge reaches."""
+        folders = {_folder(p) for p in paths if _import_style(self.project.facts.get(p)) is ImportStyle.GO_PACKAGES}
+        if not folders:
+            return []
+        return [p for p, facts in self.project.facts.items()
+                if _folder(p) in folders and _import_style(facts) is ImportStyle.GO_PACKAGES]
+
     def importers_by_distance(self, paths: list[str], limit: int) -> tuple[list[str], int]:
         """Every file that imports ``paths``, directly or through other importers (a test that
-        reaches a module through a re-exporting package included), nearest first, at most
-        ``limit`` of them; and how many more there were past it."""
+        reaches a module through a re-exporting package included; in Go, the other files of the
+        package), nearest first, at most ``limit`` of them; and how many more there were past it."""
         found: list[str] = []
         seen = set(paths)
         layer = sorted(set(paths))
         beyond = 0
         while layer:
-            following = [p for p in self.importing_files(layer) if p not in seen]
+            # A Go file's package siblings see it without an import: dependents all the same.
+            following = sorted({p for p in [*self.importing_files(layer), *self._package_siblings(layer)] if p not in seen})
             seen.update(following)
             room = max(limit - len(found), 0)
             found += following[:room]
@@ -532,3 +543,12 @@ def _sees_uses(language: str | None) -> bool:
     """Whether the graph resolves this language's names, so that its dead-code pass can judge uses."""
     kind = profile(language)
     return kind is not None and kind.graph_sees_uses
+
+
+def _import_style(facts: FileFacts | None) -> ImportStyle:
+    kind = profile(facts.language) if facts is not None else None
+    return kind.imports if kind is not None else ImportStyle.NONE
+
+
+def _folder(path: str) -> str:
+    return path.rpartition("/")[0]
