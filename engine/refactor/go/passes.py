@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 
 from engine.edits.model import FileChange
 from engine.errors import Refused, ServiceUnavailable
-from engine.refactor.go import foreign_uses, gofmt, rename_checks
+from engine.refactor.corpus import Corpus
+from engine.refactor.go import build_constraints, foreign_uses, gofmt, other_builds, rename_checks
+from engine.refactor.operations.move_file import FileRename
 from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.plan import RefactorPlan
 from engine.symbols import Source
@@ -17,15 +19,32 @@ if TYPE_CHECKING:
 
 
 def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperation) -> RefactorPlan:
-    if isinstance(operation, Rename) and plan.source is Source.LSP and context.services is not None:
-        old_name = _replaced_name(plan, context)
-        unchecked = foreign_uses.check(plan.edit, context.workspace, context.services, old_name, operation.new_name)
-        plan = replace(plan, warnings=[*plan.warnings, *unchecked]) if unchecked else plan
+    if isinstance(operation, FileRename):
+        warning = build_constraints.checked_file_rename(operation.old, operation.new, operation.build_change)
+        plan = replace(plan, warnings=[*plan.warnings, warning]) if warning else plan
+    if isinstance(operation, Rename) and plan.source is Source.LSP:
+        plan = _server_rename_checked(plan, context, operation)
     return gofmt.keep_gofmt(plan, context.workspace, context.tools)
 
 
 def server_refusal(error: ServiceUnavailable, old_name: str, new_name: str) -> Refused | None:
     return rename_checks.server_refusal(error, old_name, new_name)
+
+
+def _server_rename_checked(plan: RefactorPlan, context: PlanContext, operation: Rename) -> RefactorPlan:
+    """gopls's rename, checked for what it cannot see: uses of another module's declaration it
+    renamed, and uses in files outside its build configuration it did not."""
+    old_name = _replaced_name(plan, context)
+    if context.services is not None:
+        unchecked = foreign_uses.check(plan.edit, context.workspace, context.services, old_name, operation.new_name)
+        plan = replace(plan, warnings=[*plan.warnings, *unchecked]) if unchecked else plan
+    corpus = Corpus(context.workspace, list(context.graph().project.facts), context.workspace_files, context.file_words())
+    touched = set(plan.edit.touched)
+    # An unexported name is seen by its own package only: the folders the rename edited.
+    folders = None if old_name[:1].isupper() else {path.rpartition("/")[0] for path in touched}
+    build = build_constraints.default_build()
+    uses = [use for use in other_builds.uses_outside(corpus, old_name, folders, build) if use.path not in touched]
+    return other_builds.checked(plan, uses, old_name, operation.new_name, build, operation.strict)
 
 
 def _replaced_name(plan: RefactorPlan, context: PlanContext) -> str:

@@ -27,6 +27,10 @@ class FileRename(RefactorOperation):
     new: str = param(FieldKind.PATH, "its new workspace path")
     import_check: bool = param(FieldKind.FLAG, IMPORT_CHECK_HELP, default=True)
     strict: bool = param(FieldKind.FLAG, STRICT_HELP, default=False)
+    build_change: bool = param(FieldKind.FLAG, "let a Go file's new name change which builds include it (a _test, "
+                                               "_windows or _linux_amd64 suffix added, removed or changed): off refuses "
+                                               "such a rename (build_constraints_change), on plans it and says so",
+                               default=False)
 
     def target(self) -> str:
         return f"{self.old} -> {self.new}"
