@@ -5,6 +5,8 @@ is about the language server, so that each test costs a daemon start and not a s
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import json
 import os
 import re
@@ -399,7 +401,10 @@ def test_a_call_waiting_is_answered_before_the_daemons_own_work(project: Path) -
     try:
         daemon_client._send(first, call.message())
         daemon_client._send(second, call.message())
-        answers = [list(daemon_client.conversation(connection)) for connection in (first, second)]
+        # Each read on its own, as two clients would: the daemon may take either first, and the one
+        # it takes must answer its "taken" while the other waits.
+        with ThreadPoolExecutor(2) as readers:
+            answers = list(readers.map(lambda connection: list(daemon_client.conversation(connection)), (first, second)))
     finally:
         first.close()
         second.close()
