@@ -217,7 +217,7 @@ class Converter:
         for uri, edits in (edit.get("changes") or {}).items():
             add(uri, edits)
         return ServerEdit(
-            files=tuple(FileEdits(file, tuple(edits)) for file, edits in sorted(per_file.items())),
+            files=tuple(FileEdits(file, _once(edits)) for file, edits in sorted(per_file.items())),
             created=tuple(created),
             renamed=tuple(renamed),
             deleted=tuple(deleted),
@@ -299,3 +299,19 @@ def _nest_by_range(symbols: list[Symbol]) -> list[Symbol]:
         (stack[-1].children if stack else top).append(symbol)
         stack.append(symbol)
     return top
+
+
+def _once(edits: list[TextEdit]) -> tuple[TextEdit, ...]:
+    """A file's edits with repeats of the same replacement dropped: tsserver renames a re-export
+    (``export { parse as read }``) once per overload signature of what it re-exports, the same
+    edit three times, which would read as overlapping edits. Two equal insertions are kept: an
+    insertion twice is two insertions."""
+    seen: set[TextEdit] = set()
+    kept = []
+    for edit in edits:
+        if edit.range.start != edit.range.end:
+            if edit in seen:
+                continue
+            seen.add(edit)
+        kept.append(edit)
+    return tuple(kept)

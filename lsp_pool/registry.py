@@ -186,6 +186,10 @@ SPECS: tuple[ServerSpec, ...] = (
         readiness=ReadinessPolicy(progress_pattern=r"Initializing JS/TS language features", diagnostics=True, budget=60.0),
         install_hint="npm install -g typescript-language-server@5 typescript@5.9 (version 6 needs Node 22)",
         minimum_version=(4, 0),
+        # A real rename: tsserver's default keeps the old public name where a module re-exports
+        # it (``export { newName as oldName }``), a silent bridge that leaves the barrel's
+        # importers and every other use through it on the old name.
+        initialization_options={"preferences": {"providePrefixAndSuffixTextForRename": False}},
         needs_open=True,
         tsserver_diagnostics=True,
     ),

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from engine.errors import Refused
+from engine.refactor.operations.move_symbol import Move
 from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.operations.safe_delete import Delete
 from tests.conftest import REPO
@@ -84,3 +85,62 @@ def test_a_javascript_method_rename_reaches_cjs_mjs_jsx_and_loose_scripts(projec
     assert changed_files(project) == {"js/shapes.js", "js/total.cjs", "js/tools/print.mjs", "js/view.jsx", "scripts/report.js"}
     assert not any(".area(" in (project / path).read_text() for path in changed_files(project))
     type_check(project)
+
+
+def write_project(root: Path, files: dict[str, str]) -> Path:
+    for relative, text in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text, encoding="utf-8")
+    return root
+
+
+OVERLOADS = {
+    "tsconfig.json": '{"compilerOptions": {"strict": true, "target": "es2020", "module": "commonjs", "noEmit": true}}\n',
+    "src/parse.ts": (
+        "export function parse(text: string): number;\n"
+        "export function parse(text: string, radix: number): number;\n"
+        "export function parse(text: string, radix?: number): number {\n"
+        "  return parseInt(text, radix ?? 10);\n"
+        "}\n"
+    ),
+    "src/index.ts": 'export { parse } from "./parse";\nexport { parse as read } from "./parse";\n',
+    "app.ts": 'import { parse, read } from "./src/index";\n\nexport const total = parse("1") + parse("7", 8) + read("2");\n',
+}
+
+
+def test_a_rename_through_a_barrel_is_a_real_rename_and_takes_every_overload(tmp_path: Path) -> None:
+    """tsserver's default keeps the old public name in a re-export (``export { parseNumber as
+    parse }``): a silent bridge. Told not to, it renames the barrel and the barrel's importers; the
+    project's own alias (``parse as read``) stays an alias of the renamed function."""
+    require("typescript-language-server")
+    root = write_project(tmp_path / "project", OVERLOADS)
+    with served_engine(root, "typescript-language-server") as engine:
+        plan = engine.plan(Rename("src/parse.ts:parse", "parseNumber"))
+        engine.edits().apply(plan.edit)
+    assert (root / "src" / "parse.ts").read_text().count("export function parseNumber(") == 3
+    assert (root / "src" / "index.ts").read_text() == (
+        'export { parseNumber } from "./parse";\nexport { parseNumber as read } from "./parse";\n')
+    assert (root / "app.ts").read_text() == (
+        'import { parseNumber, read } from "./src/index";\n\n'
+        'export const total = parseNumber("1") + parseNumber("7", 8) + read("2");\n')
+    tsc = shutil.which("tsc")
+    if tsc is not None:
+        checked = subprocess.run([tsc, "-p", "."], cwd=root, capture_output=True, text=True, timeout=120)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_a_move_takes_every_overload_signature_with_the_implementation(tmp_path: Path) -> None:
+    require("typescript-language-server")
+    files = {**OVERLOADS, "src/numbers.ts": "export const TEN = 10;\n",
+             "app.ts": 'import { parse } from "./src/parse";\n\nexport const total = parse("1") + parse("7", 8);\n'}
+    del files["src/index.ts"]
+    root = write_project(tmp_path / "project", files)
+    with served_engine(root, "typescript-language-server") as engine:
+        plan = engine.plan(Move("src/parse.ts:parse", "src/numbers.ts"))
+        engine.edits().apply(plan.edit)
+    assert "parse" not in (root / "src" / "parse.ts").read_text()
+    assert (root / "src" / "numbers.ts").read_text().count("export function parse(") == 3
+    tsc = shutil.which("tsc")
+    if tsc is not None:
+        checked = subprocess.run([tsc, "-p", "."], cwd=root, capture_output=True, text=True, timeout=120)
+        assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -113,8 +113,11 @@ _CONTEXTUAL = frozenset(
 
 def _profile(language_id: str, extensions: tuple[str, ...], grammar: Grammar, rules: LanguageRules) -> Language:
     """TypeScript and JavaScript are one family: one server, one import resolution, one keyword set."""
+    # Overload signatures and their implementation, a getter and its setter, are one name:
+    # renamed, moved and deleted together.
     return Language(language_id, "typescript", extensions, keywords=_KEYWORDS, contextual_keywords=_CONTEXTUAL,
-                    identifier_token=SCRIPT_IDENTIFIER, grammar=grammar, rules=rules, imports=ImportStyle.ES_MODULES)
+                    identifier_token=SCRIPT_IDENTIFIER, grammar=grammar, rules=rules, imports=ImportStyle.ES_MODULES,
+                    one_name_definitions=True)
 
 
 PROFILES = (
