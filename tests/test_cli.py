@@ -465,7 +465,7 @@ def test_rename_command(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> N
     code, data, err = run_json(capsys, "--root", str(tmp_path), "rename", "m.py:old", "new", "--apply")
     assert code == 0 and data["applied"] and data["source"] == "ast"
     assert (tmp_path / "m.py").read_text() == '__all__ = ["new"]\n\n\ndef new():\n    return 1\n\n\nVALUE = new()  # old is called here\n'
-    assert "1 other occurrence(s) of 'old' left as they are (strings, comments, other scopes): m.py:8" in data["warnings"]
+    assert "1 mention(s) of 'old' in text left as they are (comment: m.py:8)" in data["warnings"]
     code, data, _ = run_json(capsys, "--root", str(tmp_path), "rename", "m.py:new", "VALUE")
     assert code == 1 and data["error"]["code"] == "name_clash"
 

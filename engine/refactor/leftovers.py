@@ -1,24 +1,30 @@
 """What a rename leaves of the old name: reported, never edited.
 
-Occurrences of the old name in the files as they will be after the edit (strings, comments,
-other scopes), dynamic lookups by that name that may break, and f-strings that build names
-starting like it. The scan of the files the edit does not touch happens before the edit is
-known (a rename runs it while the server computes), so only the edited files are read again,
-as they will be.
+Occurrences of the old name in the files as they will be after the edit, each classified
+(engine.refactor.mention_kinds): in code (another symbol of that name, or a reference the rename
+missed: the plan's confidence is then at most medium), in a string, a comment or a docstring
+(text the rename leaves as it is); dynamic lookups by that name that may break, and f-strings
+that build names starting like it. The scan of the files the edit does not touch happens before
+the edit is known (a rename runs it while the server computes), so only the edited files are
+read again, as they will be.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from dataclasses import dataclass
 
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.materialize import materialize
 from engine.edits.text import apply_text_edits, line_starts, splice_line, word_offsets
 from engine.errors import Refused
 from engine.answers import TextEdit
+from engine.languages import profile_of
 from engine.positions import split_lines
 from engine.refactor.corpus import Corpus
+from engine.refactor.mention_kinds import MentionKind, mention_kinds
+from engine.refactor.strings_and_comments import CodeMap
 
 _DYNAMIC = (
     (r"getattr\([^)]*[\"']{name}[\"']", "getattr with the old name"),
@@ -28,6 +34,27 @@ _DYNAMIC = (
     (r"f[\"'][^\"'{{]*\b{name}\b", "a name built in an f-string"),
 )
 _F_STRING_PREFIX = re.compile(r"""f["'][^"']*?([A-Za-z_]\w*)\{""")
+
+
+@dataclass(frozen=True)
+class Leftover:
+    """A line that still mentions the old name after the edit, and what the mention is there."""
+
+    path: str
+    line: int
+    """1-based."""
+    kind: MentionKind
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+_SHOWN = 10
+"""Places listed per kind of leftover; the rest are counted."""
+
+_TEXT_KINDS = ((MentionKind.COMMENT, "comment"), (MentionKind.STRING, "string"), (MentionKind.DOCSTRING, "docstring"),
+               (MentionKind.UNCLASSIFIED, "not classified"))
 
 
 class Leftovers:
@@ -43,21 +70,71 @@ class Leftovers:
 
     def warnings(self, edit: WorkspaceEdit) -> list[str]:
         """Warnings for the old name left in the files as they will be after ``edit``."""
+        return self.found(edit)[1]
+
+    def found(self, edit: WorkspaceEdit) -> tuple[list[Leftover], list[str]]:
+        """The old name's mentions left in the files as they will be after ``edit``, each with its
+        kind, and the warnings that say them (code first: it may be a missed reference)."""
         lines_after = self._lines_after(edit)
         warnings: list[str] = []
-        leftovers: list[str] = []
+        leftovers: list[Leftover] = []
         for path in self._paths:
-            for number, line in lines_after.get(path, self._lines_now[path]):
+            lines = lines_after.get(path, self._lines_now[path])
+            for number, line in lines:
                 for pattern, why in self._dynamic:
                     if pattern.search(line):
                         warnings.append(f"{path}:{number + 1}: {why} may break: {line.strip()[:80]}")
-                leftovers.append(f"{path}:{number + 1}")
-        if leftovers:
-            shown = ", ".join(leftovers[:10]) + (f" and {len(leftovers) - 10} more" if len(leftovers) > 10 else "")
-            warnings.append(
-                f"{len(leftovers)} other occurrence(s) of {self.old_name!r} left as they are (strings, comments, other scopes): {shown}"
-            )
-        return warnings + self._built_names
+            if lines:
+                leftovers += self._classified(path, edit, {number for number, _line in lines})
+        code = [leftover.where for leftover in leftovers if leftover.kind is MentionKind.CODE]
+        if code:
+            warnings.append(f"{len(code)} use(s) of {self.old_name!r} in code not renamed (another symbol of that name, "
+                            f"or a reference the rename missed: check them): {_listed(code)}")
+        text = [(label, [leftover.where for leftover in leftovers if leftover.kind is kind]) for kind, label in _TEXT_KINDS]
+        text = [(label, places) for label, places in text if places]
+        if text:
+            count = sum(len(places) for _label, places in text)
+            kinds = "; ".join(f"{label}: {_listed(places)}" for label, places in text)
+            warnings.append(f"{count} mention(s) of {self.old_name!r} in text left as they are ({kinds})")
+        return leftovers, warnings + self._built_names
+
+    def _classified(self, path: str, edit: WorkspaceEdit, numbers: set[int]) -> list[Leftover]:
+        """The mentions on these lines of the file as the edit leaves it, one per line and kind."""
+        text, code_map = self._text_after(path, edit)
+        if text is None:
+            return [Leftover(path, number + 1, MentionKind.UNCLASSIFIED) for number in sorted(numbers)]
+        offsets = word_offsets(text, self.old_name)
+        profile = profile_of(path)
+        kinds = mention_kinds(text, offsets, profile.id if profile else None, profile.family if profile else None, code_map)
+        starts = line_starts(text) if "\r" in text else None
+        found: dict[tuple[int, MentionKind], None] = {}
+        number, counted_to = 0, 0
+        for offset, kind in zip(offsets, kinds):
+            if starts is not None:
+                number = bisect_right(starts, offset) - 1
+            else:  # line breaks counted between one offset and the next, as _lines_at does
+                number += text.count("\n", counted_to, offset)
+                counted_to = offset
+            if number in numbers:
+                found[(number, kind)] = None
+        return [Leftover(path, number + 1, kind) for number, kind in sorted(found, key=lambda key: (key[0], key[1].value))]
+
+    def _text_after(self, path: str, edit: WorkspaceEdit) -> tuple[str | None, CodeMap | None]:
+        """A file's whole text as the edit leaves it (as :meth:`_lines` reads it), None when it
+        cannot be read; and for an untouched Python file, its strings-and-comments scan, shared
+        with the rename's other passes by content."""
+        if path not in edit.touched:
+            try:
+                source = self.corpus.source(path)
+            except Refused:
+                return _decoded(self.corpus.bytes_of(path) or b""), None
+            return source.text, self.corpus.code_map(path) if source.language == "python" else None
+        changes = [op for op in edit.operations if isinstance(op, FileChange) and op.path == path]
+        if len(changes) == 1 and all(isinstance(op, FileChange) for op in edit.operations):
+            source = self.corpus.source(path)
+            return apply_text_edits(source.text, changes[0].edits, source.newline), None
+        after = {state.path: state.after for state in materialize(edit, self.corpus.workspace)}.get(path)
+        return (_decoded(after) if after is not None else None), None
 
     def _lines_after(self, edit: WorkspaceEdit) -> dict[str, list[tuple[int, str]]]:
         """For each edited file that mentions the old name: its lines holding the name after the edit."""
@@ -96,7 +173,7 @@ class Leftovers:
     def _lines(self, data: bytes) -> list[tuple[int, str]]:
         """(0-based number, text) of each line holding the old name as a word (columns as the
         engine counts them: without a BOM)."""
-        text = data[3:].decode("utf-8", errors="replace") if data.startswith(b"\xef\xbb\xbf") else data.decode("utf-8", errors="replace")
+        text = _decoded(data)
         offsets = word_offsets(text, self.old_name)
         if not offsets:
             return []
@@ -113,6 +190,14 @@ class Leftovers:
 
 
 _BREAKS = re.compile(r"[\r\n]")
+
+
+def _decoded(data: bytes) -> str:
+    return data[3:].decode("utf-8", errors="replace") if data.startswith(b"\xef\xbb\xbf") else data.decode("utf-8", errors="replace")
+
+
+def _listed(places: list[str]) -> str:
+    return ", ".join(places[:_SHOWN]) + (f" and {len(places) - _SHOWN} more" if len(places) > _SHOWN else "")
 
 
 def _lines_at(text: str, offsets: list[int]) -> list[tuple[int, str]]:

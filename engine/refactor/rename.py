@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from engine.edits.model import FileChange, Operation, WorkspaceEdit
+from engine.edits.verification import capped
 from engine.errors import InvalidName, Refused, ServiceUnavailable
 from engine.languages import language_of, profile
 from engine.answers import ServerEdit, TextEdit
@@ -36,6 +37,7 @@ from engine.refactor.inferred_receivers import (
 )
 from engine.refactor.jedi_rename import RenameUnavailable, jedi_rename
 from engine.refactor.leftovers import Leftovers
+from engine.refactor.mention_kinds import MentionKind
 from engine.refactor.local_twins import keep_local_twins, possible_twins
 from engine.refactor.name_capture import name_captures
 from engine.refactor.plan import RefactorPlan
@@ -435,4 +437,9 @@ def _finish(
         listing = "\n  ".join(capture.message() for capture in captures)
         raise NameClash(f"renaming {old_name} to {new_name} would change what names mean:\n  {listing}\n"
                         "choose another name, or rename the other binding first")
-    return RefactorPlan(operation, edit, source, confidence, [*notes, *leftovers.warnings(edit)])
+    left, warnings = leftovers.found(edit)
+    if any(leftover.kind is MentionKind.CODE for leftover in left):
+        # A use in code the rename left is another symbol of that name or a reference it missed:
+        # which one is not known, so the plan cannot claim high (the warning lists them).
+        confidence = capped(confidence, Confidence.MEDIUM)
+    return RefactorPlan(operation, edit, source, confidence, [*notes, *warnings])

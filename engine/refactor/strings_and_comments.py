@@ -47,6 +47,16 @@ class CodeMap:
         index = bisect_right(scan.starts, offset) - 1
         return index < 0 or offset >= scan.ends[index]
 
+    def span_at(self, offset: int) -> tuple[int, int] | None:
+        """The string literal or comment holding ``offset`` (start, end), or None where it is code."""
+        scan = self._scan
+        if scan.scanned_past < offset:
+            scan.scan_to(self._text, offset)
+        index = bisect_right(scan.starts, offset) - 1
+        if index < 0 or offset >= scan.ends[index]:
+            return None
+        return scan.starts[index], scan.ends[index]
+
 
 class _Scan:
     """The strings and comments of one content found so far: every one starting at or before
