@@ -22,6 +22,14 @@
   message pygls would drop (not JSON, not JSON-RPC, params of the wrong shape) is answered.
 - Plans are made from the files on disk: a command on a document with unsaved changes
   is refused with a message, rather than computed from stale text.
+- A refactoring command checks its edit as an apply does (engine.edits.editor_check): the errors
+  of the edited files and their importers are taken before the edit is sent, and compared once
+  the editor has saved every file it edited (``textDocument/didSave``); the server then sends
+  ``graft/checkFinished`` (``{"transaction": "editor-…", "verified": …, "summary": …}``) and, when
+  the edit brought new errors, ``window/showMessage``. The command's result has ``verified`` as
+  it stands when the edit is sent (nothing compared yet), its confidence capped by it. A
+  ``"check": "none" | "fast" | "full"`` key in the command's object of arguments chooses the
+  check (default fast).
 """
 
 from __future__ import annotations
@@ -44,7 +52,10 @@ from pygls.lsp.server import LanguageServer
 from engine.api import Engine
 from engine.choices import SourcePreference
 from engine.opening import open_engine
+from engine.edits import editor_check
+from engine.edits.editor_check import EditorCheck
 from engine.edits.lsp_json import to_lsp
+from engine.edits.verification import CheckMode, capped
 from engine.edits.model import ChangeAnnotation, WorkspaceEdit
 from engine.errors import GraftError, MalformedAddress, SymbolNotFound, UsageError
 from engine.names import PositionAddress, parse_address
@@ -52,7 +63,7 @@ from engine.positions import LineIndex, Position, PositionEncoding
 from engine.refactor.operations import OPERATIONS, FieldInfo, RefactorOperation
 from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.plan import RefactorPlan
-from engine.symbols import Symbol
+from engine.symbols import Confidence, Symbol
 from frontends import lsp_stdio
 
 _CONVERTER = get_converter()
@@ -60,6 +71,8 @@ REQUEST_FAILED = -32803
 """LSP's RequestFailed: the request was valid and the server refuses it (the engine's refusals)."""
 INVALID_PARAMS = -32602
 COMMANDS = ("graft.outline", "graft.impact", *(operation.lsp_command for operation in OPERATIONS.values()))
+CHECK_FINISHED = "graft/checkFinished"
+"""The notification that carries a refactoring command's check once the editor has saved its files."""
 Handler = TypeVar("Handler", bound=Callable[..., Any])
 
 
@@ -116,6 +129,8 @@ class GraftLanguageServer(LanguageServer):
         super().__init__("codegraft", "0.1.0")
         self.source = source
         self.engine: Engine | None = None
+        self.awaiting: tuple[EditorCheck, set[str]] | None = None
+        """The last command's check and the files the editor has still to save before it is compared."""
 
     def require_engine(self) -> Engine:
         if self.engine is None:
@@ -186,15 +201,52 @@ class GraftLanguageServer(LanguageServer):
                 change["annotationId"] = "graft"
         return _CONVERTER.structure(data, t.WorkspaceEdit)
 
-    async def send(self, plan: RefactorPlan) -> dict[str, Any]:
+    async def send(self, plan: RefactorPlan, check: CheckMode = CheckMode.FAST) -> dict[str, Any]:
         self.check_plan_saved(plan)
+        # The errors before, from the files as they are: once the editor has the edit, its saves change them.
+        before = editor_check.prepare(self.require_engine().edits(), plan.edit, check)
         label = f"graft {plan.operation} ({plan.source.value} · {plan.confidence.value})"
         reply = await self.workspace_apply_edit_async(t.ApplyWorkspaceEditParams(edit=self.as_lsp_edit(plan), label=label))
         for warning in plan.warnings:
             self.window_log_message(t.LogMessageParams(t.MessageType.Info, f"{plan.operation}: {warning}"))
+        confidence: Confidence = plan.confidence
+        verified: dict[str, object] | None = None
+        if reply.applied:
+            sent = before.as_sent()
+            confidence, verified = capped(confidence, sent.label()[0]), sent.to_json()
+            self.awaiting = (before, set(before.saved_first)) if before.before is not None else None
+            if self.awaiting is not None and not before.saved_first:
+                self.finish_check()  # file operations only: the editor has done them on disk already
         return {"applied": bool(reply.applied), "files": plan.files, "source": plan.source.value,
-                "confidence": plan.confidence.value, "warnings": plan.warnings,
+                "confidence": confidence.value, "warnings": plan.warnings, "verified": verified,
                 **({"failure": reply.failure_reason} if reply.failure_reason else {})}
+
+    def saved(self, uri: str) -> None:
+        """The editor wrote a file: the last command's check is compared once every file it edited is."""
+        if self.awaiting is None:
+            return
+        self.awaiting[1].discard(self.path_of(uri))
+        if not self.awaiting[1]:
+            self.finish_check()
+
+    def finish_check(self) -> None:
+        """Compare the errors after the edit with those before (what the editor saved, read from
+        disk), keep the result for ``graft check --last``, and tell the editor."""
+        if self.awaiting is None:
+            return
+        check, _unsaved = self.awaiting
+        self.awaiting = None
+        engine = self.current_engine()  # the saved files read into the graph and told to the servers first
+        editor_check.keep(engine.workspace.root, check)
+        result = engine.edits().check_last()
+        if result is None:
+            return
+        transaction, verified = result
+        summary = verified.summary()
+        self.protocol.notify(CHECK_FINISHED, {"transaction": transaction, "verified": verified.to_json(), "summary": summary})
+        if verified.new_errors:
+            listing = "; ".join(f"{d.file}:{d.range.start.line + 1}: {d.message.splitlines()[0]}" for d in verified.new_errors[:3])
+            self.window_show_message(t.ShowMessageParams(t.MessageType.Warning, f"graft: the last edit {summary}: {listing}"))
 
 
 def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLanguageServer:
@@ -210,6 +262,13 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
         ls.engine = open_engine(Path(root).resolve(), ls.source)
         for report in ls.engine.recovered:
             ls.window_show_message(t.ShowMessageParams(t.MessageType.Warning, f"graft: {report.message()}"))
+
+    @server.feature(t.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: GraftLanguageServer, params: t.DidSaveTextDocumentParams) -> None:
+        try:
+            ls.saved(params.text_document.uri)
+        except GraftError as error:  # a notification has no answer: the check's failure is shown
+            ls.window_show_message(t.ShowMessageParams(t.MessageType.Error, f"graft: the check of the last edit failed: {error.message}"))
 
     @server.feature(t.SHUTDOWN)
     def shutdown(ls: GraftLanguageServer, params: None) -> None:
@@ -297,10 +356,11 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
                 values = await _values(ls, operation, list(arguments))
                 if values is None:
                     return {"applied": False, "cancelled": True}
+                check = _check_mode(values.pop("check", CheckMode.FAST.value))
                 plan = ls.current_engine().plan(operation.build(values))
                 if token is not None:
                     ls.work_done_progress.report(token, t.WorkDoneProgressReport(message="applying in the editor"))
-                return await ls.send(plan)
+                return await ls.send(plan, check)
             except GraftError as error:
                 hint = f' (give "{error.option}": true in the command\'s arguments)' if error.option in {
                     info.name for info in operation.fields()} else ""
@@ -314,6 +374,13 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
         refactor_command(operation)
 
     return server
+
+
+def _check_mode(value: Any) -> CheckMode:
+    try:
+        return CheckMode(value)
+    except ValueError:
+        raise BadArguments(f'"check" must be one of {", ".join(m.value for m in CheckMode)}, not {value!r}') from None
 
 
 def _argument(arguments: list[Any], index: int, what: str) -> str:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 import pytest
 from lsprotocol import types as t
@@ -453,3 +454,101 @@ def test_frames_read_the_same_however_the_input_is_split() -> None:
     for seed in range(200):
         split = random.Random(seed)
         assert read_all(lambda: split.randint(1, 40)) == whole, seed
+
+
+def _write_edit(project: Path, edit: t.WorkspaceEdit) -> list[str]:
+    """What an editor does on save: the edit's text changes written to the files (ASCII text here:
+    UTF-16 columns are characters). The URIs of the files written."""
+    written = []
+    for change in edit.document_changes or []:
+        if not isinstance(change, t.TextDocumentEdit):
+            continue
+        path = Path(unquote(urlparse(change.text_document.uri).path))
+        lines = path.read_text().split("\n")
+        starts = [0]
+        for line in lines[:-1]:
+            starts.append(starts[-1] + len(line) + 1)
+        text = "\n".join(lines)
+        for text_edit in sorted(change.edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+            start = starts[text_edit.range.start.line] + text_edit.range.start.character
+            end = starts[text_edit.range.end.line] + text_edit.range.end.character
+            text = text[:start] + text_edit.new_text + text[end:]
+        path.write_text(text)
+        written.append(change.text_document.uri)
+    return written
+
+
+def _plain(value: Any) -> Any:
+    """A custom notification's params as JSON values (pygls hands them over as named tuples)."""
+    if hasattr(value, "_asdict"):
+        return {key: _plain(item) for key, item in value._asdict().items()}
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+def test_a_command_checks_its_edit_once_the_editor_saves_it_and_says_so(tmp_path: Path) -> None:
+    """Issue 39: a refactoring command's edit is checked like an apply's. The errors before are
+    taken before the edit is sent; the answer says nothing is compared yet (and is not high);
+    once the editor has saved the files, the server compares them and notifies graft/checkFinished
+    with the whole check, and shows a message for the new error two imports away (c.py)."""
+    from tests.test_lsp_e2e import require
+    from tests.test_verification import _two_hops
+
+    require("basedpyright")
+    _two_hops(tmp_path)
+    client = LanguageClient("graft-test", "1")
+    edits: list[t.ApplyWorkspaceEditParams] = []
+    shown: list[str] = []
+    finished: list[Any] = []
+    arrived = asyncio.Event()
+
+    @client.feature(t.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: t.ApplyWorkspaceEditParams) -> t.ApplyWorkspaceEditResult:
+        edits.append(params)
+        return t.ApplyWorkspaceEditResult(applied=True)
+
+    @client.feature(t.WINDOW_SHOW_MESSAGE)
+    def show(params: t.ShowMessageParams) -> None:
+        shown.append(params.message)
+
+    @client.feature("graft/checkFinished")
+    def check_finished(params: Any) -> None:
+        finished.append(params)
+        arrived.set()
+
+    async def run() -> Any:
+        await client.start_io(GRAFT, "lsp", "--source", "auto")
+        await client.initialize_async(t.InitializeParams(
+            capabilities=t.ClientCapabilities(workspace=t.WorkspaceClientCapabilities(
+                apply_edit=True, workspace_edit=t.WorkspaceEditClientCapabilities(document_changes=True))),
+            root_uri=tmp_path.as_uri()))
+        client.initialized(t.InitializedParams())
+        try:
+            outcome = await client.workspace_execute_command_async(t.ExecuteCommandParams(
+                "graft.replaceSymbolBody", [{"address": "a.py:f", "text": "def f() -> str:\n    return 'one'\n", "check": "full"}]))
+            before_save = list(finished)
+            for written in _write_edit(tmp_path, edits[0].edit):
+                client.text_document_did_save(t.DidSaveTextDocumentParams(t.TextDocumentIdentifier(written)))
+            await asyncio.wait_for(arrived.wait(), timeout=240)
+            await asyncio.sleep(0.5)  # the message is sent right after the notification
+            return outcome, before_save
+        finally:
+            await client.shutdown_async(None)
+            client.exit(None)
+            await client.stop()
+
+    outcome, before_save = asyncio.run(run())
+    assert outcome["applied"] is True and before_save == []
+    sent = outcome["verified"]
+    assert sent["mode"] == "full" and sent["files_checked"] == 0 and sent["scope"] == ["a.py", "b.py", "c.py", "tests/test_c.py"]
+    assert outcome["confidence"] != "high" and "has not saved" in sent["reason"]
+    assert "return 'one'" in (tmp_path / "a.py").read_text()
+    notified = _plain(finished[0])
+    verified = notified["verified"]
+    assert notified["transaction"].startswith("editor-") and verified["files_checked"] == 4 and verified["pending"] == []
+    assert [error["file"] for error in verified["new_errors"]] == ["c.py"] and verified["confidence"] == "low"
+    assert notified["summary"].startswith("checked 4 of 4 file(s): 1 new error(s)")
+    assert any("graft: the last edit checked 4 of 4 file(s): 1 new error(s)" in message and "c.py:5" in message for message in shown), shown

@@ -308,6 +308,11 @@ class EditSession:
         again = self._errors(importers, deadline, budget, recheck=True)
         return {**after, **again.found}
 
+    def errors_before(self, paths: list[str], deadline: float, budget: float, *, first_wait: float = _LEAST_WAIT) -> _Pass:
+        """The before half of a check, for an edit this session does not write (an editor's:
+        engine.edits.editor_check): :meth:`_errors` as an apply's before pass calls it."""
+        return self._errors(paths, deadline, budget, first_wait=first_wait)
+
     def _errors(self, paths: list[str], deadline: float, budget: float | None = None, *, recheck: bool = False,
                 first_wait: float = _LEAST_WAIT) -> _Pass:
         """Error diagnostics per file, each from a server that had finished analysing; a file no
