@@ -148,7 +148,7 @@ def test_check_none_compares_nothing_and_says_so(tmp_path: Path) -> None:
     with served_engine(tmp_path, "basedpyright") as engine:
         outcome = engine.edits().apply(WorkspaceEdit((_rename_def_only(tmp_path, "a.py", "f", "renamed"),)),
                                        EditOptions(check=CheckMode.NONE))
-    assert outcome.verification is not None and outcome.verification.checked == ()
+    assert outcome.verification is not None and outcome.verification.checked == () and outcome.verification.pending == ()
     assert outcome.verification.label() == (Confidence.MEDIUM, "not verified: the check was turned off (--check none)")
     assert outcome.new_diagnostics == []
 

@@ -208,7 +208,8 @@ class EditSession:
         elif before is None and mode is not CheckMode.NONE:
             for path in in_scope:
                 unchecked.setdefault(path, "no language server answered for it")
-        left = [p for p in in_scope if p not in checked and p not in unchecked]
+        # Files a later check will compare; with the check off none will be.
+        left = [] if mode is CheckMode.NONE else [p for p in in_scope if p not in checked and p not in unchecked]
         return Verification(
             mode, tuple(in_scope), tuple(checked), tuple(comparison.new),
             tuple(_fixed_errors({p: baseline.get(p, []) for p in checked}, {p: after[p] for p in checked}, comparison.renamed)),
