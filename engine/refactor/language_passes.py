@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from engine.refactor.operations.base import PlanContext, RefactorOperation
     from engine.refactor.plan import RefactorPlan
 
-_PASSES_BY_FAMILY: dict[str, str] = {"go": "engine.refactor.go.passes"}
+_PASSES_BY_FAMILY: dict[str, str] = {"go": "engine.refactor.go.passes", "typescript": "engine.refactor.typescript.passes"}
 """A language family's passes module (add yours here)."""
 
 

@@ -1,0 +1,46 @@
+"""TypeScript's and JavaScript's passes over a refactoring's plan (the module
+engine.refactor.language_passes calls): a rename that would make a name clash is refused."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.edits.model import FileChange
+from engine.errors import Refused, ServiceUnavailable
+from engine.refactor.operations.rename_symbol import Rename
+from engine.refactor.plan import RefactorPlan
+from engine.refactor.rename import NameClash
+from engine.refactor.typescript.clashes import rename_clashes
+
+if TYPE_CHECKING:
+    from engine.refactor.operations.base import PlanContext, RefactorOperation
+
+
+def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperation) -> RefactorPlan:
+    if not isinstance(operation, Rename):
+        return plan
+    old_name = _replaced_name(plan, context)
+    if old_name is None:
+        return plan
+    clashes = rename_clashes(context.workspace, plan.edit, old_name, operation.new_name, context.graph().importing_files)
+    if clashes:
+        listing = "\n  ".join(clash.message() for clash in clashes)
+        raise NameClash(f"renaming {old_name} to {operation.new_name} would clash:\n  {listing}\n"
+                        "nothing was changed; choose another name, or rename the other binding first")
+    return plan
+
+
+def server_refusal(error: ServiceUnavailable, old_name: str, new_name: str) -> Refused | None:
+    return None  # tsserver renames without checking: the checks above are codegraft's
+
+
+def _replaced_name(plan: RefactorPlan, context: PlanContext) -> str | None:
+    """The name a rename's edits replace: the text under its first edit."""
+    for change in plan.edit.operations:
+        if isinstance(change, FileChange) and change.edits:
+            source = context.workspace.read(change.path)
+            span = change.edits[0].range
+            if span.start.line == span.end.line and span.start.line < len(source.line_starts):
+                start = source.line_starts[span.start.line]
+                return source.text[start + span.start.column:start + span.end.column]
+    return None
