@@ -442,8 +442,11 @@ def build_server(engine: Engine) -> GraftMCPServer:
     @server.tool(annotations=READS,
                  description="The implementations of an abstract method or protocol member (its overrides), or a class's subclasses.")
     def implementations(address: str) -> Result:
-        return tools.call(lambda: triple(graph_render.nodes_result(
-            "implementations", engine.graph().implementations(engine.graph_target(address)))))
+        def work() -> CallToolResult:
+            queries, target = engine.graph(), engine.graph_target(address)
+            return triple(graph_render.with_notes(graph_render.nodes_result("implementations", queries.implementations(target)),
+                                                  queries.implementation_notes(target)))
+        return tools.call(work)
 
     @server.tool(annotations=READS, description="A type's bases and subclasses.")
     def type_hierarchy(address: str) -> Result:

@@ -303,8 +303,39 @@ class GraphQueries:
         return [UnresolvedCalls(name, tuple(found[name])) for name in names if found.get(name)]
 
     def call_notes(self, address: str) -> list[str]:
-        """Notes for a callers or impact answer about ``address``: the unresolved calls that may reach it."""
+        """Notes for a callers or impact answer about ``address``: the unresolved calls that may
+        reach it, and when the graph follows no uses in its language at all, that."""
+        unseen = self._language_unseen(address)
+        if unseen:
+            return [f"the graph follows no calls or uses in {unseen} files, so callers and impact of {address} "
+                    f"list none from them: `graft graph refs {address}` asks the language server"]
         return [calls.note for calls in self.unresolved_calls(address)]
+
+    def implementation_notes(self, address: str) -> list[str]:
+        """Notes for an implementations answer: in a language whose uses the graph does not follow,
+        it knows only the bases a declaration names (never a Go type that satisfies an interface)."""
+        unseen = self._language_unseen(address)
+        if not unseen:
+            return []
+        return [f"in {unseen} files the graph knows only the bases a declaration names (extends, implements, an "
+                "embedded type), never a type that satisfies an interface without naming it"]
+
+    def dead_code_notes(self) -> list[str]:
+        """What a dead-code answer did not examine: files of languages whose uses the graph does not follow."""
+        unseen = sorted({facts.language for facts in self.project.facts.values()
+                         if facts.language is not None and not _sees_uses(facts.language)})
+        if not unseen:
+            return []
+        counted = [f"{sum(1 for f in self.project.facts.values() if f.language == language)} {language}" for language in unseen]
+        return [f"not examined: {', '.join(counted)} file(s): the graph follows no uses in those languages, so nothing "
+                "there can be judged unused"]
+
+    def _language_unseen(self, address: str) -> str:
+        """The language of ``address``'s file when the graph follows no uses in it, else ''."""
+        node = self.node_for(address)
+        facts = self.project.facts.get(self.graph.nodes[node]["path"])
+        language = facts.language if facts is not None else None
+        return language if language is not None and not _sees_uses(language) else ""
 
     def _method_fact(self, node: str) -> SymbolFact | None:
         """A node's fact when it is a method (a function directly in a class)."""
