@@ -27,6 +27,7 @@ from lsp_pool.errors import ServerNotFound, Unsupported
 from lsp_pool.pool import Pool
 from lsp_pool.server import ManagedServer
 from lsp_pool.tsserver_diagnostics import asked_diagnostics
+from lsp_pool.typescript_version import MOVE_TO_FILE, running_typescript
 
 RECHECK_SECONDS = 0.3
 """The wait before asking a file's diagnostics again after what it imports changed."""
@@ -155,7 +156,14 @@ class LanguageApi:
             # tsserver moves only into a file of the same program; asked for a new one, the
             # language server writes it to disk itself, which a plan must never do.
             raise Unsupported(f"{dest.name} does not exist: the server moves code only into an existing file of the project")
-        self.server_for(dest).use_file(dest, open_it=True)
+        server = self.server_for(dest)
+        typescript = running_typescript(self.root, server.command, bool(server.config.trusted_by))
+        if typescript is not None and typescript[1] < MOVE_TO_FILE:
+            folder, (major, minor) = typescript
+            raise Unsupported(f"moving code into another file needs TypeScript {MOVE_TO_FILE[0]}.{MOVE_TO_FILE[1]} or later "
+                              f"(tsserver's \"Move to file\"), and the server runs TypeScript {major}.{minor} from {folder}; "
+                              "install a newer one: npm install -g typescript@5.9")
+        server.use_file(dest, open_it=True)
         offered = await self.code_actions(path, span, only=["refactor.move"])
         for action in offered.value:
             handle = action.handle

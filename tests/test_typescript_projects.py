@@ -11,16 +11,22 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from engine.api import Engine, SourcePreference
 from engine.errors import Refused
 from engine.refactor.operations.move_symbol import Move
 from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.operations.safe_delete import Delete
+from engine.workspace import Workspace
+from lsp_pool.adapter import PoolServices
+from lsp_pool.registry import SPECS_BY_ID, locate
+from lsp_pool.workspace_trust import installed_tsserver
 from tests.conftest import REPO
-from tests.test_lsp_e2e import require, served_engine
+from tests.test_lsp_e2e import only, require, served_engine
 
 pytestmark = pytest.mark.e2e
 
@@ -144,3 +150,28 @@ def test_a_move_takes_every_overload_signature_with_the_implementation(tmp_path:
     if tsc is not None:
         checked = subprocess.run([tsc, "-p", "."], cwd=root, capture_output=True, text=True, timeout=120)
         assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_a_move_on_a_typescript_older_than_5_2_is_refused_and_says_so(tmp_path: Path) -> None:
+    """tsserver moves code into another file from TypeScript 5.2 on; before, it offers no such
+    action, and the refusal said nothing about why. The workspace is trusted, so the server runs its
+    own TypeScript: the installed one's lib/, in a package that says it is 5.1."""
+    require("typescript-language-server")
+    installed = installed_tsserver(locate(SPECS_BY_ID["typescript-language-server"])[0])  # type: ignore[index]
+    if installed is None:
+        pytest.skip("no TypeScript is installed beside typescript-language-server")
+    files = {**OVERLOADS, "src/numbers.ts": "export const TEN = 10;\n", ".gitignore": "node_modules/\n",
+             "node_modules/typescript/package.json": '{"name": "typescript", "version": "5.1.6"}\n'}
+    root = write_project(tmp_path / "project", files)
+    (root / "node_modules" / "typescript" / "lib").symlink_to(Path(installed).parent)
+    workspace = Workspace(root)
+    config = replace(only("typescript-language-server"), trusted_by="--trust")
+    engine = Engine(workspace, services=PoolServices(workspace, config), source=SourcePreference.AUTO)
+    try:
+        with pytest.raises(Refused) as refused:
+            engine.plan(Move("src/parse.ts:parse", "src/numbers.ts"))
+    finally:
+        engine.close()
+    assert refused.value.code == "cannot_move"
+    assert "needs TypeScript 5.2 or later" in refused.value.message and "runs TypeScript 5.1" in refused.value.message
+    assert "npm install -g typescript@5.9" in refused.value.message
