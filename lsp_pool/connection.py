@@ -173,7 +173,8 @@ class ServerEvents:
     on_log: Callable[[str], None] = lambda message: None
     on_progress: Callable[[str | int, str, str | None], None] = lambda token, kind, title: None
     on_diagnostics: Callable[[types.PublishDiagnosticsParams], None] = lambda params: None
-    settings: Callable[[str | None], Any] = lambda section: None
+    settings: Callable[[str | None, str | None], Any] = lambda section, scope: None
+    """Answers ``workspace/configuration`` for a section, and the document it asks about (or None)."""
     workspace_folders: Callable[[], list[types.WorkspaceFolder]] = list
     on_failure: Callable[[Exception], None] = lambda error: None
     """The connection became unusable (the process died, or broke the protocol)."""
@@ -379,7 +380,7 @@ class Connection:
 
         @feature(types.WORKSPACE_CONFIGURATION)
         def configuration(params: types.ConfigurationParams) -> list[Any]:
-            return [events.settings(item.section) for item in params.items]
+            return [events.settings(item.section, item.scope_uri) for item in params.items]
 
         @feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
         def progress_create(params: types.WorkDoneProgressCreateParams) -> None:

@@ -70,6 +70,9 @@ class ServerSpec:
     """Diagnostics are asked of tsserver through the server's ``typescript.tsserverRequest``
     command rather than awaited: it publishes them in stages, and an interrupted check publishes
     a part as if it were the whole (see :mod:`lsp_pool.tsserver_diagnostics`)."""
+    project_style: bool = False
+    """Told the project's style for what it writes (tsserver: each document's indentation, the
+    project's import specifiers; see :mod:`lsp_pool.typescript_style`)."""
     whole_workspace_program: bool = False
     """pyright's family: given a config of codegraft's own when the project's narrows the file set
     (see :mod:`lsp_pool.pyright_config`)."""
@@ -192,6 +195,7 @@ SPECS: tuple[ServerSpec, ...] = (
         initialization_options={"preferences": {"providePrefixAndSuffixTextForRename": False}},
         needs_open=True,
         tsserver_diagnostics=True,
+        project_style=True,
     ),
     ServerSpec(
         id="gopls",

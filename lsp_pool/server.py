@@ -23,6 +23,7 @@ from lsp_pool.errors import NotReady, RequestTimeout, ServerDied, ServerNotTrust
 from lsp_pool.pyright_config import whole_workspace_config
 from lsp_pool.readiness import ReadinessTracker, ServerState
 from lsp_pool.registry import ServerSpec
+from lsp_pool import typescript_style
 from lsp_pool.workspace_trust import TRUST_HINT, Confinement, confinement
 
 logger = logging.getLogger(__name__)
@@ -159,7 +160,8 @@ class ManagedServer:
             root_path=str(self.root),
             workspace_folders=[self._folder()],
             capabilities=client_capabilities(pull_diagnostics=self.spec.pull_diagnostics),
-            initialization_options=_merged(dict(self.spec.initialization_options), dict(confined.initialization_options)) or None,
+            initialization_options=_merged(_merged(dict(self.spec.initialization_options), self._style_options()),
+                                           dict(confined.initialization_options)) or None,
             client_info=t.ClientInfo(name="codegraft", version="0.1.0"),
         )
         result = await connection.request(t.INITIALIZE, params, timeout=self.spec.initialize_timeout)
@@ -379,7 +381,12 @@ class ManagedServer:
         if note not in self.notes:
             self.notes.append(note)
 
-    def _settings(self, section: str | None) -> Any:
+    def _style_options(self) -> dict[str, Any]:
+        return typescript_style.initialization_options(self.root) if self.spec.project_style else {}
+
+    def _settings(self, section: str | None, scope: str | None = None) -> Any:
+        if self.spec.project_style and section == typescript_style.FORMATTING_SECTION and scope is not None:
+            return typescript_style.formatting_options(self.root, scope)
         settings: Any = _merged(dict(self.spec.settings), self._program_settings)
         if not section:
             return settings

@@ -175,3 +175,51 @@ def test_a_move_on_a_typescript_older_than_5_2_is_refused_and_says_so(tmp_path: 
     assert refused.value.code == "cannot_move"
     assert "needs TypeScript 5.2 or later" in refused.value.message and "runs TypeScript 5.1" in refused.value.message
     assert "npm install -g typescript@5.9" in refused.value.message
+
+
+STYLED = {
+    "tsconfig.json": ('{"compilerOptions": {"strict": true, "target": "es2020", "module": "commonjs", "noEmit": true, '
+                      '"baseUrl": "src"}, "include": ["src"]}\n'),
+    "src/_internals/utils.ts": (
+        "export function pad(text: string, width: number): string {\n"
+        "  if (text.length >= width) {\n"
+        "    return text;\n"
+        "  }\n"
+        '  return " ".repeat(width - text.length) + text;\n'
+        "}\n"
+        "\n"
+        "export function shout(text: string): string {\n"
+        "  return text.toUpperCase();\n"
+        "}\n"
+    ),
+    "src/_internals/strings.ts": "export const EMPTY = '';\n",
+    "src/main.ts": (
+        'import { pad, shout } from "./_internals/utils";\n'
+        "\n"
+        "export function banner(text: string): string {\n"
+        "  return pad(shout(text), 10);\n"
+        "}\n"
+    ),
+}
+
+
+def test_a_move_keeps_the_files_indentation_and_the_projects_relative_imports(tmp_path: Path) -> None:
+    """tsserver formats moved code with 4 spaces unless told the file's indentation, and with a
+    baseUrl it wrote the importer's new import as '_internals/strings', which a test runner
+    without path mapping cannot resolve, though the project imports its files relatively."""
+    require("typescript-language-server")
+    root = write_project(tmp_path / "project", STYLED)
+    with served_engine(root, "typescript-language-server") as engine:
+        plan = engine.plan(Move("src/_internals/utils.ts:pad", "src/_internals/strings.ts"))
+        engine.edits().apply(plan.edit)
+    moved = (root / "src" / "_internals" / "strings.ts").read_text()
+    assert "\n  if (text.length >= width) {\n    return text;\n  }\n" in moved, moved
+    main = (root / "src" / "main.ts").read_text()
+    assert 'import { pad } from "./_internals/strings";' in main, main
+    assert main.endswith(STYLED["src/main.ts"].split("\n", 1)[1]), main  # the lines the move did not need are as they were
+    assert (root / "src" / "_internals" / "utils.ts").read_text() == STYLED["src/_internals/utils.ts"].split("\n\n", 1)[1]
+    assert any("written './_internals/strings'" in warning for warning in plan.warnings), plan.warnings
+    tsc = shutil.which("tsc")
+    if tsc is not None:
+        checked = subprocess.run([tsc, "-p", "."], cwd=root, capture_output=True, text=True, timeout=120)
+        assert checked.returncode == 0, checked.stdout + checked.stderr

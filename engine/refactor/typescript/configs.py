@@ -121,7 +121,7 @@ class ProjectConfigs:
         if path not in self._raw:
             text = self._read(path)
             try:
-                loaded = json.loads(_without_comments(text)) if text is not None else None
+                loaded = json.loads(jsonc_text(text)) if text is not None else None
             except ValueError:
                 loaded = None
             self._raw[path] = loaded if isinstance(loaded, dict) else None
@@ -215,7 +215,7 @@ def _glob(folder: str, pattern: str, *, prefix: bool = False) -> re.Pattern[str]
     return re.compile(regex + ("(?:/.*)?" if prefix else ""))
 
 
-def _without_comments(text: str) -> str:
+def jsonc_text(text: str) -> str:
     """JSON with comments and trailing commas (what tsc accepts) as plain JSON."""
     out = []
     i, n = 0, len(text)

@@ -1,22 +1,31 @@
 """TypeScript's and JavaScript's passes over a refactoring's plan (the module
-engine.refactor.language_passes calls): a rename that would make a name clash is refused."""
+engine.refactor.language_passes calls): a rename that would make a name clash is refused, and a
+move's new import specifiers follow the project's style."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from engine.edits.model import FileChange
+from engine.edits.model import CreateFile, FileChange
 from engine.errors import Refused, ServiceUnavailable
+from engine.refactor.operations.move_symbol import Move
 from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.rename import NameClash
 from engine.refactor.typescript.clashes import rename_clashes
+from engine.refactor.typescript.specifiers import relative_specifiers
+from engine.symbols import Source
 
 if TYPE_CHECKING:
     from engine.refactor.operations.base import PlanContext, RefactorOperation
 
 
 def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperation) -> RefactorPlan:
+    if isinstance(operation, Move) and plan.source is Source.LSP:
+        created = {op.path for op in plan.edit.operations if isinstance(op, CreateFile)}
+        edit, notes = relative_specifiers(context.workspace.root, plan.edit, created)
+        return replace(plan, edit=edit, warnings=[*plan.warnings, *notes]) if notes else plan
     if not isinstance(operation, Rename):
         return plan
     old_name = _replaced_name(plan, context)
