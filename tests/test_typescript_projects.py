@@ -223,3 +223,26 @@ def test_a_move_keeps_the_files_indentation_and_the_projects_relative_imports(tm
     if tsc is not None:
         checked = subprocess.run([tsc, "-p", "."], cwd=root, capture_output=True, text=True, timeout=120)
         assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+@pytest.mark.parametrize("barrel, stale", [
+    ('export { parse } from "./parse";\nexport { parse as read } from "./parse";\n', ["src/index.ts:1", "src/index.ts:2"]),
+    ('export * from "./parse";\n', ["src/index.ts:1 (export * from the old module"]),
+    ('export * from "./parse";\nexport * from "./numbers";\n', []),
+])
+def test_a_move_that_would_leave_a_barrel_re_exporting_the_old_module_is_refused(
+        tmp_path: Path, barrel: str, stale: list[str]) -> None:
+    """tsserver's move updates imports but not a barrel's re-export of the moved function: tsc
+    failed (TS2305), or the name silently left a barrel that re-exports the old module whole."""
+    require("typescript-language-server")
+    files = {**OVERLOADS, "src/index.ts": barrel, "src/numbers.ts": "export const TEN = 10;\n",
+             "app.ts": 'import { parse } from "./src/parse";\n\nexport const total = parse("1");\n'}
+    root = write_project(tmp_path / "project", files)
+    with served_engine(root, "typescript-language-server") as engine:
+        if not stale:
+            engine.plan(Move("src/parse.ts:parse", "src/numbers.ts"))  # the barrel exports the destination too
+            return
+        with pytest.raises(Refused) as refused:
+            engine.plan(Move("src/parse.ts:parse", "src/numbers.ts"))
+    assert refused.value.code == "cannot_move"
+    assert all(place in refused.value.message for place in stale), refused.value.message

@@ -45,7 +45,7 @@ class Clash:
         return f"{self.file}:{self.line}: {self.what}"
 
 
-class _Parsed:
+class ParsedFiles:
     """Each file read and parsed once per check."""
 
     def __init__(self, workspace: Workspace) -> None:
@@ -73,7 +73,7 @@ def rename_clashes(workspace: Workspace, edit: WorkspaceEdit, old: str, new: str
                    re_exporters: Callable[[list[str]], list[str]]) -> list[Clash]:
     """Every clash the rename ``edit`` of ``old`` to ``new`` would make; ``re_exporters(files)``
     gives the files that may re-export those files (their importers)."""
-    parsed = _Parsed(workspace)
+    parsed = ParsedFiles(workspace)
     clashes: list[Clash] = []
     changed: dict[str, set[int]] = {}
     for change in edit.operations:
@@ -155,7 +155,7 @@ def _member_clashes(path: str, root: Node, spans: set[int], old: str, new: str) 
     return found
 
 
-def _export_clashes(parsed: _Parsed, path: str, changed: dict[str, set[int]], old: str, new: str) -> list[Clash]:
+def _export_clashes(parsed: ParsedFiles, path: str, changed: dict[str, set[int]], old: str, new: str) -> list[Clash]:
     """A module that would export ``new`` twice, counting what its ``export *`` sources export."""
     found = parsed.get(path)
     if found is None:
@@ -175,7 +175,7 @@ def _exported_twice(origins: list[tuple[str, int]]) -> bool:
     return len(explicit) >= 2 or (not explicit and len(origins) >= 2)
 
 
-def _exports(parsed: _Parsed, path: str, changed: dict[str, set[int]], old: str, new: str, *, renamed: bool,
+def _exports(parsed: ParsedFiles, path: str, changed: dict[str, set[int]], old: str, new: str, *, renamed: bool,
              seen: set[str]) -> dict[str, list[tuple[str, int]]]:
     """Every name ``path`` exports, with where each comes from (file, line); ``renamed``: after the edit."""
     found = parsed.get(path)
@@ -217,7 +217,7 @@ def _exports(parsed: _Parsed, path: str, changed: dict[str, set[int]], old: str,
                 for alias in namespace.named_children:
                     add(named(alias), line, path)
                 continue
-            target = _module_file(parsed, path, source_node)
+            target = module_file(parsed, path, source_node)
             if target is not None:
                 for brought in _exports(parsed, target, changed, old, new, renamed=renamed, seen=seen):
                     if brought != "default":
@@ -240,7 +240,7 @@ def _declared_names(declaration: Node) -> list[Node]:
     return names
 
 
-def _module_file(parsed: _Parsed, importer: str, specifier: Node) -> str | None:
+def module_file(parsed: ParsedFiles, importer: str, specifier: Node) -> str | None:
     """The workspace file a relative module specifier names, as TypeScript resolves it."""
     text = (specifier.text or b"").decode("utf-8", errors="replace").strip("'\"`")
     if not text.startswith("."):

@@ -9,10 +9,13 @@ from typing import TYPE_CHECKING
 
 from engine.edits.model import CreateFile, FileChange
 from engine.errors import Refused, ServiceUnavailable
+from engine.names import parse_address
+from engine.refactor.move_other import MoveUnavailable
 from engine.refactor.operations.move_symbol import Move
 from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.rename import NameClash
+from engine.refactor.typescript.barrels import stale_re_exports
 from engine.refactor.typescript.clashes import rename_clashes
 from engine.refactor.typescript.specifiers import relative_specifiers
 from engine.symbols import Source
@@ -23,6 +26,7 @@ if TYPE_CHECKING:
 
 def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperation) -> RefactorPlan:
     if isinstance(operation, Move) and plan.source is Source.LSP:
+        _refuse_stale_re_exports(plan, context, operation)
         created = {op.path for op in plan.edit.operations if isinstance(op, CreateFile)}
         edit, notes = relative_specifiers(context.workspace.root, plan.edit, created)
         return replace(plan, edit=edit, warnings=[*plan.warnings, *notes]) if notes else plan
@@ -37,6 +41,18 @@ def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperatio
         raise NameClash(f"renaming {old_name} to {operation.new_name} would clash:\n  {listing}\n"
                         "nothing was changed; choose another name, or rename the other binding first")
     return plan
+
+
+def _refuse_stale_re_exports(plan: RefactorPlan, context: PlanContext, operation: Move) -> None:
+    symbol = context.resolve_binding(parse_address(operation.address))[-1]
+    dest = context.workspace.resolve(operation.dest)[0]
+    stale = stale_re_exports(context.workspace, plan.edit, symbol.file, dest, symbol.name, context.graph().importing_files)
+    if stale:
+        listing = "\n  ".join(stale)
+        raise MoveUnavailable(f"moving {symbol.name} to {dest} would leave re-exports of it pointing at {symbol.file}, which "
+                              f"the server does not update (tsc: TS2305, or the name silently gone from a barrel):\n  {listing}\n"
+                              f"nothing was changed: codegraft does not point those re-exports at {dest} yet; move it by hand and "
+                              "update them")
 
 
 def server_refusal(error: ServiceUnavailable, old_name: str, new_name: str) -> Refused | None:
