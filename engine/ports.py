@@ -8,10 +8,11 @@ process and protocol code and the CLI's fast paths do not import ``lsprotocol``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import Enum
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Collection, Generic, Iterator, Protocol, TypeVar
+from typing import TYPE_CHECKING, Callable, Collection, Generic, Iterator, Mapping, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from engine.extract import FileSymbols
@@ -53,6 +54,57 @@ class ServerStatus:
     """Why it is in that state, or how to install it."""
     restarts: int = 0
     """Times the server was started again in this session (it died, or grew past its memory ceiling)."""
+
+
+class Feature(str, Enum):
+    """What a language server gives a refactoring client, as measured (../shared/design/
+    LANGUAGE-SERVERS.md): each server's spec lists its own, and ``graft doctor`` derives from
+    them which operations go through the server."""
+
+    RENAME = "rename"
+    REFERENCES = "references"
+    IMPLEMENTATION = "implementation"
+    CALL_HIERARCHY = "call-hierarchy"
+    TYPE_HIERARCHY = "type-hierarchy"
+    DIAGNOSTICS = "diagnostics"
+    WILL_RENAME_FILES = "will-rename-files"
+    """Imports updated when a file moves (``workspace/willRenameFiles``)."""
+    MOVE_TO_FILE = "move-to-file"
+    """A code action that moves declarations into another file, importers updated (tsserver's)."""
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """What a server runs on that decides what it can do (typescript-language-server: a TypeScript)."""
+
+    name: str
+    version: str | None
+    folder: str
+    why: str
+    """Why this one and not another (the workspace's own is not loaded unless trusted)."""
+
+
+@dataclass(frozen=True)
+class Serving:
+    """The server that would serve a language in this workspace, or why none would (``graft doctor``).
+    Asking starts no server (a version flag may be run)."""
+
+    language: str
+    state: str
+    """ok | not-configured | not-found | too-old | not-trusted (no-services: no implementation of this port)"""
+    server: str | None = None
+    """The server that would serve (``ok``), else the first one found and passed over, else the
+    first one preferred (none installed), else None (none configured)."""
+    version: str | None = None
+    command: tuple[str, ...] = ()
+    """Where it was found: the command line that starts it."""
+    detail: str = ""
+    """Why it does not serve, with the command that installs a supported one or how to trust; ''."""
+    features: frozenset[Feature] = frozenset()
+    """What the serving server does here (its measured features less those ``lacking``)."""
+    lacking: Mapping[Feature, str] = field(default_factory=dict)
+    """A feature the server has elsewhere and not here, and why (TypeScript older than 5.2: no Move to file)."""
+    runtime: Runtime | None = None
 
 
 @dataclass(frozen=True)
@@ -144,6 +196,11 @@ class LanguageServices(Protocol):
         ...
 
     def status(self) -> list[ServerStatus]:
+        ...
+
+    def serving(self, language: str) -> Serving:
+        """Which server would serve ``language`` (a languageId) here, and what it can do, without
+        starting it: the choice a request would make (preference, version, trust)."""
         ...
 
     def start_for_workspace(self) -> None:

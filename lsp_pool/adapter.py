@@ -12,14 +12,15 @@ from engine.errors import ServiceUnavailable
 from engine.extract import FileSymbols
 from engine.languages import language_of
 from engine.answers import CodeAction, Diagnostic, Hover, Location, ServerEdit
-from engine.ports import ActionDetails, Answered, ServerStatus
+from engine.ports import ActionDetails, Answered, Feature, Runtime, ServerStatus, Serving
 from engine.positions import Position, Range
 from engine.symbols import Confidence, Source
 from engine.workspace import SourceFile, Workspace
 from lsp_pool.config import PoolConfig, load_config
 from lsp_pool.memory import resident_memory
 from lsp_pool.pool import Pool, probe_version
-from lsp_pool.registry import SPECS, ServerSpec
+from lsp_pool.registry import SPECS, ServerSpec, version_numbers
+from lsp_pool.typescript_version import MOVE_TO_FILE, typescript_runtime
 from lsp_pool.errors import ServerRequestFailed
 from lsp_pool.convert import Converter
 from lsp_pool.features import LanguageApi, resolves_actions
@@ -264,6 +265,24 @@ class PoolServices:
             )
         return statuses
 
+    def serving(self, language: str) -> Serving:
+        pool = self._api.pool if self._api is not None else Pool(self.config, self.specs)
+        choice = pool.choose(language, self.workspace.root)
+        chosen = choice.chosen.command if choice.chosen is not None else None
+        if choice.chosen is None or chosen is None:
+            passed = choice.passed_over[0] if choice.passed_over else None
+            found = pool.locate(passed.spec_id) if passed is not None else None
+            command = found.command if found is not None else None
+            named = passed.spec_id if passed is not None else next(iter(choice.preferred), None)
+            return Serving(language, choice.state, named, _plain(probe_version(named, command)) if named and command else None,
+                           command or (), choice.reason)
+        spec, command = choice.chosen.spec, chosen
+        runtime = (typescript_runtime(self.workspace.root, command, bool(self.config.trusted_by))
+                   if spec.id == "typescript-language-server" else None)
+        lacking = _lacking(spec, runtime)
+        return Serving(language, choice.state, spec.id, _plain(probe_version(spec.id, command)), command,
+                       features=spec.features - set(lacking), lacking=lacking, runtime=runtime)
+
     def close(self) -> None:
         if self._api is not None:
             self._api.close()
@@ -273,6 +292,19 @@ class PoolServices:
 def create(workspace: Workspace) -> PoolServices:
     """Entry point ``codegraft.language_services``: how the engine's front ends find this package."""
     return PoolServices(workspace)
+
+
+def _lacking(spec: ServerSpec, runtime: Runtime | None) -> dict[Feature, str]:
+    """The measured features ``spec``'s server lacks on what it runs here, and why."""
+    if Feature.MOVE_TO_FILE not in spec.features or runtime is None:
+        return {}
+    found = version_numbers(runtime.version)
+    if found is not None and found >= MOVE_TO_FILE:
+        return {}
+    wanted = ".".join(map(str, MOVE_TO_FILE))
+    return {Feature.MOVE_TO_FILE: f"tsserver's \"Move to file\" needs TypeScript {wanted} or later, and the server runs "
+                                  f"TypeScript {runtime.version or '(no version)'} from {runtime.folder}: "
+                                  "npm install -g typescript@5.9"}
 
 
 def _plain(version: str | None) -> str | None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lsp_pool.config import PoolConfig
+from engine.errors import ServiceUnavailable
 from lsp_pool.errors import ServerNotFound, ServerNotTrusted, ServerTooOld
 from lsp_pool.registry import SPECS, SPECS_BY_ID, ServerSpec, locate, version_numbers
 from lsp_pool.server import ManagedServer
@@ -21,6 +22,57 @@ class Found:
     command: tuple[str, ...] | None
     too_old: str = ""
     """Why the server found is older than codegraft supports ('' when it is not): it is not started."""
+
+
+@dataclass(frozen=True)
+class PassedOver:
+    """A server found but not chosen: too old, or not started for a workspace not trusted."""
+
+    spec_id: str
+    why: str
+    too_old: bool
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The server that would serve a language in a workspace, or why none would."""
+
+    language: str
+    preferred: tuple[str, ...]
+    chosen: Found | None
+    passed_over: tuple[PassedOver, ...] = ()
+    """Servers found but not chosen, in order of preference."""
+    install_hints: tuple[tuple[str, str], ...] = ()
+    """(server id, how to install it) for each preferred server, when none serves."""
+
+    @property
+    def state(self) -> str:
+        """ok | not-configured | too-old | not-trusted | not-found"""
+        if self.chosen is not None:
+            return "ok"
+        if not self.preferred:
+            return "not-configured"
+        if self.passed_over and all(passed.too_old for passed in self.passed_over):
+            return "too-old"
+        return "not-trusted" if self.passed_over else "not-found"
+
+    @property
+    def reason(self) -> str:
+        """Why none serves, with what to do ('' when one does)."""
+        state = self.state
+        if state == "ok":
+            return ""
+        if state == "not-configured":
+            return f"no language server is configured for {self.language}"
+        if state in ("too-old", "not-trusted"):
+            return "; ".join(passed.why for passed in self.passed_over)
+        hints = "; ".join(f"{spec_id}: {hint}" for spec_id, hint in self.install_hints)
+        return f"no language server for {self.language} is installed ({hints})"
+
+    def refusal(self) -> ServiceUnavailable:
+        """The typed error a request meets when none serves."""
+        kind = {"too-old": ServerTooOld, "not-trusted": ServerNotTrusted}.get(self.state, ServerNotFound)
+        return kind(self.reason)
 
 
 class Pool:
@@ -44,27 +96,29 @@ class Pool:
 
     def server_for(self, language: str, root: Path) -> ManagedServer:
         """The preferred installed server for ``language`` in ``root`` (not started yet)."""
+        choice = self.choose(language, root)
+        if choice.chosen is not None:
+            return self.server(choice.chosen.spec.id, root)
+        raise choice.refusal()
+
+    def choose(self, language: str, root: Path) -> Choice:
+        """Which server would serve ``language`` in ``root`` and why the ones before it would not,
+        starting nothing: :meth:`server_for`'s decision, and what ``graft doctor`` reports."""
         preferred = self.config.preference.get(language, ())
-        refusals = []
+        passed_over: list[PassedOver] = []
         for spec_id in preferred:
             found = self.locate(spec_id)
             if found.command is None:
                 continue
             if found.too_old:
-                refusals.append(found.too_old)
+                passed_over.append(PassedOver(spec_id, found.too_old, too_old=True))
                 continue
             refusal = confinement(found.spec, root, found.command, self.config.trusted_by).refusal
             if not refusal:
-                return self.server(spec_id, root)
-            refusals.append(refusal)
-        if not preferred:
-            raise ServerNotFound(f"no language server is configured for {language}")
-        if refusals and all(self.locate(i).too_old for i in preferred if self.locate(i).command is not None):
-            raise ServerTooOld("; ".join(refusals))
-        if refusals:
-            raise ServerNotTrusted("; ".join(refusals))
-        hints = "; ".join(f"{i}: {self.specs[i].install_hint}" for i in preferred if i in self.specs)
-        raise ServerNotFound(f"no language server for {language} is installed ({hints})")
+                return Choice(language, preferred, found, tuple(passed_over))
+            passed_over.append(PassedOver(spec_id, refusal, too_old=False))
+        hints = tuple((i, self.specs[i].install_hint) for i in preferred if i in self.specs)
+        return Choice(language, preferred, None, tuple(passed_over), hints)
 
     def server(self, spec_id: str, root: Path) -> ManagedServer:
         key = (spec_id, root.resolve())

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from engine.languages import LANGUAGES
+from engine.ports import Feature
 from engine.positions import PositionEncoding
 
 
@@ -87,6 +88,9 @@ class ServerSpec:
     """The oldest version codegraft supports: an older one is found but refused, with the command
     that installs a supported one (Debian's gopls 0.5 prints "master", is from 2020, and missed
     every implementation of an interface method it renamed)."""
+    features: frozenset[Feature] = frozenset()
+    """What the server gives a refactoring client, as measured (../shared/design/LANGUAGE-SERVERS.md;
+    a feature not measured is not listed): ``graft doctor`` says from it what goes through the server."""
 
 
 def _package_bin(name: str) -> str | None:
@@ -127,10 +131,14 @@ _PYRIGHT_SETTINGS: dict[str, object] = {
 }
 _PYRIGHT_READY = ReadinessPolicy(log_pattern=r"Found \d+ source files?|No source files found", budget=60.0)
 _IMMEDIATE = ReadinessPolicy(budget=10.0)
+_PYTHON_SERVER = frozenset({Feature.RENAME, Feature.REFERENCES})
+_COMPILER_SERVER = frozenset({Feature.RENAME, Feature.REFERENCES, Feature.IMPLEMENTATION, Feature.CALL_HIERARCHY,
+                              Feature.DIAGNOSTICS})
 
 SPECS: tuple[ServerSpec, ...] = (
     ServerSpec(
         id="basedpyright",
+        features=_PYTHON_SERVER | {Feature.DIAGNOSTICS, Feature.WILL_RENAME_FILES},
         languages=("python",),
         command=("basedpyright-langserver", "--stdio"),
         readiness=_PYRIGHT_READY,
@@ -143,6 +151,7 @@ SPECS: tuple[ServerSpec, ...] = (
     ),
     ServerSpec(
         id="pyright",
+        features=_PYTHON_SERVER | {Feature.DIAGNOSTICS},
         languages=("python",),
         command=("pyright-langserver", "--stdio"),
         readiness=_PYRIGHT_READY,
@@ -152,6 +161,7 @@ SPECS: tuple[ServerSpec, ...] = (
     ),
     ServerSpec(
         id="jedi-language-server",
+        features=_PYTHON_SERVER,
         languages=("python",),
         command=("jedi-language-server",),
         readiness=_IMMEDIATE,
@@ -162,6 +172,7 @@ SPECS: tuple[ServerSpec, ...] = (
     ),
     ServerSpec(
         id="pylsp",
+        features=_PYTHON_SERVER,
         languages=("python",),
         command=("pylsp",),
         readiness=_IMMEDIATE,
@@ -173,6 +184,7 @@ SPECS: tuple[ServerSpec, ...] = (
     ),
     ServerSpec(
         id="ty",
+        features=_PYTHON_SERVER,
         languages=("python",),
         command=("ty", "server"),
         readiness=_IMMEDIATE,
@@ -182,6 +194,7 @@ SPECS: tuple[ServerSpec, ...] = (
     ),
     ServerSpec(
         id="typescript-language-server",
+        features=_COMPILER_SERVER | {Feature.WILL_RENAME_FILES, Feature.MOVE_TO_FILE},
         languages=family("typescript"),
         command=("typescript-language-server", "--stdio"),
         # Small projects load without announcing progress; diagnostics for the opened file
@@ -199,6 +212,7 @@ SPECS: tuple[ServerSpec, ...] = (
     ),
     ServerSpec(
         id="gopls",
+        features=_COMPILER_SERVER | {Feature.TYPE_HIERARCHY},
         languages=("go",),
         command=("gopls",),
         version_args=("version",),
@@ -214,6 +228,7 @@ SPECS: tuple[ServerSpec, ...] = (
     ),
     ServerSpec(
         id="clangd",
+        features=_COMPILER_SERVER | {Feature.TYPE_HIERARCHY},
         languages=family("c"),
         command=("clangd", "--background-index", "--log=error"),
         # Without compile_commands.json clangd announces no background indexing.
@@ -223,6 +238,7 @@ SPECS: tuple[ServerSpec, ...] = (
     ),
     ServerSpec(
         id="rust-analyzer",
+        features=_COMPILER_SERVER,
         languages=("rust",),
         command=("rust-analyzer",),
         readiness=ReadinessPolicy(progress_pattern=r"Indexing|Roots Scanned|Fetching", budget=120.0),
