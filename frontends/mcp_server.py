@@ -613,6 +613,20 @@ def build_server(engine: Engine) -> GraftMCPServer:
             return _result(render.servers_json(statuses), render.servers_text(statuses) or "(no language-server support installed)")
         return tools.call(work)
 
+    @server.tool(annotations=READS, description=("Per language in the workspace (every language known with every_language): "
+                                                 "the server that would serve it, its version, where it was found and its "
+                                                 "state (with the install command or the reason), and what rename, move, "
+                                                 "rename-file, replace, insert, delete, the check after an apply and the "
+                                                 "graph do there, and how."))
+    def doctor(every_language: bool = False) -> Result:
+        def work() -> CallToolResult:
+            from engine.doctor import diagnose  # noqa: PLC0415  (this tool only)
+            from frontends.render.doctor import doctor_json, doctor_text  # noqa: PLC0415
+
+            report = diagnose(engine.workspace, engine.services, every_family=every_language)
+            return _result(doctor_json(report), doctor_text(report))
+        return tools.call(work)
+
     return server
 
 

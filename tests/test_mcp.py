@@ -31,7 +31,7 @@ EXPECTED_TOOLS = {
     "insert_after_symbol", "safe_delete_symbol", "move_symbol", "rename_file", "delete_file", "batch_apply", "list_dir", "implementations", "hover", "code_actions",
     "apply_code_action", "read_file", "read_multiple_files", "write_file",
     "edit_file", "transaction_apply", "undo_edit", "find_files", "search_in_files", "find_replace",
-    "project_overview", "impact", "affected_tests", "server_status", "check_edit",
+    "project_overview", "impact", "affected_tests", "server_status", "check_edit", "doctor",
 }
 
 
@@ -513,7 +513,7 @@ EXPECTED_HINTS: dict[str, tuple[bool, bool, bool]] = {
         "file_outline", "workspace_symbols", "read_symbol", "find_references", "get_definition", "explain_symbol",
         "call_hierarchy", "type_hierarchy", "implementations", "hover", "code_actions", "diagnostics", "read_file",
         "read_multiple_files", "list_dir", "find_files", "search_in_files", "project_overview", "impact",
-        "affected_tests", "server_status", "check_edit")},
+        "affected_tests", "server_status", "check_edit", "doctor")},
     # Refactorings write (apply=true), a dry run by default or not. Destructive: content is lost
     # (a deletion, a declaration replaced). Idempotent: the same call again changes nothing more
     # (a second rename or delete finds nothing to act on); an insertion inserts again.

@@ -108,6 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
     servers = commands.add_parser("servers", parents=[common], help="configured and found language servers")
     servers.add_argument("--start", action="store_true",
                          help="start the server of every language in the workspace and report its state")
+
+    doctor = commands.add_parser("doctor", parents=[common],
+                                 help="per language here: the server that would serve it, and what each operation does")
+    doctor.add_argument("--all", dest="every_language", action="store_true",
+                        help="also the languages codegraft knows that have no file in the workspace")
     return parser
 
 

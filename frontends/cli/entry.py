@@ -34,8 +34,9 @@ if TYPE_CHECKING:
 #: Commands that never use a language server: no daemon is started for them (a running one still answers).
 _SERVERLESS = frozenset({"history", "recover", "undo", "read-file", "write-file", "edit-file", "find-files", "search",
                          "find-replace"})
-#: Commands that always run here: the long-lived front ends, and the daemon's own control.
-_HERE = frozenset({"mcp", "lsp", "daemon"})
+#: Commands that always run here: the long-lived front ends, the daemon's own control, and the doctor
+#: (which servers this machine has now: a daemon's pool keeps what it found when it started).
+_HERE = frozenset({"mcp", "lsp", "daemon", "doctor"})
 _VALUED_OPTIONS = frozenset({"--root", "--max-file-bytes", "--source"})
 #: engine.choices.SourcePreference's values that let a server answer, as strings: its module imports
 #: enum (a few ms of every call). tests/test_cli.py holds the two to the same values.

@@ -74,6 +74,14 @@ def _servers(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object
     return render.servers_json(statuses), render.servers_text(statuses), ""
 
 
+def _doctor(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object], str, str]:
+    from engine.doctor import diagnose  # noqa: PLC0415  (this command only)
+    from frontends.render.doctor import doctor_json, doctor_text  # noqa: PLC0415
+
+    report = diagnose(engine.workspace, engine.services, every_family=args.every_language)
+    return doctor_json(report), doctor_text(report), ""
+
+
 def _diagnostics(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object], str, str]:
     if args.since_last_apply:
         if args.paths:
@@ -92,7 +100,8 @@ def _check(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object],
 _GRAPH, _EDIT, _FILE, _BATCH = ("frontends.cli.graph_commands", "frontends.cli.edit_commands", "frontends.cli.file_commands",
                                  "frontends.cli.batch_commands")
 HANDLERS: dict[str, Handler | tuple[str, str]] = {
-    "outline": _outline, "find": _find, "read": _read, "symbols": _symbols, "servers": _servers, "diagnostics": _diagnostics,
+    "outline": _outline, "find": _find, "read": _read, "symbols": _symbols, "servers": _servers, "doctor": _doctor,
+    "diagnostics": _diagnostics,
     "explain": _explain, "check": _check,
     "index": (_GRAPH, "run_index"), "graph": (_GRAPH, "run_graph"),
     "apply": (_EDIT, "run_apply"), "undo": (_EDIT, "run_undo"), "history": (_EDIT, "run_history"), "recover": (_EDIT, "run_recover"),
@@ -200,7 +209,7 @@ def main(argv: Sequence[str] | None = None, engines: Engines | None = None, requ
 
 def _run(engines: Engines, root: Path, args: argparse.Namespace) -> tuple[dict[str, object], str, str]:
     source = SourcePreference(args.source)
-    wants_server = source in (SourcePreference.AUTO, SourcePreference.LSP) or args.command in ("servers", "diagnostics", "check")
+    wants_server = source in (SourcePreference.AUTO, SourcePreference.LSP) or args.command in ("servers", "doctor", "diagnostics", "check")
     writes = args.command in WRITING_COMMANDS or args.command in OPERATIONS
     engine = engines.acquire(root, source, servers=wants_server, tools=writes, max_file_bytes=args.max_file_bytes)
     try:
