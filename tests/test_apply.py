@@ -449,7 +449,7 @@ def test_a_syntax_refusal_names_the_first_error_line_in_a_tree_sitter_language(t
 
 
 def test_an_unparsable_source_is_located_where_python_puts_the_error(tmp_path: Path) -> None:
-    from engine.refactor.cst_edits import UnparsablePython, parse
+    from engine.refactor.python.cst_edits import UnparsablePython, parse
 
     (tmp_path / "m.py").write_text("import os\n\n\ndef f(x):\n    return (x +\n\n\nVALUE = f(1)\n")
     source = Workspace(tmp_path).read("m.py")

@@ -28,10 +28,10 @@ from engine.edits.text import line_starts, word_offsets
 from engine.languages import _BY_EXTENSION, _BY_FILENAME, language_of
 from engine.answers import TextEdit
 from engine.positions import Position, Range, split_lines
-from engine.refactor.doctests import _EXAMPLE, _has_example_line
+from engine.refactor.python.doctests import _EXAMPLE, _has_example_line
 from engine.refactor.leftovers import _lines_at
-from engine.refactor.local_twins import _may_define
-from engine.refactor.strings_and_comments import CodeMap
+from engine.refactor.python.local_twins import _may_define
+from engine.refactor.python.strings_and_comments import CodeMap
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -97,7 +97,7 @@ def test_maps_of_one_content_share_its_scan_and_answer_as_a_map_of_their_own_doe
     the last one stopped, whichever asked first and however far, and answers as a fresh one."""
     import random
 
-    from engine.refactor import strings_and_comments
+    from engine.refactor.python import strings_and_comments
 
     rng = random.Random(5)
     for path in _python_sources()[:40]:
@@ -115,7 +115,7 @@ def test_maps_of_one_content_share_its_scan_and_answer_as_a_map_of_their_own_doe
 
 
 def test_kept_scans_are_bounded_by_the_length_of_their_contents() -> None:
-    from engine.refactor.strings_and_comments import _ScansByContent
+    from engine.refactor.python.strings_and_comments import _ScansByContent
 
     scans = _ScansByContent(limit=100)
     kept = [scans.scan_of(f"c{number}", 40) for number in range(3)]
@@ -322,7 +322,7 @@ def test_recent_python_trees_are_kept_by_text_within_their_budget() -> None:
     """parse_python keeps the last few trees by their text (a rename's passes parse its defining
     module several times per call): the same text gives the same tree, another text its own,
     and what is kept stays within the character budget (a daemon's memory is held to one)."""
-    from engine.refactor import pytrees
+    from engine.refactor.python import pytrees
 
     first = pytrees.parse_python("def f():\n    return 1\n")
     assert first is not None and pytrees.parse_python("def f():\n    return 1\n") is first

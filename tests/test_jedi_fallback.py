@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from engine.api import Engine, SourcePreference
-from engine.refactor import jedi_rename as jedi_module
-from engine.refactor.jedi_rename import SourceChangedUnderJedi
+from engine.refactor.python import jedi_rename as jedi_module
+from engine.refactor.python.jedi_rename import SourceChangedUnderJedi
 from engine.workspace import Workspace
 from engine.refactor.operations.rename_symbol import Rename
 from tests.conftest import REPO, SAMPLE
@@ -122,7 +122,7 @@ def test_a_tree_that_does_not_match_the_disk_is_refused_not_written(tmp_path: Pa
 def test_jedi_itself_renames_past_its_thirty_file_search_limit(tmp_path: Path) -> None:
     """jedi stops searching references after parsing 30 files, silently; the fallback lifts it."""
     from engine.positions import Position
-    from engine.refactor.jedi_rename import jedi_rename
+    from engine.refactor.python.jedi_rename import jedi_rename
 
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")

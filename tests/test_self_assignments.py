@@ -1,10 +1,10 @@
-"""Where a subclass declares an inherited attribute again on ``self`` (engine/refactor/self_assignments.py):
+"""Where a subclass declares an inherited attribute again on ``self`` (engine/refactor/python/self_assignments.py):
 the rename target a server needs there, found only where ``self`` is the class's instance."""
 
 from __future__ import annotations
 
 from engine.positions import Position
-from engine.refactor.self_assignments import first_assignment_on_self
+from engine.refactor.python.self_assignments import first_assignment_on_self
 
 SOURCE = '''class Sub(Base):
     @staticmethod

@@ -13,7 +13,7 @@ from typing import Callable
 
 from engine.languages import language_of
 from engine.refactor.mentions import FileWords
-from engine.refactor.strings_and_comments import CodeMap
+from engine.refactor.python.strings_and_comments import CodeMap
 from engine.workspace import SourceFile, Workspace
 
 

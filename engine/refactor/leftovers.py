@@ -24,7 +24,7 @@ from engine.languages import profile_of
 from engine.positions import split_lines
 from engine.refactor.corpus import Corpus
 from engine.refactor.mention_kinds import MentionKind, mention_kinds
-from engine.refactor.strings_and_comments import CodeMap
+from engine.refactor.python.strings_and_comments import CodeMap
 
 _DYNAMIC = (
     (r"getattr\([^)]*[\"']{name}[\"']", "getattr with the old name"),

@@ -6,7 +6,7 @@ chose not to touch; a use in code that still says it is another symbol of that n
 reference the rename missed, and the answer says so rather than calling it text.
 
 Python is read with the strings-and-comments scan the rename passes share
-(engine.refactor.strings_and_comments); a docstring is a string that is the first code of the
+(engine.refactor.python.strings_and_comments); a docstring is a string that is the first code of the
 file or follows the colon of a ``def`` or ``class`` header. The C-like families (C, C++, C#, Go, Java,
 Rust, TypeScript and JavaScript, Kotlin, Swift, Scala) are read with one scan of their comments and
 literals, doc comments (``/** */``, ``///``, ``//!``) counted as docstrings. A name inside an
@@ -20,7 +20,7 @@ import re
 from bisect import bisect_right
 from enum import Enum
 
-from engine.refactor.strings_and_comments import CodeMap
+from engine.refactor.python.strings_and_comments import CodeMap
 
 
 class MentionKind(str, Enum):

@@ -23,7 +23,7 @@ from engine.answers import ServerEdit, TextEdit
 from engine.ports import LanguageServices
 from engine.positions import Range, split_lines
 from engine.refactor.plan import RefactorPlan
-from engine.refactor.cst_edits import move_operations
+from engine.refactor.python.cst_edits import move_operations
 from engine.symbols import Confidence, Source, Symbol
 from engine.workspace import Workspace
 

@@ -31,15 +31,15 @@ from engine.positions import Position, Range, split_lines
 from engine.refactor import language_passes
 from engine.refactor.corpus import Corpus
 from engine.refactor.mentions import FileWords
-from engine.refactor.doctests import DoctestPass
-from engine.refactor.inferred_receivers import (
+from engine.refactor.python.doctests import DoctestPass
+from engine.refactor.python.inferred_receivers import (
     Declaration, FixtureMember, attribute_uses, inferred_receiver_uses, without_self_homonyms,
 )
-from engine.refactor.jedi_rename import RenameUnavailable, jedi_rename
+from engine.refactor.python.jedi_rename import RenameUnavailable, jedi_rename
 from engine.refactor.leftovers import Leftovers
 from engine.refactor.mention_kinds import MentionKind
-from engine.refactor.local_twins import keep_local_twins, possible_twins
-from engine.refactor.name_capture import name_captures
+from engine.refactor.python.local_twins import keep_local_twins, possible_twins
+from engine.refactor.python.name_capture import name_captures
 from engine.refactor.plan import RefactorPlan
 from engine.symbols import Confidence, Source, Symbol
 from engine.workspace import SourceFile, Workspace

@@ -22,12 +22,12 @@ from engine.errors import DestinationMissing, ExtensionMismatch, FileNotInWorksp
 from engine.graph.queries import GraphQueries
 from engine.languages import FileMoves, language_of, profile_of
 from engine.ports import LanguageServices
-from engine.refactor.dotted_strings import retarget_dotted_strings
-from engine.refactor.module_doctests import rewrite_doctest_imports
-from engine.refactor.module_mentions import config_edits, documentation_mentions
-from engine.refactor.module_references import rewrite_module_references
+from engine.refactor.python.dotted_strings import retarget_dotted_strings
+from engine.refactor.python.module_doctests import rewrite_doctest_imports
+from engine.refactor.python.module_mentions import config_edits, documentation_mentions
+from engine.refactor.python.module_references import rewrite_module_references
 from engine.refactor.plan import RefactorPlan
-from engine.refactor.cst_edits import ModuleName, file_change, parse
+from engine.refactor.python.cst_edits import ModuleName, file_change, parse
 from engine.symbols import Confidence, Source
 from engine.workspace import Workspace
 

@@ -144,7 +144,7 @@ class WarmEngines:
     def forget_kept_reads(self) -> None:
         """What the engines keep for the next call (files read, their strings and comments found)
         let go, when the daemon has been idle long enough to give its heap back."""
-        from engine.refactor.strings_and_comments import forget_scans
+        from engine.refactor.python.strings_and_comments import forget_scans
 
         for engine in self._engines.values():
             engine.workspace.forget_kept_reads()

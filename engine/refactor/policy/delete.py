@@ -16,7 +16,7 @@ from engine.names import parse_address
 from engine.positions import Range, split_lines
 from engine.refactor import symbol_edits
 from engine.refactor.corpus import Corpus
-from engine.refactor.name_uses import name_uses
+from engine.refactor.python.name_uses import name_uses
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.typescript.visibility import files_to_show, in_family
 from engine.symbols import Source, Symbol

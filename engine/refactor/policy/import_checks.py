@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from engine.refactor.import_check import check_imports
+from engine.refactor.python.import_check import check_imports
 from engine.refactor.plan import RefactorPlan
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """``move``: a top-level function, class or constant to another module, importers rewritten.
 
-Python moves (engine.refactor.move) carry the symbol's stub declaration along and are
+Python moves (engine.refactor.python.move) carry the symbol's stub declaration along and are
 import-checked: the source and destination are imported with the plan applied (in a scratch
 copy) and a move that breaks an import is refused. Other languages move through
 engine.refactor.move_other.
@@ -15,7 +15,8 @@ from engine.edits.model import WorkspaceEdit, paths_of
 from engine.errors import NotTopLevel, UsageError
 from engine.languages import SymbolMoves, profile_of
 from engine.names import parse_address
-from engine.refactor import language_passes, move, move_other, skipped_files
+from engine.refactor import language_passes, move_other, skipped_files
+from engine.refactor.python import move
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.policy.import_checks import import_checked
 from engine.refactor.typescript.visibility import files_to_show

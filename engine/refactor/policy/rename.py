@@ -19,13 +19,14 @@ from engine.graph.queries import NodeRef
 from engine.languages import ImportStyle, language_of, profile_of
 from engine.names import PositionAddress, parse_address
 from engine.positions import Position, split_lines
-from engine.refactor import attribute_strings, language_passes, member_lookup, rename, skipped_files
-from engine.refactor.attribute_lists import with_attribute_lists
+from engine.refactor import language_passes, rename, skipped_files
+from engine.refactor.python import attribute_strings, member_lookup
+from engine.refactor.python.attribute_lists import with_attribute_lists
 from engine.refactor.corpus import Corpus
-from engine.refactor.dynamic_bases import dynamic_subclasses, with_dynamic_overrides
-from engine.refactor.inferred_receivers import FixtureMember
+from engine.refactor.python.dynamic_bases import dynamic_subclasses, with_dynamic_overrides
+from engine.refactor.python.inferred_receivers import FixtureMember
 from engine.refactor.plan import RefactorPlan
-from engine.refactor.self_assignments import first_assignment_on_self
+from engine.refactor.python.self_assignments import first_assignment_on_self
 from engine.refactor.typescript.visibility import files_to_show
 from engine.symbols import Symbol, SymbolKind
 
@@ -63,7 +64,7 @@ def _rename_at(operation: Rename, context: PlanContext, file: str, position: Pos
     rename.check_name(operation.new_name, language_of(file))
     # Here, not at the top: LibCST's import (0.3-0.4 s) would delay every cold rename's first
     # request to its server, and only a rename by position may be a parameter's.
-    from engine.refactor import keyword_arguments
+    from engine.refactor.python import keyword_arguments
 
     extend: rename.Extension | None = None
     parameter = keyword_arguments.parameter_at(context.workspace, file, position) if _graph_sees_uses(file) else None
@@ -176,7 +177,7 @@ def _hierarchy(context: PlanContext, symbol: Symbol) -> list[NodeRef]:
 
 def _assigned_in_subclasses(context: PlanContext, symbol: Symbol, declared: set[tuple[str, str]]) -> list[rename.RenameTarget]:
     """The member declared again by assignment on self in a subclass that has no declaration of
-    it in its body (see engine.refactor.self_assignments)."""
+    it in its body (see engine.refactor.python.self_assignments)."""
     owner = symbol.name_path.rpartition("/")[0]
     try:
         below = context.graph().subclasses(f"{symbol.file}:{owner}") if owner else []

@@ -21,8 +21,8 @@ from engine.graph.queries import GraphQueries
 from engine.edits.text import covers
 from engine.answers import TextEdit
 from engine.positions import Position, Range, split_lines
-from engine.refactor.cst_edits import parse
-from engine.refactor.pytrees import code_points, parse_python, with_spans
+from engine.refactor.python.cst_edits import parse
+from engine.refactor.python.pytrees import code_points, parse_python, with_spans
 from engine.symbols import SymbolKind
 from engine.workspace import Workspace
 

@@ -15,7 +15,7 @@ from bisect import bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from engine.refactor.pytrees import parse_python
+from engine.refactor.python.pytrees import parse_python
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 

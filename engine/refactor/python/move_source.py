@@ -26,7 +26,7 @@ from libcst.metadata import (
 )
 
 from engine.errors import Refused
-from engine.refactor.cst_edits import (
+from engine.refactor.python.cst_edits import (
     ModuleName,
     TopLevelStatement,
     code_of,

@@ -31,8 +31,8 @@ from engine.errors import GraftError
 from engine.answers import TextEdit
 from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
-from engine.refactor.strings_and_comments import CodeMap
-from engine.refactor.pytrees import parse_python
+from engine.refactor.python.strings_and_comments import CodeMap
+from engine.refactor.python.pytrees import parse_python
 
 _EXAMPLE = re.compile(r"^[ \t]*(?:>>>|\.\.\.)(?: |$)", re.M)
 _DOC_SUFFIXES = (".md", ".rst", ".txt")

@@ -25,7 +25,7 @@ from pathlib import PurePosixPath
 from typing import Callable
 
 from engine.refactor.corpus import Corpus
-from engine.refactor.pytrees import parse_python
+from engine.refactor.python.pytrees import parse_python
 
 ResolveClass = Callable[[str, str, int], str | None]
 """(file, dotted expression, 1-based line) → the graph node of the class it names, or None."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import Scope, ScopeProvider
 
-from engine.refactor.cst_edits import (
+from engine.refactor.python.cst_edits import (
     ModuleName,
     ScopeMap,
     alias_as,

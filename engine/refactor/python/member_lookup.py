@@ -7,8 +7,8 @@ from typing import Callable
 
 from engine.graph.queries import GraphQueries
 from engine.refactor.corpus import Corpus
-from engine.refactor.inferred_receivers import FixtureMember
-from engine.refactor.pytest_fixtures import FixtureValues
+from engine.refactor.python.inferred_receivers import FixtureMember
+from engine.refactor.python.pytest_fixtures import FixtureValues
 from engine.symbols import SymbolKind
 
 

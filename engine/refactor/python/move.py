@@ -24,12 +24,12 @@ from engine.edits.materialize import materialize
 from engine.errors import DestinationMissing, Refused, UsageError
 from engine.graph.queries import GraphQueries
 from engine.languages import SymbolMoves, profile_of
-from engine.refactor.dotted_strings import retarget_dotted_strings
-from engine.refactor.move_importers import MoveNames, rewrite_importer
-from engine.refactor.move_rewrite import rewrite_dest, rewrite_source, top_level_bindings
-from engine.refactor.move_source import CannotMove, CarriedImport, analyse
+from engine.refactor.python.dotted_strings import retarget_dotted_strings
+from engine.refactor.python.move_importers import MoveNames, rewrite_importer
+from engine.refactor.python.move_rewrite import rewrite_dest, rewrite_source, top_level_bindings
+from engine.refactor.python.move_source import CannotMove, CarriedImport, analyse
 from engine.refactor.plan import RefactorPlan
-from engine.refactor.cst_edits import (
+from engine.refactor.python.cst_edits import (
     ModuleName, all_names, code_of, file_change, from_import, grouped_imports, move_operations, parse,
     parse_simple_statement,
 )

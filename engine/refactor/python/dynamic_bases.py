@@ -20,9 +20,9 @@ from engine.edits.text import Coverage
 from engine.answers import TextEdit
 from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
-from engine.refactor.jedi_rename import jedi_definitions
-from engine.refactor.local_scopes import LocalScopes
-from engine.refactor.pytrees import code_points, parse_python, with_spans
+from engine.refactor.python.jedi_rename import jedi_definitions
+from engine.refactor.python.local_scopes import LocalScopes
+from engine.refactor.python.pytrees import code_points, parse_python, with_spans
 from engine.workspace import Workspace
 
 MemberOf = Callable[[str, int], "tuple[str, int] | None"]

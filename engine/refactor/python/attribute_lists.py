@@ -17,7 +17,7 @@ from engine.edits.text import Coverage
 from engine.answers import TextEdit
 from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
-from engine.refactor.pytrees import code_points, parse_python, with_spans
+from engine.refactor.python.pytrees import code_points, parse_python, with_spans
 
 _ATTRIBUTE_CALLS = frozenset({"getattr", "setattr", "hasattr", "delattr"})
 

@@ -9,8 +9,8 @@ from typing import TypeVar
 
 import libcst as cst
 
-from engine.refactor.move_source import SourceAnalysis
-from engine.refactor.cst_edits import (
+from engine.refactor.python.move_source import SourceAnalysis
+from engine.refactor.python.cst_edits import (
     AllEditor,
     ModuleName,
     TopLevelStatement,

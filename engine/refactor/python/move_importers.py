@@ -18,7 +18,7 @@ import libcst as cst
 from libcst.metadata import ScopeProvider
 
 from engine.errors import Refused
-from engine.refactor.cst_edits import (
+from engine.refactor.python.cst_edits import (
     ModuleName,
     ScopeMap,
     alias_as,

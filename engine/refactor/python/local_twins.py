@@ -17,7 +17,7 @@ from engine.edits.model import FileChange, WorkspaceEdit
 from engine.answers import TextEdit
 from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
-from engine.refactor.pytrees import code_points, parse_python
+from engine.refactor.python.pytrees import code_points, parse_python
 
 
 def possible_twins(corpus: Corpus, paths: list[str], old: str) -> dict[str, bool]:

@@ -23,8 +23,8 @@ from engine.edits.text import Coverage, word_offsets
 from engine.answers import TextEdit
 from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
-from engine.refactor.jedi_rename import jedi_definitions
-from engine.refactor.pytrees import parse_python, with_spans
+from engine.refactor.python.jedi_rename import jedi_definitions
+from engine.refactor.python.pytrees import parse_python, with_spans
 from engine.workspace import Workspace
 
 MAX_ASKED = 400
@@ -42,7 +42,7 @@ class Declaration:
 FixtureMember = Callable[[str, int, str], "tuple[str, int] | None"]
 """(file, 1-based line, receiver name) → (file, 0-based line) of the member the receiver (a pytest
 fixture's value, a module from import_module) has under the old name, or None
-(engine/refactor/pytest_fixtures.py)."""
+(engine/refactor/python/pytest_fixtures.py)."""
 
 
 def inferred_receiver_uses(

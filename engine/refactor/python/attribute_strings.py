@@ -28,8 +28,8 @@ from engine.graph.queries import GraphQueries
 from engine.answers import TextEdit
 from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
-from engine.refactor.local_scopes import LocalScopes
-from engine.refactor.receivers import Receivers
+from engine.refactor.python.local_scopes import LocalScopes
+from engine.refactor.python.receivers import Receivers
 from engine.symbols import Symbol
 
 _CALLS = r"(?:setattr|getattr|hasattr|delattr|patch\.object)\(\s*([\w.]+|(?:importlib\.)?import_module\(\s*[\"'][\w.]+[\"']\s*\))\s*,\s*([\"']){name}\2"
