@@ -13,6 +13,8 @@ from typing import Iterator
 import pytest
 
 from engine.api import Engine
+from engine.edits.model import FileChange
+from engine.errors import Refused
 from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.rename import NameClash
 from tests.test_lsp_e2e import require, served_engine
@@ -50,6 +52,20 @@ FILES = {
     "src/beta.ts": "export function beta(): number {\n  return 2;\n}\n",
     "src/index.ts": 'export * from "./alpha";\nexport * from "./beta";\n',
     "src/shape.ts": "export class Shape {\n  width = 1;\n  height = 2;\n\n  area(): number {\n    return this.width * this.height;\n  }\n}\n",
+    "src/box.ts": (
+        "export interface Box {\n"
+        "  height: number;\n"
+        "}\n"
+        "\n"
+        "export function make(): Box {\n"
+        "  const height = 2;\n"
+        "  return { height };\n"
+        "}\n"
+        "\n"
+        "export function read({ height }: Box): number {\n"
+        "  return height;\n"
+        "}\n"
+    ),
     "app.ts": 'import { alpha, beta } from "./src/index";\nimport { clip } from "./src/clip";\n\nexport const sum = alpha() + beta() + clip(3);\n',
 }
 
@@ -111,3 +127,29 @@ def test_a_rename_without_a_clash_is_planned(engine: Engine) -> None:
     assert {change.path for change in plan.edit.operations} == {"src/clip.ts"}
     plan = engine.plan(Rename("src/alpha.ts:alpha", "first"))
     assert {change.path for change in plan.edit.operations} == {"src/alpha.ts", "app.ts"}
+
+
+def new_texts(engine: Engine, rename: Rename) -> dict[int, str]:
+    """Line (1-based) to new text of each edit a rename plans in src/box.ts."""
+    plan = engine.plan(rename)
+    return {e.range.start.line + 1: e.new_text for op in plan.edit.operations if isinstance(op, FileChange)
+            and op.path == "src/box.ts" for e in op.edits}
+
+
+def test_a_variable_renamed_in_an_object_shorthand_keeps_the_key(engine: Engine) -> None:
+    """Told to rename for real, tsserver writes { tall } for the variable height: the object's key changed."""
+    assert new_texts(engine, Rename("src/box.ts:6:9", "tall")) == {6: "tall", 7: "height: tall"}
+
+
+def test_a_property_renamed_in_an_object_shorthand_keeps_the_variable(engine: Engine) -> None:
+    """tsserver wrote { tall }, naming a variable that does not exist."""
+    renamed = new_texts(engine, Rename("src/box.ts:Box/height", "tall"))
+    assert renamed[7] == "tall: height" and renamed[2] == "tall"
+
+
+def test_a_local_destructured_from_a_property_is_refused_rather_than_renaming_the_property(engine: Engine) -> None:
+    """tsserver renames the interface's property everywhere when the local of { height } is renamed."""
+    with pytest.raises(Refused) as refused:
+        engine.plan(Rename("src/box.ts:11:10", "size"))
+    assert refused.value.code == "rename_reaches_property"
+    assert "src/box.ts:2" in refused.value.message and "{ height: size }" in refused.value.message

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from engine.edits.model import CreateFile, FileChange
 from engine.errors import Refused, ServiceUnavailable
-from engine.names import parse_address
+from engine.names import PositionAddress, parse_address
 from engine.refactor.move_other import MoveUnavailable
 from engine.refactor.operations.move_symbol import Move
 from engine.refactor.operations.rename_symbol import Rename
@@ -17,6 +17,7 @@ from engine.refactor.plan import RefactorPlan
 from engine.refactor.rename import NameClash
 from engine.refactor.typescript.barrels import stale_re_exports
 from engine.refactor.typescript.clashes import rename_clashes
+from engine.refactor.typescript.shorthands import destructured_local_reaches, keep_shorthand_keys
 from engine.refactor.typescript.specifiers import relative_specifiers
 from engine.symbols import Source
 
@@ -40,7 +41,9 @@ def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperatio
         listing = "\n  ".join(clash.message() for clash in clashes)
         raise NameClash(f"renaming {old_name} to {operation.new_name} would clash:\n  {listing}\n"
                         "nothing was changed; choose another name, or rename the other binding first")
-    return plan
+    _refuse_a_property_renamed_through_a_local(plan, context, operation, old_name)
+    edit, notes = keep_shorthand_keys(context.workspace, plan.edit, old_name, operation.new_name)
+    return replace(plan, edit=edit, warnings=[*plan.warnings, *notes]) if notes else plan
 
 
 def _refuse_stale_re_exports(plan: RefactorPlan, context: PlanContext, operation: Move) -> None:
@@ -53,6 +56,23 @@ def _refuse_stale_re_exports(plan: RefactorPlan, context: PlanContext, operation
                               f"the server does not update (tsc: TS2305, or the name silently gone from a barrel):\n  {listing}\n"
                               f"nothing was changed: codegraft does not point those re-exports at {dest} yet; move it by hand and "
                               "update them")
+
+
+class RenameReachesProperty(Refused):
+    code = "rename_reaches_property"
+
+
+def _refuse_a_property_renamed_through_a_local(plan: RefactorPlan, context: PlanContext, operation: Rename, old: str) -> None:
+    address = parse_address(operation.address)
+    if not isinstance(address, PositionAddress) or address.column is None:
+        return
+    beyond = destructured_local_reaches(context.workspace, plan.edit, address.file, address.line, address.column)
+    if beyond:
+        raise RenameReachesProperty(
+            f"{old} at {operation.address} is a local destructured from a property ({{ {old} }} = …): the server renames "
+            f"the property itself, everywhere ({', '.join(beyond[:8])}{' …' if len(beyond) > 8 else ''}); nothing was "
+            f"changed. Write the destructuring as {{ {old}: {operation.new_name} }} to rename the local alone, or rename "
+            "the property by its name path")
 
 
 def server_refusal(error: ServiceUnavailable, old_name: str, new_name: str) -> Refused | None:
