@@ -37,10 +37,6 @@ class Position:
     line: int
     column: int
 
-    def human(self) -> tuple[int, int]:
-        """1-based (line, column), for people."""
-        return self.line + 1, self.column + 1
-
 
 @dataclass(frozen=True)
 class Range:

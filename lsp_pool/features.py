@@ -77,17 +77,6 @@ class LanguageApi:
         value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_DOCUMENT_SYMBOL, params)
         return Answered(finalize(converter.symbols(value, path, complete=complete)), server.spec.id, complete)
 
-    async def workspace_symbols(self, query: str, language: str) -> Answered[list[Location]]:
-        server = self.pool.server_for(language, self.root)
-        reply = await server.request(t.WORKSPACE_SYMBOL, t.WorkspaceSymbolParams(query=query))
-        converter = Converter(self.root, server.encoding)
-        locations = [
-            converter.locations(s.location)[0]
-            for s in reply.value or []
-            if isinstance(getattr(s, "location", None), t.Location)
-        ]
-        return Answered(locations, server.spec.id, reply.complete)
-
     # -- navigation ----------------------------------------------------------
 
     async def definition(self, path: Path, position: Position) -> Answered[list[Location]]:
@@ -95,12 +84,6 @@ class LanguageApi:
 
     async def declaration(self, path: Path, position: Position) -> Answered[list[Location]]:
         return await self._locations(path, position, t.TEXT_DOCUMENT_DECLARATION, t.DeclarationParams)
-
-    async def type_definition(self, path: Path, position: Position) -> Answered[list[Location]]:
-        return await self._locations(path, position, t.TEXT_DOCUMENT_TYPE_DEFINITION, t.TypeDefinitionParams)
-
-    async def implementation(self, path: Path, position: Position) -> Answered[list[Location]]:
-        return await self._locations(path, position, t.TEXT_DOCUMENT_IMPLEMENTATION, t.ImplementationParams)
 
     async def references(self, path: Path, position: Position, *, include_declaration: bool = True) -> Answered[list[Location]]:
         document, lsp_position = await self._positional(path, position)
@@ -266,11 +249,6 @@ class LanguageApi:
         params = t.CallHierarchyIncomingCallsParams(item=_server_item(item))
         value, complete, server, converter = await self._ask(path, t.CALL_HIERARCHY_INCOMING_CALLS, params)
         return Answered(converter.call_edges(value, incoming=True), server.spec.id, complete)
-
-    async def outgoing_calls(self, path: Path, item: HierarchyItem) -> Answered[list[CallEdge]]:
-        params = t.CallHierarchyOutgoingCallsParams(item=_server_item(item))
-        value, complete, server, converter = await self._ask(path, t.CALL_HIERARCHY_OUTGOING_CALLS, params)
-        return Answered(converter.call_edges(value, incoming=False), server.spec.id, complete)
 
     async def prepare_type_hierarchy(self, path: Path, position: Position) -> Answered[list[HierarchyItem]]:
         return await self._hierarchy_items(path, t.TEXT_DOCUMENT_PREPARE_TYPE_HIERARCHY, position=position)

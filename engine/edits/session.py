@@ -285,9 +285,6 @@ class EditSession:
         self._after_write([f.path for f in undone.files], [f.path for f in undone.files if f.status == "modified"])
         return undone
 
-    def _undo(self, applied: EditOutcome) -> None:
-        self.undo(applied.transaction)
-
     def _after_write(self, paths: list[str], rewritten: list[str] | None = None) -> None:
         if self.services is not None:
             self.services.files_changed(paths, rewritten or ())
