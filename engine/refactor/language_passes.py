@@ -12,6 +12,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Protocol, cast
 
+from engine.edits.model import FileChange
 from engine.languages import profile_of
 
 if TYPE_CHECKING:
@@ -46,6 +47,18 @@ def finished(plan: RefactorPlan, context: PlanContext, operation: RefactorOperat
     """``plan`` through the passes of ``path``'s language (the file the operation starts from)."""
     passes = passes_for(path)
     return passes.finish(plan, context, operation) if passes is not None else plan
+
+
+def replaced_name(plan: RefactorPlan, context: PlanContext) -> str | None:
+    """The name a rename's edits replace: the text under its first edit (for the passes' messages)."""
+    for change in plan.edit.operations:
+        if isinstance(change, FileChange) and change.edits:
+            source = context.workspace.read(change.path)
+            span = change.edits[0].range
+            if span.start.line == span.end.line and span.start.line < len(source.line_starts):
+                start = source.line_starts[span.start.line]
+                return source.text[start + span.start.column:start + span.end.column]
+    return None
 
 
 def server_refusal(path: str, error: ServiceUnavailable, old_name: str, new_name: str) -> Refused | None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from engine.edits.model import FileChange
 from engine.errors import Refused, ServiceUnavailable
 from engine.refactor.corpus import Corpus
+from engine.refactor.language_passes import replaced_name
 from engine.refactor.go import build_constraints, foreign_uses, gofmt, other_builds, rename_checks
 from engine.refactor.operations.move_file import FileRename
 from engine.refactor.operations.rename_symbol import Rename
@@ -34,7 +34,7 @@ def server_refusal(error: ServiceUnavailable, old_name: str, new_name: str) -> R
 def _server_rename_checked(plan: RefactorPlan, context: PlanContext, operation: Rename) -> RefactorPlan:
     """gopls's rename, checked for what it cannot see: uses of another module's declaration it
     renamed, and uses in files outside its build configuration it did not."""
-    old_name = _replaced_name(plan, context)
+    old_name = replaced_name(plan, context) or "the name"
     if context.services is not None:
         unchecked = foreign_uses.check(plan.edit, context.workspace, context.services, old_name, operation.new_name)
         plan = replace(plan, warnings=[*plan.warnings, *unchecked]) if unchecked else plan
@@ -45,15 +45,3 @@ def _server_rename_checked(plan: RefactorPlan, context: PlanContext, operation: 
     build = build_constraints.default_build()
     uses = [use for use in other_builds.uses_outside(corpus, old_name, folders, build) if use.path not in touched]
     return other_builds.checked(plan, uses, old_name, operation.new_name, build, operation.strict)
-
-
-def _replaced_name(plan: RefactorPlan, context: PlanContext) -> str:
-    """The name a rename's first edit replaces (the old name, for messages)."""
-    for change in plan.edit.operations:
-        if isinstance(change, FileChange) and change.edits:
-            source = context.workspace.read(change.path)
-            span = change.edits[0].range
-            if span.start.line == span.end.line and span.start.line < len(source.line_starts):
-                start = source.line_starts[span.start.line]
-                return source.text[start + span.start.column:start + span.end.column]
-    return "the name"

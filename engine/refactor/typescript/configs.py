@@ -22,6 +22,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import Callable
 
 _CONFIG_NAME = re.compile(r"(?:^|/)(?:ts|js)config(?:\.[^/]*)?\.json$")
@@ -213,6 +214,22 @@ def _glob(folder: str, pattern: str, *, prefix: bool = False) -> re.Pattern[str]
         regex += "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in segment)
         regex += "/" if number < len(segments) - 1 else ""
     return re.compile(regex + ("(?:/.*)?" if prefix else ""))
+
+
+def root_compiler_options(root: Path) -> dict[str, object] | None:
+    """The ``compilerOptions`` of the workspace's root tsconfig.json (else jsconfig.json); None
+    when there is neither, or the first found cannot be read or has none."""
+    for name in ("tsconfig.json", "jsconfig.json"):
+        path = root / name
+        if not path.is_file():
+            continue
+        try:
+            data = json.loads(jsonc_text(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            return None
+        options = data.get("compilerOptions") if isinstance(data, dict) else None
+        return options if isinstance(options, dict) else None
+    return None
 
 
 def jsonc_text(text: str) -> str:

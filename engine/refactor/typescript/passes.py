@@ -7,13 +7,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from engine.edits.model import CreateFile, FileChange
+from engine.edits.model import CreateFile
 from engine.errors import Refused, ServiceUnavailable
 from engine.names import PositionAddress, parse_address
 from engine.refactor.move_other import MoveUnavailable
 from engine.refactor.operations.move_symbol import Move
 from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.plan import RefactorPlan
+from engine.refactor.language_passes import replaced_name
 from engine.refactor.rename import NameClash
 from engine.refactor.typescript.barrels import stale_re_exports
 from engine.refactor.typescript.clashes import rename_clashes
@@ -33,7 +34,7 @@ def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperatio
         return replace(plan, edit=edit, warnings=[*plan.warnings, *notes]) if notes else plan
     if not isinstance(operation, Rename):
         return plan
-    old_name = _replaced_name(plan, context)
+    old_name = replaced_name(plan, context)
     if old_name is None:
         return plan
     clashes = rename_clashes(context.workspace, plan.edit, old_name, operation.new_name, context.graph().importing_files)
@@ -77,15 +78,3 @@ def _refuse_a_property_renamed_through_a_local(plan: RefactorPlan, context: Plan
 
 def server_refusal(error: ServiceUnavailable, old_name: str, new_name: str) -> Refused | None:
     return None  # tsserver renames without checking: the checks above are codegraft's
-
-
-def _replaced_name(plan: RefactorPlan, context: PlanContext) -> str | None:
-    """The name a rename's edits replace: the text under its first edit."""
-    for change in plan.edit.operations:
-        if isinstance(change, FileChange) and change.edits:
-            source = context.workspace.read(change.path)
-            span = change.edits[0].range
-            if span.start.line == span.end.line and span.start.line < len(source.line_starts):
-                start = source.line_starts[span.start.line]
-                return source.text[start + span.start.column:start + span.end.column]
-    return None

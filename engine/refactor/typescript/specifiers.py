@@ -10,14 +10,13 @@ through ``baseUrl`` is written relative to its importer instead.
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from pathlib import Path
 
 from engine.answers import TextEdit
 from engine.edits.model import FileChange, Operation, WorkspaceEdit
-from engine.refactor.typescript.configs import jsonc_text
+from engine.refactor.typescript.configs import root_compiler_options
 from engine.refactor.typescript.style import import_specifier_preference
 
 _WRITTEN_SPECIFIER = re.compile(r"""(\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)(["'])([^"'\n]+)\2""")
@@ -69,18 +68,9 @@ def _is_project_file(root: Path, target: str, created: set[str]) -> bool:
 
 def _base_url(root: Path) -> str | None:
     """The root config's ``baseUrl`` as a workspace-relative folder ("" for the root), or None."""
-    for name in ("tsconfig.json", "jsconfig.json"):
-        path = root / name
-        if not path.is_file():
-            continue
-        try:
-            data = json.loads(jsonc_text(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError):
-            return None
-        options = data.get("compilerOptions") if isinstance(data, dict) else None
-        base = options.get("baseUrl") if isinstance(options, dict) else None
-        if not isinstance(base, str):
-            return None
-        normalized = posixpath.normpath(base)
-        return "" if normalized == "." else normalized
-    return None
+    options = root_compiler_options(root)
+    base = options.get("baseUrl") if options is not None else None
+    if not isinstance(base, str):
+        return None
+    normalized = posixpath.normpath(base)
+    return "" if normalized == "." else normalized

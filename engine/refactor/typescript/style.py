@@ -24,7 +24,7 @@ from fnmatch import fnmatch
 from math import gcd
 from pathlib import Path, PurePosixPath
 
-from engine.refactor.typescript.configs import jsonc_text
+from engine.refactor.typescript.configs import root_compiler_options
 
 _SPECIFIER = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["']([^"'\n]+)["']""")
 _SOURCE_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
@@ -194,20 +194,12 @@ def _sample_sources(root: Path) -> list[str]:
 def _alias_roots(root: Path) -> set[str]:
     """First segments a non-relative specifier of the project's own files starts with: the
     folders and files under ``baseUrl``, and the ``paths`` keys of the root tsconfig/jsconfig."""
-    for name in ("tsconfig.json", "jsconfig.json"):
-        path = root / name
-        if not path.is_file():
-            continue
-        try:
-            data = json.loads(jsonc_text(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError):
-            return set()
-        options = data.get("compilerOptions") if isinstance(data, dict) else None
-        if not isinstance(options, dict):
-            return set()
-        found = {key.split("/")[0] for key in options.get("paths") or {} if isinstance(key, str)}
-        base = options.get("baseUrl")
-        if isinstance(base, str) and (root / base).is_dir():
-            found |= {entry.name.split(".")[0] for entry in (root / base).iterdir() if entry.name != "node_modules"}
-        return found - {"", "*"}
-    return set()
+    options = root_compiler_options(root)
+    if options is None:
+        return set()
+    paths = options.get("paths")
+    found = {key.split("/")[0] for key in (paths if isinstance(paths, dict) else {}) if isinstance(key, str)}
+    base = options.get("baseUrl")
+    if isinstance(base, str) and (root / base).is_dir():
+        found |= {entry.name.split(".")[0] for entry in (root / base).iterdir() if entry.name != "node_modules"}
+    return found - {"", "*"}
