@@ -38,6 +38,8 @@ class EngineClient:
         self.own_undo_only = own_undo_only
         self.applied: list[str] = []
         """Transactions this client applied and has not undone, oldest first."""
+        self.undone: list[str] = []
+        """This client's undos not yet redone, oldest first (its redo stack; a new edit empties it)."""
 
     # -- changes ---------------------------------------------------------------------
 
@@ -69,6 +71,7 @@ class EngineClient:
         outcome = session.apply(edit, chosen)
         if outcome.transaction is not None:
             self.applied.append(outcome.transaction)
+            self.undone.clear()
         for written in outcome.files:
             if written.status != "deleted":
                 # The client has seen what it wrote: its next edit of the file needs no new read.
@@ -80,7 +83,9 @@ class EngineClient:
         return replace(outcome, operation=operation, diff=diff, source=source, confidence=confidence, warnings=list(warnings))
 
     def undo(self, transaction: str | None = None, *, request: str | None = None) -> EditOutcome:
-        """``request``: the caller's id for this request, recorded in the journal."""
+        """Undo the latest transaction not yet undone (this client's own with ``own_undo_only``), or
+        the one named; again, the one before. ``request``: the caller's id for this request,
+        recorded in the journal."""
         if self.own_undo_only:
             if transaction is None and not self.applied:
                 raise NotThisClientsTransaction("this session has applied nothing it could undo; another session's "
@@ -90,13 +95,33 @@ class EngineClient:
                                                 "the session that applied it (or with `graft undo ID`)")
             transaction = transaction or self.applied[-1]
         undone = self.engine.edits().undo(transaction, request=request)
-        if undone.transaction in self.applied:
-            self.applied.remove(undone.transaction)
-        for restored in undone.files:
-            if restored.status != "deleted" and (self.engine.workspace.root / restored.path).is_file():
-                # The client knows what its undo restored: its next edit needs no new read.
-                self.ledger.record(restored.path, self.engine.workspace.read(restored.path).sha256)
+        # The answer's transaction is the undo's own; what it reverted leaves this client's stack
+        # (keeping it there pointed the next undo at a transaction already undone).
+        if undone.reverted in self.applied:
+            self.applied.remove(undone.reverted)
+        self.undone.append(undone.transaction or "")
+        self._saw(undone)
         return undone
+
+    def redo(self, transaction: str | None = None, *, request: str | None = None) -> EditOutcome:
+        """Re-apply the latest undone transaction (this client's own undo with ``own_undo_only``),
+        or the one named (the undo, or the transaction it undid)."""
+        if self.own_undo_only and transaction is None:
+            if not self.undone:
+                raise NotThisClientsTransaction("this session has undone nothing it could redo since its last edit")
+            transaction = self.undone[-1]
+        redone = self.engine.edits().redo(transaction, request=request)
+        self.undone = [u for u in self.undone if u not in (transaction, redone.reverted)]
+        if redone.transaction is not None:
+            self.applied.append(redone.transaction)  # undoable again, as an edit of this client's
+        self._saw(redone)
+        return redone
+
+    def _saw(self, outcome: EditOutcome) -> None:
+        for restored in outcome.files:
+            if restored.status != "deleted" and (self.engine.workspace.root / restored.path).is_file():
+                # The client knows what its undo or redo wrote: its next edit needs no new read.
+                self.ledger.record(restored.path, self.engine.workspace.read(restored.path).sha256)
 
     # -- file tools ------------------------------------------------------------------
 

@@ -488,6 +488,7 @@ def build_server(engine: Engine) -> GraftMCPServer:
                                 options=_options(engine, allow_dirty, check))
             for transaction in dict.fromkeys(s.transaction for s in outcome.steps if s.transaction is not None):
                 client.applied.append(transaction)  # the session may undo its own batch
+                client.undone.clear()
             return _edit(outcome, structured=structured)
         return tools.call(work)
 
@@ -542,10 +543,17 @@ def build_server(engine: Engine) -> GraftMCPServer:
         return tools.call(lambda: _edit(tools.client(ctx).run_edit("transaction_apply", from_lsp(edit, engine.workspace), apply=apply,
                                                                    options=_options(engine, allow_dirty, check)), structured=structured))
 
-    @server.tool(annotations=UNDOES, description="Undo the last transaction (or the one named).")
+    @server.tool(annotations=UNDOES, description=("Undo this session's latest edit not yet undone (or the transaction named); "
+                                                  "called again, the one before."))
     def undo_edit(transaction: str | None = None, structured: STRUCTURED = False,
                   ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         return tools.call(lambda: _edit(tools.client(ctx).undo(transaction), structured=structured))
+
+    @server.tool(annotations=UNDOES, description=("Redo: re-apply the edit this session undid last (or the transaction named); "
+                                                  "refused if its files changed since the undo."))
+    def redo_edit(transaction: str | None = None, structured: STRUCTURED = False,
+                  ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
+        return tools.call(lambda: _edit(tools.client(ctx).redo(transaction), structured=structured))
 
     @server.tool(annotations=READS, description=("A folder's entries as `type size name`, down to max_depth levels (recursive: no limit), "
                               "ignored files left out as find_files leaves them; hidden ones only with show_hidden."))

@@ -30,7 +30,7 @@ EXPECTED_TOOLS = {
     "call_hierarchy", "type_hierarchy", "diagnostics", "rename_symbol", "replace_symbol_body", "insert_before_symbol",
     "insert_after_symbol", "safe_delete_symbol", "move_symbol", "rename_file", "delete_file", "batch_apply", "list_dir", "implementations", "hover", "code_actions",
     "apply_code_action", "read_file", "read_multiple_files", "write_file",
-    "edit_file", "transaction_apply", "undo_edit", "find_files", "search_in_files", "find_replace",
+    "edit_file", "transaction_apply", "undo_edit", "redo_edit", "find_files", "search_in_files", "find_replace",
     "project_overview", "impact", "affected_tests", "server_status", "check_edit", "doctor",
 }
 
@@ -522,7 +522,7 @@ EXPECTED_HINTS: dict[str, tuple[bool, bool, bool]] = {
     "insert_before_symbol": (False, False, False), "insert_after_symbol": (False, False, False),
     "batch_apply": (False, True, False), "apply_code_action": (False, True, False),
     "write_file": (False, True, True), "edit_file": (False, True, False), "find_replace": (False, True, False),
-    "transaction_apply": (False, True, False), "undo_edit": (False, True, False),
+    "transaction_apply": (False, True, False), "undo_edit": (False, True, False), "redo_edit": (False, True, False),
 }
 
 

@@ -7,7 +7,8 @@ apply:  canonical paths → the workspace's apply lock → hashes checked → di
 recover: every journal entry without a commit marker and without a live owner is
         rolled back to its before-images, each path re-validated inside the root.
 undo:   a new journaled transaction that writes a past one's before-images back,
-        refused when a file no longer has that transaction's after-hash.
+        refused when a file no longer has that transaction's after-hash; redo reverts an undo
+        the same way (the undone transaction again), so both work as a stack.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from engine.edits.materialize import FileState, with_canonical_paths, materializ
 from engine.edits.syntax import newly_broken
 from engine.errors import GraftError, Refused, UnsafePath
 from engine.extract.treesitter import TreeSitterExtractor
-from engine.state_folder import Quarantined, check_state_folders, open_state_file, quarantine, state_folder
+from engine.state_folder import Quarantined, check_state_folders, open_state_file, quarantine, read_state_file, state_folder
 from engine.read_memo import RememberedReads
 from engine.workspace import SourceFile, Workspace
 
@@ -314,34 +315,88 @@ class Transactions:
         return self.journal.request_state(request)
 
     def undo(self, transaction: str | None = None, *, request: str | None = None) -> EditOutcome:
-        candidates = [r for r in self.history() if not r.undone and r.kind == "apply"]
+        """Revert the latest applied (or redone) transaction not yet undone, or the one named:
+        called again, it reverts the one before (a stack)."""
+        candidates = [r for r in self.history() if not r.undone and r.kind in ("apply", "redo")]
         if transaction is not None:
             candidates = [r for r in candidates if r.id == transaction]
         if not candidates:
             raise UndoRefused(f"no transaction {transaction} to undo" if transaction else "nothing to undo")
         record = candidates[-1]
+        undo_record, states = self._revert(record, "undo", request)
+        return EditOutcome("undo", True, summarize(states), undo_record.id, reverted=record.id)
+
+    def redo(self, transaction: str | None = None, *, request: str | None = None) -> EditOutcome:
+        """Re-apply the latest undone transaction: a new journaled transaction (kind ``redo``) that
+        writes the undo's before-images back, refused when a file changed since the undo.
+        ``transaction`` names the undo to revert or the transaction it undid; without it, the
+        latest undo not yet redone, as long as no new edit came after it (a new edit empties
+        the redo stack, as in an editor)."""
+        records = self.history()
+        undos = [r for r in records if r.kind == "undo" and not r.undone]
+        if transaction is not None:
+            named = ([r for r in undos if r.id == transaction]
+                     or [r for r in undos if self._undone_by(records, r) == transaction])
+            if not named:
+                raise UndoRefused(f"no undone transaction {transaction} to redo (`graft history` lists them)")
+            undo_record = named[-1]
+        else:
+            undo_record = self._latest_redoable(records)
+        original = self._undone_by(records, undo_record)
+        redo_record, states = self._revert(undo_record, "redo", request)
+        return EditOutcome("redo", True, summarize(states), redo_record.id, reverted=original or undo_record.id)
+
+    @staticmethod
+    def _latest_redoable(records: list[JournalRecord]) -> JournalRecord:
+        """The top of the redo stack: the newest undo not yet redone, skipping redos and undos
+        already redone; an apply met first means a new edit came after the undos."""
+        for record in reversed(records):
+            if record.kind == "apply":
+                break
+            if record.kind == "undo" and not record.undone:
+                return record
+        raise UndoRefused("nothing to redo: no undo since the last edit")
+
+    @staticmethod
+    def _undone_by(records: list[JournalRecord], undo_record: JournalRecord) -> str | None:
+        """The transaction an undo reverted, for the answer only (from the UNDONE marker, which
+        names the undo; what is written comes from the sealed undo record alone)."""
+        for record in records:
+            if record.kind != "undo" and record.undone and record.id != undo_record.id:
+                try:
+                    marker = read_state_file(record.directory / "UNDONE")
+                except OSError:
+                    continue
+                if marker.decode(errors="replace").strip() == undo_record.id:
+                    return record.id
+        return None
+
+    def _revert(self, record: JournalRecord, kind: str, request: str | None) -> tuple[JournalRecord, list[FileState]]:
+        """Write a sealed record's before-images back as a new transaction of ``kind``, refused
+        when a file no longer has the record's after-hash; marks the record UNDONE."""
+        doing = "undone" if kind == "undo" else "redone"
         try:
             paths = [self._canonical(e.path) for e in record.entries]
             for entry in record.entries:
                 self._inside(entry.path)
         except UnsafePath as error:
             moved = quarantine(self.root, record.directory, error.message)
-            raise UndoRefused(f"transaction {record.id} cannot be undone: {moved.message()}") from None
+            raise UndoRefused(f"transaction {record.id} cannot be {doing}: {moved.message()}") from None
         with self._locked(paths):
             states = []
             for number, entry in enumerate(record.entries):
                 target = self._inside(entry.path)
                 current = target.read_bytes() if target.is_file() else None
                 if (_sha(current) if current is not None else None) != entry.after_sha256:
-                    raise UndoRefused(f"{entry.path} changed after transaction {record.id}; it cannot be undone")
+                    raise UndoRefused(f"{entry.path} changed after transaction {record.id}; it cannot be {doing}")
                 before = record.before_image(number)
                 if (_sha(before) if before is not None else None) != entry.before_sha256:
                     raise UndoRefused(f"the before-image of {entry.path} in transaction {record.id} is missing or "
-                                      "changed (the journal under .graft/history is damaged); it cannot be undone")
+                                      f"changed (the journal under .graft/history is damaged); it cannot be {doing}")
                 states.append(FileState(entry.path, current, before, restorable_mode(entry.mode, target)))
-            undo_record = self._write(states, "undo", request=request)
-            write_durably(record.directory / "UNDONE", undo_record.id.encode())
-        return EditOutcome("undo", True, summarize(states), undo_record.id)
+            written = self._write(states, kind, request=request)
+            write_durably(record.directory / "UNDONE", written.id.encode())
+        return written, states
 
     # -- helpers -----------------------------------------------------------------
 

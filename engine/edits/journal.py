@@ -38,7 +38,7 @@ from engine.errors import Refused
 from engine.state_folder import Quarantined, is_real_folder, open_state_file, quarantine, read_state_file, state_folder, write_new_file
 
 _SHA256_LENGTH = 64
-_KINDS = ("apply", "undo")
+_KINDS = ("apply", "undo", "redo")
 _REQUEST_LENGTH = 200
 
 
@@ -110,7 +110,7 @@ class JournalRecord:
     id: str
     created: float
     kind: str
-    """apply | undo"""
+    """apply | undo | redo (an undo's before-images written back: the undone apply again)"""
     entries: list[Entry]
     directory: Path
     request: str | None = None

@@ -72,11 +72,13 @@ class EditOutcome:
     would_refuse: dict[str, object] | None = None
     """A dry run's verdict: the refusal an apply with the same options would meet (its ``code``,
     ``message`` and ``option``), found by the same checks; None when it would be written."""
+    reverted: str | None = None
+    """An undo's: the transaction it reverted; a redo's: the transaction it re-applied."""
 
     def to_json(self) -> dict[str, object]:
         """The shape every front end's JSON has (the CLI's ``--json``, MCP's structured content)."""
         return {
-            "operation": self.operation, "applied": self.applied, "transaction": self.transaction,
+            "operation": self.operation, "applied": self.applied, "transaction": self.transaction, "reverted": self.reverted,
             "files": [{"path": f.path, "status": f.status, "added": f.added, "removed": f.removed} for f in self.files],
             "edits": self.edits, "source": self.source.value, "confidence": self.confidence.value, "warnings": self.warnings,
             "new_syntax_errors": self.new_syntax_errors, "diagnostics_checked": self.diagnostics_checked,

@@ -285,6 +285,11 @@ class EditSession:
         self._after_write([f.path for f in undone.files], [f.path for f in undone.files if f.status == "modified"])
         return undone
 
+    def redo(self, transaction: str | None = None, *, request: str | None = None) -> EditOutcome:
+        redone = self.transactions.redo(transaction, request=request)
+        self._after_write([f.path for f in redone.files], [f.path for f in redone.files if f.status == "modified"])
+        return redone
+
     def _after_write(self, paths: list[str], rewritten: list[str] | None = None) -> None:
         if self.services is not None:
             self.services.files_changed(paths, rewritten or ())

@@ -22,7 +22,7 @@ FRONT_ENDS = ("mcp", "lsp")
 CHECK_MODES = ("none", "fast", "full")
 
 #: Commands besides the refactorings (engine.refactor.operations) that may write files (and so consult git).
-WRITING_COMMANDS = frozenset({"apply", "undo", "batch", "write-file", "edit-file", "find-replace"})
+WRITING_COMMANDS = frozenset({"apply", "undo", "redo", "batch", "write-file", "edit-file", "find-replace"})
 
 
 def _common_options(*, suppress: bool) -> GraftParser:
@@ -146,8 +146,12 @@ def _edit_commands(commands: Commands, common: GraftParser) -> None:
     apply.add_argument("--encoding", choices=[e.value for e in PositionEncoding], default="utf-16",
                        help="how the edit's columns are counted (default: utf-16, as in LSP)")
     _operation_commands(commands, common, options)
-    undo = commands.add_parser("undo", parents=[common], help="undo the last transaction (or TXN)")
+    undo = commands.add_parser("undo", parents=[common], help="undo the latest transaction not yet undone (or TXN); "
+                                                              "again: the one before")
     undo.add_argument("transaction", nargs="?", metavar="TXN")
+    redo = commands.add_parser("redo", parents=[common], help="re-apply the latest undone transaction (or TXN: an undo, or "
+                                                              "the transaction it undid); refused if its files changed since")
+    redo.add_argument("transaction", nargs="?", metavar="TXN")
     commands.add_parser("history", parents=[common], help="transactions applied in this workspace")
     commands.add_parser("recover", parents=[common], help="roll back transactions a crash interrupted")
 

@@ -1,4 +1,4 @@
-"""``graft apply``, ``graft undo``, ``graft history``, ``graft recover``, and the refactoring commands (operation_commands)."""
+"""``graft apply``, ``graft undo``, ``graft redo``, ``graft history``, ``graft recover``, and the refactoring commands (operation_commands)."""
 
 from __future__ import annotations
 
@@ -41,6 +41,12 @@ def run_undo(engine: Engine, args: argparse.Namespace) -> Result:
     undone = EngineClient(engine).undo(args.transaction, request=getattr(args, "request", None))
     text, _notes = outcome_text(undone, target=args.transaction or "")
     return undone.to_json(), text, _quarantine_notes(engine)
+
+
+def run_redo(engine: Engine, args: argparse.Namespace) -> Result:
+    redone = EngineClient(engine).redo(args.transaction, request=getattr(args, "request", None))
+    text, _notes = outcome_text(redone, target=args.transaction or "")
+    return redone.to_json(), text, _quarantine_notes(engine)
 
 
 def run_history(engine: Engine, args: argparse.Namespace) -> Result:

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from typing import Callable
 
 #: Commands that never use a language server: no daemon is started for them (a running one still answers).
-_SERVERLESS = frozenset({"history", "recover", "undo", "read-file", "write-file", "edit-file", "find-files", "search",
+_SERVERLESS = frozenset({"history", "recover", "undo", "redo", "read-file", "write-file", "edit-file", "find-files", "search",
                          "find-replace"})
 #: Commands that always run here: the long-lived front ends, the daemon's own control, and the doctor
 #: (which servers this machine has now: a daemon's pool keeps what it found when it started).

@@ -128,8 +128,8 @@ def settle(root: str, argv: list[str], lost: daemon_client.DaemonLost, run_here:
 
 
 def writes(args: argparse.Namespace) -> bool:
-    """Whether the call may write files through the journal: an undo, or a command with ``--apply``."""
-    return args.command == "undo" or bool(getattr(args, "write", False))
+    """Whether the call may write files through the journal: an undo or redo, or a command with ``--apply``."""
+    return args.command in ("undo", "redo") or bool(getattr(args, "write", False))
 
 
 def _report(args: argparse.Namespace, committed: list[JournalRecord], lost: daemon_client.DaemonLost) -> int:

@@ -104,7 +104,7 @@ HANDLERS: dict[str, Handler | tuple[str, str]] = {
     "diagnostics": _diagnostics,
     "explain": _explain, "check": _check,
     "index": (_GRAPH, "run_index"), "graph": (_GRAPH, "run_graph"),
-    "apply": (_EDIT, "run_apply"), "undo": (_EDIT, "run_undo"), "history": (_EDIT, "run_history"), "recover": (_EDIT, "run_recover"),
+    "apply": (_EDIT, "run_apply"), "undo": (_EDIT, "run_undo"), "redo": (_EDIT, "run_redo"), "history": (_EDIT, "run_history"), "recover": (_EDIT, "run_recover"),
     "batch": (_BATCH, "run_batch_command"),
     "read-file": (_FILE, "run_read_file"), "write-file": (_FILE, "run_write"), "edit-file": (_FILE, "run_write"),
     "search": (_FILE, "run_search"), "find-files": (_FILE, "run_find_files"), "find-replace": (_FILE, "run_find_replace"),

@@ -30,8 +30,9 @@ def outcome_text(
             for s in outcome.steps]
     files = [_file_row(f) for f in outcome.files]
     one_file = len(files) == 1 and not rows  # its row fits on the head line
-    if outcome.operation == "undo":  # before-images written back: no edits, no facts behind them
-        head = f"{what}: {state}; " + (f"restored {files[0]}" if one_file else f"{len(files)} file(s) restored")
+    if outcome.operation in ("undo", "redo"):  # before-images written back: no edits, no facts behind them
+        done = f"{'undid' if outcome.operation == 'undo' else 'redid'} {outcome.reverted}; " if outcome.reverted else ""
+        head = f"{what}: {state}; {done}" + (f"restored {files[0]}" if one_file else f"{len(files)} file(s) restored")
     else:
         head = (f"{what}: {state}; {outcome.edits} edit(s) from {outcome.source.value} ({outcome.confidence.value})"
                 + (_one_file(outcome.files[0], target) if one_file else ""))
