@@ -196,6 +196,20 @@ class DefinitionsApart(Refused):
     code = "definitions_apart"
 
 
+class OverridesBase(Refused):
+    """A method that overrides a base class's method: the base calls it by name (through
+    ``self``), so deleting it changes what the base does although nothing refers to it."""
+
+    code = "overrides_base"
+
+
+class BaseUnresolved(Refused):
+    """A class's base that could not be followed, so whether its method overrides one there
+    is unknown: refused rather than taking "no override found" for an answer."""
+
+    code = "base_unresolved"
+
+
 class ColumnRequired(UsageError):
     """``FILE:LINE`` given where a name must be pointed at: a line can hold several names, and
     answering for the symbol around the line instead would answer another question."""

@@ -10,13 +10,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from engine.errors import DefinitionsApart, ServiceUnavailable
+from engine.errors import BaseUnresolved, DefinitionsApart, OverridesBase, ServiceUnavailable
 from engine.languages import language_of, profile_of
 from engine.names import parse_address
 from engine.positions import Range, split_lines
 from engine.refactor import symbol_edits
 from engine.refactor.corpus import Corpus
 from engine.refactor.python.name_uses import name_uses
+from engine.refactor.python.overrides import overridden_methods
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.typescript.visibility import files_to_show, in_family
 from engine.symbols import Source, Symbol
@@ -33,6 +34,8 @@ def plan(operation: Delete, context: PlanContext) -> RefactorPlan:
     if context.use_server and context.services is not None and in_family(symbol.file):
         # tsserver sees the uses in a project only once a file of it is open (test configs).
         context.services.show_importers([symbol.file], files_to_show(context, [symbol.name], context.graph().importing_files))
+    if language_of(symbol.file) == "python":
+        _refuse_an_override(context, symbol)
     found = context.references(family[-1].address)
     kind = profile_of(symbol.file)
     if found.source is Source.AST and not (kind is not None and kind.graph_sees_uses):
@@ -46,6 +49,25 @@ def plan(operation: Delete, context: PlanContext) -> RefactorPlan:
     planned = symbol_edits.plan_delete(symbol, source, outside)
     note = f"references checked by {found.source.value} ({found.confidence.value})"
     return replace(planned, warnings=[*planned.warnings, note, *found.notes])
+
+
+def _refuse_an_override(context: PlanContext, symbol: Symbol) -> None:
+    """A method that overrides a base's is referred to by that base (it calls it through
+    ``self``), where no reference search finds it; a base that cannot be followed leaves that
+    unknown, so it is refused too."""
+    bases = overridden_methods(context.workspace, context.graph(), symbol)
+    if bases.overridden:
+        raise OverridesBase(
+            f"{symbol.address} overrides " + ", ".join(str(o) for o in bases.overridden)
+            + "; the base class calls it by name, so deleting it changes what the base does. Nothing was deleted;"
+            " if the base's own behaviour is what you want, delete the override by hand and run the tests"
+        )
+    if bases.unresolved:
+        raise BaseUnresolved(
+            f"cannot tell whether {symbol.address} overrides a method of " + ", ".join(bases.unresolved)
+            + " (the base could not be resolved, by the graph or by jedi); nothing was deleted. Check that the base's"
+            " package is importable in the project's environment, or delete the method by hand"
+        )
 
 
 def _outside_uses(context: PlanContext, symbol: Symbol, references: list[tuple[str, int]], *, by_name: bool) -> list[str]:

@@ -146,6 +146,20 @@ def word_edits(before: str, after: str) -> tuple[TextEdit, ...]:
     return tuple(edits)
 
 
+def jedi_script(workspace: Workspace, file: str, text: str) -> Any:
+    """A jedi script over ``text`` as the workspace's ``file``, with the project and environment
+    a rename would use (for questions other passes ask jedi: what a class's base resolves to).
+    Callers hold ``jedi_lock``."""
+    import jedi
+
+    _private_fresh_cache(workspace.root)
+    return jedi.Script(code=text, path=str(workspace.root / file), project=_project(workspace), environment=_environment(workspace))
+
+
+jedi_lock = _jedi_lock
+"""The lock every use of jedi in this process holds (its settings and parso's caches are shared)."""
+
+
 def _project(workspace: Workspace) -> Any:
     """jedi's project for the workspace, with a ``src/`` layout's folder on its path (else the
     tests' ``import pkg`` is not followed to the sources); a trusted workspace's ``.venv`` is its
