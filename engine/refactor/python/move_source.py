@@ -121,9 +121,12 @@ def analyse(source: SourceFile, name: str, module: ModuleName, dest: ModuleName)
                 analysis.unresolved.append(written)
             continue
         module_level = [r for r in referents if r.scope is global_scope and not _is_moved_definition(r, moved)]
-        if not module_level or written in seen:
+        # A string annotation is one access per name it reads, all with the string as their node:
+        # the binding's name tells them apart ("t.Optional[te.Self]" reads `t` and `te`).
+        key = module_level[0].name if module_level else written
+        if not module_level or key in seen:
             continue
-        seen.add(written)
+        seen.add(key)
         import_bindings = [r for r in module_level if isinstance(r, ImportAssignment)]
         carried = [_carried(r, parents, module, dest) for r in import_bindings]
         if len(carried) == len(module_level) and all(c is not None for c in carried):
