@@ -26,6 +26,7 @@ from typing import Annotated, Any, Callable, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, Icon, TextContent, ToolAnnotations
+from mcp_types import Tool as MCPTool
 from pydantic import Field
 
 from engine.api import Engine
@@ -117,9 +118,13 @@ class GraftMCPServer(MCPServer):
     an argument a tool does not take is refused (the SDK dropped it), and on stdio every
     malformed message is answered (:mod:`frontends.mcp_stdio`)."""
 
-    def __init__(self, **settings: Any) -> None:
+    def __init__(self, *, output_schemas: bool = False, **settings: Any) -> None:
         super().__init__(**settings)
         self._arguments: dict[str, list[str]] | None = None
+        self.output_schemas = output_schemas
+        """List each tool's output schema (``graft mcp --structured-output``). Off by default: every
+        session pays for the listing before it does anything, the schemas were two thirds of it,
+        and only a client that reads structured output uses them (the content is sent either way)."""
 
     def add_tool(self, fn: Callable[..., Any], name: str | None = None, title: str | None = None, description: str | None = None,
                  annotations: ToolAnnotations | None = None, icons: list[Icon] | None = None, meta: dict[str, Any] | None = None,
@@ -129,6 +134,13 @@ class GraftMCPServer(MCPServer):
         super().add_tool(fn, name=name, title=title, description=description, annotations=annotations, icons=icons, meta=meta,
                          structured_output=structured_output)
         self._arguments = None
+
+    async def list_tools(self) -> list[MCPTool]:
+        """The SDK's listing, without what an agent does not read: pydantic's generated titles
+        (the property's name again) and, unless asked for, the output schemas."""
+        return [tool.model_copy(update={"input_schema": _untitled(tool.input_schema),
+                                        "output_schema": tool.output_schema if self.output_schemas else None})
+                for tool in await super().list_tools()]
 
     async def arguments(self) -> dict[str, list[str]]:
         """Each tool's arguments, as its input schema lists them."""
@@ -151,6 +163,29 @@ class GraftMCPServer(MCPServer):
             await self._lowlevel_server.run(read_stream, write_stream, self._lowlevel_server.create_initialization_options())
 
         await mcp_stdio.serve(run)
+
+
+def _untitled(schema: dict[str, Any]) -> dict[str, Any]:
+    """A JSON schema without the ``title`` keys pydantic generates (a property named ``title`` stays),
+    and an optional argument (``X | None = None``) as plain ``X``: leaving it out says the same."""
+    options = schema.get("anyOf")
+    if (schema.get("default", ...) is None and isinstance(options, list) and len(options) == 2
+            and {"type": "null"} in options):
+        schema = {**next(o for o in options if o != {"type": "null"}),
+                  **{key: value for key, value in schema.items() if key not in ("anyOf", "default")}}
+    kept: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key == "properties" and isinstance(value, dict):
+            kept[key] = {name: _untitled(sub) if isinstance(sub, dict) else sub for name, sub in value.items()}
+        elif isinstance(value, dict):
+            kept[key] = _untitled(value)
+        elif isinstance(value, list):
+            kept[key] = [_untitled(item) if isinstance(item, dict) else item for item in value]
+        else:
+            kept[key] = value
+    return kept
 
 
 def _result(payload: dict[str, Any], text: str) -> CallToolResult:
@@ -239,7 +274,7 @@ def _operation_tool(operation: type[RefactorOperation], tools: GraftTools) -> Ca
     ]
     parameters += [
         inspect.Parameter("apply", keyword, default=False,
-                          annotation=Annotated[bool, Field(description="write the change (default: a dry run returning the diff)")]),
+                          annotation=Annotated[bool, Field(description="write it (default: a dry run)")]),
         inspect.Parameter("allow_dirty", keyword, default=False, annotation=ALLOW_DIRTY),
         inspect.Parameter("check", keyword, default=CheckMode.FAST.value, annotation=CHECK),
         inspect.Parameter("structured", keyword, default=False, annotation=STRUCTURED),
@@ -262,8 +297,7 @@ def _option_hint(option: str | None) -> str:
     return f" (call again with {option}=true)" if option in SETTABLE_OPTIONS else ""
 
 
-STRUCTURED = Annotated[bool, Field(description="also return the rows as data in the structured content (default: the text "
-                                              "holds them, and the structured content says what was left out)")]
+STRUCTURED = Annotated[bool, Field(description="also the full answer as structured data")]
 
 
 def _view(view: tuple[dict[str, Any], str]) -> CallToolResult:
@@ -295,11 +329,10 @@ def _options(engine: Engine, allow_dirty: bool, check: str) -> EditOptions:
     return EditOptions(allow_dirty=allow_dirty or engine.settings.allow_dirty, check=CheckMode(check))
 
 
-ALLOW_DIRTY = Annotated[bool, Field(description="write files with uncommitted changes that are not this engine's own writes")]
-CHECK = Annotated[Literal["none", "fast", "full"], Field(description=(
-    "how much of the errors check after an apply to wait for: fast (default: within the diagnostics budget; what it "
-    "leaves is finished by check_edit), full (the written files and all their importers, however long), none (no "
-    "check: the answer says it is not verified and is never high confidence)"))]
+ALLOW_DIRTY = bool
+"""Write over uncommitted changes: explained once, in the server's instructions (every edit tool takes it)."""
+CHECK = Literal["none", "fast", "full"]
+"""How much of the errors check after an apply to wait for: explained once, in the server's instructions."""
 
 
 class GraftTools:
@@ -341,13 +374,21 @@ class GraftTools:
         return self.call(lambda: present(fetch()))
 
 
-def build_server(engine: Engine) -> GraftMCPServer:
+def build_server(engine: Engine, *, output_schemas: bool = False) -> GraftMCPServer:
+    """``output_schemas``: list each tool's output schema (for clients that use structured output)."""
     server = GraftMCPServer(
+        output_schemas=output_schemas,
         name="codegraft",
         instructions=(
             "Semantic code tools. Address symbols by name path (pkg/models.py:Order/total, overloads as name[1]) "
             "or FILE:LINE:COL. Edit tools are dry runs returning a diff until called with apply=true. Read a file "
-            "before writing it: writes over unseen or changed content are refused."
+            "before writing it: writes over unseen or changed content are refused. Edit tools take allow_dirty (write "
+            "over uncommitted changes that are not this engine's own writes) and check: how much of the errors check "
+            "after an apply to wait for: fast (default: within the diagnostics budget; check_edit finishes what it "
+            "leaves), full (the written files and all their importers, however long), none (not verified, never high "
+            "confidence). structured=true adds the whole answer as structured data (the rows of a listing, an edit's "
+            "transaction, files and diff); by default the text holds them and the structured content says what was "
+            "left out. undo_edit and redo_edit work as a stack of this session's edits."
         ),
     )
     tools = GraftTools(engine)
@@ -361,16 +402,16 @@ def build_server(engine: Engine) -> GraftMCPServer:
 
     # -- reading code -------------------------------------------------------------------
 
-    @server.tool(annotations=READS, description=("A file's symbols (name paths, kinds, lines) with where they came from, within max_chars; "
-                              "depth=1 for top-level only, kinds to filter (class, method, function, ...)."))
+    @server.tool(annotations=READS, description=("To decide what to read or call in a file: its symbols with signatures, one-line docstrings "
+                              "and lines, within max_chars (depth=1: top level only)."))
     def file_outline(path: str, depth: int | None = None, kinds: list[str] | None = None, max_chars: int = DEFAULT_MAX_CHARS,
                      structured: STRUCTURED = False) -> Result:
         return tools.show(lambda: engine.outline(path),
                           lambda listing: _view(outline_view(listing, depth, _kinds(kinds), max_chars, structured)))
 
     @server.tool(annotations=READS,
-                 description=("Symbols across the workspace by name path: exact ('Order/total', 'models.py:Order'), else by "
-                              "prefix, else with substring_matching by substring; kinds to filter; at most max_matches."))
+                 description=("To find a symbol by name anywhere: exact name path ('Order/total'), else prefix, else "
+                              "substring with substring_matching."))
     def workspace_symbols(query: str, substring_matching: bool = False, kinds: list[str] | None = None, max_matches: int = 50,
                           structured: STRUCTURED = False) -> Result:
         return tools.call(lambda: _view(symbols_view(search_symbols(
@@ -386,8 +427,7 @@ def build_server(engine: Engine) -> GraftMCPServer:
         return tools.show(lambda: engine.read(parse_address(address)), present)
 
     @server.tool(annotations=READS,
-                 description=("Every reference to a symbol (the language server's when it answers, else the graph's, labelled), "
-                              "one line each: where, inside which symbol, and the code."))
+                 description="Before changing a symbol: every reference to it, one line each (where, enclosing symbol, code).")
     def find_references(address: str, max_chars: int = DEFAULT_MAX_CHARS, structured: STRUCTURED = False) -> Result:
         return tools.call(lambda: _navigation(engine.references(address), max_chars, structured))
 
@@ -408,8 +448,7 @@ def build_server(engine: Engine) -> GraftMCPServer:
         return tools.call(work)
 
     @server.tool(annotations=READS,
-                 description=("The type, signature and docstring of the name at FILE:LINE:COL (1-based), or of a symbol by "
-                              "name path: the language server's hover, else the syntax tree's signature and docstring, labelled."))
+                 description="The type, signature and docstring of the name at FILE:LINE:COL (1-based) or of a name path.")
     def hover(target: str) -> Result:
         def present(found: Any) -> CallToolResult:
             where = f" (about {found.about})" if found.about else ""
@@ -421,8 +460,7 @@ def build_server(engine: Engine) -> GraftMCPServer:
         return tools.show(lambda: server_answers.hover(engine, target), present)
 
     @server.tool(annotations=READS,
-                 description=("The language server's quick fixes and source actions (organise imports, ...) for lines of a "
-                              "file, each with an id that apply_code_action takes while the file is unchanged."))
+                 description="The server's quick fixes and source actions for lines of a file, with ids for apply_code_action.")
     def code_actions(path: str, start_line: int, end_line: int | None = None) -> Result:
         def present(actions: Any) -> CallToolResult:
             rows = [f"{a.id}  {a.kind}  {a.title}" + ("" if a.applicable else "  (not applicable: " + "; ".join(a.notes) + ")")
@@ -431,8 +469,7 @@ def build_server(engine: Engine) -> GraftMCPServer:
         return tools.show(lambda: server_answers.list_code_actions(engine, path, start_line, end_line or start_line), present)
 
     @server.tool(annotations=EDITS_TEXT,
-                 description=("Apply one of code_actions' actions by its id through the journaled apply (dry run by default); "
-                              "the server's own command is never run."))
+                 description="Apply an action code_actions listed, by its id (dry run by default).")
     def apply_code_action(path: str, action_id: str, apply: bool = False, allow_dirty: ALLOW_DIRTY = False, check: CHECK = "fast",
                           ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         return tools.call(lambda: _edit(tools.client(ctx).run_edit(
@@ -440,7 +477,7 @@ def build_server(engine: Engine) -> GraftMCPServer:
             options=_options(engine, allow_dirty, check))))
 
     @server.tool(annotations=READS,
-                 description="The implementations of an abstract method or protocol member (its overrides), or a class's subclasses.")
+                 description="The overrides of an abstract method or protocol member, or a class's subclasses.")
     def implementations(address: str) -> Result:
         def work() -> CallToolResult:
             queries, target = engine.graph(), engine.graph_target(address)
@@ -456,13 +493,12 @@ def build_server(engine: Engine) -> GraftMCPServer:
         return tools.call(work)
 
     @server.tool(annotations=READS, description=(
-        "What the last apply's errors check covered and found (its transaction, files checked of those in scope, new "
-        "and fixed errors, who checked), finishing first what its time budget left for later."))
+        "After an apply whose check was cut short: finish it and say what it covered and found."))
     def check_edit() -> Result:
         return tools.call(lambda: triple(last_check(engine.edits().check_last())))
 
-    @server.tool(annotations=READS, description=("The language server's diagnostics for a file; or, with since_last_apply=true, the errors "
-                              "the last apply introduced, finishing the check its time budget cut short."))
+    @server.tool(annotations=READS, description=("A file's errors from its language server; since_last_apply=true: the errors the last apply "
+                              "introduced."))
     def diagnostics(path: str = "", since_last_apply: bool = False) -> Result:
         if since_last_apply:
             return tools.call(lambda: triple(render.last_apply_check(engine.edits().finish_diagnostics())))
@@ -476,9 +512,8 @@ def build_server(engine: Engine) -> GraftMCPServer:
                         annotations=operation_hints(operation))
 
     @server.tool(annotations=BATCH,
-                 description=("Several refactorings as one unit, in the plan format of `graft batch`: steps = [{op: rename, "
-                              "address, new_name}, {op: move, ...}]. Planned in a scratch copy, step by step; a dry run "
-                              "returns the net diff; apply=true writes it as one transaction (one undo), or each=true step by step."))
+                 description=("Several refactorings as one transaction (one undo): steps = [{op: rename, address, new_name}, "
+                              "{op: move, ...}] as in `graft batch`; each=true commits step by step."))
     def batch_apply(steps: list[dict[str, Any]], apply: bool = False, each: bool = False, allow_dirty: ALLOW_DIRTY = False,
                     check: CHECK = "fast", structured: STRUCTURED = False,
                     ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
@@ -524,8 +559,8 @@ def build_server(engine: Engine) -> GraftMCPServer:
                                                                      options=_options(engine, allow_dirty, check)), structured=structured))
 
     @server.tool(annotations=EDITS_TEXT, description=(
-        "Edit a file: old_string (must match exactly once; CRLF and a pasted line gutter tolerated) → new_string; "
-        "or start_anchor/end_anchor lines; or start_line/end_line. Refused over unseen or changed content."
+        "Edit part of a file you read: old_string (matching once) → new_string, or between start_anchor/end_anchor "
+        "lines, or start_line/end_line."
     ))
     def edit_file(path: str, new_string: str, old_string: str | None = None, start_anchor: str | None = None,
                   end_anchor: str | None = None, start_line: int | None = None, end_line: int | None = None,
@@ -555,8 +590,7 @@ def build_server(engine: Engine) -> GraftMCPServer:
                   ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         return tools.call(lambda: _edit(tools.client(ctx).redo(transaction), structured=structured))
 
-    @server.tool(annotations=READS, description=("A folder's entries as `type size name`, down to max_depth levels (recursive: no limit), "
-                              "ignored files left out as find_files leaves them; hidden ones only with show_hidden."))
+    @server.tool(annotations=READS, description="A folder's entries (type, size, name), max_depth levels deep; ignored and hidden files left out.")
     def list_dir(path: str = ".", recursive: bool = False, max_depth: int = 1, show_hidden: bool = False,
                  max_chars: int = DEFAULT_MAX_CHARS, ctx: Context | None = None) -> Result:
         def work() -> CallToolResult:
@@ -596,8 +630,8 @@ def build_server(engine: Engine) -> GraftMCPServer:
     # -- project ------------------------------------------------------------------------
 
     @server.tool(annotations=READS,
-                 description=("The project's files under a folder with their symbols (depth levels deep), within max_chars; "
-                              "kinds to filter."))
+                 description=("To get your bearings: the project's files and their symbols under a folder, package code "
+                              "first, then tests, then docs and examples, within max_chars."))
     def project_overview(under: str = ".", depth: int = 1, kinds: list[str] | None = None, max_chars: int = DEFAULT_MAX_CHARS,
                          structured: STRUCTURED = False) -> Result:
         return tools.call(lambda: _view(overview_view(engine.overview(under, depth), _kinds(kinds), max_chars, structured)))
@@ -621,11 +655,8 @@ def build_server(engine: Engine) -> GraftMCPServer:
             return _result(render.servers_json(statuses), render.servers_text(statuses) or "(no language-server support installed)")
         return tools.call(work)
 
-    @server.tool(annotations=READS, description=("Per language in the workspace (every language known with every_language): "
-                                                 "the server that would serve it, its version, where it was found and its "
-                                                 "state (with the install command or the reason), and what rename, move, "
-                                                 "rename-file, replace, insert, delete, the check after an apply and the "
-                                                 "graph do there, and how."))
+    @server.tool(annotations=READS, description=("When a language's answers look wrong or missing: per language, its server, version and "
+                                                 "state (with the install command), and what each operation does there."))
     def doctor(every_language: bool = False) -> Result:
         def work() -> CallToolResult:
             from engine.doctor import diagnose  # noqa: PLC0415  (this tool only)
@@ -644,13 +675,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--source", choices=[s.value for s in SourcePreference], default="auto")
     parser.add_argument("--http", action="store_true", help="streamable HTTP on 127.0.0.1 with a bearer token printed at start")
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--structured-output", action="store_true",
+                        help="list every tool's output schema, for clients that use structured output (the structured "
+                             "content is sent either way)")
     args = parser.parse_args(argv)
     root = Path(args.root).resolve() if args.root else find_root(Path.cwd())
     engine = open_engine(root, SourcePreference(args.source))
     for report in engine.recovered:
         print(f"graft mcp: {report.message()}", file=sys.stderr, flush=True)
     try:
-        server = build_server(engine)
+        server = build_server(engine, output_schemas=args.structured_output)
         if not args.http:
             server.run("stdio")
             return 0

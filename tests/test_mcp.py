@@ -42,12 +42,12 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def session(project: Path, steps: Any) -> Any:
+def session(project: Path, steps: Any, *, output_schemas: bool = False) -> Any:
     """Run ``steps(client)`` against an in-process server on an AST-only engine."""
     engine = Engine(Workspace(project), source=SourcePreference.AST)
 
     async def run() -> Any:
-        async with Client(build_server(engine)) as client:
+        async with Client(build_server(engine, output_schemas=output_schemas)) as client:
             return await steps(client)
 
     try:
@@ -56,15 +56,42 @@ def session(project: Path, steps: Any) -> Any:
         engine.close()
 
 
-def test_every_tool_is_listed_with_an_output_schema(project: Path) -> None:
+def test_every_tool_is_listed_with_an_output_schema_when_asked(project: Path) -> None:
+    """`graft mcp --structured-output`: for clients that use structured output."""
     async def steps(client: Client) -> Any:
         return (await client.list_tools()).tools
 
-    tools = session(project, steps)
+    tools = session(project, steps, output_schemas=True)
     assert {t.name for t in tools} == EXPECTED_TOOLS
     assert all(t.output_schema and t.output_schema.get("type") == "object" for t in tools)
     edit_schema = next(t for t in tools if t.name == "rename_symbol").output_schema
     assert {"diff", "applied", "files", "source", "confidence"} <= set(edit_schema["properties"])
+
+
+LISTING_BUDGET = 25_000
+"""Characters of the default tool listing (issue 43: it was 67,979, two thirds output schemas;
+every session pays for it before it does anything)."""
+
+
+def test_the_default_tool_listing_fits_its_budget(project: Path) -> None:
+    """The whole listing as the client receives it from `graft mcp` over stdio: names,
+    descriptions, input schemas, annotations (and output schemas, none by default)."""
+    async def run() -> Any:
+        async with Client(_stdio_params(project)) as client:
+            return (await client.list_tools()).tools
+
+    tools = asyncio.run(run())
+    assert {t.name for t in tools} == EXPECTED_TOOLS
+    sizes = {t.name: len(json.dumps(t.model_dump(by_alias=True, exclude_none=True, mode="json"))) for t in tools}
+    assert sum(sizes.values()) <= LISTING_BUDGET, sorted(sizes.items(), key=lambda item: -item[1])[:8]
+    assert all(t.output_schema is None for t in tools)
+    for tool in tools:  # what pydantic generates and an agent never reads
+        assert all("title" not in schema for schema in tool.input_schema["properties"].values()), tool.name
+    # The structured content still comes, without a schema.
+    async def outline() -> Any:
+        async with Client(_stdio_params(project)) as client:
+            return await client.call_tool("file_outline", {"path": "shop/pricing.py"})
+    assert asyncio.run(outline()).structured_content is not None
 
 
 def test_rename_is_a_dry_run_until_applied_and_undo_restores(project: Path) -> None:
@@ -681,7 +708,7 @@ def test_every_edit_tool_takes_check_and_says_what_its_check_covered(project: Pa
                                                        "apply": True, "check": "none"})
         return tools, bad, off
 
-    tools, bad, off = session(project, steps)
+    tools, bad, off = session(project, steps, output_schemas=True)
     for tool in tools:
         assert ("check" in tool.input_schema["properties"]) is (tool.name in EDIT_TOOLS), tool.name
         if tool.name in EDIT_TOOLS:
