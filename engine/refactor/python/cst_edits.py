@@ -207,14 +207,28 @@ def insert_top_level(module: cst.Module, statements: Sequence[TopLevelStatement]
     body = list(module.body)
     index = import_insertion_index(body)
     follower = body[index] if index < len(body) else None
-    if follower is not None and not is_import_line(follower) and not any(
-        line.comment is None for line in follower.leading_lines
-    ):
+    if follower is not None and not is_import_line(follower):
         # Imports before code: keep the blank lines PEP 8 asks for between them.
-        body[index] = follower.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *follower.leading_lines])
+        body[index] = blank_lines_above(follower, 2 if is_definition(follower) else 1)
     if index > 0 and not is_import_line(body[index - 1]) and not statements[0].leading_lines:
         statements = [statements[0].with_changes(leading_lines=[cst.EmptyLine()]), *statements[1:]]
     return module.with_changes(body=[*body[:index], *statements, *body[index:]])
+
+
+def is_definition(statement: cst.CSTNode) -> bool:
+    """A top-level def or class: PEP 8 wants two blank lines around it."""
+    return isinstance(statement, (cst.FunctionDef, cst.ClassDef))
+
+
+def blank_lines_above(statement: TopLevelStatement, count: int) -> TopLevelStatement:
+    """``statement`` with at least ``count`` blank lines above it (above its comments, which stay with it)."""
+    lines = list(statement.leading_lines)
+    blank = 0
+    while blank < len(lines) and lines[blank].comment is None:
+        blank += 1
+    if blank >= count:
+        return statement
+    return statement.with_changes(leading_lines=[*(cst.EmptyLine() for _ in range(count - blank)), *lines])
 
 
 # -- __all__ --------------------------------------------------------------------

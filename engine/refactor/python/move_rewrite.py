@@ -15,10 +15,12 @@ from engine.refactor.python.cst_edits import (
     ModuleName,
     TopLevelStatement,
     alias_as,
+    blank_lines_above,
     bound_name,
     dotted,
     import_module_of,
     insert_top_level,
+    is_definition,
     is_import_line,
     is_docstring,
     parse_simple_statement,
@@ -168,7 +170,10 @@ def rewrite_dest(
         body = list(tree.body)
         index = 1 if body and is_docstring(body[0]) else 0
         future = cst.parse_statement("from __future__ import annotations\n")
-        if index < len(body) and not body[index].leading_lines:
+        if index < len(body) and not is_import_line(body[index]):
+            # Code right after the future import: the blank lines PEP 8 asks for after imports.
+            body[index] = blank_lines_above(body[index], 2 if is_definition(body[index]) else 1)
+        elif index < len(body) and not body[index].leading_lines:
             body[index] = body[index].with_changes(leading_lines=[cst.EmptyLine()])
         tree = tree.with_changes(body=[*body[:index], future, *body[index:]])
     if export is not None:
