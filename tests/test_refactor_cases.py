@@ -65,7 +65,8 @@ def test_refactor_case(folder: Path, tmp_path: Path) -> None:
     case = tomllib.loads((folder / "case.toml").read_text(encoding="utf-8"))
     root = tmp_path / "project"
     shutil.copytree(folder / "before", root)
-    (root / "pyproject.toml").write_text("")
+    if not (root / "pyproject.toml").exists():  # a case's own (entry points, tool settings) is part of it
+        (root / "pyproject.toml").write_text("")
     before = tree_fingerprint(root)
     # The cases are this repository's own code, trusted: the import check runs (it imports the project).
     workspace = Workspace(root, WorkspaceConfig(trust_workspace_python=True))

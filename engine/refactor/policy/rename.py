@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Callable
 
-from engine.edits.model import WorkspaceEdit
+from engine.edits.model import FileChange, WorkspaceEdit
 from engine.errors import GraftError, ServiceUnavailable, SymbolNotFound, UsageError
 from engine.graph import GraphQueries
 from engine.graph.queries import NodeRef
@@ -132,11 +132,33 @@ def _python_passes(operation: Rename, context: PlanContext, symbol: Symbol, targ
             if len(symbol.path) == 2:  # a member of a top-level class
                 extended, listed = with_attribute_lists(corpus, extended, symbol.file, symbol.path[0].name, symbol.name, new_name)
                 overrides += listed
-            return extended, [*notes, *overrides, *unfollowed]
+            extended, entry_points = _with_entry_points(context, queries, symbol, new_name, extended)
+            return extended, [*notes, *overrides, *entry_points, *unfollowed]
 
         return add
 
     return passes
+
+
+def _with_entry_points(context: PlanContext, queries: GraphQueries, symbol: Symbol, new_name: str,
+                       edit: WorkspaceEdit) -> tuple[WorkspaceEdit, list[str]]:
+    """Entry points (``tool = "pkg.cli:main"``) naming the symbol are references: the installed
+    command imports it by that name. One naming it through a module that re-exports it counts
+    when the rename renamed that module's binding too."""
+    from engine.refactor.python.module_mentions import entry_point_edits, entry_point_references
+
+    references = entry_point_references(context.workspace)
+    if not references:
+        return edit, []
+    renamed_in = {change.path for change in edit.operations
+                  if isinstance(change, FileChange) and any(e.new_text == new_name for e in change.edits)}
+    naming = [reference for reference in references
+              if (file := queries.project.module_file(reference.module)) is not None
+              and (file == symbol.file or (file in renamed_in and reference.attrs[0] == symbol.path[0].name))]
+    changes, places = entry_point_edits(context.workspace, naming, tuple(segment.name for segment in symbol.path), new_name, None)
+    if not changes:
+        return edit, []
+    return rename.merge([edit, WorkspaceEdit(tuple(changes))]), [f"entry points renamed too: {', '.join(places)}"]
 
 
 def _rename_targets(context: PlanContext, symbol: Symbol) -> list[rename.RenameTarget]:
