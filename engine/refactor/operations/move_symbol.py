@@ -34,6 +34,10 @@ class Move(RefactorOperation):
     create: bool = param(FieldKind.FLAG, "create the destination if it does not exist", default=False)
     shim: bool = param(FieldKind.FLAG, "leave `from DEST import NAME` in the source for backward compatibility (Python)",
                        default=False)
+    no_reexport: bool = param(
+        FieldKind.FLAG, "a public name (in the source's __all__, or defined in a package __init__) is re-exported from the "
+        "source by default, so that `from SOURCE import NAME` keeps working; this drops the re-export (Python)",
+        default=False)
     import_check: bool = param(FieldKind.FLAG, IMPORT_CHECK_HELP, default=True)
     strict: bool = param(FieldKind.FLAG, STRICT_HELP, default=False)
 

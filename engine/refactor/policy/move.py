@@ -39,18 +39,19 @@ def plan(operation: Move, context: PlanContext) -> RefactorPlan:
 def _planned(operation: Move, context: PlanContext, symbol: Symbol) -> RefactorPlan:
     kind = profile_of(symbol.file)
     if kind is None or kind.symbol_moves is not SymbolMoves.PYTHON:
-        if operation.shim:
-            raise UsageError("a shim is for Python moves")
+        if operation.shim or operation.no_reexport:
+            raise UsageError(f"{'a shim' if operation.shim else 'no_reexport'} is for Python moves")
         return move_other.plan_other_move(context.workspace, context.services, context.use_server, symbol, operation.dest,
                                           create=operation.create,
                                           importers=files_to_show(context, [symbol.name], context.graph().importing_files))
     stub, twins = _stub_twins(context, symbol)
-    request = move.MoveRequest(symbol, operation.dest, create=operation.create, shim=operation.shim, stub_moved=bool(twins))
+    request = move.MoveRequest(symbol, operation.dest, create=operation.create, shim=operation.shim,
+                              reexport=not operation.no_reexport, stub_moved=bool(twins))
     planned = move.plan_move(context.workspace, context.graph(), request)
     dest_path = context.workspace.resolve(operation.dest)[0]
     planned = _with_entry_points(context, planned, symbol, dest_path)
     if twins:
-        planned = _with_stub_moved(context, planned, twins[-1], stub, dest_path[:-3] + ".pyi")
+        planned = _with_stub_moved(context, planned, twins[-1], stub, dest_path[:-3] + ".pyi", reexport=not operation.no_reexport)
     if not operation.import_check:
         return planned
     return import_checked(context, planned, [symbol.file, dest_path], f"moving {symbol.address} to {operation.dest}")
@@ -88,11 +89,13 @@ def _stub_twins(context: PlanContext, symbol: Symbol) -> tuple[str, list[Symbol]
     return stub, [s for s in context.outline(stub).symbols if s.name == symbol.name]
 
 
-def _with_stub_moved(context: PlanContext, planned: RefactorPlan, twin: Symbol, stub: str, dest_stub: str) -> RefactorPlan:
+def _with_stub_moved(
+    context: PlanContext, planned: RefactorPlan, twin: Symbol, stub: str, dest_stub: str, *, reexport: bool,
+) -> RefactorPlan:
     """The move plus the stub declaration's own move into the destination's stub (made when
     missing, since the source has one). Importers are the main plan's (it rewrote the .pyi
     ones with the .py ones); only the two stubs come from this one."""
-    stub_plan = move.plan_move(context.workspace, context.graph(), move.MoveRequest(twin, dest_stub, create=True))
+    stub_plan = move.plan_move(context.workspace, context.graph(), move.MoveRequest(twin, dest_stub, create=True, reexport=reexport))
     own = [op for op in stub_plan.edit.operations if set(paths_of(op)) <= {stub, dest_stub}]
     return replace(
         planned, edit=WorkspaceEdit((*planned.edit.operations, *own), planned.edit.annotations),

@@ -14,6 +14,8 @@ The plan, one WorkspaceEdit:
 
 from __future__ import annotations
 
+import builtins
+import keyword
 import re
 from dataclasses import dataclass
 
@@ -51,6 +53,9 @@ class MoveRequest:
     dest: str
     create: bool = False
     shim: bool = False
+    reexport: bool = True
+    """A public name (in the source's ``__all__``, or defined in a package ``__init__``) stays
+    importable from the source: ``from dest import name`` is left there, ``__all__`` keeps it."""
     stub_moved: bool = False
     """The caller moves the declaration in the source's ``.pyi`` stub as well (no warning then)."""
 
@@ -105,7 +110,11 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
             raise MoveClash(f"the moved code uses {global_name} from {source.path}, but {dest_path} binds that name already")
 
     # Cycles: the destination importing the source back, while the source imports the destination.
-    source_needs_name = request.shim or bool(analysis.import_time_uses or analysis.runtime_uses)
+    source_all = all_names(analysis.tree)
+    public = _public(name, source_all, source_module)
+    uses_left = bool(analysis.import_time_uses or analysis.runtime_uses)
+    reexport = request.reexport and public is not None and not request.shim
+    source_needs_name = request.shim or reexport or uses_left
     source_reaches_dest = queries.import_path(source.path, dest_path) if dest_source is not None else None
     if needed_globals:
         if source_reaches_dest:
@@ -121,6 +130,12 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
         queries.import_path(dest_path, source.path) if dest_source is not None else None
     )
     local = False
+    if reexport and dest_reaches_source:
+        cycle = " -> ".join([source.path, *dest_reaches_source])
+        reexport = False
+        source_needs_name = uses_left
+        warnings.append(f"{name} was public in {source_module.dotted} ({public}), but a re-export there would be circular "
+                        f"({cycle}): `from {source_module.dotted} import {name}` no longer works outside this project")
     if source_needs_name and dest_reaches_source:
         cycle = " -> ".join([source.path, *dest_reaches_source])
         if request.shim:
@@ -134,13 +149,24 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
         local = True
         warnings.append(f"{source.path} imports {name} inside the functions that use it: a module-level import would be circular ({cycle})")
 
-    back = from_import(source_module.spec_for(dest_module.dotted, relative=_prefers_relative(analysis.tree)), name) if source_needs_name else None
-    source_all = all_names(analysis.tree)
+    back_spec = source_module.spec_for(dest_module.dotted, relative=_prefers_relative(analysis.tree))
+    # In a stub, `X as X` is what makes an import a re-export.
+    back_alias = name if reexport and source.path.endswith(".pyi") else None
+    back = from_import(back_spec, name, back_alias) if source_needs_name else None
     export = name if source_all is not None and name in source_all else None
+    if reexport:
+        warnings.append(f"{name} was public in {source_module.dotted} ({public}): it stays importable from there through "
+                        f"`from {back_spec} import {name}`; pass no_reexport to drop that")
+    elif public is None and not name.startswith("_") and not source_needs_name:
+        warnings.append(f"{name} is no longer importable from {source_module.dotted} (this project's importers now take it from "
+                        f"{dest_module.dotted}); code outside it that does `from {source_module.dotted} import {name}` breaks: "
+                        "pass shim to keep a re-export")
+    elif public is not None and request.reexport is False and not request.shim:
+        warnings.append(f"{name} was public in {source_module.dotted} ({public}) and is no longer importable from there (no_reexport)")
     new_dest = rewrite_dest(dest_tree, analysis, imports, type_checking, export=export, create_all=dest_source is None)
     if dest_source is None or _imports_grouped(dest_source.text, dest_module):
         new_dest = grouped_imports(new_dest, dest_module.dotted.split(".")[0])
-    new_source = rewrite_source(analysis, name, back, local=local)
+    new_source = rewrite_source(analysis, name, back, local=local, keep_in_all=reexport or request.shim)
 
     operations = move_operations(source, new_source, dest_path, dest_source, new_dest)
     for path in _candidate_importers(workspace, queries, name, source_module, {source.path, dest_path}):
@@ -152,7 +178,7 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
         if change is not None:
             operations.append(change)
     edit = WorkspaceEdit(tuple(operations))
-    if not source_needs_name:
+    if not (request.shim or uses_left):
         edit = retarget_dotted_strings(
             workspace, edit, f"{source_module.dotted}.{name}", f"{dest_module.dotted}.{name}", list(queries.project.facts)
         )
@@ -191,6 +217,16 @@ def _plain(carried: CarriedImport) -> str:
     """The module of an unaliased ``import a.b`` (binding ``a``, as the destination may too), else ""."""
     written = code_of(carried.statement)
     return carried.absolute if written.startswith("import ") and " as " not in written else ""
+
+
+def _public(name: str, exports: list[str] | None, module: ModuleName) -> str | None:
+    """Why users may import ``name`` from the module (its ``__all__`` lists it, or a package's
+    ``__init__`` defines it under a public name), or None."""
+    if exports is not None and name in exports:
+        return "listed in its __all__"
+    if module.is_package and not name.startswith("_"):
+        return "defined in the package's __init__"
+    return None
 
 
 def _has_star(tree: cst.Module) -> bool:
@@ -249,6 +285,8 @@ def _candidate_importers(
     return found
 
 
+_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+"""A one-line string literal in an example: its words are not names."""
 _EXAMPLE_LINE = re.compile(r"^\s*(?:>>>|\.\.\.) ?(.*)$")
 
 
@@ -258,6 +296,9 @@ def _doctest_warnings(
     """Doctests are code: names the moved code's examples read from the source module (its globals,
     under --doctest-modules) that the destination will not have. Named, with their lines."""
     source_names = set(top_level_bindings(source_tree, source_module).names)
+    # A star import binds names no parse can list: then any name the example reads that nothing
+    # binds (not the source, not a builtin, not the example) may come from it, and is named too.
+    starred = _has_star(source_tree)
     try:
         dest_names = set(top_level_bindings(cst.parse_module(new_dest), dest_module).names)
     except cst.ParserSyntaxError:
@@ -269,10 +310,11 @@ def _doctest_warnings(
         example = _EXAMPLE_LINE.match(line)
         if example is None:
             continue
-        code = example.group(1)
+        code = _STRING.sub('""', example.group(1))
         bound_in_examples |= set(re.findall(r"(?:^|\bimport\s+|,\s*|\bas\s+)([A-Za-z_]\w*)\s*(?:=[^=]|,|$)", code))
-        for word in re.findall(r"(?<![\w.])([A-Za-z_]\w*)", code):
-            if word in source_names and word not in dest_names and word not in bound_in_examples:
+        for word in re.findall(r"(?<![\w.])([A-Za-z_]\w*)\b(?!\s*=(?!=))", code):  # `f(sep=1)`: sep is not read
+            from_source = word in source_names or (starred and not keyword.iskeyword(word) and not hasattr(builtins, word))
+            if from_source and word not in dest_names and word not in bound_in_examples:
                 missing.setdefault(word, symbol.range.start.line + offset + 1)
     if not missing:
         return []

@@ -32,15 +32,18 @@ _Node = TypeVar("_Node", bound=cst.CSTNode)
 
 def rewrite_source(
     analysis: SourceAnalysis, name: str, back_import: cst.SimpleStatementLine | None, *, local: bool,
+    keep_in_all: bool = False,
 ) -> str:
     """The source after the move. ``back_import`` (``from dest import name``) goes at module
-    level, or with ``local`` at the top of each function that still uses the name."""
+    level, or with ``local`` at the top of each function that still uses the name. Its
+    ``__all__`` loses the name unless ``keep_in_all`` (a re-export)."""
     editor = _SourceEditor(analysis, back_import if local else None)
     tree = analysis.tree.visit(editor)
     kept_comments = [line for line in editor.pending if line.comment is not None]
     if kept_comments:
         tree = tree.with_changes(footer=[*(editor.pending if editor.kept_any else kept_comments), *tree.footer])
-    tree = tree.visit(AllEditor(remove=name))
+    if not keep_in_all:
+        tree = tree.visit(AllEditor(remove=name))
     if back_import is not None and not local:
         tree = insert_top_level(tree, [back_import])
     if not tree.body and not tree.header and not tree.footer:
