@@ -50,7 +50,7 @@ from engine.symbol_search import search_symbols
 from engine.symbols import SymbolKind
 from frontends import mcp_stdio
 from frontends.mcp_models import Output, model_of
-from frontends.mcp_views import DEFAULT_MAX_CHARS, fit, located_view, outline_view, overview_view, symbols_view
+from frontends.mcp_views import DEFAULT_MAX_CHARS, bounded, located_view, outline_view, overview_view, symbols_view
 from frontends.render import graph as graph_render, symbols as render
 from frontends.render.edits import last_check, outcome_text
 
@@ -407,7 +407,8 @@ def build_server(engine: Engine, *, output_schemas: bool = False) -> GraftMCPSer
     def file_outline(path: str, depth: int | None = None, kinds: list[str] | None = None, max_chars: int = DEFAULT_MAX_CHARS,
                      structured: STRUCTURED = False) -> Result:
         return tools.show(lambda: engine.outline(path),
-                          lambda listing: _view(outline_view(listing, depth, _kinds(kinds), max_chars, structured)))
+                          lambda listing: _view(outline_view(listing, depth, _kinds(kinds), max_chars, structured,
+                                                             engine.workspace.read(listing.file).text)))
 
     @server.tool(annotations=READS,
                  description=("To find a symbol by name anywhere: exact name path ('Order/total'), else prefix, else "
@@ -595,12 +596,14 @@ def build_server(engine: Engine, *, output_schemas: bool = False) -> GraftMCPSer
                  max_chars: int = DEFAULT_MAX_CHARS, ctx: Context | None = None) -> Result:
         def work() -> CallToolResult:
             entries = files_list_dir(engine.workspace, path, max_depth=1_000 if recursive else max_depth, show_hidden=show_hidden)
-            kept, left = fit([e.render() for e in entries], max_chars)
-            tail = f"… {left} more entries left out: list a subfolder, lower max_depth, or raise max_chars" if left else ""
+            rows = [e.render() for e in entries] or ["(empty)"]
+            text, kept = bounded([], rows, lambda left: f"… {left} more entries left out: list a subfolder, lower max_depth, "
+                                                        "or raise max_chars", max_chars)
+            left = len(entries) - min(kept, len(entries))
             payload: dict[str, Any] = {"total": len(entries)}
             if left:
                 payload["omitted"] = {"entries": left}
-            return _result(payload, "\n".join(filter(None, [*kept, tail])) or "(empty)")
+            return _result(payload, text)
         return tools.call(work)
 
     @server.tool(annotations=READS, description="Workspace files matching a glob (on the path or the file name), ignored files left out.")

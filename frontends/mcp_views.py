@@ -10,19 +10,32 @@ rather than read.
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from pathlib import PurePosixPath
+from typing import Any, Callable
 
+from engine.errors import UsageError
 from engine.extract import FileSymbols
 from engine.graph import NodeRef
 from engine.graph.queries import OverviewEntry
 from engine.located import LocatedLine
 from engine.references import NavigationResult
 from engine.symbol_search import SymbolMatches
+from engine.symbols import Symbol
 
 View = tuple[dict[str, Any], str]
 """(structured content, text)."""
 
 DEFAULT_MAX_CHARS = 12_000
+MIN_MAX_CHARS = 300
+"""The smallest budget taken: room for a head line and the line saying what was left out."""
+
+
+def checked_budget(max_chars: int) -> int:
+    if max_chars < MIN_MAX_CHARS:
+        raise UsageError(f"max_chars is at least {MIN_MAX_CHARS} (room for the head and the note of what was left out), "
+                         f"not {max_chars}")
+    return max_chars
 
 
 def fit(rows: list[str], max_chars: int) -> tuple[list[str], int]:
@@ -30,47 +43,127 @@ def fit(rows: list[str], max_chars: int) -> tuple[list[str], int]:
     kept: list[str] = []
     used = 0
     for row in rows:
-        if used + len(row) + 1 > max_chars and kept:
+        if used + len(row) + 1 > max_chars:
             break
         kept.append(row)
         used += len(row) + 1
     return kept, len(rows) - len(kept)
 
 
+def bounded(head: list[str], rows: list[str], tail: Callable[[int], str], max_chars: int) -> tuple[str, int]:
+    """The text of an answer, never over ``max_chars``: the head lines, as many rows as fit, and
+    ``tail(left)`` saying what was left out and how to get it. Returns (text, rows kept). A head
+    line that does not fit is cut, and says so."""
+    checked_budget(max_chars)
+    whole = "\n".join([*head, *rows])
+    if len(whole) <= max_chars:
+        return whole, len(rows)
+    closing = tail(len(rows))  # the longest the closing line can be: it is always there now
+    room = max_chars - len(closing) - 1
+    lines: list[str] = []
+    used = 0
+    for line in head:
+        if used + len(line) + 1 > room:
+            cut = " …(cut)"
+            line = line[: max(0, room - used - 1 - len(cut))] + cut
+        lines.append(line)
+        used += len(line) + 1
+        if used >= room:
+            break
+    kept, left = fit(rows, room - used)
+    return "\n".join([*lines, *kept, tail(left)]), len(kept)
+
+
 def _left_out(count: int, what: str, narrow: str) -> str:
     return f"… {count} more {what} left out to fit max_chars: {narrow}, or raise max_chars" if count else ""
 
 
-def outline_view(listing: FileSymbols, depth: int | None, kinds: frozenset[str], max_chars: int, structured: bool) -> View:
+def _doc_line(symbol: Symbol, lines: list[str]) -> str:
+    """The first line of a symbol's docstring or doc comment, without its quotes or comment marks."""
+    if symbol.doc_range is None:
+        return ""
+    for line in lines[symbol.doc_range.first_line - 1: symbol.doc_range.last_line]:
+        text = _DOC_MARKS.sub("", line.strip()).strip()
+        text = _DOC_END.sub("", text).strip()
+        if text:
+            return text if len(text) <= _DOC_WIDTH else text[: _DOC_WIDTH - 1] + "…"
+    return ""
+
+
+_DOC_MARKS = re.compile(r'^(?:[rRbBuU]{0,2}(?:"""|\'\'\'|"|\')|/\*\*?|\*|///?|#)')
+_DOC_END = re.compile(r'(?:"""|\'\'\'|\*/)$')
+_DOC_WIDTH = 100
+"""A docstring's first line kept in an outline row, at most (the … says it was longer)."""
+
+
+def outline_rows(listing: FileSymbols, chosen: list[Symbol], text: str) -> list[str]:
+    """One row per symbol: kind, name path, lines, signature, and the docstring's first line."""
+    lines = text.splitlines()
+    rows = []
+    for s in chosen:
+        signature = f"  {s.signature}" if s.signature and s.signature != s.name else ""
+        doc = _doc_line(s, lines)
+        rows.append(f"{'  ' * (len(s.path) - 1)}{s.kind.label} {s.name_path}  {s.range.first_line}-{s.range.last_line}"
+                    f"{signature}{f'  # {doc}' if doc else ''}")
+    return rows
+
+
+_KIND_RANK = {"code": 0, "tests": 1, "docs": 2}
+_DOC_FOLDERS = frozenset({"docs", "doc", "documentation", "examples", "example", "benchmarks", "benchmark"})
+_TEST_FOLDERS = frozenset({"tests", "test", "testing", "__tests__", "spec", "specs", "testdata"})
+
+
+def file_rank(path: str) -> int:
+    """Package code 0, tests 1, docs and examples 2: what an overview shows first."""
+    parts = PurePosixPath(path).parts
+    folders = {part.lower() for part in parts[:-1]}
+    name = parts[-1].lower() if parts else ""
+    # Docs and examples only at the top: a Java package's com/example/ is code.
+    if len(parts) > 1 and parts[0].lower() in _DOC_FOLDERS:
+        return _KIND_RANK["docs"]
+    if (folders & _TEST_FOLDERS or name.startswith("test_") or name == "conftest.py"
+            or re.search(r"(_test\.go|_test\.py|\.(test|spec)\.[cm]?[jt]sx?)$", name)):
+        return _KIND_RANK["tests"]
+    return _KIND_RANK["code"]
+
+
+def outline_view(listing: FileSymbols, depth: int | None, kinds: frozenset[str], max_chars: int, structured: bool,
+                 source_text: str = "") -> View:
+    """``source_text``: the file's text, for the docstrings' first lines."""
     chosen = [s for top in listing.symbols for s in top.walk()
               if (depth is None or len(s.path) <= depth) and (not kinds or s.kind.label in kinds)]
-    rows = [f"{'  ' * (len(s.path) - 1)}{s.kind.label} {s.name_path}  {s.range.first_line}-{s.range.last_line}" for s in chosen]
-    kept, left = fit(rows, max_chars)
+    rows = outline_rows(listing, chosen, source_text)
     head = f"# {listing.file} ({listing.language or 'unknown'}): {len(chosen)} symbol(s) from {listing.source.value} ({listing.confidence.value})"
-    text = "\n".join(filter(None, [head, *(f"# note: {n}" for n in listing.notes), *kept,
-                                   _left_out(left, "symbols", "narrow with depth=1 or kinds=[...]")]))
+    text, shown = bounded([head, *(f"# note: {n}" for n in listing.notes)], rows,
+                          lambda left: _left_out(left, "symbols", "narrow with depth=1 or kinds=[...]"), max_chars)
+    kept, left = rows[:shown], len(rows) - shown
     payload: dict[str, Any] = {"total": len(chosen), "shown": len(kept)}
     if left:
         payload["omitted"] = {"symbols": left}
     if structured:
         payload |= {"file": listing.file, "language": listing.language, "source": listing.source.value,
                     "confidence": listing.confidence.value, "notes": listing.notes}
+        lines = source_text.splitlines()
         payload["symbols"] = [{"name_path": s.name_path, "kind": s.kind.label, "line": s.range.first_line,
-                               "end_line": s.range.last_line} for s in chosen[: len(kept)]]
+                               "end_line": s.range.last_line, "signature": s.signature, "doc": _doc_line(s, lines)}
+                              for s in chosen[: len(kept)]]
     return payload, text
 
 
 def overview_view(entries: list[OverviewEntry], kinds: frozenset[str], max_chars: int, structured: bool) -> View:
+    """Package code first, then tests, then docs and examples (each in path order): the budget
+    goes to what an agent works on."""
     rows: list[str] = []
     shown: list[dict[str, Any]] = []
-    for entry in entries:
+    for entry in sorted(entries, key=lambda e: file_rank(e.path)):
         symbols = [s for s in entry.symbols if not kinds or s.kind in kinds]
         rows.append(f"{entry.path}  [{entry.language or 'unknown'} · {entry.source}]")
         rows += [f"  {'  ' * (s.name_path or '').count('/')}{s.kind} {s.name_path}  {s.line}" for s in symbols]
         shown.append({"file": entry.path, "symbols": [[s.name_path, s.kind, s.line] for s in symbols]})
-    kept, left = fit(rows, max_chars)
+    text, count = bounded([], rows, lambda left: _left_out(left, "rows", "narrow with under=FOLDER, depth=1 or kinds=[...]"),
+                          max_chars)
+    kept, left = rows[:count], len(rows) - count
     files_kept = sum(1 for row in kept if not row.startswith(" "))
-    text = "\n".join(filter(None, [*kept, _left_out(left, "rows", "narrow with under=FOLDER, depth=1 or kinds=[...]")]))
     payload: dict[str, Any] = {"files": len(entries), "files_shown": files_kept}
     if left:
         payload["omitted"] = {"rows": left}
@@ -94,10 +187,11 @@ def symbols_view(found: SymbolMatches, structured: bool) -> View:
 
 def located_view(result: NavigationResult, lines: list[LocatedLine], max_chars: int, structured: bool) -> View:
     """References or definitions, one standalone line each: where, inside which symbol, and the code."""
-    kept, left = fit([line.render() for line in lines], max_chars)
+    rows = [line.render() for line in lines]
     head = f"{len(lines)} location(s) from {result.source.value} ({result.confidence.value})"
-    text = "\n".join(filter(None, [head, *(f"note: {n}" for n in result.notes), *kept,
-                                   _left_out(left, "locations", "ask about a narrower symbol")]))
+    text, count = bounded([head, *(f"note: {n}" for n in result.notes)], rows,
+                          lambda left: _left_out(left, "locations", "ask about a narrower symbol"), max_chars)
+    kept, left = rows[:count], len(rows) - count
     payload: dict[str, Any] = {"total": len(lines)}
     if left:
         payload["omitted"] = {"locations": left}

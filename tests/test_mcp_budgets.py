@@ -1,0 +1,109 @@
+"""Budgeted MCP answers (issue 43): every tool with a size parameter stays within it, project_overview
+spends its budget on the package before tests, docs and examples, and file_outline carries
+signatures and the docstrings' first lines. Through the official MCP client."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters
+
+from frontends.mcp_views import file_rank
+from tests.conftest import SAMPLE
+
+BUDGETS = (300, 700, 1500, 4000)
+
+SIZED_CALLS: dict[str, dict[str, Any]] = {
+    "file_outline": {"path": "shop/big.py"},
+    "project_overview": {"under": ".", "depth": 2},
+    "find_references": {"address": "shop/big.py:helper"},
+    "get_definition": {"position": "shop/big.py:10:16"},
+    "list_dir": {"path": ".", "recursive": True},
+}
+"""A call of each tool that takes max_chars, with more to say than the smallest budgets hold."""
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "sample"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".graft"))
+    classes = "".join(
+        f"class C{i}:\n    \"\"\"The {i}th class, whose docstring is long enough to matter in an outline row.\"\"\"\n\n"
+        + "".join(f"    def m{j}(self, value: int = {j}) -> int:\n        \"\"\"Return helper of value.\"\"\"\n"
+                  f"        return helper(value)\n" for j in range(8))
+        for i in range(40))
+    (root / "shop" / "big.py").write_text(f"def helper(value: int) -> int:\n    return value\n\n\n{classes}")
+    for folder in ("docs", "examples"):
+        (root / folder).mkdir()
+        (root / folder / "conf.py" if folder == "docs" else root / folder / "demo.py").write_text(
+            "".join(f"def example_{n}() -> None:\n    pass\n\n\n" for n in range(30)))
+    return root
+
+
+def _params(project: Path) -> StdioServerParameters:
+    graft = shutil.which("graft", path=str(Path(sys.executable).parent))
+    assert graft is not None
+    return StdioServerParameters(command=graft, args=["mcp", "--root", str(project), "--source", "ast"])
+
+
+def test_every_sized_answer_stays_within_its_budget(project: Path) -> None:
+    async def run() -> tuple[set[str], dict[tuple[str, int], Any], Any, Any]:
+        async with Client(_params(project)) as client:
+            tools = (await client.list_tools()).tools
+            sized = {t.name for t in tools if "max_chars" in t.input_schema["properties"]}
+            answers = {(name, budget): await client.call_tool(name, {**SIZED_CALLS[name], "max_chars": budget})
+                       for name in sorted(sized & set(SIZED_CALLS)) for budget in BUDGETS}
+            capped = await client.call_tool("workspace_symbols", {"query": "m", "max_matches": 5})
+            too_small = await client.call_tool("file_outline", {"path": "shop/big.py", "max_chars": 10})
+            return sized, answers, capped, too_small
+
+    sized, answers, capped, too_small = asyncio.run(run())
+    assert sized == set(SIZED_CALLS), "a tool with max_chars needs a call here"
+    for (name, budget), answer in answers.items():
+        assert not answer.is_error, (name, answer.content[0].text)
+        text = answer.content[0].text
+        assert len(text) <= budget, (name, budget, len(text))
+    for name in sized - {"get_definition"}:  # the smallest budget left something out, and the answer says so
+        small = answers[(name, BUDGETS[0])]
+        assert "left out" in small.content[0].text and small.structured_content.get("omitted"), name
+    rows = [line for line in capped.content[0].text.splitlines() if line.startswith("shop/")]
+    assert len(rows) <= 5 and capped.structured_content["omitted"]["matches"] > 0
+    assert too_small.is_error and "max_chars is at least" in too_small.content[0].text
+
+
+def test_project_overview_ranks_package_code_then_tests_then_docs(project: Path) -> None:
+    async def run() -> Any:
+        async with Client(_params(project)) as client:
+            return [await client.call_tool("project_overview", {"under": ".", "max_chars": budget, "structured": True})
+                    for budget in (1500, 60_000)]
+
+    answers = asyncio.run(run())
+    small, whole = ([entry["file"] for entry in answer.structured_content["entries"]] for answer in answers)
+    for files in (small, whole):
+        ranks = [file_rank(path) for path in files]
+        assert ranks == sorted(ranks), files
+    assert "docs/conf.py" not in small and "examples/demo.py" not in small and "csharp/Order.cs" in small
+    assert whole.index("shop/models.py") < whole.index("tests/test_shop.py") < whole.index("docs/conf.py")
+    assert file_rank("tests/test_shop.py") == 1 and file_rank("docs/conf.py") == file_rank("examples/demo.py") == 2
+    assert file_rank("java/com/example/Ledger.java") == 0  # a package named example is code
+    assert file_rank("web/src/cart.test.ts") == file_rank("go/shop_test.go") == 1 and file_rank("shop/models.py") == 0
+
+
+def test_file_outline_carries_signatures_and_docstrings(project: Path) -> None:
+    async def run() -> Any:
+        async with Client(_params(project)) as client:
+            return (await client.call_tool("file_outline", {"path": "shop/models.py"}),
+                    await client.call_tool("file_outline", {"path": "shop/models.py", "structured": True}))
+
+    text_answer, data_answer = asyncio.run(run())
+    text = text_answer.content[0].text
+    assert "def add(self, sku: str, quantity: int, unit_price: Decimal) -> Order" in text
+    assert any("class LineItem" in row and "# One product on an order." in row for row in text.splitlines())
+    symbols = {s["name_path"]: s for s in data_answer.structured_content["symbols"]}
+    assert symbols["Order"]["doc"] == "A customer's order." and symbols["Order/total"]["signature"] == "def total(self) -> Decimal"
