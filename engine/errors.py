@@ -109,6 +109,13 @@ class SymbolNotFound(Refused):
         return {**super().to_json(), "suggestions": self.suggestions}
 
 
+class NoSuchParameter(SymbolNotFound):
+    """``func/param`` where the function has no parameter of that name; ``suggestions`` are
+    the addresses of the parameters it has."""
+
+    code = "no_such_parameter"
+
+
 class AmbiguousAddress(Refused):
     code = "ambiguous"
 

@@ -17,7 +17,7 @@ from engine.errors import GraftError, ServiceUnavailable, SymbolNotFound, UsageE
 from engine.graph import GraphQueries
 from engine.graph.queries import NodeRef
 from engine.languages import ImportStyle, language_of, profile_of
-from engine.names import PositionAddress, parse_address
+from engine.names import PositionAddress, SymbolAddress, parse_address
 from engine.positions import Position, split_lines
 from engine.refactor import language_passes, rename, skipped_files
 from engine.refactor.python import attribute_strings, member_lookup
@@ -25,6 +25,7 @@ from engine.refactor.python.attribute_lists import with_attribute_lists
 from engine.refactor.corpus import Corpus
 from engine.refactor.python.dynamic_bases import dynamic_subclasses, with_dynamic_overrides
 from engine.refactor.python.inferred_receivers import FixtureMember
+from engine.refactor.python.parameter_address import parameter_position
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.self_assignments import first_assignment_on_self
 from engine.refactor.typescript.visibility import files_to_show
@@ -41,6 +42,8 @@ def plan(operation: Rename, context: PlanContext) -> RefactorPlan:
     parsed = parse_address(operation.address)
     if isinstance(parsed, PositionAddress) and parsed.column is not None:
         return _rename_at(operation, context, parsed.file, Position(parsed.line - 1, parsed.column - 1))
+    if isinstance(parsed, SymbolAddress) and (parameter := parameter_position(context, parsed)) is not None:
+        return _rename_at(operation, context, parameter.file, parameter.position)  # `func/param`: the parameter's own path
     family = context.resolve_binding(parsed)
     symbol = family[-1]  # an overload stack's implementation, a property's last accessor
     rename.check_name(operation.new_name, language_of(symbol.file))
