@@ -274,7 +274,7 @@ def _operation_tool(operation: type[RefactorOperation], tools: GraftTools) -> Ca
     ]
     parameters += [
         inspect.Parameter("apply", keyword, default=False,
-                          annotation=Annotated[bool, Field(description="write it (default: a dry run)")]),
+                          annotation=bool),  # dry run until apply=true: the instructions say it once
         inspect.Parameter("allow_dirty", keyword, default=False, annotation=ALLOW_DIRTY),
         inspect.Parameter("check", keyword, default=CheckMode.FAST.value, annotation=CHECK),
         inspect.Parameter("structured", keyword, default=False, annotation=STRUCTURED),
@@ -297,7 +297,8 @@ def _option_hint(option: str | None) -> str:
     return f" (call again with {option}=true)" if option in SETTABLE_OPTIONS else ""
 
 
-STRUCTURED = Annotated[bool, Field(description="also the full answer as structured data")]
+STRUCTURED = bool
+"""Also the whole answer as structured data: explained once, in the server's instructions (most tools take it)."""
 
 
 def _view(view: tuple[dict[str, Any], str]) -> CallToolResult:
