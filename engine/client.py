@@ -38,8 +38,9 @@ class EngineClient:
         self.own_undo_only = own_undo_only
         self.applied: list[str] = []
         """Transactions this client applied and has not undone, oldest first."""
-        self.undone: list[str] = []
-        """This client's undos not yet redone, oldest first (its redo stack; a new edit empties it)."""
+        self.undone: list[tuple[str, str | None]] = []
+        """This client's undos not yet redone, oldest first, each (the undo, the transaction it
+        reverted): its redo stack; a new edit empties it."""
 
     # -- changes ---------------------------------------------------------------------
 
@@ -99,19 +100,24 @@ class EngineClient:
         # (keeping it there pointed the next undo at a transaction already undone).
         if undone.reverted in self.applied:
             self.applied.remove(undone.reverted)
-        self.undone.append(undone.transaction or "")
+        if undone.transaction is not None:
+            self.undone.append((undone.transaction, undone.reverted))
         self._saw(undone)
         return undone
 
     def redo(self, transaction: str | None = None, *, request: str | None = None) -> EditOutcome:
         """Re-apply the latest undone transaction (this client's own undo with ``own_undo_only``),
         or the one named (the undo, or the transaction it undid)."""
-        if self.own_undo_only and transaction is None:
-            if not self.undone:
+        if self.own_undo_only:
+            if transaction is None and not self.undone:
                 raise NotThisClientsTransaction("this session has undone nothing it could redo since its last edit")
-            transaction = self.undone[-1]
+            if transaction is not None and all(transaction not in pair for pair in self.undone):
+                raise NotThisClientsTransaction(f"transaction {transaction} is not an undo of this session's since its last "
+                                                "edit: redo it from the session that undid it (or with `graft redo ID`)")
+            transaction = transaction or self.undone[-1][0]
         redone = self.engine.edits().redo(transaction, request=request)
-        self.undone = [u for u in self.undone if u not in (transaction, redone.reverted)]
+        done = {transaction, redone.reverted} - {None}
+        self.undone = [pair for pair in self.undone if not done & set(pair)]
         if redone.transaction is not None:
             self.applied.append(redone.transaction)  # undoable again, as an edit of this client's
         self._saw(redone)

@@ -161,3 +161,26 @@ def test_mcp_session_over_stdio(project: Path) -> None:
             assert "undid" in text  # the answer's text names what it undid
 
     asyncio.run(run())
+
+
+def test_redo_is_refused_when_the_files_changed_since_the_undo(project: Path) -> None:
+    """The stack is the workspace's: the CLI's client (every transaction) redoes what another
+    client undid, unless a file changed since; then nothing is written."""
+    engine = Engine(Workspace(project), source=SourcePreference.AST)
+    try:
+        session_client, cli_client = EngineClient(engine, own_undo_only=True), EngineClient(engine)
+        done = session_client.find_replace("slot-1", "done-1", glob=EDITED[0], apply=True)
+        undone = session_client.undo()
+        assert undone.reverted == done.transaction
+        target = project / EDITED[0]
+        target.write_bytes(target.read_bytes() + b"# changed by hand\n")
+        changed = target.read_bytes()
+        with pytest.raises(Exception) as refused:
+            cli_client.redo()
+        assert getattr(refused.value, "code", "") == "undo_refused" and "changed after transaction" in str(refused.value)
+        assert target.read_bytes() == changed
+        target.write_bytes(changed.replace(b"# changed by hand\n", b""))
+        redone = cli_client.redo()
+        assert redone.reverted == done.transaction and b"done-1" in target.read_bytes()
+    finally:
+        engine.close()
