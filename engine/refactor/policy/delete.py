@@ -18,6 +18,7 @@ from engine.refactor import symbol_edits
 from engine.refactor.corpus import Corpus
 from engine.refactor.python.name_uses import name_uses
 from engine.refactor.python.overrides import overridden_methods
+from engine.refactor.python import unused_imports
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.typescript.visibility import files_to_show, in_family
 from engine.symbols import Source, Symbol
@@ -47,6 +48,8 @@ def plan(operation: Delete, context: PlanContext) -> RefactorPlan:
     outside = _outside_uses(context, symbol, [(loc.file, loc.range.start.line + 1) for loc in found.locations],
                             by_name=found.source is Source.AST)
     planned = symbol_edits.plan_delete(symbol, source, outside)
+    if language_of(symbol.file) == "python":
+        planned = unused_imports.pruned(context.workspace, planned, source)
     note = f"references checked by {found.source.value} ({found.confidence.value})"
     return replace(planned, warnings=[*planned.warnings, note, *found.notes])
 
