@@ -28,7 +28,7 @@ from engine.graph.queries import GraphQueries
 from engine.languages import SymbolMoves, profile_of
 from engine.refactor.python.dotted_strings import retarget_dotted_strings
 from engine.refactor.python.move_importers import MoveNames, rewrite_importer
-from engine.refactor.python.move_rewrite import rewrite_dest, rewrite_source, top_level_bindings
+from engine.refactor.python.move_rewrite import rewrite_dest, rewrite_source, top_level_bindings, type_checking_block
 from engine.refactor.python.move_source import CannotMove, CarriedImport, analyse
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.cst_edits import (
@@ -101,7 +101,8 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
                     f"to {existing or 'its own definition'}"
                 )
         (type_checking if carried.type_checking else imports).append(carried.statement)
-    if type_checking and "TYPE_CHECKING" not in dest_bindings:
+    guard = _type_checking_guard(dest_tree, dest_bindings, analysis.imports)
+    if type_checking and guard is None:
         imports.append(from_import("typing", "TYPE_CHECKING"))
     needed_globals = [g for g in analysis.source_globals if dest_bindings.get(g) != f"{source_module.dotted}.{g}"
                       and not _same_definition(analysis.tree, dest_tree, g)]
@@ -163,7 +164,8 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
                         "pass shim to keep a re-export")
     elif public is not None and request.reexport is False and not request.shim:
         warnings.append(f"{name} was public in {source_module.dotted} ({public}) and is no longer importable from there (no_reexport)")
-    new_dest = rewrite_dest(dest_tree, analysis, imports, type_checking, export=export, create_all=dest_source is None)
+    new_dest = rewrite_dest(dest_tree, analysis, imports, type_checking, export=export, create_all=dest_source is None,
+                            guard=guard or "TYPE_CHECKING")
     if dest_source is None or _imports_grouped(dest_source.text, dest_module):
         new_dest = grouped_imports(new_dest, dest_module.dotted.split(".")[0])
     new_source = rewrite_source(analysis, name, back, local=local, keep_in_all=reexport or request.shim)
@@ -217,6 +219,19 @@ def _plain(carried: CarriedImport) -> str:
     """The module of an unaliased ``import a.b`` (binding ``a``, as the destination may too), else ""."""
     written = code_of(carried.statement)
     return carried.absolute if written.startswith("import ") and " as " not in written else ""
+
+
+def _type_checking_guard(dest: cst.Module, bindings: dict[str, str | None], carried: list[CarriedImport]) -> str | None:
+    """How the destination spells ``TYPE_CHECKING`` without a new import: its own ``if …:`` block's
+    test, its ``TYPE_CHECKING``, or ``t.TYPE_CHECKING`` through its (or the carried) ``import typing as t``."""
+    existing = type_checking_block(dest)
+    if existing is not None:
+        return code_of(existing.test)
+    if bindings.get("TYPE_CHECKING") == "typing.TYPE_CHECKING":
+        return "TYPE_CHECKING"
+    typing_names = [name for name, bound in bindings.items() if bound == "typing"]
+    typing_names += [c.name for c in carried if not c.type_checking and c.absolute == "typing"]
+    return f"{typing_names[0]}.TYPE_CHECKING" if typing_names else None
 
 
 def _public(name: str, exports: list[str] | None, module: ModuleName) -> str | None:

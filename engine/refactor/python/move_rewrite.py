@@ -144,7 +144,7 @@ def _kept_lines(statement: TopLevelStatement, carried: list[cst.EmptyLine]) -> l
 
 def rewrite_dest(
     tree: cst.Module, analysis: SourceAnalysis, imports: list[cst.SimpleStatementLine],
-    type_checking: list[cst.SimpleStatementLine], *, export: str | None, create_all: bool,
+    type_checking: list[cst.SimpleStatementLine], *, export: str | None, create_all: bool, guard: str = "TYPE_CHECKING",
 ) -> str:
     """The destination with the moved code at its end, or before the first statement that uses
     it when the module is imported (a decorator, a default, a base, a class body, module-level
@@ -162,9 +162,14 @@ def rewrite_dest(
         user = body[at].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
         tree = tree.with_changes(body=[*body[:at], *moved, user, *body[at + 1:]])
     added: list[TopLevelStatement] = list(imports)
-    if type_checking:
+    block = type_checking_block(tree)
+    if type_checking and block is not None:
+        # The destination's own `if TYPE_CHECKING:` block takes them: one block, not two.
+        merged = cst.IndentedBlock(body=[*getattr(block.body, "body", []), *type_checking])
+        tree = tree.with_changes(body=[s.with_changes(body=merged) if s is block else s for s in tree.body])
+    elif type_checking:
         added.append(cst.If(
-            test=cst.Name("TYPE_CHECKING"),
+            test=cst.parse_expression(guard),
             body=cst.IndentedBlock(body=type_checking),
             leading_lines=[cst.EmptyLine()],
         ))
@@ -188,6 +193,15 @@ def rewrite_dest(
                 listing = listing.with_changes(leading_lines=[cst.EmptyLine()])
             tree = insert_top_level(tree, [listing])
     return tree.code
+
+
+def type_checking_block(tree: cst.Module) -> cst.If | None:
+    """The module's top-level ``if TYPE_CHECKING:`` (or ``if t.TYPE_CHECKING:``) block without an ``else``."""
+    for statement in tree.body:
+        if isinstance(statement, cst.If) and _is_type_checking(statement.test) and statement.orelse is None \
+                and isinstance(statement.body, cst.IndentedBlock):
+            return statement
+    return None
 
 
 def _has_future_annotations(tree: cst.Module) -> bool:
