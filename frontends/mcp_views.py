@@ -101,7 +101,9 @@ def outline_rows(listing: FileSymbols, chosen: list[Symbol], text: str) -> list[
     lines = text.splitlines()
     rows = []
     for s in chosen:
-        signature = f"  {s.signature}" if s.signature and s.signature != s.name else ""
+        # "class Cart" says nothing the row's kind and name do not.
+        bare = s.signature in ("", s.name) or s.signature.split()[-1:] == [s.name] and len(s.signature.split()) <= 3
+        signature = "" if bare else f"  {s.signature}"
         doc = _doc_line(s, lines)
         rows.append(f"{'  ' * (len(s.path) - 1)}{s.kind.label} {s.name_path}  {s.range.first_line}-{s.range.last_line}"
                     f"{signature}{f'  # {doc}' if doc else ''}")
