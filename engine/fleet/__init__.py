@@ -64,7 +64,9 @@ def run(
 ) -> list[FleetRow]:
     """Run the plan on every repository; the rows of this run (with ``resume``, the rows already
     in OUT first). The plan is checked whole before any task starts. Paths may be strings or
-    path objects; a row names its repository as the string given."""
+    path objects; a row names its repository as the string given. ``progress`` is called once
+    before any task finishes (``last`` None, ``total`` the repositories to run), then once per
+    repository as its row arrives."""
     plan_steps(plan, "plan")  # an unknown op or field is refused here, not in every task
     paths = [os.fspath(repo) for repo in repos]
     out = Path(out)
@@ -80,8 +82,12 @@ def run(
     names = _patch_names(paths)
     rows = list(kept.values())
     if not todo:
+        if progress is not None:
+            progress(FleetProgress(0, 0, 0, 0, None))  # the start, with nothing to run
         return rows
     chosen = _executor(executor, scheduler, workers)
+    if progress is not None:  # the start: a listener learns the total before the first repository finishes
+        progress(FleetProgress(0, 0, min(chosen.workers, len(todo)), len(todo), None))
     this_run = FleetRun(record.run_id, record.plan_hash, chosen.run_alive())
     task: FleetTask = functools.partial(run_repo, plan, options, this_run)
     failed = 0

@@ -99,6 +99,8 @@ class FleetRow:
 
 @dataclass(frozen=True)
 class FleetProgress:
+    """Where a fleet run is: ``last`` is the row that just arrived, None at the start."""
+
     done: int
     failed: int
     in_flight: int

@@ -200,6 +200,9 @@ def _file_commands(commands: Commands, common: GraftParser, options: GraftParser
     fleet.add_argument("--out", metavar="DIR", default="graft-fleet",
                        help="where the patches and results.jsonl go (default: ./graft-fleet)")
     fleet.add_argument("--resume", action="store_true", help="skip the repositories that already have a row in OUT")
+    fleet.add_argument("--progress", choices=["auto", "line", "json", "none"], default="auto",
+                       help="on stderr: auto (default: a live line on a terminal, else a line per repository and one "
+                            "every 10 s while none finishes), line, json (one event per line, for CI) or none")
 
     read = commands.add_parser("read-file", parents=[common], help="files with a sha256 header and line numbers")
     read.add_argument("paths", metavar="PATH", nargs="+")

@@ -1,5 +1,6 @@
-"""``graft batch PLAN --repos LIST``: one plan across many repositories (engine.fleet), with a
-progress line while it runs and a summary table at the end.
+"""``graft batch PLAN --repos LIST``: one plan across many repositories (engine.fleet), with
+progress on stderr while it runs (``--progress``: frontends.cli.fleet_progress) and a summary
+table at the end.
 
 Exit status: 0 when every repository was applied or planned, 1 when any was not (refused,
 dirty files, red before the change, failed its verify, an error: each row says which and why), 2
@@ -17,6 +18,7 @@ from pathlib import Path
 from engine import fleet
 from engine.batch import load_plan
 from engine.choices import SourcePreference
+from frontends.cli.fleet_progress import FleetReporter
 from frontends.render.terminal import printable
 
 _FAILED = fleet.FAILED
@@ -28,11 +30,15 @@ def run_fleet(args: argparse.Namespace) -> int:
     repos = fleet.load_repos(Path(args.repos))
     options = fleet.FleetOptions(apply=args.write, verify=args.verify, source=SourcePreference(args.source),
                                  allow_dirty=args.allow_dirty)
-    show = _progress if sys.stderr.isatty() else None
-    rows = fleet.run(plan, repos, out=Path(args.out), options=options, executor=args.executor, scheduler=args.scheduler,
-                     workers=args.workers, resume=args.resume, progress=show)
-    if show is not None:
-        print(file=sys.stderr)
+    reporter = FleetReporter(args.progress, sys.stderr) if args.progress != "none" else None
+    try:
+        rows = fleet.run(plan, repos, out=Path(args.out), options=options, executor=args.executor,
+                         scheduler=args.scheduler, workers=args.workers, resume=args.resume, progress=reporter)
+    finally:
+        if reporter is not None:
+            reporter.close()
+    if reporter is not None:
+        reporter.end(rows)
     counts = Counter(row.status for row in rows)
     if args.json:
         print(json.dumps({"ok": True, "command": "batch", "out": str(Path(args.out).resolve()), "counts": dict(counts),
@@ -40,13 +46,6 @@ def run_fleet(args: argparse.Namespace) -> int:
     else:
         print(printable(_table(rows, counts, Path(args.out))))
     return 1 if any(counts[status] for status in _FAILED) else 0
-
-
-def _progress(state: fleet.FleetProgress) -> None:
-    width = 24
-    filled = width * state.done // max(state.total, 1)
-    print(f"\r[{'#' * filled}{'.' * (width - filled)}] {state.done}/{state.total} done · {state.failed} failed · "
-          f"{state.in_flight} running", end="", file=sys.stderr, flush=True)
 
 
 def _table(rows: list[fleet.FleetRow], counts: Counter[str], out: Path) -> str:
