@@ -69,9 +69,10 @@ def run_raw(root: Path, position: Position) -> tuple[dict[str, float], dict[str,
     times["references"], refs = timed(lambda: client.request("textDocument/references", {**place, "context": {"includeDeclaration": True}}))
     times["rename plan"], edit = timed(lambda: client.request("textDocument/rename", {**place, "newName": "QuerySetRenamed"}))
     client.close()
-    counts["symbols"] = len(symbols or [])
-    counts["references"] = len(refs or [])
-    counts["edited files"] = len((edit or {}).get("documentChanges") or (edit or {}).get("changes") or [])
+    counts["symbols"] = len(symbols) if isinstance(symbols, list) else 0
+    counts["references"] = len(refs) if isinstance(refs, list) else 0
+    changes = (edit.get("documentChanges") or edit.get("changes") or []) if isinstance(edit, dict) else []
+    counts["edited files"] = len(changes)
     return times, counts
 
 

@@ -498,7 +498,7 @@ def main() -> None:
     tools = args.tools.split(",")
     if "rope" in tools:
         try:
-            import rope  # type: ignore[import-untyped]  # noqa: F401
+            import rope  # noqa: F401
         except ImportError:
             subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "rope"], check=True)
     data = tomllib.loads(Path(args.data).read_text(encoding="utf-8"))

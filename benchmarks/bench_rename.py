@@ -145,8 +145,8 @@ class Codegraft:
 
 def rope_plan(root: Path, line: int, column: int) -> tuple[float, int]:
     try:
-        import rope.base.project  # type: ignore[import-untyped]
-        from rope.refactor.rename import Rename  # type: ignore[import-untyped]
+        import rope.base.project
+        from rope.refactor.rename import Rename
     except ImportError:
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "rope"], check=True)
         import rope.base.project

@@ -157,7 +157,7 @@ def main() -> int:
             tally.calls = number
             if number == 1 or number % args.every == 0:
                 resident, restarts = _resident_mb(engine)
-                point = {"calls": number, "seconds": round(time.monotonic() - started, 1),
+                point: dict[str, object] = {"calls": number, "seconds": round(time.monotonic() - started, 1),
                          "rss_mb": round(resident, 1) if resident is not None else None, "restarts": restarts,
                          "not_from_server": tally.not_from_server, "failures": len(tally.failures)}
                 curve.append(point)

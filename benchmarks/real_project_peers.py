@@ -8,9 +8,9 @@ from pathlib import Path
 
 
 def rope_tool(root: Path, case: dict[str, object], file: str, line: int, column: int) -> None:
-    import rope.base.project  # type: ignore[import-untyped]
-    from rope.refactor.move import create_move  # type: ignore[import-untyped]
-    from rope.refactor.rename import Rename  # type: ignore[import-untyped]
+    import rope.base.project
+    from rope.refactor.move import create_move
+    from rope.refactor.rename import Rename
 
     project = rope.base.project.Project(str(root), ropefolder=None)
     try:
@@ -32,8 +32,8 @@ def rope_tool(root: Path, case: dict[str, object], file: str, line: int, column:
 def _rope_module_changes(project: object, resource: object, dest: str) -> object:
     """rope's rename-module (same folder) or move-module (same name, another folder); it has
     no single refactoring for both, so a case needing both is one rope cannot do."""
-    from rope.refactor.move import MoveModule  # type: ignore[import-untyped]
-    from rope.refactor.rename import Rename  # type: ignore[import-untyped]
+    from rope.refactor.move import MoveModule
+    from rope.refactor.rename import Rename
 
     old, new = Path(str(resource.path)), Path(dest)  # type: ignore[attr-defined]
     if old.parent == new.parent:

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 
 def judge_case(project: dict[str, object], case: dict[str, object], source: Path, count: int,
                before: dict[str, str], texts: dict[str, str], root: Path) -> str:
     """Why codegraft failed the case ("" when it passed), on a fresh copy of the project at ``root``."""
-    import bench_real_projects as bench  # the parent put benchmarks/ on sys.path, which spawn passes on
+    if TYPE_CHECKING:  # mypy knows benchmarks/ as the package it is
+        from benchmarks import bench_real_projects as bench
+    else:
+        import bench_real_projects as bench  # the parent put benchmarks/ on sys.path, which spawn passes on
 
     shutil.copytree(source, root)
     graft, error = None, None

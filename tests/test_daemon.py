@@ -380,9 +380,17 @@ def test_a_refactoring_with_the_words_indexed_still_reads_files_changed_or_added
 
 
 def _words_indexed(root: Path) -> int:
-    status = daemon_client.status(root) or {}
-    indexed = [int(n) for line in status.get("engines") or [] for n in re.findall(r"words of (\d+) files indexed", line)]
+    engines = (daemon_client.status(root) or {}).get("engines") or []
+    assert isinstance(engines, list), engines
+    indexed = [int(n) for line in engines for n in re.findall(r"words of (\d+) files indexed", line)]
     return indexed[0] if indexed else 0
+
+
+def _housekeeping(root: Path) -> dict[str, int]:
+    """The daemon's own-work counters (rounds, calls_since), as its status reports them."""
+    housekeeping = (daemon_client.status(root) or {})["housekeeping"]
+    assert isinstance(housekeeping, dict), housekeeping
+    return housekeeping
 
 
 def test_a_call_waiting_is_answered_before_the_daemons_own_work(project: Path) -> None:
@@ -394,8 +402,8 @@ def test_a_call_waiting_is_answered_before_the_daemons_own_work(project: Path) -
     # A first call imports the engine, whose memory may count as a heavy call's (a round at once):
     # counted from after its round.
     assert graft(*argv, cwd=project).returncode == 0
-    _wait_for(lambda: (daemon_client.status(project) or {})["housekeeping"]["calls_since"] == 0)
-    rounds = (daemon_client.status(project) or {})["housekeeping"]["rounds"]
+    _wait_for(lambda: _housekeeping(project)["calls_since"] == 0)
+    rounds = _housekeeping(project)["rounds"]
     call = daemon_client.Call(argv, str(project), dict(os.environ), False, False, None)
     first, second = daemon_client.connect(project), daemon_client.connect(project)
     try:
@@ -410,7 +418,7 @@ def test_a_call_waiting_is_answered_before_the_daemons_own_work(project: Path) -
         second.close()
     assert all(messages[-1] == {"exit": 0} for messages in answers), answers
     def work() -> tuple[int, int]:
-        housekeeping = (daemon_client.status(project) or {})["housekeeping"]
+        housekeeping = _housekeeping(project)
         return housekeeping["rounds"], housekeeping["calls_since"]
 
     # Asked within the grace, the work is still owed for both calls; later, one round did it.

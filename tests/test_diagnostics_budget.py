@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from engine.answers import TextEdit
+from engine.answers import Diagnostic, TextEdit
 from engine.api import Engine
 from engine.batch import run_batch
 from engine.choices import SourcePreference
@@ -82,7 +82,7 @@ def test_files_with_a_baseline_are_compared_later_and_their_new_errors_found(tmp
         assert outcome.diagnostics_complete and len(outcome.new_diagnostics) == IMPORTERS
         # As an apply whose after pass the budget stopped after m.py would have kept it:
         whole = {d.file for d in outcome.new_diagnostics}
-        baseline = {path: [] for path in ["m.py", *sorted(whole)]}
+        baseline: dict[str, list[Diagnostic]] = {path: [] for path in ["m.py", *sorted(whole)]}
         pending_checks.save(tmp_path, pending_checks.PendingCheck(
             str(outcome.transaction), dict(baseline), {"m.py": []}, sorted(whole), [], {}))
         finished = engine.edits().finish_diagnostics()

@@ -49,6 +49,7 @@ def test_the_lsp_server_recovers_on_initialize_and_shows_a_message(tmp_path: Pat
         def shown(params: t.ShowMessageParams) -> None:
             messages.append(params.message)
 
+        assert GRAFT is not None, "graft is installed with the package"
         await client.start_io(GRAFT, "lsp", "--source", "ast")
         await client.initialize_async(t.InitializeParams(capabilities=t.ClientCapabilities(), root_uri=root.as_uri()))
         client.initialized(t.InitializedParams())

@@ -7,6 +7,7 @@ import shutil
 import threading
 from multiprocessing import get_context
 from pathlib import Path
+from typing import IO, Any
 
 import pytest
 
@@ -162,7 +163,7 @@ def test_only_files_whose_size_or_mtime_moved_are_read_again(sample_copy: Path, 
     first.close()
     opened: list[str] = []
 
-    def counting_open(file: str, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+    def counting_open(file: str, *args: Any, **kwargs: Any) -> IO[Any]:
         opened.append(os.path.relpath(file, sample_copy))
         return open(file, *args, **kwargs)  # noqa: SIM115
 
@@ -260,7 +261,8 @@ def test_parallel_cold_index_equals_serial(tmp_path: Path) -> None:
         [cycle] = GraphQueries(parallel.graph).cycles()
         assert len(cycle.files) == 80
     finally:
-        serial.close(), parallel.close()
+        serial.close()
+        parallel.close()
 
 
 def test_entry_points_dead_code_and_affected_tests(tmp_path: Path) -> None:
@@ -444,13 +446,13 @@ def test_siblings_sharing_a_base_without_the_method_are_not_one_family(tmp_path:
     index = index_of(make_project(tmp_path / "apart", files))
     index.load()
     family = GraphQueries(index.graph).hierarchy_methods("m.py:Item/_getstate")
-    assert sorted(ref.name_path for ref in family) == ["Item/_getstate", "Leaf/_getstate"]
+    assert sorted(ref.name_path or "" for ref in family) == ["Item/_getstate", "Leaf/_getstate"]
     index.close()
     files["m.py"] = files["m.py"].replace("class Base:\n    pass\n", "class Base:\n    def _getstate(self):\n        return 0\n")
     index = index_of(make_project(tmp_path / "joined", files))
     index.load()
     family = GraphQueries(index.graph).hierarchy_methods("m.py:Leaf/_getstate")
-    assert sorted(ref.name_path for ref in family) == ["Base/_getstate", "Container/_getstate", "Item/_getstate", "Leaf/_getstate"]
+    assert sorted(ref.name_path or "" for ref in family) == ["Base/_getstate", "Container/_getstate", "Item/_getstate", "Leaf/_getstate"]
     index.close()
 
 

@@ -179,6 +179,7 @@ def test_a_real_apply_and_its_undo_still_work_and_keep_modes(root: Path) -> None
     transactions = Transactions(Workspace(root))
     applied = transactions.apply(edit)
     assert (root / "tool.sh").read_bytes() == b"echo changed\n" and _mode(root / "tool.sh") == 0o755
+    assert applied.transaction is not None
     record = json.loads((root / ".graft" / "history" / applied.transaction / "manifest.json").read_text())
     assert record["creator_uid"] == os.getuid() and len(record["seal"]) == 64
     Transactions(Workspace(root)).undo()

@@ -21,6 +21,7 @@ def test_every_grammar_loads_and_has_rules(language: languages.Language) -> None
     assert language.rules is not None
     shared = profile(language.rules.language_id)  # JSX shares JavaScript's rules
     assert shared is not None and shared.family == language.family
+    assert language.grammar is not None
     tree = __import__("tree_sitter").Parser(load_grammar(language.grammar)).parse(TINY.get(language.id, b""))
     assert not tree.root_node.has_error
 

@@ -16,6 +16,7 @@ from typing import Iterator
 import pytest
 
 from engine.api import Engine, SourcePreference
+from engine.edits.model import paths_of
 from engine.positions import Position, PositionEncoding, Range, split_lines
 from engine.workspace import Workspace
 from engine.refactor.operations.move_file import FileRename
@@ -699,7 +700,7 @@ def test_a_narrowing_type_checker_config_does_not_make_the_server_drop_out(tmp_p
         plan = engine.plan(Rename("ledger/entries.py:total", "grand_total"))
     assert plan.source.value == "lsp" and plan.warnings[0] == "from basedpyright", plan.warnings
     assert any("narrows the server's files" in note for note in plan.warnings)
-    assert sorted(c.path for c in plan.edit.operations) == ["ledger/__init__.py", "ledger/entries.py", "ledger/report.py", "tests/test_ledger.py"]
+    assert sorted(path for c in plan.edit.operations for path in paths_of(c)) == ["ledger/__init__.py", "ledger/entries.py", "ledger/report.py", "tests/test_ledger.py"]
 
 
 def test_served_ranges_agree_with_the_tree_and_symbols_after_a_syntax_error_are_kept(tmp_path: Path) -> None:
@@ -853,7 +854,7 @@ def test_a_src_layout_package_shadowed_by_typeshed_stubs_is_the_one_renamed_thro
     with served_engine(tmp_path, "basedpyright") as engine:
         plan = engine.plan(Rename("src/cachetools/__init__.py:Cache/currsize", "current_size"))
     assert plan.source.value == "lsp"
-    assert sorted(change.path for change in plan.edit.operations) == ["src/cachetools/__init__.py", "tests/test_cache.py"]
+    assert sorted(path for change in plan.edit.operations for path in paths_of(change)) == ["src/cachetools/__init__.py", "tests/test_cache.py"]
     assert not any("jedi" in warning for warning in plan.warnings), plan.warnings  # the server's own answer
 
 

@@ -23,8 +23,15 @@ from lsp_pool.errors import NotReady, ProtocolError, RequestTimeout, ServerDied,
 from lsp_pool.features import LanguageApi
 from lsp_pool.pool import Pool
 from lsp_pool.registry import ReadinessPolicy
+from lsp_pool.server import ManagedServer
 from tests.conftest import REPO
 from tests.lsp_helpers import JOB, fake_spec, job_workspace, names, process_alive, run_with_pool
+
+
+def _pid(server: ManagedServer) -> int:
+    """The process id of a server that is running (it has a connection and a process)."""
+    assert server.connection is not None and server.connection.pid is not None, server.state
+    return server.connection.pid
 
 
 @pytest.fixture
@@ -73,11 +80,11 @@ def test_hang_times_out_sends_cancel_and_the_server_stays_usable(root: Path, tmp
             await api.document_symbols(root / "job.py")
         assert 0.9 < time.monotonic() - started < 2.5
         server = pool.running()[0]
-        pid = server.connection.pid  # type: ignore[union-attr]
+        pid = _pid(server)
         cancelled = await server.request("fake/cancelled", None, wait_ready=False)
         assert cancelled.value == ["documentSymbol"]  # the server saw our $/cancelRequest
         assert names(await api.document_symbols(root / "job.py")) == ["Job", "Job/run"]
-        assert server.connection.pid == pid and server.restarts == 0  # type: ignore[union-attr]
+        assert _pid(server) == pid and server.restarts == 0
 
     run_with_pool(fake_spec("hang", once=tmp_path / "once", timeout=1.0), root, body)
 
@@ -90,9 +97,9 @@ def test_protocol_breakage_fails_fast_and_the_server_is_restarted(root: Path, tm
         with pytest.raises(ProtocolError, match="unreadable message"):
             await api.document_symbols(root / "job.py")
         assert time.monotonic() - started < 2.0
-        first_pid = pool.running()[0].connection.pid  # type: ignore[union-attr]
+        first_pid = _pid(pool.running()[0])
         assert names(await api.document_symbols(root / "job.py")) == ["Job", "Job/run"]
-        assert pool.running()[0].connection.pid != first_pid  # type: ignore[union-attr]
+        assert _pid(pool.running()[0]) != first_pid
         assert not process_alive(first_pid)
 
     run_with_pool(fake_spec(mode, once=tmp_path / "once"), root, body)
@@ -180,7 +187,7 @@ def test_idle_servers_are_shut_down(root: Path) -> None:
     async def body(api: LanguageApi, pool: Pool) -> None:
         await api.document_symbols(root / "job.py")
         server = pool.running()[0]
-        pid = server.connection.pid  # type: ignore[union-attr]
+        pid = _pid(server)
         await asyncio.sleep(1.5)  # the test waits for the idle timer; the pool itself never sleeps
         assert server.state.value == "stopped" and not process_alive(pid)
         assert names(await api.document_symbols(root / "job.py")) == ["Job", "Job/run"]  # and start again
@@ -223,7 +230,7 @@ def test_sync_wrapper_leaves_no_thread_behind(root: Path) -> None:
     before = set(threading.enumerate())
     api = SyncLanguageApi(root, PoolConfig(preference={"python": ("fake",)}), (fake_spec("normal"),))
     answer = api.call(lambda a: a.document_symbols(root / "job.py"))
-    pid = api.pool.running()[0].connection.pid  # type: ignore[union-attr]
+    pid = _pid(api.pool.running()[0])
     started = [thread for thread in threading.enumerate() if thread not in before]
     api.close()
     assert names(answer) == ["Job", "Job/run"]

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.types import TextContent
 
 from engine.api import Engine, SourcePreference
 from engine.workspace import Workspace
@@ -127,7 +128,9 @@ def test_writes_need_a_fresh_read(project: Path) -> None:
         stale = await client.call_tool("write_file", {"path": "shop/pricing.py", "content": "x = 1\n"})
         await client.call_tool("read_file", {"path": "shop/pricing.py"})
         # A block pasted from read_file's output, gutter and all, still matches.
-        gutter_line = next(line for line in read.content[0].text.splitlines() if "def apply_discount" in line)
+        outline = read.content[0]
+        assert isinstance(outline, TextContent), outline
+        gutter_line = next(line for line in outline.text.splitlines() if "def apply_discount" in line)
         pasted = await client.call_tool("edit_file", {
             "path": "shop/pricing.py", "old_string": gutter_line, "new_string": gutter_line.replace("apply_discount", "apply_discount_v2"),
             "apply": True,
@@ -254,6 +257,7 @@ def test_http_needs_the_bearer_token(project: Path) -> None:
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "token-test", "version": "1"}}}).encode()
         headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
         deadline = time.monotonic() + 30
+        status: int | None = None
         while True:
             try:
                 urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/mcp", request, headers), timeout=5)
@@ -411,7 +415,7 @@ def test_answers_fit_their_budget_and_say_what_they_left_out(project: Path) -> N
 
 def test_workspace_symbols_match_exactly_by_prefix_or_substring(project: Path) -> None:
     async def steps(client: Client) -> Any:
-        calls = [("Order/total", {}), ("apply_dis", {}), ("discount", {}), ("discount", {"substring_matching": True}),
+        calls: list[tuple[str, dict[str, object]]] = [("Order/total", {}), ("apply_dis", {}), ("discount", {}), ("discount", {"substring_matching": True}),
                  ("Order", {"kinds": ["class"], "structured": True}), ("", {"substring_matching": True, "max_matches": 3})]
         return [await client.call_tool("workspace_symbols", {"query": query, **extra}) for query, extra in calls]
 
@@ -610,7 +614,11 @@ class RawMcp:
         self.process = subprocess.Popen([str(graft), "mcp", "--root", str(project), "--source", "ast"], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=lambda: [self.lines.put(line) for line in self.process.stdout or ()], daemon=True).start()
+        def pump() -> None:
+            for line in self.process.stdout or ():
+                self.lines.put(line)
+
+        threading.Thread(target=pump, daemon=True).start()
         self.write(json.dumps({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}))
         assert "result" in self.until("init")[-1]

@@ -156,6 +156,7 @@ def test_every_operation_is_an_mcp_tool_with_every_field(project: Path) -> None:
 def test_every_operation_is_a_command_of_a_real_graft_lsp(project: Path) -> None:
     async def run() -> Any:
         client = LanguageClient("parity", "1")
+        assert GRAFT is not None, "graft is installed with the package"
         await client.start_io(GRAFT, "lsp", "--source", "ast")
         result = await client.initialize_async(t.InitializeParams(capabilities=t.ClientCapabilities(), root_uri=project.as_uri()))
         await client.shutdown_async(None)
@@ -180,9 +181,9 @@ def test_operation_names_are_unique_per_front_end() -> None:
 def test_a_new_operation_reaches_the_cli_with_every_value(probe_registered: None, project: Path, tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     body = tmp_path / "body.py"
-    body.write_text(PROBE_VALUES["body"])
-    status = main(["--root", str(project), "--source", "ast", "--json", "probe", PROBE_VALUES["address"], PROBE_VALUES["label"],
-                   "--body-file", str(body), "--loud", "--no-quiet", "--where", PROBE_VALUES["where"]])
+    body.write_text(str(PROBE_VALUES["body"]))
+    status = main(["--root", str(project), "--source", "ast", "--json", "probe", str(PROBE_VALUES["address"]),
+                   str(PROBE_VALUES["label"]), "--body-file", str(body), "--loud", "--no-quiet", "--where", str(PROBE_VALUES["where"])])
     payload = json.loads(capsys.readouterr().out)
     assert status == 0, payload
     assert echoed(payload["warnings"]) == PROBE_VALUES
@@ -237,6 +238,7 @@ def test_an_lsp_command_carries_options_by_name_to_the_plan(project: Path) -> No
             edits.append(params)
             return t.ApplyWorkspaceEditResult(applied=True)
 
+        assert GRAFT is not None, "graft is installed with the package"
         await client.start_io(GRAFT, "lsp", "--source", "ast")
         await client.initialize_async(t.InitializeParams(capabilities=t.ClientCapabilities(
             workspace=t.WorkspaceClientCapabilities(apply_edit=True, workspace_edit=t.WorkspaceEditClientCapabilities(document_changes=True))),

@@ -13,14 +13,19 @@ import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.conftest import REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))
-import bench_real_projects as bench  # noqa: E402
-import stale_references as stale  # noqa: E402
+if TYPE_CHECKING:  # mypy knows benchmarks/ as the package it is; pytest imports the module from sys.path, as before
+    from benchmarks import bench_real_projects as bench
+    from benchmarks import stale_references as stale
+else:
+    import bench_real_projects as bench
+    import stale_references as stale
 
 PROJECT: dict[str, object] = {"name": "tiny", "version": "0", "tests": ["tests"]}
 MOVE: dict[str, object] = {"op": "move", "address": "pkg/a.py:f", "dest": "pkg/c.py", "old": "f", "module": "pkg.a"}

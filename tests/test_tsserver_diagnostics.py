@@ -18,6 +18,7 @@ from lsprotocol import types as t
 from engine.client import EngineClient
 from engine.edits.session import EditOptions
 from engine.files import EditRequest
+from lsp_pool.adapter import PoolServices
 from lsp_pool.errors import ServerRequestFailed
 from lsp_pool.features import LanguageApi
 from lsp_pool.server import Reply
@@ -62,7 +63,8 @@ class _RefusingServer:
     """What asked_diagnostics uses of a ManagedServer, answering its requests with ``answer``."""
 
     def __init__(self, answer: Reply | Exception) -> None:
-        self.answer, self.notes, self.tracker, self.restarts = answer, [], None, 0
+        self.answer, self.tracker, self.restarts = answer, None, 0
+        self.notes: list[str] = []
 
     def use_file(self, path: Path, *, open_it: bool) -> bool:
         return False
@@ -106,7 +108,9 @@ def test_a_just_opened_documents_diagnostics_are_whole_not_the_first_published_s
                 await asyncio.sleep(0.05)
             return list(server.diagnostics.get(uri, []))
 
-        pushed = engine.services.api.call(published)
+        services = engine.services
+        assert isinstance(services, PoolServices), services
+        pushed = services.api.call(published)
         assert sorted((d.range.start.line, str(d.code), d.message) for d in pushed) == \
             sorted((d.range.start.line, d.code, d.message) for d in answer.value)
 
@@ -133,5 +137,7 @@ def test_an_applys_check_reports_the_importers_a_change_broke(tmp_path: Path) ->
         change = EditRequest("lib.ts", "export function helper(): string {", old_string="export function helper(): number {")
         outcome = client.edit_file(change, apply=True, options=EditOptions()).to_json()
     assert outcome["diagnostics_complete"] is True
-    assert sorted((d["file"], d["line"], d["code"]) for d in outcome["new_diagnostics"]) == \
+    new_diagnostics = outcome["new_diagnostics"]
+    assert isinstance(new_diagnostics, list), new_diagnostics
+    assert sorted((d["file"], d["line"], d["code"]) for d in new_diagnostics) == \
         [("lib.ts", 2, NOT_ASSIGNABLE), ("other.ts", 3, NOT_ASSIGNABLE), ("user.ts", 3, NOT_ASSIGNABLE)]

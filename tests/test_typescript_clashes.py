@@ -13,7 +13,7 @@ from typing import Iterator
 import pytest
 
 from engine.api import Engine
-from engine.edits.model import FileChange
+from engine.edits.model import FileChange, paths_of
 from engine.errors import Refused
 from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.rename import NameClash
@@ -124,9 +124,9 @@ def test_a_member_renamed_onto_another_member(engine: Engine) -> None:
 
 def test_a_rename_without_a_clash_is_planned(engine: Engine) -> None:
     plan = engine.plan(Rename("src/clip.ts:3:37", "ceiling"))
-    assert {change.path for change in plan.edit.operations} == {"src/clip.ts"}
+    assert {path for change in plan.edit.operations for path in paths_of(change)} == {"src/clip.ts"}
     plan = engine.plan(Rename("src/alpha.ts:alpha", "first"))
-    assert {change.path for change in plan.edit.operations} == {"src/alpha.ts", "app.ts"}
+    assert {path for change in plan.edit.operations for path in paths_of(change)} == {"src/alpha.ts", "app.ts"}
 
 
 def new_texts(engine: Engine, rename: Rename) -> dict[int, str]:
