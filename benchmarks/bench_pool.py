@@ -18,7 +18,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.corpus import DJANGO_VERSION, django_source  # noqa: E402
@@ -41,7 +41,10 @@ def symbol_position(path: Path) -> Position:
     raise SystemExit(f"{SYMBOL} not found in {path}")
 
 
-def timed(work: Callable[[], object]) -> tuple[float, object]:
+T = TypeVar("T")
+
+
+def timed(work: Callable[[], T]) -> tuple[float, T]:
     start = time.perf_counter()
     result = work()
     return time.perf_counter() - start, result
@@ -69,10 +72,9 @@ def run_raw(root: Path, position: Position) -> tuple[dict[str, float], dict[str,
     times["references"], refs = timed(lambda: client.request("textDocument/references", {**place, "context": {"includeDeclaration": True}}))
     times["rename plan"], edit = timed(lambda: client.request("textDocument/rename", {**place, "newName": "QuerySetRenamed"}))
     client.close()
-    counts["symbols"] = len(symbols) if isinstance(symbols, list) else 0
-    counts["references"] = len(refs) if isinstance(refs, list) else 0
-    changes = (edit.get("documentChanges") or edit.get("changes") or []) if isinstance(edit, dict) else []
-    counts["edited files"] = len(changes)
+    counts["symbols"] = len(symbols or [])
+    counts["references"] = len(refs or [])
+    counts["edited files"] = len((edit or {}).get("documentChanges") or (edit or {}).get("changes") or [])
     return times, counts
 
 
@@ -85,15 +87,17 @@ def run_pool(root: Path, position: Position) -> tuple[dict[str, float], dict[str
     times: dict[str, float] = {}
     counts: dict[str, int] = {}
     times["start → initialize"], _ = timed(lambda: api.run(server.ensure_started))
-    api.run(lambda: server.tracker.wait())  # type: ignore[union-attr]
+    tracker = server.tracker
+    assert tracker is not None, "a started server tracks its readiness"
+    api.run(tracker.wait)
     times["documentSymbol cold"], symbols = timed(lambda: api.call(lambda a: a.document_symbols(path)))
     times["documentSymbol warm"], _ = timed(lambda: api.call(lambda a: a.document_symbols(path)))
     times["references"], refs = timed(lambda: api.call(lambda a: a.references(path, position)))
     times["rename plan"], edit = timed(lambda: api.call(lambda a: a.rename(path, position, "QuerySetRenamed")))
     api.close()
-    counts["symbols"] = len(symbols.value)  # type: ignore[attr-defined]
-    counts["references"] = len(refs.value)  # type: ignore[attr-defined]
-    counts["edited files"] = len(edit.value.files)  # type: ignore[attr-defined]
+    counts["symbols"] = len(symbols.value)
+    counts["references"] = len(refs.value)
+    counts["edited files"] = len(edit.value.files)
     return times, counts
 
 

@@ -189,7 +189,7 @@ class TimedServices:
 def codegraft_cases(project: Project, root: Path, runs: int) -> list[Case]:
     engine = open_engine(root)
     timed = TimedServices(engine.services)
-    engine.services = timed  # type: ignore[assignment]  # a timing proxy of the same interface
+    engine.services = timed  # a timing proxy of the same interface
     client = EngineClient(engine)
     operations = {"insert": InsertAfter(project.insert_after, project.inserted),
                   "rename": Rename(project.rename, project.new_name)}

@@ -5,6 +5,7 @@ case, and the target's (file, 1-based line, 0-based column); a refusal or a fail
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 
 def rope_tool(root: Path, case: dict[str, object], file: str, line: int, column: int) -> None:
@@ -29,17 +30,17 @@ def rope_tool(root: Path, case: dict[str, object], file: str, line: int, column:
         project.close()
 
 
-def _rope_module_changes(project: object, resource: object, dest: str) -> object:
+def _rope_module_changes(project: Any, resource: Any, dest: str) -> Any:
     """rope's rename-module (same folder) or move-module (same name, another folder); it has
     no single refactoring for both, so a case needing both is one rope cannot do."""
     from rope.refactor.move import MoveModule
     from rope.refactor.rename import Rename
 
-    old, new = Path(str(resource.path)), Path(dest)  # type: ignore[attr-defined]
+    old, new = Path(str(resource.path)), Path(dest)
     if old.parent == new.parent:
         return Rename(project, resource).get_changes(new.stem)
     if old.name == new.name:
-        return MoveModule(project, resource).get_changes(project.get_resource(new.parent.as_posix()))  # type: ignore[attr-defined]
+        return MoveModule(project, resource).get_changes(project.get_resource(new.parent.as_posix()))
     raise NotImplementedError("rope renames a module or moves it, not both at once")
 
 
@@ -69,15 +70,15 @@ def raw_server_tool(root: Path, case: dict[str, object], file: str, line: int, c
     _apply_lsp_edit(edit)
 
 
-def _apply_lsp_edit(edit: dict[str, object]) -> None:
+def _apply_lsp_edit(edit: dict[str, Any]) -> None:
     """A WorkspaceEdit's text edits written as given (changes or documentChanges; UTF-16 columns
     are taken as code points: these projects' touched lines are ASCII)."""
     from urllib.parse import unquote, urlparse
 
-    per_file: dict[str, list[dict[str, object]]] = {}
-    for uri, edits in (edit.get("changes") or {}).items():  # type: ignore[union-attr,attr-defined]
+    per_file: dict[str, list[dict[str, Any]]] = {}  # JSON as the server sent it
+    for uri, edits in (edit.get("changes") or {}).items():
         per_file.setdefault(uri, []).extend(edits)
-    for change in edit.get("documentChanges") or []:  # type: ignore[union-attr,attr-defined]
+    for change in edit.get("documentChanges") or []:
         if isinstance(change, dict) and "edits" in change:
             per_file.setdefault(change["textDocument"]["uri"], []).extend(change["edits"])
     for uri, edits in per_file.items():
@@ -87,8 +88,8 @@ def _apply_lsp_edit(edit: dict[str, object]) -> None:
         for line in lines:
             starts.append(starts[-1] + len(line))
         text = "".join(lines)
-        spans = sorted(((starts[e["range"]["start"]["line"]] + e["range"]["start"]["character"],  # type: ignore[index]
-                         starts[e["range"]["end"]["line"]] + e["range"]["end"]["character"], e["newText"]) for e in edits), reverse=True)  # type: ignore[index]
+        spans = sorted(((starts[e["range"]["start"]["line"]] + e["range"]["start"]["character"],
+                         starts[e["range"]["end"]["line"]] + e["range"]["end"]["character"], e["newText"]) for e in edits), reverse=True)
         for start, end, new in spans:
             text = text[:start] + str(new) + text[end:]
         path.write_text(text, encoding="utf-8")

@@ -47,7 +47,7 @@ def main() -> None:
         if sys.argv[5:] == ["copies"]:  # as on a file system without hard links
             import engine.edits.journal
 
-            engine.edits.journal._link_before_image = lambda *_: False  # type: ignore[assignment]
+            engine.edits.journal._link_before_image = lambda *_: False
 
         def hook(reached: str) -> None:
             if reached == step:

@@ -39,7 +39,7 @@ def _die() -> None:
 
 def _arm(point: str) -> None:
     """Patch the forked daemon so that it dies at ``point``."""
-    daemon_server.load_language_services = lambda workspace: None  # type: ignore[assignment]
+    daemon_server.load_language_services = lambda workspace: None
     call, acquire, send = daemon_server.Daemon._call, daemon_server.WarmEngines.acquire, daemon_server.Client.send
 
     def dying_call(self: daemon_server.Daemon, client: daemon_server.Client, request: dict[str, Any]) -> int:

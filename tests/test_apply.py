@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -122,10 +122,12 @@ def test_kill_9_at_random_moments_200_times(tmp_path: Path) -> None:
     worker = subprocess.Popen([sys.executable, "-m", "tests.apply_worker", str(root), "200", "fork-kill"],
                               cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
+    to_worker, from_worker = _pipes(worker)
+
     def apply_killed_after(delay: float) -> tuple[float, int]:
-        worker.stdin.write(f"{delay}\n")  # type: ignore[union-attr]
-        worker.stdin.flush()  # type: ignore[union-attr]
-        seconds, status = worker.stdout.readline().split()  # type: ignore[union-attr]
+        to_worker.write(f"{delay}\n")
+        to_worker.flush()
+        seconds, status = from_worker.readline().split()
         return float(seconds), int(status)
 
     # Calibrate on this machine: kills must land before, during and after the apply.
@@ -147,10 +149,16 @@ def test_kill_9_at_random_moments_200_times(tmp_path: Path) -> None:
         outcomes[state] += 1
         if state == "new":
             make_files(root, 200)  # back to old for the next run
-    worker.stdin.close()  # type: ignore[union-attr]
+    to_worker.close()
     assert worker.wait(30) == 0
     # Both outcomes must occur, or the kills did not land inside the apply.
     assert outcomes["old"] > 0 and outcomes["new"] > 0, outcomes
+
+
+def _pipes(worker: subprocess.Popen[str]) -> tuple[IO[str], IO[str]]:
+    """A worker's stdin and stdout, both opened as pipes."""
+    assert worker.stdin is not None and worker.stdout is not None
+    return worker.stdin, worker.stdout
 
 
 def test_two_processes_applying_overlapping_edits_lose_no_update(project: Path) -> None:
@@ -160,11 +168,11 @@ def test_two_processes_applying_overlapping_edits_lose_no_update(project: Path) 
         for label in ("first", "second")
     ]
     for worker in workers:
-        assert worker.stdout.readline().strip() == "ready"  # type: ignore[union-attr]
+        assert _pipes(worker)[1].readline().strip() == "ready"
     for worker in workers:
-        worker.stdin.write("go\n")  # type: ignore[union-attr]
-        worker.stdin.flush()  # type: ignore[union-attr]
-    outcomes = sorted(worker.stdout.readline().strip() for worker in workers)  # type: ignore[union-attr]
+        _pipes(worker)[0].write("go\n")
+        _pipes(worker)[0].flush()
+    outcomes = sorted(_pipes(worker)[1].readline().strip() for worker in workers)
     for worker in workers:
         worker.wait()
     assert outcomes[0] == "applied" and outcomes[1].startswith("refused: ") and "changed since the plan was made" in outcomes[1]

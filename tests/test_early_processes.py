@@ -60,7 +60,8 @@ def test_an_adopted_process_that_dies_fails_its_request_with_its_exit_code_and_s
             await api.document_symbols(root / "job.py")
         assert died.value.exit_code == 3 and "crashing on purpose" in died.value.stderr_tail
         assert names(await api.document_symbols(root / "job.py")) == ["Job", "Job/run"]  # a process of its own
-        assert pool.running()[0].connection.pid != started.process.pid  # type: ignore[union-attr]
+        restarted = pool.running()[0].connection
+        assert restarted is not None and restarted.pid != started.process.pid
 
     run_with_pool(spec, root, body)
 

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -138,18 +139,20 @@ def test_source_lsp_refuses_a_rename_the_server_cannot_give(tmp_path: Path) -> N
     preferred): with --source lsp the rename used to come back from jedi (source ast), exit 0."""
     from engine.api import Engine, SourcePreference
     from engine.errors import ServiceUnavailable
-    from engine.extract import SymbolExtractor
+    from engine.extract import FileSymbols, SymbolExtractor
+    from engine.positions import Position
     from engine.symbols import Source
+    from engine.workspace import SourceFile
 
     class SymbolsButNoRename:
         """The port as such a pool answers: outlines, labelled lsp; the rename unavailable."""
 
-        def document_symbols(self, source):  # type: ignore[no-untyped-def]
+        def document_symbols(self, source: SourceFile) -> FileSymbols:
             from dataclasses import replace
 
             return replace(SymbolExtractor().extract(source), source=Source.LSP)
 
-        def rename(self, source, position, new_name, sent=None):  # type: ignore[no-untyped-def]
+        def rename(self, source: SourceFile, position: Position, new_name: str, sent: object = None) -> NoReturn:
             raise ServiceUnavailable("jedi-language-server cannot rename here")
 
         def warm_up(self, paths: list[str]) -> None:
@@ -158,14 +161,14 @@ def test_source_lsp_refuses_a_rename_the_server_cannot_give(tmp_path: Path) -> N
         def show_importers(self, files: list[str], importers: object) -> None:
             pass  # reads the disk
 
-        def __getattr__(self, name):  # type: ignore[no-untyped-def]
+        def __getattr__(self, name: str) -> NoReturn:
             raise ServiceUnavailable(f"{name} is not offered")
 
         def close(self) -> None:
             pass
 
     (tmp_path / "m.py").write_text("def helper():\n    return 1\n\n\nVALUE = helper()\n")
-    engine = Engine(Workspace(tmp_path), services=SymbolsButNoRename(), source=SourcePreference.LSP)  # type: ignore[arg-type]
+    engine = Engine(Workspace(tmp_path), services=SymbolsButNoRename(), source=SourcePreference.LSP)
     try:
         with pytest.raises(ServiceUnavailable, match="cannot rename here"):
             engine.plan(Rename("m.py:helper", "assist"))

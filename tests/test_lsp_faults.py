@@ -18,6 +18,7 @@ from engine.workspace import Workspace
 from engine.refactor.operations.rename_symbol import Rename
 from lsp_pool.adapter import PoolServices
 from lsp_pool.config import PoolConfig
+from lsp_pool.connection import Connection, _ClientProtocol
 from lsp_pool.documents import MAX_OPEN_DOCUMENTS
 from lsp_pool.errors import NotReady, ProtocolError, RequestTimeout, ServerDied, ServerRequestFailed, ServiceUnavailable
 from lsp_pool.features import LanguageApi
@@ -28,10 +29,17 @@ from tests.conftest import REPO
 from tests.lsp_helpers import JOB, fake_spec, job_workspace, names, process_alive, run_with_pool
 
 
+def _connection(server: ManagedServer) -> Connection:
+    """The connection of a server that has been started."""
+    assert server.connection is not None, server.state
+    return server.connection
+
+
 def _pid(server: ManagedServer) -> int:
     """The process id of a server that is running (it has a connection and a process)."""
-    assert server.connection is not None and server.connection.pid is not None, server.state
-    return server.connection.pid
+    pid = _connection(server).pid
+    assert pid is not None, server.state
+    return pid
 
 
 @pytest.fixture
@@ -177,7 +185,8 @@ def test_an_initialize_answer_lsprotocol_rejects_is_used_raw(root: Path, tmp_pat
     async def body(api: LanguageApi, pool: Pool) -> None:
         assert names(await api.document_symbols(root / "job.py")) == ["Job", "Job/run"]
         server = pool.running()[0]
-        assert server.connection._client.protocol.raw_fallbacks >= 1  # type: ignore[union-attr]
+        protocol = _connection(server)._client.protocol
+        assert isinstance(protocol, _ClientProtocol) and protocol.raw_fallbacks >= 1
         assert server.encoding is PositionEncoding.UTF8  # taken from the raw answer
 
     run_with_pool(fake_spec("bad-initialize-result", once=tmp_path / "once"), root, body)
@@ -212,7 +221,8 @@ def test_servers_do_not_outlive_a_killed_engine(root: Path) -> None:
     )
     engine = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     try:
-        server_pid = int(engine.stdout.readline())  # type: ignore[union-attr]
+        assert engine.stdout is not None
+        server_pid = int(engine.stdout.readline())
         assert process_alive(server_pid)
         engine.send_signal(signal.SIGKILL)
         engine.wait(10)
@@ -301,7 +311,7 @@ def test_a_request_codegraft_cannot_encode_is_our_error_not_the_servers(root: Pa
         server = pool.running()[0]
         with pytest.raises(TypeError, match="could not encode its fake/anything request"):
             await server.request("fake/anything", object(), wait_ready=False)
-        assert server.connection.failure is None  # type: ignore[union-attr]
+        assert _connection(server).failure is None
         assert names(await api.document_symbols(root / "job.py")) == ["Job", "Job/run"]
         assert server.restarts == 0
 

@@ -245,7 +245,8 @@ def _http_server(project: Path) -> tuple[subprocess.Popen[str], int, str]:
         port = probe.getsockname()[1]
     server = subprocess.Popen([str(graft), "mcp", "--root", str(project), "--source", "ast", "--http", "--port", str(port)],
                               stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    banner = server.stderr.readline()  # type: ignore[union-attr]
+    assert server.stderr is not None
+    banner = server.stderr.readline()
     assert f"127.0.0.1:{port}" in banner and "Bearer " in banner, banner
     return server, port, banner.rsplit("Bearer ", 1)[1].strip(" )\n")
 
