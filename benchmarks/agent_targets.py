@@ -91,6 +91,11 @@ class Targets:
 # -- reading the project ------------------------------------------------------------------
 
 
+def _inserted_text(function: str, value: int) -> str:
+    """One of the functions an insert task adds (INSERTED)."""
+    return f"def {function}():\n{INDENT}return {value}\n"
+
+
 def python_files(root: Path) -> list[Path]:
     """The project's .py files, tools' folders and environments left out, in path order."""
     found: list[Path] = []
@@ -322,7 +327,7 @@ def pick_targets(root: Path, import_root: str = "") -> Targets:
         insert_anchor=edited[0].name,
         edit_texts=(_marked(lines, edited[0], MARKERS[0]), _marked(lines, edited[1], MARKERS[1])),
         bad_indent_text=_over_indented(lines, bad_indent), paren_text=_unclosed(lines, paren),
-        insert_texts=tuple(f"def {fn}():\n{INDENT}return {value}\n" for fn, value in INSERTED),  # type: ignore[arg-type]
+        insert_texts=(_inserted_text(*INSERTED[0]), _inserted_text(*INSERTED[1])),
     )
 
 

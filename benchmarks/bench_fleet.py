@@ -201,7 +201,9 @@ def green_project() -> tuple[dict[str, object], Path, int, str]:
 
 def verify_command(project: dict[str, object]) -> str:
     """The project's suite as bench_real_projects runs it (no bytecode, no cache, src on the path)."""
-    tests = " ".join(shlex.quote(str(t)) for t in project["tests"])  # type: ignore[attr-defined]
+    listed = project["tests"]
+    assert isinstance(listed, list), listed
+    tests = " ".join(shlex.quote(str(t)) for t in listed)
     pythonpath = shlex.quote(str(project.get("pythonpath", ".")))
     return (f"PYTHONPATH={pythonpath} PYTHONDONTWRITEBYTECODE=1 {shlex.quote(sys.executable)} "
             f"-m pytest -q -p no:cacheprovider {tests}")

@@ -38,6 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from engine.api import Engine  # noqa: E402
 from engine.client import EngineClient  # noqa: E402
 from engine.opening import open_engine  # noqa: E402
 from engine.refactor.operations.rename_symbol import Rename  # noqa: E402
@@ -91,19 +92,19 @@ def _resident_mb(engine: object) -> tuple[float | None, int]:
     return None, 0
 
 
-def one_call(engine: object, client: EngineClient, kind: str, i: int, tally: Tally) -> None:
+def one_call(engine: Engine, client: EngineClient, kind: str, i: int, tally: Tally) -> None:
     path = f"mid/m{i}.py"
     if kind == "outline":
-        symbols = engine.outline(path)  # type: ignore[attr-defined]
+        symbols = engine.outline(path)
         served = symbols.source is Source.LSP
     elif kind == "references":
-        found = engine.references(f"{path}:Model{i}/combine")  # type: ignore[attr-defined]
+        found = engine.references(f"{path}:Model{i}/combine")
         served = found.source is Source.LSP
     elif kind == "hover":
-        answer = hover(engine, f"{path}:helper{i}")  # type: ignore[arg-type]
+        answer = hover(engine, f"{path}:helper{i}")
         served = answer.source is Source.LSP
     elif kind == "diagnostics":
-        engine.diagnostics(path)  # type: ignore[attr-defined]
+        engine.diagnostics(path)
         served = True  # only a server gives diagnostics: a failure raises
     else:
         outcome = client.run_operation(Rename(address=f"{path}:helper{i}", new_name=f"helper{i}_renamed"))

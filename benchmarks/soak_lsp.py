@@ -135,7 +135,8 @@ async def run_lsp(args: argparse.Namespace, workdir: Path, hard_deadline: float)
     started = time.monotonic()
     await client.start_io(str(GRAFT), "lsp", "--source", args.source, start_new_session=True)
     # pygls keeps the process it started on a private attribute; its pid is what we measure and kill.
-    process: asyncio.subprocess.Process = client._server  # type: ignore[assignment]
+    process = client._server
+    assert process is not None, "start_io has started it"
     STARTED.add(process.pid)
     memory = MemoryTrack(process.pid)
     log = workdir / "lsp-server.log"

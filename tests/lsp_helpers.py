@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Awaitable, Callable, TypeVar
 
+from engine.ports import Answered
+from engine.symbols import Symbol
 from lsp_pool.config import PoolConfig
 from lsp_pool.features import LanguageApi
 from lsp_pool.pool import Pool
@@ -28,9 +30,9 @@ def job_workspace(folder: Path) -> Path:
     return folder
 
 
-def names(answer: object) -> list[str]:
+def names(answer: Answered[list[Symbol]]) -> list[str]:
     """The name paths of a document-symbols answer, in order."""
-    return [symbol.name_path for top in answer.value for symbol in top.walk()]  # type: ignore[attr-defined]
+    return [symbol.name_path for top in answer.value for symbol in top.walk()]
 
 
 def fake_spec(

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from distributed import Client
+from distributed import Client, Scheduler
 
 from engine import fleet
 from engine.choices import SourcePreference
@@ -350,7 +350,8 @@ def test_a_task_run_again_reports_the_committed_change_from_the_journal_without_
     this_run = fleet.FleetRun(first.run, fleet.plan_hash(INSERT))
     again = fleet.run_repo(INSERT, options, this_run, str(repo))
     assert again["status"] == "applied" and again["transaction"] == first.transaction and again["patch_text"] == patch
-    assert any("not applied again" in warning for warning in again["warnings"])  # type: ignore[attr-defined]
+    warnings = again["warnings"]
+    assert isinstance(warnings, list) and any("not applied again" in warning for warning in warnings), warnings
     assert _added(repo) == 1
     (out / fleet.RESULTS).write_text("")  # the driver died before it wrote the row
     Path(str(first.patch)).unlink()
@@ -374,7 +375,8 @@ def test_a_task_whose_driver_has_gone_rolls_back_and_leaves_a_note(tmp_path: Pat
     back = fleet.FleetRun(gone.run_id, gone.plan_hash)
     row = fleet.run_repo(INSERT, options, back, str(repo))
     assert row["status"] == "applied" and _added(repo) == 1
-    assert any("driver had gone" in warning for warning in row["warnings"])  # type: ignore[attr-defined]
+    warnings = row["warnings"]
+    assert isinstance(warnings, list) and any("driver had gone" in warning for warning in warnings), warnings
 
 
 def test_the_dask_executor_lets_each_result_go_once_the_driver_has_it(cluster: ExternalCluster) -> None:
@@ -388,8 +390,9 @@ def test_the_dask_executor_lets_each_result_go_once_the_driver_has_it(cluster: E
     def task(repo: str) -> dict[str, object]:
         return {"status": "planned", "repo": repo}
 
-    def held(dask_scheduler: object = None) -> int:
-        return len(dask_scheduler.tasks)  # type: ignore[attr-defined]
+    def held(dask_scheduler: Scheduler | None = None) -> int:
+        assert dask_scheduler is not None, "Dask passes its scheduler"
+        return len(dask_scheduler.tasks)
 
     try:
         seen = 0

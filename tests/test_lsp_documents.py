@@ -27,12 +27,17 @@ def test_a_rewrite_of_the_same_size_and_mtime_is_still_sent(tmp_path: Path) -> N
     tracker.changed_by_us(module)
     changes = [params for method, params in sent if method == t.TEXT_DOCUMENT_DID_CHANGE]
     assert len(changes) == 1
-    assert changes[0].content_changes[0].text == "def assist():\n    return 1\n"  # type: ignore[attr-defined]
+    assert isinstance(changes[0], t.DidChangeTextDocumentParams), changes
+    assert changes[0].content_changes[0].text == "def assist():\n    return 1\n"
 
 
 def _watched_events(sent: list[tuple[str, object]]) -> list[tuple[str, t.FileChangeType]]:
-    return [(event.uri.rsplit("/", 1)[-1], event.type) for method, params in sent
-            if method == t.WORKSPACE_DID_CHANGE_WATCHED_FILES for event in params.changes]  # type: ignore[attr-defined]
+    events: list[tuple[str, t.FileChangeType]] = []
+    for method, params in sent:
+        if method == t.WORKSPACE_DID_CHANGE_WATCHED_FILES:
+            assert isinstance(params, t.DidChangeWatchedFilesParams), params
+            events.extend((event.uri.rsplit("/", 1)[-1], event.type) for event in params.changes)
+    return events
 
 
 def test_a_file_never_shown_is_told_changed_when_it_existed_and_created_when_not_known_to(tmp_path: Path) -> None:

@@ -91,7 +91,8 @@ def echoed(warnings: list[str]) -> dict[str, Any]:
 def _subparsers() -> dict[str, Any]:
     parser = build_parser()
     action = next(a for a in parser._actions if a.dest == "command")
-    choices: dict[str, Any] = action.choices  # type: ignore[assignment]  # argparse types choices loosely
+    choices = action.choices  # argparse types choices loosely: the subparsers' are a dict
+    assert isinstance(choices, dict), choices
     return choices
 
 

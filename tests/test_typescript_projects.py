@@ -157,7 +157,9 @@ def test_a_move_on_a_typescript_older_than_5_2_is_refused_and_says_so(tmp_path: 
     action, and the refusal said nothing about why. The workspace is trusted, so the server runs its
     own TypeScript: the installed one's lib/, in a package that says it is 5.1."""
     require("typescript-language-server")
-    installed = installed_tsserver(locate(SPECS_BY_ID["typescript-language-server"])[0])  # type: ignore[index]
+    command = locate(SPECS_BY_ID["typescript-language-server"])
+    assert command is not None  # require() above skips the test when it is not installed
+    installed = installed_tsserver(command[0])
     if installed is None:
         pytest.skip("no TypeScript is installed beside typescript-language-server")
     files = {**OVERLOADS, "src/numbers.ts": "export const TEN = 10;\n", ".gitignore": "node_modules/\n",
