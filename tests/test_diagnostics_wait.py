@@ -9,6 +9,7 @@ import asyncio
 import hashlib
 import threading
 import time
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
@@ -96,8 +97,8 @@ class Recording:
                     timeout: float | None = None) -> Answered[list[Diagnostic]]:
         return Answered([], "fake-server", True)
 
-    def files_changed(self, paths: list[str], rewritten: object = ()) -> None:
-        self.told.append((list(paths), set(rewritten)))  # type: ignore[call-overload]
+    def files_changed(self, paths: list[str], rewritten: Collection[str] = ()) -> None:
+        self.told.append((list(paths), set(rewritten)))
 
 
 def test_the_servers_are_told_which_written_files_existed_before_on_apply_and_undo(tmp_path: Path) -> None:

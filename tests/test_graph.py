@@ -13,6 +13,7 @@ import pytest
 
 import engine.graph.cache as cache_module
 from engine.graph import GraphQueries, ProjectIndex
+from engine.graph.facts import FileFacts
 from engine.workspace import Workspace
 from engine.refactor.operations.rename_symbol import Rename
 from tests.conftest import EXPECTED, SAMPLE
@@ -513,10 +514,10 @@ def test_a_cold_index_leaves_every_file_s_facts_in_the_cache(sample_copy: Path, 
     if writer == "fails":
         parent, original = os.getpid(), cache_module.FactsCache.store_many
 
-        def fails_in_a_child(self: cache_module.FactsCache, many: list[tuple[object, bytes | None]]) -> None:
+        def fails_in_a_child(self: cache_module.FactsCache, many: list[tuple[FileFacts, bytes | None]]) -> None:
             if os.getpid() != parent:
                 raise OSError("disk full")
-            original(self, many)  # type: ignore[arg-type]
+            original(self, many)
 
         monkeypatch.setattr(cache_module.FactsCache, "store_many", fails_in_a_child)
     running = threading.Event()
