@@ -83,6 +83,25 @@ class UnreadableFile(Refused):
         return {**super().to_json(), "path": self.path, "reason": self.reason}
 
 
+class EditsOutsideWorkspace(Refused):
+    """A plan whose edits reach files outside the workspace root: a server (or jedi) resolved an
+    import to a copy elsewhere, such as one installed in an environment. Nothing is written."""
+
+    code = "outside_workspace"
+
+    def __init__(self, paths: list[str], why: str) -> None:
+        shown = ", ".join(paths[:6]) + (f" and {len(paths) - 6} more" if len(paths) > 6 else "")
+        super().__init__(
+            f"{why} would also edit files outside the workspace: {shown}; nothing was changed. The import most "
+            "likely resolves to an installed copy of the package rather than to the workspace's sources: make the "
+            "project's environment (its .venv, trusted) or its source roots the ones the tools resolve against"
+        )
+        self.paths = list(paths)
+
+    def to_json(self) -> dict[str, object]:
+        return {**super().to_json(), "paths": self.paths}
+
+
 class FileNotInWorkspace(Refused):
     """A path inside the workspace that does not exist or is not a regular file."""
 

@@ -12,6 +12,7 @@ occurrences in strings and comments, and dynamic lookups, are reported as warnin
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import threading
@@ -23,7 +24,7 @@ from typing import Callable, Iterator
 
 from engine.edits.model import FileChange, Operation, WorkspaceEdit
 from engine.edits.verification import capped
-from engine.errors import InvalidName, Refused, ServiceUnavailable
+from engine.errors import EditsOutsideWorkspace, InvalidName, Refused, ServiceUnavailable
 from engine.languages import language_of, profile
 from engine.answers import ServerEdit, TextEdit
 from engine.ports import Answered, LanguageServices
@@ -370,6 +371,10 @@ def dotted_strings(corpus: Corpus, dotted: str | None, old: str, new: str) -> li
 def _from_server(corpus: Corpus, server_edit: ServerEdit) -> WorkspaceEdit:
     if server_edit.created or server_edit.renamed or server_edit.deleted:
         raise RenameUnavailable("the server's rename also creates, moves or deletes files; use rename-file for that")
+    # The converter leaves a file outside the root absolute (a package resolved to an installed copy).
+    outside = [file_edits.file for file_edits in server_edit.files if os.path.isabs(file_edits.file)]
+    if outside:
+        raise EditsOutsideWorkspace(outside, "the server's rename")
     changes = []
     for file_edits in server_edit.files:
         source = corpus.source(file_edits.file)  # refuses files outside the workspace

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.edits.model import FileChange, WorkspaceEdit
-from engine.errors import Refused
+from engine.errors import EditsOutsideWorkspace, Refused
 from engine.answers import TextEdit
 from engine.positions import Position, Range, split_lines
 from engine.edits.text import line_edits
@@ -70,6 +70,9 @@ def jedi_rename(workspace: Workspace, file: str, position: Position, new_name: s
             raise RenameUnavailable(f"jedi cannot rename at {file}:{position.line + 1}:{position.column + 1}: {error}") from None
         if renames:
             raise RenameUnavailable("jedi's rename would also move files; use rename-file for that")
+        outside = [str(path) for path, _changed in changed_files if not Path(path).resolve().is_relative_to(workspace.root)]
+        if outside:
+            raise EditsOutsideWorkspace(outside, f"jedi's rename at {file}:{position.line + 1}:{position.column + 1}")
         changes = []
         for path, changed in changed_files:
             relative = Path(path).resolve().relative_to(workspace.root).as_posix()

@@ -1,0 +1,97 @@
+"""A rename whose edit reaches a file outside the workspace (issue 41): the package resolved to a
+copy installed elsewhere, not to the workspace's sources. It used to crash with a traceback
+(``ValueError: … is not in the subpath of …``) in jedi's rename; now jedi's and a server's rename
+both refuse with ``outside_workspace``, naming the files, and write nothing anywhere."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import NoReturn
+
+import pytest
+
+from engine.answers import FileEdits, ServerEdit, TextEdit
+from engine.api import Engine, SourcePreference
+from engine.errors import EditsOutsideWorkspace, ServiceUnavailable
+from engine.extract import FileSymbols, SymbolExtractor
+from engine.ports import Answered
+from engine.positions import Position, Range
+from engine.refactor.operations.rename_symbol import Rename
+from engine.refactor.python import jedi_rename as jedi_module
+from engine.symbols import Source
+from engine.workspace import SourceFile, Workspace
+
+_INSTALLED = "def shout(text):\n    return text.upper()\n"
+_USE = "from extpkg import shout\n\nVALUE = shout('hi')\n"
+
+
+def _workspace_and_installed_copy(tmp_path: Path) -> tuple[Path, Path]:
+    root, installed = tmp_path / "project", tmp_path / "site-packages"
+    root.mkdir()
+    installed.mkdir()
+    (installed / "extpkg.py").write_text(_INSTALLED)
+    (root / "use.py").write_text(_USE)
+    return root, installed
+
+
+def test_jedi_rename_that_reaches_an_installed_copy_is_refused_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    root, installed = _workspace_and_installed_copy(tmp_path)
+    # The installed copy on jedi's path, as a package in codegraft's own environment would be.
+    monkeypatch.setattr(jedi_module, "source_roots", lambda _root: [installed])
+    with pytest.raises(EditsOutsideWorkspace) as refusal:
+        jedi_module.jedi_rename(Workspace(root), "use.py", Position(2, 8), "yell")
+    assert refusal.value.code == "outside_workspace"
+    assert refusal.value.paths == [str(installed / "extpkg.py")]
+    assert refusal.value.to_json()["paths"] == [str(installed / "extpkg.py")]
+    assert (installed / "extpkg.py").read_text() == _INSTALLED
+    assert (root / "use.py").read_text() == _USE
+
+
+class _ServerThatRenamesAnInstalledCopy:
+    """The port as a server answers when it resolved the import to a copy outside the root: the
+    converter keeps such a file absolute."""
+
+    def __init__(self, installed: Path) -> None:
+        self.installed = installed
+
+    def document_symbols(self, source: SourceFile) -> FileSymbols:
+        return replace(SymbolExtractor().extract(source), source=Source.LSP)
+
+    def rename(self, source: SourceFile, position: Position, new_name: str, sent: object = None) -> Answered[ServerEdit]:
+        def word(line: int, column: int) -> TextEdit:
+            return TextEdit(Range(Position(line, column), Position(line, column + len("shout"))), new_name)
+
+        return Answered(ServerEdit(files=(
+            FileEdits(str(self.installed / "extpkg.py"), (word(0, 4),)),
+            FileEdits("use.py", (word(0, 19), word(2, 8))),
+        )), "fake", True)
+
+    def warm_up(self, paths: list[str]) -> None:
+        pass  # nothing to start
+
+    def show_importers(self, files: list[str], importers: object) -> None:
+        pass  # reads the disk
+
+    def __getattr__(self, name: str) -> NoReturn:
+        raise ServiceUnavailable(f"{name} is not offered")
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_servers_rename_that_reaches_an_installed_copy_is_refused_with_the_paths(tmp_path: Path) -> None:
+    root, installed = _workspace_and_installed_copy(tmp_path)
+    (root / "local.py").write_text("def shout(text):\n    return text\n")
+    engine = Engine(Workspace(root), services=_ServerThatRenamesAnInstalledCopy(installed), source=SourcePreference.LSP)
+    try:
+        with pytest.raises(EditsOutsideWorkspace) as refusal:
+            engine.plan(Rename("local.py:shout", "yell"))
+    finally:
+        engine.close()
+    assert refusal.value.code == "outside_workspace"
+    assert refusal.value.paths == [str(installed / "extpkg.py")]
+    assert (installed / "extpkg.py").read_text() == _INSTALLED
+    assert (root / "use.py").read_text() == _USE
