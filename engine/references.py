@@ -183,17 +183,19 @@ class Navigator:
         answer = self._services().references(source, position)
         confidence = Confidence.HIGH if answer.complete else Confidence.MEDIUM
         outside = f"{parsed} names no symbol of the project graph (a library's, a parameter or a local): the references at the position"
-        return NavigationResult(answer.value, Source.LSP, confidence, [f"from {answer.server}", outside])
+        inside, left_out = _within_workspace(answer.value)
+        return NavigationResult(inside, Source.LSP, confidence, [f"from {answer.server}", outside, *left_out])
 
     def _served_references(self, node: str, fact: SymbolFact) -> NavigationResult:
         path = self.queries.graph.nodes[node]["path"]
         answer = self._services().references(self.workspace.read(path), Position(fact.name_line - 1, fact.name_column))
         confidence = Confidence.HIGH if answer.complete else Confidence.MEDIUM
-        self.queries.project.add_references(node, [(loc.file, loc.range.start.line + 1) for loc in answer.value if loc.inside_workspace], confidence.value)
-        notes = [f"from {answer.server}"]
+        inside, left_out = _within_workspace(answer.value)
+        self.queries.project.add_references(node, [(loc.file, loc.range.start.line + 1) for loc in inside], confidence.value)
+        notes = [f"from {answer.server}", *left_out]
         # A server that does not see part of the project (a src layout it does not know, files
         # outside its program) answers with what it sees, as if complete: checked against the graph.
-        served = {(loc.file, loc.range.start.line) for loc in answer.value}
+        served = {(loc.file, loc.range.start.line) for loc in inside}
         missed = [loc for loc in self._graph_references(node, fact) if (loc.file, loc.range.start.line) not in served]
         if missed:
             confidence = Confidence.MEDIUM
@@ -201,7 +203,7 @@ class Navigator:
                 f"partial: {answer.server} left out {len(missed)} reference(s) the project graph resolves, added from it: "
                 + ", ".join(f"{loc.file}:{loc.range.start.line + 1}" for loc in missed[:10]) + (" …" if len(missed) > 10 else "")
             )
-        return NavigationResult([*answer.value, *missed], Source.LSP, confidence, notes)
+        return NavigationResult([*inside, *missed], Source.LSP, confidence, notes)
 
     # -- graph fallback --------------------------------------------------------
 
@@ -262,3 +264,17 @@ class Navigator:
             raise SymbolNotFound(f"{node[2:]} is a file; references and definitions are about symbols")
         fact: SymbolFact = data["fact"]  # networkx node data is untyped; a symbol node holds its fact
         return fact
+
+
+def _within_workspace(locations: list[Location]) -> tuple[list[Location], list[str]]:
+    """The references inside the workspace, and a note naming those left out: a reference in a
+    copy of the package installed elsewhere (the server resolved an import there) or in a library
+    is nothing the project can change, and no command may edit it."""
+    outside = [location for location in locations if not location.inside_workspace]
+    if not outside:
+        return locations, []
+    shown = ", ".join(f"{location.file}:{location.range.start.line + 1}" for location in outside[:10])
+    return [location for location in locations if location.inside_workspace], [
+        f"{len(outside)} reference(s) outside the workspace left out (an installed copy of the code, or a library's): "
+        + shown + (" …" if len(outside) > 10 else "")
+    ]

@@ -1,7 +1,8 @@
 """A rename whose edit reaches a file outside the workspace (issue 41): the package resolved to a
 copy installed elsewhere, not to the workspace's sources. It used to crash with a traceback
 (``ValueError: … is not in the subpath of …``) in jedi's rename; now jedi's and a server's rename
-both refuse with ``outside_workspace``, naming the files, and write nothing anywhere."""
+both refuse with ``outside_workspace``, naming the files, and write nothing anywhere. References
+outside the root are left out of an answer, with a note naming them."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import NoReturn
 
 import pytest
 
-from engine.answers import FileEdits, ServerEdit, TextEdit
+from engine.answers import FileEdits, Location, ServerEdit, TextEdit
 from engine.api import Engine, SourcePreference
 from engine.errors import EditsOutsideWorkspace, ServiceUnavailable
 from engine.extract import FileSymbols, SymbolExtractor
@@ -69,6 +70,12 @@ class _ServerThatRenamesAnInstalledCopy:
             FileEdits("use.py", (word(0, 19), word(2, 8))),
         )), "fake", True)
 
+    def references(self, source: SourceFile, position: Position) -> Answered[list[Location]]:
+        def at(file: str, line: int, column: int, inside: bool = True) -> Location:
+            return Location(file, Range(Position(line, column), Position(line, column + len("shout"))), inside)
+
+        return Answered([at("local.py", 0, 4), at(str(self.installed / "extpkg.py"), 0, 4, inside=False)], "fake", True)
+
     def warm_up(self, paths: list[str]) -> None:
         pass  # nothing to start
 
@@ -95,3 +102,15 @@ def test_a_servers_rename_that_reaches_an_installed_copy_is_refused_with_the_pat
     assert refusal.value.paths == [str(installed / "extpkg.py")]
     assert (installed / "extpkg.py").read_text() == _INSTALLED
     assert (root / "use.py").read_text() == _USE
+
+
+def test_references_outside_the_workspace_are_left_out_with_a_note_naming_them(tmp_path: Path) -> None:
+    root, installed = _workspace_and_installed_copy(tmp_path)
+    (root / "local.py").write_text("def shout(text):\n    return text\n")
+    engine = Engine(Workspace(root), services=_ServerThatRenamesAnInstalledCopy(installed), source=SourcePreference.LSP)
+    try:
+        answer = engine.references("local.py:shout")
+    finally:
+        engine.close()
+    assert [(location.file, location.range.start.line) for location in answer.locations] == [("local.py", 0)]
+    assert any("outside the workspace left out" in note and f"{installed / 'extpkg.py'}:1" in note for note in answer.notes), answer.notes
