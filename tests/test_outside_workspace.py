@@ -114,3 +114,16 @@ def test_references_outside_the_workspace_are_left_out_with_a_note_naming_them(t
         engine.close()
     assert [(location.file, location.range.start.line) for location in answer.locations] == [("local.py", 0)]
     assert any("outside the workspace left out" in note and f"{installed / 'extpkg.py'}:1" in note for note in answer.notes), answer.notes
+
+
+def test_the_converter_keeps_a_file_outside_the_root_absolute_so_the_rename_can_refuse_it(tmp_path: Path) -> None:
+    from lsp_pool.convert import Converter
+    from engine.positions import PositionEncoding
+
+    root, installed = _workspace_and_installed_copy(tmp_path)
+    word = {"range": {"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 9}}, "newText": "yell"}
+    edit = Converter(root, PositionEncoding.UTF16).workspace_edit({"changes": {
+        (installed / "extpkg.py").as_uri(): [word], (root / "use.py").as_uri(): [dict(word, range={
+            "start": {"line": 2, "character": 8}, "end": {"line": 2, "character": 13}})],
+    }})
+    assert sorted(files.file for files in edit.files) == sorted([str(installed / "extpkg.py"), "use.py"])
