@@ -9,11 +9,12 @@ are applied through a per-connection :class:`engine.client.EngineClient`.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Callable
 
 from engine.choices import SourcePreference
 from engine.edits.apply import Transactions
 from engine.edits.session import EditSession
-from engine.errors import FileNotInWorkspace, GraftError, MalformedAddress, ServiceUnavailable, SymbolNotFound, UnsafePath
+from engine.errors import AmbiguousAddress, FileNotInWorkspace, GraftError, MalformedAddress, ServiceUnavailable, SymbolNotFound, UnsafePath
 from engine.extract import FileSymbols, SymbolExtractor
 from engine.extract.reconcile import add_dropped, reconcile
 from engine.graph import GraphQueries, IndexStats, ProjectIndex
@@ -21,6 +22,7 @@ from engine.graph.index import Progress
 from engine.graph.queries import EdgeRef, OverviewEntry
 from engine.languages import language_of, profile_of
 from engine.names import Address, PositionAddress, SymbolAddress, parse_address
+from engine.overloads import OverloadSet, overload_set
 from engine.references import NavigationResult, Navigator
 from engine.answers import Diagnostic
 from engine.ports import LanguageServices, Tools
@@ -48,6 +50,8 @@ class SymbolText:
     first_line: int
     """1-based number of the first line in ``lines``."""
     lines: list[str]
+    overloads: OverloadSet | None = None
+    """The overload set the address named without ``[n]``, answered for its implementation."""
 
 
 @dataclass(frozen=True)
@@ -197,12 +201,40 @@ class Engine:
         self._edited_since_refresh.update(paths)
 
     def references(self, address: str) -> NavigationResult:
-        """References to a symbol: the server's when it can answer, else the graph's, labelled."""
-        return self._navigator().references(address)
+        """References to a symbol: the server's when it can answer, else the graph's, labelled.
+        An overload set named without ``[n]`` answers for its implementation."""
+        return self._through_overloads(address, self._navigator().references)
 
     def definition(self, address: str) -> NavigationResult:
-        """Where the name at ``FILE:LINE:COL`` is defined: the server's answer, else the graph's."""
-        return self._navigator().definition(address)
+        """Where the name at ``FILE:LINE:COL`` is defined: the server's answer, else the graph's.
+        An overload set named without ``[n]`` answers for its implementation."""
+        return self._through_overloads(address, self._navigator().definition)
+
+    def _through_overloads(self, address: str, ask: Callable[[str], NavigationResult]) -> NavigationResult:
+        try:
+            return ask(address)
+        except AmbiguousAddress as refusal:
+            chosen = self._overloads_among(address, [c.address for c in refusal.candidates])
+            if chosen is None:
+                raise
+            answer = ask(chosen.implementation.address)
+            return replace(answer, notes=[chosen.note(address), *answer.notes])
+
+    def _overloads_among(self, address: str, candidates: list[str]) -> OverloadSet | None:
+        """The overload set the graph's candidates for ``address`` form, found in their file's
+        outline (the graph has no file text to tell a signature from an implementation)."""
+        try:
+            parsed = parse_address(address)
+        except MalformedAddress:
+            return None
+        files = {candidate.partition(":")[0] for candidate in candidates}
+        if not isinstance(parsed, SymbolAddress) or len(files) != 1:
+            return None
+        path = files.pop()
+        matches = match_name_path([self.outline(path)], parsed.name_path)
+        if len(matches) != len(candidates):
+            return None
+        return overload_set(matches, self.workspace.read(path).text)
 
     def diagnostics(self, path: str) -> list[Diagnostic]:
         """The language server's diagnostics for a file as it is on disk."""
@@ -356,7 +388,16 @@ class Engine:
             parsed = parse_address(target)
         except MalformedAddress:
             return target  # a file path, which the graph takes as it is
-        if not isinstance(parsed, PositionAddress) or parsed.column is None:
+        if not isinstance(parsed, PositionAddress):
+            queries = self.graph()
+            try:
+                nodes = queries.nodes_for(target)
+            except GraftError:
+                return target  # the graph's own refusal says it, as it did before
+            chosen = self._overloads_among(target, [queries.ref(n).address for n in nodes]) if len(nodes) > 1 else None
+            # An overload set's impact is its implementation's; other several-named targets go as they are.
+            return chosen.implementation.address if chosen is not None else target
+        if parsed.column is None:
             return target
         symbol = self.resolve(parsed)
         return f"{symbol.file}:{symbol.name_path}"
@@ -402,12 +443,19 @@ class Engine:
         return Explanation(found, queries.callers(key), queries.callees(key), queries.supertypes(key), queries.subtypes(key))
 
     def read(self, address: Address, kind: SymbolKind | None = None) -> SymbolText:
-        """A symbol's source text, from the first decorator to the end of its body."""
-        symbol = self.resolve(address, kind)
+        """A symbol's source text, from the first decorator to the end of its body. An overload
+        set named without ``[n]`` reads as its implementation, with the signatures listed."""
+        matches = self.find(address, kind).matches
+        chosen: OverloadSet | None = None
+        if len(matches) > 1:
+            chosen = overload_set(matches, self.workspace.read(matches[0].file).text)
+            if chosen is None:
+                raise ambiguous(str(address), matches)
+        symbol = chosen.implementation if chosen is not None else matches[0]
         source = self.workspace.read(symbol.file)
         lines = split_lines(source.text)
         start, end = symbol.range.start.line, symbol.range.last_line
-        return SymbolText(symbol, source, start + 1, lines[start:end])
+        return SymbolText(symbol, source, start + 1, lines[start:end], chosen)
 
     # -- helpers -------------------------------------------------------------
 

@@ -18,7 +18,7 @@ ENGINE_LAYERS = (
     {"errors", "positions", "source_roots", "choices"},
     {"symbols", "state_folder", "settings"},
     {"languages"},
-    {"names", "workspace"},
+    {"names", "workspace", "overloads"},
     {"extract", "answers"},
     {"ports", "resolve"},
     {"edits", "graph"},

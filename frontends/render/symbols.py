@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from engine.api import Explanation, FindResult, SymbolsListing, SymbolText
+from engine.overloads import signature_text
 from engine.extract import FileSymbols
 from engine.graph.queries import EdgeRef
 from engine.answers import Diagnostic
@@ -46,7 +47,16 @@ def read_json(result: SymbolText) -> dict[str, object]:
         "start_line": result.first_line,
         "end_line": result.first_line + len(result.lines) - 1,
         "text": "\n".join(result.lines),
+        **({"overloads": overloads_json(result)} if result.overloads is not None else {}),
     }
+
+
+def overloads_json(result: SymbolText) -> list[dict[str, object]]:
+    """The signatures of the overload set a read answered for its implementation, each addressable alone."""
+    chosen = result.overloads
+    return [] if chosen is None else [
+        {"address": stub.address, "signature": signature_text(stub), "line": stub.range.first_line} for stub in chosen.signatures
+    ]
 
 
 def symbols_json(listing: SymbolsListing) -> dict[str, object]:
@@ -106,7 +116,11 @@ def read_text(result: SymbolText) -> str:
     )
     width = len(str(last))
     body = [f"{number:>{width}} | {line}" for number, line in enumerate(result.lines, start=result.first_line)]
-    return "\n".join([header, *body])
+    overloads = [] if result.overloads is None else [
+        f"# the implementation of an overload set; {len(result.overloads.signatures)} overload signature(s):",
+        *(f"#   {o['address']}  line {o['line']}  {o['signature']}" for o in overloads_json(result)),
+    ]
+    return "\n".join([header, *overloads, *body])
 
 
 def symbols_text(listing: SymbolsListing) -> str:
