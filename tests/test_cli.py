@@ -165,12 +165,19 @@ def test_not_found_exits_1_with_reason_and_suggestions(capsys: pytest.CaptureFix
 
 
 def test_ambiguous_read_lists_ready_to_paste_candidates(capsys: pytest.CaptureFixture[str]) -> None:
-    code, data, err = run_json(capsys, "--root", str(SAMPLE), "read", "Order/add")
+    code, data, err = run_json(capsys, "--root", str(SAMPLE), "read", "total")
     assert code == 1 and data["error"]["code"] == "ambiguous"
     assert [c["address"] for c in data["error"]["candidates"]] == [
-        "shop/models.py:Order/add[0]", "shop/models.py:Order/add[1]", "shop/models.py:Order/add[2]"
+        "java/com/example/Ledger.java:Ledger/total", "shop/models.py:LineItem/total", "shop/models.py:Order/total",
+        "web/cart.ts:Cart/total",
     ]
-    assert "is ambiguous: 3 candidates" in err
+    assert "is ambiguous: 4 candidates" in err
+
+
+def test_an_overload_set_reads_as_its_implementation(capsys: pytest.CaptureFixture[str]) -> None:
+    code, data, _ = run_json(capsys, "--root", str(SAMPLE), "read", "Order/add")
+    assert code == 0 and data["symbol"]["name_path"] == "Order/add[2]"
+    assert [o["address"] for o in data["overloads"]] == ["shop/models.py:Order/add[0]", "shop/models.py:Order/add[1]"]
 
 
 @pytest.mark.parametrize("argv", [["read", "Order.total"], ["find", "x.py:Order//b"]])
