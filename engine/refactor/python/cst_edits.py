@@ -172,6 +172,27 @@ def without_aliases(
     return statement.with_changes(names=kept)
 
 
+def pruned_import_line(
+    line: cst.SimpleStatementLine, drops: list[set[str] | None]
+) -> cst.SimpleStatementLine | cst.RemovalSentinel:
+    """``line`` with, from each import among its statements, the aliases binding the names of
+    the matching entry of ``drops`` (None: left as it is); an import left with none goes, and
+    the line with it when nothing is left. The line itself when nothing changed."""
+    body: list[cst.BaseSmallStatement] = []
+    for small, drop in zip(line.body, drops):
+        if drop and isinstance(small, (cst.Import, cst.ImportFrom)):
+            kept = without_aliases(small, drop)
+            if isinstance(kept, cst.RemovalSentinel):
+                continue
+            small = kept
+        body.append(small)
+    if not body:
+        return cst.RemovalSentinel.REMOVE
+    if len(body) == len(line.body) and all(a is b for a, b in zip(body, line.body)):
+        return line
+    return line.with_changes(body=[*body[:-1], body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+
+
 def is_import_line(statement: cst.CSTNode) -> bool:
     return isinstance(statement, cst.SimpleStatementLine) and all(
         isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body

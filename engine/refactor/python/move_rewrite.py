@@ -24,7 +24,7 @@ from engine.refactor.python.cst_edits import (
     is_import_line,
     is_docstring,
     parse_simple_statement,
-    without_aliases,
+    pruned_import_line,
 )
 
 _Node = TypeVar("_Node", bound=cst.CSTNode)
@@ -109,20 +109,7 @@ class _SourceEditor(cst.CSTTransformer):
     def leave_SimpleStatementLine(
         self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
     ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
-        body: list[cst.BaseSmallStatement] = []
-        for before, after in zip(original.body, updated.body):
-            drop = self.analysis.unused_after.get(id(before))
-            if drop and isinstance(after, (cst.Import, cst.ImportFrom)):
-                kept = without_aliases(after, drop)
-                if isinstance(kept, cst.RemovalSentinel):
-                    continue
-                after = kept
-            body.append(after)
-        if not body:
-            return cst.RemovalSentinel.REMOVE
-        if len(body) == len(updated.body) and all(a is b for a, b in zip(body, updated.body)):
-            return updated
-        return updated.with_changes(body=[*body[:-1], body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+        return pruned_import_line(updated, [self.analysis.unused_after.get(id(before)) for before in original.body])
 
 
 def _indented(body: cst.BaseSuite) -> cst.IndentedBlock:

@@ -16,7 +16,7 @@ from libcst.metadata import GlobalScope, ImportAssignment, MetadataWrapper, Scop
 from engine.edits.materialize import materialize
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.refactor.plan import RefactorPlan
-from engine.refactor.python.cst_edits import all_names, alias_as, bound_name, dotted, file_change, without_aliases
+from engine.refactor.python.cst_edits import all_names, alias_as, bound_name, dotted, file_change, pruned_import_line
 from engine.workspace import SourceFile, Workspace
 
 
@@ -112,19 +112,9 @@ class _ImportRemover(cst.CSTTransformer):
     def leave_SimpleStatementLine(
         self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
     ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
-        body: list[cst.BaseSmallStatement] = []
-        for small in updated.body:
-            if isinstance(small, (cst.Import, cst.ImportFrom)) and not _kept_always(small):
-                kept = without_aliases(small, self.gone)
-                if isinstance(kept, cst.RemovalSentinel):
-                    continue
-                small = kept
-            body.append(small)
-        if not body:
-            return cst.RemovalSentinel.REMOVE
-        if len(body) == len(updated.body) and all(a is b for a, b in zip(body, updated.body)):
-            return updated
-        return updated.with_changes(body=[*body[:-1], body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+        drops = [None if isinstance(small, (cst.Import, cst.ImportFrom)) and _kept_always(small) else self.gone
+                 for small in updated.body]
+        return pruned_import_line(updated, drops)
 
     def leave_If(self, original: cst.If, updated: cst.If) -> cst.If | cst.RemovalSentinel:
         body = updated.body
