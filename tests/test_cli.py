@@ -484,3 +484,12 @@ def test_the_thin_client_lets_a_server_answer_for_the_same_sources_as_the_engine
     assert entry.SERVER_SOURCES == (SourcePreference.AUTO.value, SourcePreference.LSP.value)
     assert entry.may_use_server("find", {}) and entry.may_use_server("find", {"--source": "lsp"})
     assert not entry.may_use_server("find", {"--source": "ast"}) and not entry.may_use_server("search", {})
+
+
+def test_an_option_that_turns_a_setting_off_says_so_once(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--no-mirrors``'s help once read "turn off: rename ... ; off leaves them": say what on does, then the option."""
+    code, out, _ = run(capsys, "rename", "--help")
+    help_text = " ".join(out.split())
+    assert code == 0 and "turn off:" not in help_text
+    assert "when off, those bindings are left as they are and each is named in a warning. " \
+           "On by default: --no-mirrors turns it off" in help_text

@@ -262,8 +262,10 @@ def _add_argument(parser: argparse.ArgumentParser, info: FieldInfo) -> None:
     flag = cli_flag(info)
     if info.kind is FieldKind.FLAG:
         action = "store_false" if info.default else "store_true"
-        text = f"turn off: {info.help}" if info.default else info.help
-        parser.add_argument(flag or f"--{info.name}", dest=info.name, action=action, help=text)
+        # The field's help says what the setting does when on; the option given here turns it off.
+        option = flag or f"--{info.name}"
+        text = f"{info.help}. On by default: {option} turns it off" if info.default else info.help
+        parser.add_argument(option, dest=info.name, action=action, help=text)
     elif info.kind is FieldKind.CODE:
         parser.add_argument(flag or f"--{info.name}-file", dest=info.name, required=info.required, metavar="F",
                             help=f"{info.help}: a file holding it ('-' for stdin)")

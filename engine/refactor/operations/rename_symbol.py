@@ -31,7 +31,8 @@ class Rename(RefactorOperation):
     text: bool = param(FieldKind.FLAG, "without a language server (outside Python), rename identifier-bounded "
                                        "occurrences (low confidence)", default=False)
     mirrors: bool = param(FieldKind.FLAG, "rename the own bindings of mirror modules too (curried, compat twins that "
-                                          "re-bind the defining module's public names); off leaves them as they are",
+                                          "re-bind the defining module's public names); when off, those bindings "
+                                          "are left as they are and each is named in a warning",
                           default=True)
     strict: bool = param(FieldKind.FLAG, STRICT_HELP, default=False)
 
