@@ -424,3 +424,14 @@ def test_a_call_waiting_is_answered_before_the_daemons_own_work(project: Path) -
     # Asked within the grace, the work is still owed for both calls; later, one round did it.
     assert work() in ((rounds, 2), (rounds + 1, 0)), work()
     _wait_for(lambda: work() == (rounds + 1, 0))
+
+
+def test_the_call_that_starts_the_daemon_says_it_outlives_the_call_and_how_to_stop_it(project: Path) -> None:
+    note = ("graft: a daemon now serves this workspace and keeps its language servers warm; it stops after 10 minutes "
+            "without a call (`graft daemon stop` to stop it now)")
+    first = graft("find", "shop/models.py:Order/total", cwd=project)
+    assert first.returncode == 0 and note in first.stderr, first.stderr
+    assert daemon_client.read_info(project) is not None  # the daemon it names is the one running
+    second = graft("find", "shop/models.py:Order/total", cwd=project)
+    assert second.returncode == 0 and "daemon" not in second.stderr, second.stderr  # said once: the daemon was already up
+    assert first.stdout == second.stdout

@@ -290,7 +290,8 @@ def _clean_stale(root: Root, folder: str) -> None:
 
 def start(root: Root, *, wait: float = START_TIMEOUT) -> dict[str, object]:
     """Start the workspace's daemon (a detached process whose output goes to its log) and wait
-    until it listens; its info. A daemon already running is left as it is."""
+    until it listens; its info (``started_now`` set when this call started it). A daemon already
+    running is left as it is."""
     import subprocess
 
     try:
@@ -313,7 +314,19 @@ def start(root: Root, *, wait: float = START_TIMEOUT) -> dict[str, object]:
         if said == "":
             process.kill()  # still silent at the deadline: not left half-started
         raise DaemonUnavailable(f"the daemon did not start: {said}" if said else f"the daemon did not listen within {wait:.0f} s")
-    return info
+    return {**info, "started_now": True}
+
+
+def started_note(info: dict[str, object]) -> str:
+    """What a call that started the daemon says: the daemon outlives it, for how long, and how
+    to end it now (a one-off command otherwise leaves language servers running unexplained)."""
+    idle = info.get("idle_seconds")
+    if not isinstance(idle, (int, float)):
+        after = "its idle time (the daemon_idle setting)"
+    else:
+        after = f"{idle / 60:g} minutes" if idle % 60 == 0 else f"{idle:g} s"
+    return (f"graft: a daemon now serves this workspace and keeps its language servers warm; it stops after {after} "
+            "without a call (`graft daemon stop` to stop it now)")
 
 
 def _read_until_ready(process: subprocess.Popen[bytes], deadline: float) -> str | None:

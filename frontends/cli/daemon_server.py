@@ -379,7 +379,8 @@ class Daemon:
         path = self.folder / daemon_client.INFO_NAME
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
-        info = {"pid": os.getpid(), "fingerprint": self.fingerprint, "started": self.started, "root": str(self.root)}
+        info = {"pid": os.getpid(), "fingerprint": self.fingerprint, "started": self.started, "root": str(self.root),
+                "idle_seconds": self.idle_seconds}
         with os.fdopen(open_state_file(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as handle:
             json.dump(info, handle)
 

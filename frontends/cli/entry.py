@@ -124,7 +124,9 @@ def _through_daemon(root: str, argv: list[str], may_start: bool) -> int:
             try:
                 if stale:
                     daemon_client.stop(root)
-                daemon_client.start(root)
+                info = daemon_client.start(root)
+                if info.get("started_now"):
+                    print(daemon_client.started_note(info), file=sys.stderr)
             except daemon_client.DaemonUnavailable as failed:
                 print(f"graft: could not start the workspace's daemon ({failed}); running in this process", file=sys.stderr)
                 return _in_process(argv, stdin=call.stdin)
