@@ -10,9 +10,9 @@ project that runs ``--doctest-modules`` (or collects ``.md``/``.rst`` files with
   (``--doctest-glob`` patterns, and pytest's default ``test*.txt``),
 
 where the old name stands alone and is not an attribute of something else (``x.old``).
-Documentation that only mentions the symbol (mkdocstrings ``::: pkg.mod.old``, Sphinx roles
-``:func:`old```, ``.. autofunction::``) is listed, labelled, never edited: prose is the
-author's to change.
+Documentation that only mentions the symbol, of any kind (mkdocstrings ``::: pkg.mod.old``, Sphinx
+roles ``:meth:`Class.old```, ``.. automethod::``, code spans, calls and fenced blocks), is counted and
+its first lines listed, never edited: prose is the author's to change.
 """
 
 from __future__ import annotations
@@ -94,8 +94,7 @@ class DoctestPass:
         if added:
             notes.append("doctest examples renamed with it: " + ", ".join(f"{c.path}:{c.edits[0].range.start.line + 1}" for c in added))
         if self._mentions:
-            notes.append(f"documentation that mentions {self.old} (not edited): " + ", ".join(self._mentions[:10])
-                         + (f" and {len(self._mentions) - 10} more" if len(self._mentions) > 10 else ""))
+            notes.append(documentation_note(self.old, self._mentions))
         return added, notes
 
 
@@ -221,11 +220,27 @@ def _doctest_globs(corpus: Corpus) -> list[str]:
     return globs or [_DEFAULT_DOCTEST_GLOB]
 
 
+_SHOWN = 10
+"""Documentation lines listed by name; the rest are counted (a common name is in many)."""
+_FENCE = re.compile(r"^[ \t]*(?:```|~~~)")
+_DIRECTIVE = re.compile(r"^[ \t]*(?:\.\.[ \t]+[\w:-]+::|:::)[ \t]+(\S+)")
+_CODE_SPAN = re.compile(r"(`+)([^`\n]+?)\1")
+
+
+def documentation_note(old: str, mentions: list[str]) -> str:
+    """One warning for every symbol kind: how many documentation lines name ``old`` as code, and the first few."""
+    listed = ", ".join(mentions[:_SHOWN]) + (f" and {len(mentions) - _SHOWN} more" if len(mentions) > _SHOWN else "")
+    return f"{len(mentions)} line(s) of documentation that mention {old} (not edited): {listed}"
+
+
 def _documentation_mentions(corpus: Corpus, files: list[str], old: str, collected: set[str]) -> list[str]:
-    mention = re.compile(
-        rf"(?:^:::\s+[\w.]*\b{re.escape(old)}\b|:(?:func|class|meth|attr|data|obj|exc|mod):`[~!.\w]*\b{re.escape(old)}`"
-        rf"|^\.\.\s+auto\w+::\s+[\w.]*\b{re.escape(old)}\b)", re.M,
-    )
+    """``file:line`` of the ``.md``/``.rst`` lines that name ``old`` as code, whatever kind of
+    symbol it is: in a directive's target (``.. automethod:: pkg.mod.Class.old``, ``::: pkg.mod.old``),
+    in a code span or role (```Class().old()```, ``:meth:`Class.old```), as a call or attribute
+    (``x.old``, ``old(``), or anywhere in a Markdown fenced block. A bare word in prose is not
+    counted: ``get`` or ``run`` there is English, and listing it would bury the real mentions."""
+    word = re.compile(rf"(?<!\w){re.escape(old)}(?!\w)")
+    code_like = re.compile(rf"(?<=\.){re.escape(old)}(?!\w)|(?<![\w.]){re.escape(old)}\(")
     found = []
     for path in files:
         if not path.endswith((".md", ".rst")) or path in collected:
@@ -236,5 +251,22 @@ def _documentation_mentions(corpus: Corpus, files: list[str], old: str, collecte
             continue
         if old not in text:
             continue
-        found += [f"{path}:{text.count(chr(10), 0, m.start()) + 1}" for m in mention.finditer(text)]
+        fenced = False
+        for number, line in enumerate(text.split("\n")):
+            if path.endswith(".md") and _FENCE.match(line):
+                fenced = not fenced
+                continue
+            if old in line and _names_as_code(line, word, code_like, fenced):
+                found.append(f"{path}:{number + 1}")
     return found
+
+
+def _names_as_code(line: str, word: re.Pattern[str], code_like: re.Pattern[str], fenced: bool) -> bool:
+    if fenced:
+        return bool(word.search(line))
+    directive = _DIRECTIVE.match(line)
+    if directive is not None and word.search(directive.group(1)):
+        return True
+    if any(word.search(span.group(2)) for span in _CODE_SPAN.finditer(line)):
+        return True
+    return bool(code_like.search(line))
