@@ -23,7 +23,7 @@ from lsp_pool.errors import NotReady, RequestTimeout, ServerDied, ServerNotTrust
 from lsp_pool.pyright_config import whole_workspace_config
 from lsp_pool.readiness import ReadinessTracker, ServerState
 from lsp_pool.registry import ServerSpec
-from lsp_pool import typescript_style
+from lsp_pool import said_once, typescript_style
 from lsp_pool.workspace_trust import TRUST_HINT, Confinement, confinement
 
 logger = logging.getLogger(__name__)
@@ -76,6 +76,8 @@ class ManagedServer:
         """When and how the last start went unanswered (initialize timed out): not retried for a while."""
         self.notes: list[str] = []
         """What codegraft changed about how the server sees the project, and why (said in `graft servers`)."""
+        self._informational_notes: set[str] = set()
+        """Those of ``notes`` with nothing for the user to do: an answer carries each once per workspace."""
         self._idle_handle: asyncio.TimerHandle | None = None
         self._diagnostic_waiters: dict[str, asyncio.Event] = {}
         self.memory_restarts = 0
@@ -380,6 +382,13 @@ class ManagedServer:
                 f"through {program.path.relative_to(self.root).as_posix()} (every other option of the project's kept)")
         if note not in self.notes:
             self.notes.append(note)
+        self._informational_notes.add(note)
+
+    def answer_notes(self) -> tuple[str, ...]:
+        """The notes an answer carries: each the user must act on, every time; each merely
+        informational, the first time in the workspace only (lsp_pool.said_once)."""
+        return tuple(note for note in self.notes
+                     if note not in self._informational_notes or said_once.first_time(self.root, note))
 
     def _style_options(self) -> dict[str, Any]:
         return typescript_style.initialization_options(self.root) if self.spec.project_style else {}

@@ -23,6 +23,7 @@ from engine.refactor.operations.move_file import FileRename
 from engine.refactor.operations.move_symbol import Move
 from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.operations.safe_delete import Delete
+from engine.refactor.plan import RefactorPlan
 from lsp_pool.adapter import PoolServices
 from lsp_pool.config import PoolConfig
 from lsp_pool.registry import DEFAULT_PREFERENCE, SPECS_BY_ID, locate
@@ -701,6 +702,30 @@ def test_a_narrowing_type_checker_config_does_not_make_the_server_drop_out(tmp_p
     assert plan.source.value == "lsp" and plan.warnings[0] == "from basedpyright", plan.warnings
     assert any("narrows the server's files" in note for note in plan.warnings)
     assert sorted(path for c in plan.edit.operations for path in paths_of(c)) == ["ledger/__init__.py", "ledger/entries.py", "ledger/report.py", "tests/test_ledger.py"]
+
+
+def test_the_whole_workspace_note_is_said_on_the_first_command_only(tmp_path: Path) -> None:
+    """"pyproject.toml sets include…" came with every command, though it asks nothing of the user:
+    said once per workspace, whether the next command runs in the same process (the daemon)
+    or a new one (the in-process CLI)."""
+    require("basedpyright")
+    root = tmp_path / "ledger"
+    shutil.copytree(NARROWED, root)
+
+    def narrowing(plan: RefactorPlan) -> list[str]:
+        return [note for note in plan.warnings if "narrows the server's files" in note]
+
+    with served_engine(root, "basedpyright") as engine:
+        first = engine.plan(Rename("ledger/entries.py:total", "grand_total"))
+        again = engine.plan(Rename("ledger/entries.py:total", "sum_of_entries"))
+    with served_engine(root, "basedpyright") as engine:
+        later = engine.plan(Rename("ledger/entries.py:total", "grand_total"))
+    assert first.source.value == again.source.value == later.source.value == "lsp"
+    assert narrowing(first) == ["pyproject.toml sets include, which narrows the server's files; codegraft gives it "
+                                "the whole workspace through .graft/servers/pyrightconfig.json (every other option "
+                                "of the project's kept)"], first.warnings
+    assert narrowing(again) == [] and narrowing(later) == [], (again.warnings, later.warnings)
+    assert later.edit == first.edit  # the server still has the whole workspace: only the note is not repeated
 
 
 def test_served_ranges_agree_with_the_tree_and_symbols_after_a_syntax_error_are_kept(tmp_path: Path) -> None:
