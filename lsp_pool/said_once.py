@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine.errors import GraftError
 from engine.state_folder import read_state_file, state_folder, write_new_file
 
 _SAID = "notes-said.txt"
@@ -18,12 +19,19 @@ _SAID = "notes-said.txt"
 
 def first_time(root: Path, note: str) -> bool:
     """Whether ``note`` was never said for the workspace; it counts as said from now on."""
-    marker = state_folder(root, "servers") / _SAID
     try:
+        marker = state_folder(root, "servers") / _SAID
         said = read_state_file(marker).decode("utf-8", errors="replace").splitlines()
     except FileNotFoundError:
         said = []
+    except (OSError, GraftError):
+        # Not a file of ours to read (a symlink planted there, a folder, no permission): the
+        # note is said every time, which is never wrong, and nothing is written there.
+        return True
     if note in said:
         return False
-    write_new_file(marker, "".join(f"{line}\n" for line in [*said, note]).encode())
+    try:
+        write_new_file(marker, "".join(f"{line}\n" for line in [*said, note]).encode())
+    except OSError:
+        pass  # cannot be remembered: said again next time
     return True

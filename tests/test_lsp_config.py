@@ -103,3 +103,16 @@ def test_a_narrowing_config_keeps_its_own_extra_paths_beside_src(tmp_path: Path)
     config = json.loads(program.path.read_text())
     assert config["extends"] == str(tmp_path / "pyproject.toml")
     assert config["executionEnvironments"][-1]["extraPaths"] == [str((tmp_path / "vendor").resolve()), str(tmp_path / "src")]
+
+
+def test_a_planted_notes_file_never_fails_a_command_and_is_never_followed(tmp_path: Path) -> None:
+    """``.graft/servers/notes-said.txt`` shipped as a symlink: the note is said, nothing is written through it."""
+    from lsp_pool.said_once import first_time
+
+    outside = tmp_path / "outside.txt"
+    outside.write_text("kept\n")
+    root = tmp_path / "ws"
+    (root / ".graft" / "servers").mkdir(parents=True)
+    (root / ".graft" / "servers" / "notes-said.txt").symlink_to(outside)
+    assert first_time(root, "a note") and first_time(root, "a note")
+    assert outside.read_text() == "kept\n"
