@@ -6,10 +6,13 @@ import asyncio
 import os
 import sys
 from pathlib import Path
-from typing import Awaitable, Callable, TypeVar
+from typing import Awaitable, Callable, NoReturn, TypeVar
 
+from engine.errors import ServiceUnavailable
+from engine.extract import FileSymbols, SymbolExtractor
 from engine.ports import Answered
-from engine.symbols import Symbol
+from engine.symbols import Source, Symbol
+from engine.workspace import SourceFile
 from lsp_pool.config import PoolConfig
 from lsp_pool.features import LanguageApi
 from lsp_pool.pool import Pool
@@ -28,6 +31,28 @@ def job_workspace(folder: Path) -> Path:
     (folder / "pyproject.toml").write_text("")
     (folder / "job.py").write_text(JOB)
     return folder
+
+
+class OutlineOnlyServices:
+    """A stand-in for the LanguageServices port that outlines from the tree (labelled lsp) and
+    offers nothing else; a test subclasses it with the one answer it is about."""
+
+    def document_symbols(self, source: SourceFile) -> FileSymbols:
+        from dataclasses import replace
+
+        return replace(SymbolExtractor().extract(source), source=Source.LSP)
+
+    def warm_up(self, paths: list[str]) -> None:
+        pass  # nothing to start
+
+    def show_importers(self, files: list[str], importers: object) -> None:
+        pass  # reads the disk
+
+    def __getattr__(self, name: str) -> NoReturn:
+        raise ServiceUnavailable(f"{name} is not offered")
+
+    def close(self) -> None:
+        pass
 
 
 def names(answer: Answered[list[Symbol]]) -> list[str]:

@@ -23,6 +23,7 @@ from engine.refactor.python.jedi_rename import SourceChangedUnderJedi
 from engine.workspace import Workspace
 from engine.refactor.operations.rename_symbol import Rename
 from tests.conftest import REPO, SAMPLE
+from tests.lsp_helpers import OutlineOnlyServices
 
 GRAFT = [sys.executable, "-m", "frontends.cli.main"]
 
@@ -139,33 +140,14 @@ def test_source_lsp_refuses_a_rename_the_server_cannot_give(tmp_path: Path) -> N
     preferred): with --source lsp the rename used to come back from jedi (source ast), exit 0."""
     from engine.api import Engine, SourcePreference
     from engine.errors import ServiceUnavailable
-    from engine.extract import FileSymbols, SymbolExtractor
     from engine.positions import Position
-    from engine.symbols import Source
     from engine.workspace import SourceFile
 
-    class SymbolsButNoRename:
+    class SymbolsButNoRename(OutlineOnlyServices):
         """The port as such a pool answers: outlines, labelled lsp; the rename unavailable."""
-
-        def document_symbols(self, source: SourceFile) -> FileSymbols:
-            from dataclasses import replace
-
-            return replace(SymbolExtractor().extract(source), source=Source.LSP)
 
         def rename(self, source: SourceFile, position: Position, new_name: str, sent: object = None) -> NoReturn:
             raise ServiceUnavailable("jedi-language-server cannot rename here")
-
-        def warm_up(self, paths: list[str]) -> None:
-            pass  # nothing to start
-
-        def show_importers(self, files: list[str], importers: object) -> None:
-            pass  # reads the disk
-
-        def __getattr__(self, name: str) -> NoReturn:
-            raise ServiceUnavailable(f"{name} is not offered")
-
-        def close(self) -> None:
-            pass
 
     (tmp_path / "m.py").write_text("def helper():\n    return 1\n\n\nVALUE = helper()\n")
     engine = Engine(Workspace(tmp_path), services=SymbolsButNoRename(), source=SourcePreference.LSP)

@@ -6,22 +6,19 @@ outside the root are left out of an answer, with a note naming them."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
-from typing import NoReturn
 
 import pytest
 
 from engine.answers import FileEdits, Location, ServerEdit, TextEdit
 from engine.api import Engine, SourcePreference
-from engine.errors import EditsOutsideWorkspace, ServiceUnavailable
-from engine.extract import FileSymbols, SymbolExtractor
+from engine.errors import EditsOutsideWorkspace
 from engine.ports import Answered
 from engine.positions import Position, Range
 from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.python import jedi_rename as jedi_module
-from engine.symbols import Source
 from engine.workspace import SourceFile, Workspace
+from tests.lsp_helpers import OutlineOnlyServices
 
 _INSTALLED = "def shout(text):\n    return text.upper()\n"
 _USE = "from extpkg import shout\n\nVALUE = shout('hi')\n"
@@ -51,15 +48,12 @@ def test_jedi_rename_that_reaches_an_installed_copy_is_refused_not_a_traceback(
     assert (root / "use.py").read_text() == _USE
 
 
-class _ServerThatRenamesAnInstalledCopy:
+class _ServerThatRenamesAnInstalledCopy(OutlineOnlyServices):
     """The port as a server answers when it resolved the import to a copy outside the root: the
     converter keeps such a file absolute."""
 
     def __init__(self, installed: Path) -> None:
         self.installed = installed
-
-    def document_symbols(self, source: SourceFile) -> FileSymbols:
-        return replace(SymbolExtractor().extract(source), source=Source.LSP)
 
     def rename(self, source: SourceFile, position: Position, new_name: str, sent: object = None) -> Answered[ServerEdit]:
         def word(line: int, column: int) -> TextEdit:
@@ -75,18 +69,6 @@ class _ServerThatRenamesAnInstalledCopy:
             return Location(file, Range(Position(line, column), Position(line, column + len("shout"))), inside)
 
         return Answered([at("local.py", 0, 4), at(str(self.installed / "extpkg.py"), 0, 4, inside=False)], "fake", True)
-
-    def warm_up(self, paths: list[str]) -> None:
-        pass  # nothing to start
-
-    def show_importers(self, files: list[str], importers: object) -> None:
-        pass  # reads the disk
-
-    def __getattr__(self, name: str) -> NoReturn:
-        raise ServiceUnavailable(f"{name} is not offered")
-
-    def close(self) -> None:
-        pass
 
 
 def test_a_servers_rename_that_reaches_an_installed_copy_is_refused_with_the_paths(tmp_path: Path) -> None:
