@@ -91,8 +91,8 @@ class Engine:
         self._index_stats: IndexStats | None = None
         self._edited_since_refresh: set[str] = set()
         """Files an apply or undo wrote that the graph has not re-read yet: it re-reads them when
-        next asked, not while the edit's caller waits (83 files cost 1-3 s, mostly asking the
-        server for their symbols again)."""
+        next asked, not while the edit's caller waits (re-reading a file mostly means asking the
+        server for its symbols again)."""
         self._mentions = MentionIndex()
         """The source files' words, indexed by a long-lived engine between calls (index_words)."""
         self._served_outlines: dict[str, tuple[str, FileSymbols]] = {}
@@ -119,7 +119,7 @@ class Engine:
             # The graph's symbols are the trees' unless the server is required (``--source lsp``).
             # With ``auto`` the servers answer per request (outline, find, read, rename), not for
             # the whole index: asking one for every file's symbols made a cold first rename wait
-            # for all of them (Django: 48 s, basedpyright at twice its memory) for a graph whose
+            # for all of them (and doubled basedpyright's memory) for a graph whose
             # edges come from the trees anyway. Every symbol still carries its source.
             serve = self._served_symbols if self.source is SourcePreference.LSP and self.services else None
             self._index = ProjectIndex(self.workspace, progress=progress, served_symbols=serve)
@@ -184,8 +184,8 @@ class Engine:
 
     def index_words(self) -> int:
         """Index the words of the source files not indexed at their current content; how many.
-        A long-lived engine's work between calls (the CLI's daemon): 0.3 s of CPU on Django's
-        sdist the first time, then the files changed since."""
+        A long-lived engine's work between calls (the CLI's daemon), so that no call waits for it:
+        every file the first time, then the files changed since."""
         if not self.graph_loaded:
             return 0
         return self._mentions.update(str(self.workspace.root), self.graph().project.facts)
@@ -264,9 +264,9 @@ class Engine:
         return operation.plan(self)
 
     def _overlap_server_start(self, operation: RefactorOperation) -> None:
-        """A cold server takes about a second to start and read its first file, and a cold graph
-        a fraction of that to build from the trees: the server is started now without waiting,
-        and the graph is built meanwhile (parso's first rename: about 0.3 s less). A server that
+        """A cold server takes longer to start and read its first file than a cold graph takes
+        to build from the trees: the server is started now without waiting, and the graph is
+        built meanwhile, so the two waits overlap. A server that
         fails to start is met, with its reason, by the plan's first request."""
         if not self.use_server or self.services is None:
             return
