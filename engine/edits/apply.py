@@ -161,8 +161,8 @@ class Transactions:
     @contextmanager
     def _dirty_meanwhile(self, canonical: dict[str, str], options: ApplyOptions) -> Iterator[Future[set[str]] | None]:
         """The uncommitted-changes check of the edit's files, started now and run beside the
-        reading and editing of those files: it is another program (``git status``: 20-30 ms on
-        Django's repository, half of a warm rename's dry run), whose wait needs no interpreter
+        reading and editing of those files: it is another program (``git status``, often the
+        larger part of a warm rename's dry run), whose wait needs no interpreter
         lock. It asks about every path the edit touches; :meth:`_checked` keeps those it writes
         over. An apply starts it once its lock is taken, as the check after the reading was."""
         if options.allow_dirty or self.dirty_check is None or not canonical:
