@@ -120,7 +120,7 @@ def materialize(
                 raise ReadOnlyFile(f"{path} is read-only (mode {stat.S_IMODE(status.st_mode):04o}); nothing was changed "
                                    "(forced, it is written and its mode kept)", option="force")
             if status is not None and status.st_size > workspace.config.max_file_bytes:
-                # The same limit as every read: an edit of a 20 MiB file took 10 s, and a plan never reads it anyway.
+                # The same limit as every read: editing a file that large is slow, and a plan never reads it anyway.
                 raise UnreadableFile(path, f"{status.st_size / 2**20:.1f} MiB is over the {workspace.config.max_file_bytes / 2**20:.1f} MiB "
                                            "limit for source files; nothing was changed", option="max_file_bytes")
             kept = reads.get(path, status) if reads is not None and status is not None else None
