@@ -1,7 +1,7 @@
 """The differential diagnostics an apply left unfinished, kept so they can be finished later.
 
 An apply compares errors before and after within a time budget (``diagnostics_budget``,
-3 s by default), then returns with the check marked incomplete. What it had by then is
+``engine.edits.session.DIAGNOSTICS_BUDGET`` by default), then returns with the check marked incomplete. What it had by then is
 kept in ``.graft/diagnostics/last-apply.json``: the errors found before the write, those
 already compared after it, and the files still to compare. The daemon finishes the check
 right after it answered the apply; ``graft diagnostics --since-last-apply`` shows the result
