@@ -51,8 +51,8 @@ class EditOptions:
 
 DIAGNOSTICS_BUDGET = 3.0
 """Seconds the before-and-after diagnostics of one apply may take by default ([tool.graft]
-diagnostics_budget): the server type-checks every touched file and its importers twice (16-19 s
-for an 83-file rename in Django). Past it, the apply is kept and the check is incomplete: the
+diagnostics_budget): the server type-checks every touched file and its importers twice, which for
+a large rename takes far longer than a caller should wait. Past it, the apply is kept and the check is incomplete: the
 outcome names the files not compared, and they are compared later (engine.edits.pending_checks)."""
 
 
@@ -86,7 +86,7 @@ _LEAST_WAIT = 0.5
 _FIRST_FILE_SHARE = 0.75
 """Of the budget, what the first file before the write may take, where the rest of the before
 pass has half of it: a cold server's first answer carries the type evaluation of everything the
-file imports (parso: 1.0-1.5 s of a 1.5 s half), and cut at half the budget it was thrown away
+file imports (on a real project, most of that half), and cut at half the budget it was thrown away
 with nothing compared. The after pass has what the budget has left, so the check stays within it."""
 
 
