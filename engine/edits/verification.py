@@ -97,7 +97,7 @@ class Verification:
         return Confidence.HIGH, ""
 
     def summary(self) -> str:
-        """One line: ``checked 14 of 14 files: no new errors (basedpyright, 0.6 s)``."""
+        """One line: ``checked N of N file(s): no new errors (CHECKER, SECONDS s)``."""
         if self.mode is CheckMode.NONE:
             return "not verified (--check none)"
         total = len(self.in_scope) + self.beyond_scope
