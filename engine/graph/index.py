@@ -34,11 +34,10 @@ ServedSymbols = Callable[[SourceFile, "FileSymbols"], "FileSymbols | None"]
 with; None when the server does not answer (the tree's symbols are used then)."""
 
 _PARALLEL_FROM = {"fork": 64, "spawn": 500}
-"""Fewer files than this are extracted in-process. Forked workers start in milliseconds; spawned
+"""Fewer files than this are extracted in-process. Forked workers start at once; spawned
 ones (the process has threads: a rename starts its server before the graph) import the engine
-first, about 0.3 s each. Measured with a thread running: 77 files (parso) 0.26-0.32 s in-process
-against 0.48-0.67 s with two spawned workers, 250 files 0.54-0.64 s against 0.65-0.83 s, 500 files
-0.96-1.19 s against 1.12-1.13 s; and a first rename's server is starting on the same cores."""
+first, which pays off only for many files, the more so as a first rename's server is starting
+on the same cores (benchmarks/bench_index_ab.py compares them)."""
 
 
 @dataclass
@@ -104,7 +103,7 @@ class ProjectIndex:
         (no other thread, as for the extraction workers), a forked child writes both through its
         own cache connection while this process goes on; it is waited for before the snapshot is
         next read or written, and on close. The facts wait for it too: stored while the workers
-        extracted, they took the parent 0.6 s of processor time (Django) from the two workers
+        extracted, they took the parent's processor time from the two workers
         sharing the two cores."""
         self._wait_for_snapshot()
         extracted, self._unstored = self._unstored, []
@@ -196,7 +195,7 @@ class ProjectIndex:
     def catch_up(self) -> tuple[list[str], int]:
         """Re-read what changed on disk into the loaded graph: (the files found changed, the
         files re-resolved). What a long-lived engine does before each call; unlike ``load`` it
-        counts nothing (the counts cost about 10 ms on Django, and no caller of this reads them)."""
+        counts nothing (no caller of this reads them, and they cost a walk of the graph)."""
         changed = self.changed_on_disk()
         return changed, len(self.refresh(changed, left=self._left_the_scan)) if changed else 0
 
@@ -435,8 +434,8 @@ class ProjectIndex:
     def _extract(self, paths: list[str], stats: IndexStats) -> list[FileFacts]:
         results: list[FileFacts] = []
         total = len(paths)
-        # fork starts workers in milliseconds but is unsafe once other threads exist (a language-
-        # server pool, say); spawn re-imports the engine in each worker (about 0.3 s) and is always safe.
+        # fork starts workers at once but is unsafe once other threads exist (a language-
+        # server pool, say); spawn re-imports the engine in each worker and is always safe.
         method = "fork" if threading.active_count() == 1 and "fork" in get_all_start_methods() else "spawn"
         # A language server lives in this process's pool, so server-sourced extraction stays here.
         if total < _PARALLEL_FROM[method] or self.jobs < 2 or self.served_symbols is not None:
