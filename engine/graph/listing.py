@@ -2,7 +2,7 @@
 
 A rename's doctest pass needs every file of the workspace, not only the sources the graph
 holds (``.rst`` and ``.txt`` files pytest collects as doctests). Walking the tree for them
-took 42 ms of every warm rename on Django's sdist. The index walks it anyway when it sweeps,
+on every warm rename was a large share of it. The index walks it anyway when it sweeps,
 and its watcher reports every path touched since: a listing is kept while no touched path
 appeared or went, and dropped (walked again when next asked) as soon as one did.
 """
