@@ -1,6 +1,6 @@
 """What changed under the workspace, as the Linux kernel reports it (inotify), so that a
-long-lived engine (the CLI's daemon) need not walk and stat every file before each call: on
-Django's sdist that sweep is about 90 ms of every warm answer.
+long-lived engine (the CLI's daemon) need not walk and stat every file before each call: on a
+large project that sweep is a large share of every warm answer.
 
 The watcher only narrows the sweep; it never widens what is trusted. Whatever it cannot vouch
 for makes :meth:`ChangeWatcher.changes` answer None, and the caller sweeps the whole workspace:
