@@ -239,7 +239,7 @@ EARLY_ENTRY_POINT_GROUP = "codegraft.early_language_servers"
 
 def start_language_servers_early(root: Path, languages: Collection[str]) -> Callable[[], None]:
     """Start the processes of these languages' servers for ``root`` before the implementation
-    behind :func:`load_language_services` is imported (0.5-0.9 s), so that they boot meanwhile; its
+    behind :func:`load_language_services` is imported (its protocol types are slow to import), so that they boot meanwhile; its
     first use of each server adopts the process. Returns what kills the processes nobody adopted:
     the caller runs it once its call is over. Call from the main thread (see lsp_pool.early)."""
     for entry_point in entry_points(group=EARLY_ENTRY_POINT_GROUP):
