@@ -2,7 +2,7 @@
 status is unchanged is answered from the first read.
 
 A warm rename of ``cached_property`` on Django reads its 91 files to plan, then reads, decodes
-and hashes them again 150 ms later for the preview (about 6 ms of every call). The status is the
+and hashes them again moments later for the preview, a cost paid on every call. The status is the
 file's inode, size and modification and change times, in nanoseconds. Two writes within one tick
 of the file system's clock can leave the same times (a racy read, as git calls it), so only a
 file whose times were already :data:`RACY_SECONDS` old when it was read is remembered: any later
@@ -23,7 +23,7 @@ from typing import Generic, TypeVar
 
 RACY_SECONDS = 3.0
 """How old a file's times must be for its read to be remembered: more than any file system's
-timestamp granularity (FAT's is 2 s)."""
+timestamp granularity (FAT's is the coarsest)."""
 
 KEPT_BYTES = 32 * 2**20
 """What a memo kept between calls holds at most (the bytes, twice over when the decoded text is
