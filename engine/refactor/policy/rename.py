@@ -65,7 +65,7 @@ def _rename_at(operation: Rename, context: PlanContext, file: str, position: Pos
     if match is None:
         raise SymbolNotFound(f"no name at {operation.address}")
     rename.check_name(operation.new_name, language_of(file))
-    # Here, not at the top: LibCST's import (0.3-0.4 s) would delay every cold rename's first
+    # Here, not at the top: LibCST's import is slow and would delay every cold rename's first
     # request to its server, and only a rename by position may be a parameter's.
     from engine.refactor.python import keyword_arguments
 
