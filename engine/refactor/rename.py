@@ -138,7 +138,7 @@ def plan_rename(
                 sent = threading.Event()
                 asked = waiting.submit(_asking, services, sources, targets, new_name, sent)
                 # Once the request is out: begun at once, the passes shared the interpreter lock
-                # with the thread sending it, and the server started about 4 ms later.
+                # with the thread sending it, and the server's start was delayed.
                 sent.wait(_SENDING_SECONDS)
                 passes = _Passes(corpus, dotted, old_name, new_name, language, extend, primary, targets[0].position.line)
                 answers = asked.result()
@@ -215,8 +215,8 @@ def _asking(
 @contextmanager
 def _responsive_threads() -> Iterator[None]:
     """A short GIL switch interval while the passes run beside the server's request: the thread
-    that sends the request and reads the answer otherwise waits up to 5 ms for the GIL at each
-    step (send, each chunk of the answer), which added tens of ms to every rename."""
+    that sends the request and reads the answer otherwise waits a whole default switch interval for the GIL at each
+    step (send, each chunk of the answer), which added up on every rename."""
     previous = sys.getswitchinterval()
     sys.setswitchinterval(0.0005)
     try:
