@@ -391,7 +391,7 @@ class _RealFolders:
 def read_bytes(path: str) -> bytes:
     """A file's bytes through the descriptor calls themselves (OSError as ``open`` raises it): a
     rename reads every file of the project once, and ``open()``'s file objects cost half again
-    as much as the reads (Django's 2,899 files: 34 against 20 ms)."""
+    as much as the reads."""
     descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
         chunks = []
