@@ -37,7 +37,7 @@ _PARALLEL_FROM = {"fork": 64, "spawn": 500}
 """Fewer files than this are extracted in-process. Forked workers start at once; spawned
 ones (the process has threads: a rename starts its server before the graph) import the engine
 first, which pays off only for many files, the more so as a first rename's server is starting
-on the same cores (benchmarks/bench_index_ab.py compares them)."""
+on the same cores."""
 
 
 @dataclass
