@@ -198,7 +198,7 @@ class PoolServices:
 
     def warm_up(self, paths: list[str]) -> None:
         """Start the servers of these files' languages without waiting, so that a cold server's
-        start (about 1 s for basedpyright) overlaps the caller's own work. Nothing is opened that
+        start, the longest wait of a first request, overlaps the caller's own work. Nothing is opened that
         a request would not open (LANGUAGE-SERVERS.md: an open file is type-checked).
         A failure is not raised here: the first real request meets it and says why."""
         first_file: dict[str, str] = {}
