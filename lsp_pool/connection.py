@@ -162,7 +162,7 @@ class _Client(JsonRPCClient):
 @functools.cache
 def shared_converter() -> Any:
     """One cattrs converter for every connection: it generates its (un)structuring code per type
-    on first use, about 20 ms for the initialize exchange alone, so each new one would pay again."""
+    on first use, for the initialize exchange alone a noticeable cost, so each new one would pay again."""
     return default_converter()
 
 
