@@ -103,8 +103,7 @@ class DocumentTracker:
             # Rewritten, though never shown to the server: Changed, which basedpyright answers by
             # re-reading the file and re-checking its dependents. Created would make it rebuild
             # its whole program, searching for files and asking the interpreter for its paths
-            # again: an apply's after check then paid a cold server's price (parso: 1.3 s for
-            # the first file instead of 0.3 s).
+            # again: an apply's after check then paid a cold server's price for its first file.
             self._watched(path, t.FileChangeType.Changed)
         else:
             # Created by the edit, or changed behind our back and not known to be old: servers
