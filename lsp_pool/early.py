@@ -1,7 +1,7 @@
 """Server processes started before the pool is imported, for the pool to adopt on its first use.
 
-The pool's import costs 0.5-0.9 s (lsprotocol's types, most of it) before it can start anything,
-and a cold basedpyright needs over a second from its start to its first answer. A call that names
+The pool's import is slow (lsprotocol's types, most of it) and comes before it can start anything,
+and a cold basedpyright is slower still from its start to its first answer. A call that names
 its files starts their servers' processes from here first (this module imports only the registry
 and the project's config), so that the server boots on the other core while the rest is imported.
 :meth:`lsp_pool.connection.Connection.start` takes the process instead of starting its own when the
