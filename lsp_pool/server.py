@@ -32,7 +32,7 @@ _MAX_BACKOFF = 30.0
 _UNANSWERED_START_MEMORY = 600.0
 """Seconds a server that did not answer ``initialize`` is not started again: a hung start costs
 its whole budget, and a command asking several times (a rename asks for symbols, then the
-rename) would pay it each time (94 s for one rename). A process that exits is retried with backoff."""
+rename) would pay it each time. A process that exits is retried with backoff."""
 _LOG_LINES = 200
 _MEMORY_CHECK_SECONDS = 2.0
 """Between two looks at a server's memory: a look walks /proc, a few milliseconds, where a warm
