@@ -2,7 +2,7 @@
 
 The server pushes a document's diagnostics in stages: tsserver reports the syntactic, the
 semantic and the suggestion diagnostics as three events, and the server publishes after each
-(50 ms debounce). When its check is interrupted between two events (a hover, an organise-imports
+(debounced). When its check is interrupted between two events (a hover, an organise-imports
 code action, a configuration change or tsserver's own ``projectsUpdatedInBackground`` restart
 it), the first publication holds the syntactic diagnostics alone, and a client waiting for "the
 next publication" takes an empty list for the file's whole set: a quick fix for an unused import
