@@ -25,7 +25,7 @@ and :data:`SILENCE_SECONDS` between two messages: a stopped or stalled daemon is
 (:class:`DaemonUnavailable` before "go": nothing of the call ran; :class:`DaemonLost` after:
 the journal says whether it committed, see frontends.cli.lost_call). A daemon running other
 code than the client's answers ``{"stale": …}`` and exits, and the client starts a new one. ``marshal`` is built into the interpreter: the client
-pays nothing to import it, where ``json`` imports ``re`` (with ``enum``), about 15 ms of every
+pays nothing to import it, where ``json`` imports ``re`` (with ``enum``), a large share of every
 call here. Both ends are the same user's (the folder, the socket's mode and the peer's uid say
 so), and run the same interpreter (the fingerprint holds its version).
 """
@@ -33,8 +33,8 @@ so), and run the same interpreter (the fingerprint holds its version).
 from __future__ import annotations
 
 # Only what a call through a warm daemon needs, imported on every `graft` call: pathlib,
-# dataclasses, typing, hashlib, subprocess and socket together cost about 25 ms of a 60 ms call
-# here, and json (with re and enum) 15 ms, so paths are strings, messages are marshal's, the
+# dataclasses, typing, hashlib, subprocess and socket together cost a large share of a call
+# here, and json (with re and enum) more, so paths are strings, messages are marshal's, the
 # fingerprint's hash is blake2's C module, the socket is the C type, and starting or stopping a
 # daemon (the rare paths) imports what it needs when it runs. tests/test_daemon.py holds the
 # client to this.
@@ -46,7 +46,7 @@ import time
 
 try:
     # The socket type itself: the `socket` module around it imports enum and selectors for its
-    # flag types, 4 ms of every call, and the client needs none of that.
+    # flag types, paid on every call, and the client needs none of that.
     import _socket as sockets
 except ImportError:  # an interpreter without it (not CPython)
     import socket as sockets  # type: ignore[no-redef]
@@ -70,7 +70,7 @@ SOCKET_NAME = "socket"
 INFO_NAME = "daemon.json"
 READY = "graft-daemon-ready"
 START_TIMEOUT = 60.0
-"""Seconds a starting daemon may take to listen (it imports the engine first: 2-3 s on a loaded machine)."""
+"""Seconds a starting daemon may take to listen (it imports the engine first, slowly on a loaded machine)."""
 ANSWER_SECONDS = 5.0
 """Seconds a daemon may take to answer a connection ("queued"): its reading thread does that at
 once, however long the call before is, so past this it is stopped (SIGSTOP), hung or starved."""
@@ -153,7 +153,7 @@ def code_fingerprint() -> str:
     base = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
     digest = _blake2b(f"{PROTOCOL} {sys.version}".encode(), digest_size=8)
     # scandir, not os.walk: no listing of the __pycache__ folders, and no lists of every entry
-    # built twice (a third of the 3 ms this took on every call).
+    # built twice (this runs on every call).
     pending = [os.path.join(base, package) for package in reversed(_PACKAGES)]
     while pending:
         folder = pending.pop()
@@ -566,7 +566,7 @@ _RECEIVE_BYTES = 1 << 16
 def _read_all(connection: sockets.socket) -> Iterator[dict[str, Any]]:
     """The daemon's messages, until it closes the connection (a message cut short by a killed
     daemon ends them). One growing buffer, cut once per chunk received: a large answer arrives
-    in many chunks, and building a new bytes object for each took 8 s for 40 MB."""
+    in many chunks, and building a new bytes object for each is quadratic in the answer's size."""
     pending = bytearray()
     while True:
         try:
