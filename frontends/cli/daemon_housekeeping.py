@@ -2,10 +2,10 @@
 words of files not indexed yet, and handing freed heap back to the system.
 
 It waits until the daemon has nothing to answer. A batch script calls ``graft`` back to back:
-done right after each answer, this work delayed the next call, whose client connects within
-15-40 ms of the previous answer. The full collection alone took 27 ms after a warm rename of
-Django and 60 ms after a find (it walks every module and cache the engine holds), and a warm
-find took 64 ms back to back against 30 ms with pauses between the calls.
+done right after each answer, this work delayed the next call, whose client connects moments after
+the previous answer. The full collection alone costs more than a warm call (it walks every
+module and cache the engine holds), and a warm find back to back took twice as long as with
+pauses between the calls.
 
 So after an answer the daemon first waits :data:`GRACE_SECONDS` for another call. A call that
 comes meanwhile is answered at once; the work is done once the daemon is idle, and in any case
@@ -28,15 +28,14 @@ from typing import Callable, Protocol
 GRACE_SECONDS = 1.0
 """How long the daemon waits for a next call after an answer before doing its own work. Longer
 than a client takes to start and connect, and than a script's own step between two calls (a
-0.25 s grace met calls that came 0.2-0.3 s apart in the middle of the collection)."""
+shorter grace met a script's calls in the middle of the collection)."""
 MOST_CALLS_BETWEEN = 8
 """Calls answered at most between two rounds, so that a script that never pauses still has its
 garbage collected and its words indexed."""
 GIVE_BACK_SECONDS = 10.0
 """Idle time after the last answer before the heap the calls freed goes back to the system. Given
-back at the end of the grace, it was faulted in again by the next call: 5-6 ms more for a warm
-rename of Django that came 1.3 s after the last (50 calls each way, alternated; RESULTS.md,
-session 20). A person at a shell pauses seconds between calls; at rest the daemon still holds
+back at the end of the grace, it was faulted in again by the next call, which a script's next
+call then paid for (benchmarks/RESULTS.md). A person at a shell pauses seconds between calls; at rest the daemon still holds
 only what it uses."""
 HEAVY_CALL_MB = 64
 """A call after which the daemon holds this much more memory than after the last round gets its
@@ -96,7 +95,7 @@ class Housekeeping:
 
     def run(self, call_waiting: Callable[[], bool] = lambda: False) -> None:
         """The round; left owed, after the words, when ``call_waiting`` says a call came meanwhile
-        (the collection that follows takes 25-60 ms on Django, and the call would wait for it).
+        (the collection that follows walks the engine's caches, and the call would wait for it).
         With no round owed, the heap is given back once the daemon has been idle long enough."""
         if not self.owed:
             if self.heap_held and time.monotonic() - self._last_answer >= GIVE_BACK_SECONDS:
