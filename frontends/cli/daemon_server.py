@@ -47,7 +47,7 @@ from frontends.cli.early_servers import start_servers_named
 if TYPE_CHECKING:
     from engine.api import Engine
 
-# The engine and the CLI (about 0.4 s of imports) are imported by the first call, after it has
+# The engine and the CLI (slow imports) are imported by the first call, after it has
 # started the servers it names (start_servers_named): see frontends.cli.early_servers.
 
 
@@ -489,11 +489,10 @@ _NO_FULL_COLLECTION = 1 << 30
 def _young_collections_only() -> Iterator[None]:
     """The cyclic collector during a call: no full collection, and young ones less often.
 
-    Measured on a warm rename of Django (91 files): Python's default thresholds ran a full
-    collection in about one call of six, 30-45 ms in the middle of the answer (it walks the
-    engine's caches as well as the call's objects), and young collections took 3-6 ms a call.
-    With these thresholds the young collections take under 1 ms (most objects die before one
-    is due) and still reclaim a long call's cycles; the full collection runs once the daemon
+    On a warm rename of a large project, Python's default thresholds ran a full collection in
+    about one call of six, in the middle of the answer (it walks the engine's caches as well as
+    the call's objects), and young collections often. With these thresholds the young
+    collections are cheap (most objects die before one is due) and still reclaim a long call's cycles; the full collection runs once the daemon
     has no call to answer (frontends.cli.daemon_housekeeping). The graph itself is frozen out of every collection (``engine.graph.index``)."""
     previous = gc.get_threshold()
     gc.set_threshold(_CALL_YOUNG_THRESHOLD, previous[1], _NO_FULL_COLLECTION)
