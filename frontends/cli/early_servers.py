@@ -1,9 +1,9 @@
 """The files a call names, read from its words alone: their language servers are started before
 the engine, the CLI and the pool are imported.
 
-A cold basedpyright takes over a second from its start to its first answer, and a first call
-spends 0.9-1.3 s importing the engine, the CLI and the pool (lsprotocol's types, most of it)
-before the plan would start it. Started from the call's words, the server boots on the other core
+A cold basedpyright is slow from its start to its first answer, and a first call spends a
+long time importing the engine, the CLI and the pool (lsprotocol's types, most of it) before
+the plan would start it. Started from the call's words, the server boots on the other core
 meanwhile, and the pool adopts its process (engine.ports.start_language_servers_early). The words
 are only a hint: the call itself resolves and checks every path again, and a word that is not a
 file in the workspace starts nothing.
