@@ -27,7 +27,7 @@ import sys
 from engine.root_folder import find_root_folder
 from frontends.cli import daemon_client
 
-TYPE_CHECKING = False  # typing itself costs the thin client 4 ms of every call; mypy reads this name as True
+TYPE_CHECKING = False  # importing typing would cost the thin client on every call; mypy reads this name as True
 if TYPE_CHECKING:
     from typing import Callable
 
@@ -45,7 +45,7 @@ SERVER_SOURCES = ("auto", "lsp")
 
 def run() -> int:
     """The installed ``graft`` script: :func:`main`, then, for a call the daemon answered, the
-    process ends without the interpreter's teardown (about 3 ms of every call): nothing of the
+    process ends without the interpreter's teardown (paid on every call otherwise): nothing of the
     engine ran here, so nothing is left to close but the two streams, flushed first."""
     code = main()
     if not _answered_by_daemon:
