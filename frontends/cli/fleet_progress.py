@@ -22,7 +22,7 @@ from engine.errors import UsageError
 MODES = ("auto", "line", "json", "none")
 HEARTBEAT_SECONDS = 10.0
 HEARTBEAT_VARIABLE = "GRAFT_FLEET_HEARTBEAT_SECONDS"
-"""Overrides the heartbeat's interval; for tests, which cannot wait 10 s for one."""
+"""Overrides the heartbeat's interval; for tests, which cannot wait a whole default interval for one."""
 
 
 def heartbeat_interval() -> float:
