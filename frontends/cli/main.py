@@ -162,7 +162,7 @@ def run_front_end(name: str, argv: list[str]) -> int:
 @functools.lru_cache(maxsize=1)
 def _parser(operations: tuple[object, ...]) -> argparse.ArgumentParser:
     """Built once per set of operations (the registry's, passed as the key): the daemon answers
-    every call with it, and building the whole grammar cost about 18 ms of each warm call.
+    every call with it, and building the whole grammar was a large share of each warm call.
     Parsing leaves the parser as it was."""
     return build_parser()
 
