@@ -53,7 +53,7 @@ class ServerSpec:
     initialize_timeout: float = 10.0
     """How long ``initialize`` may take, process start included: its own budget, apart from the
     requests' and the indexing's (a slow interpreter start on a loaded machine must not count
-    against a one-second request budget, nor a server that never answers take 30 s)."""
+    against a request's short budget, nor a server that never answers hold a call for long)."""
     columns: PositionEncoding | None = None
     """What the server really counts in columns, when that differs from what it negotiates.
     Measured here: jedi-language-server 0.47 agrees to UTF-8 (or UTF-16) and pylsp 1.x claims
@@ -63,7 +63,7 @@ class ServerSpec:
     pull_diagnostics: bool = False
     """Diagnostics are asked for (``textDocument/diagnostic``) rather than awaited. basedpyright,
     told the client pulls, checks a document when asked, at once. Pushing, it checks in the
-    background 250 ms after the last change it was sent (its user-typing back-off), and checks
+    background a moment after the last change it was sent (its user-typing back-off), and checks
     every open document whether or not its diagnostics are wanted: each apply's before and after
     checks waited out that timer with the processor idle (benchmarks/RESULTS.md, "Fleet"). In its
     ``openFilesOnly`` mode a pull answers only for an open document, so the pool opens it first."""
