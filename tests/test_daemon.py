@@ -304,7 +304,7 @@ def test_a_daemon_of_the_older_protocol_is_ended_and_replaced(project: Path, tmp
 
 def test_a_call_does_not_import_re_json_or_enum_even_through_the_installed_script(project: Path) -> None:
     """The installed `graft` itself (not only frontends.cli.entry): pip's generated console
-    scripts import `re`, which brings `enum`, 10-15 ms of every call. `-S` as above: an editable
+    scripts import `re`, which brings `enum`, paid on every call. `-S` as above: an editable
     install's start-up hook imports `re` itself."""
     assert GRAFT is not None and graft("daemon", "start", cwd=project).returncode == 0
     environment = {k: v for k, v in os.environ.items() if k != "GRAFT_DAEMON"}
