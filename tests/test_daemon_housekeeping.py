@@ -94,8 +94,8 @@ def test_a_call_that_comes_during_the_round_is_not_kept_waiting_for_the_collecti
 
 
 def test_the_freed_heap_goes_back_only_once_the_daemon_has_been_idle_a_while(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Given back at the end of the grace, the heap was faulted in again by the next call (5-6 ms
-    of a warm rename of Django); it goes back once no call came for GIVE_BACK_SECONDS."""
+    """Given back at the end of the grace, the heap was faulted in again by the next call, which
+    paid for it; it goes back once no call came for GIVE_BACK_SECONDS."""
     given_back: list[bool] = []
     monkeypatch.setattr(daemon_housekeeping, "_give_back_free_memory", lambda: given_back.append(True))
     engines = _Engines()
