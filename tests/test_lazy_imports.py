@@ -37,7 +37,7 @@ def test_an_ast_read_in_process_loads_no_refactoring_machinery_and_no_pool() -> 
 
 
 def test_a_symbol_rename_plans_without_libcst() -> None:
-    """LibCST's import (0.3-0.4 s) would stand between a cold daemon and its server's first
+    """LibCST's slow import would stand between a cold daemon and its server's first
     request; only parameter renames and moves need it."""
     code = ("import contextlib, io\n"
             "from frontends.cli.main import main\n"
