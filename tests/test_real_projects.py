@@ -29,7 +29,7 @@ from tests.real_project_worker import judge_case  # noqa: E402
 
 TIMEOUT = 280
 """Seconds a test waits for its case, so that a case that hangs fails as itself. The slowest
-(parso's, most of it its own suite) takes about 20 s."""
+(parso's, most of it its own suite) takes far less on an idle host."""
 SETUP_BUDGET = 1800
 """Seconds the module's set-up may take: the pinned sdists downloaded and unpacked (once, into
 benchmarks/.corpus/), the projects' test dependencies installed, and each project's own suite
