@@ -1,6 +1,6 @@
 """A rename's passes run beside the server's request, and start once that request is out: begun
 at once, they shared the interpreter lock with the thread sending it, and the server got the
-request later (measured in a warm daemon: 10-15 ms later answers, RESULTS.md session 20)."""
+request later, so every warm rename answered later (benchmarks/RESULTS.md)."""
 
 from __future__ import annotations
 
