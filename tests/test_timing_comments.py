@@ -11,7 +11,6 @@ import ast
 import io
 import re
 import tokenize
-from pathlib import Path
 
 import pytest
 

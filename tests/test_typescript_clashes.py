@@ -7,7 +7,6 @@ for one export collision). The plans are made by the real server, the checks are
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Iterator
 
 import pytest
