@@ -87,7 +87,8 @@ def diagnose(workspace: Workspace, services: LanguageServices | None, *, every_f
         kind = next(language for language in members if language.id == ids[0])
         serving = services.serving(kind.id) if services is not None else Serving(
             kind.id, "no-services", detail="no language-server support is installed (the lsp_pool package is missing)")
-        projects = _typescript_projects(workspace.root, listed, serving) if family == "typescript" and family in counts else ()
+        projects = (_typescript_projects(workspace.root, listed, services, kind.id, serving)
+                    if family == "typescript" and family in counts else ())
         families.append(FamilyReport(family, tuple(sorted(ids, key=[m.id for m in members].index)), counts.get(family, 0),
                                      serving, capabilities(kind, serving), projects))
     return Doctor(str(workspace.root), workspace.config.trust_workspace_python, tuple(families))
@@ -193,19 +194,33 @@ def _graph(kind: Language) -> Capability:
     return Capability("graph", NO, "callers, impact and dead code not followed (graft graph refs asks the server)")
 
 
-def _typescript_projects(root: Path, listed: list[str], serving: Serving) -> tuple[TypeScriptProject, ...]:
+def _typescript_projects(root: Path, listed: list[str], services: LanguageServices | None, language: str,
+                         serving: Serving) -> tuple[TypeScriptProject, ...]:
     """Each folder with a package.json or a tsconfig/jsconfig (the root when none has), its own
-    TypeScript and what serves it: one server runs one TypeScript for the whole workspace."""
+    TypeScript and what serves it: each project's own TypeScript picks its server (TypeScript 7's
+    ``tsc --lsp``, else tsserver), so a monorepo may have both."""
     folders = sorted({str(PurePosixPath(path).parent) for path in listed if PurePosixPath(path).name in _PROJECT_FILES} or {"."})
+    projects = []
+    for folder in folders:
+        here = services.serving(language, folder) if services is not None else serving
+        served_by, why = _served_by(here)
+        projects.append(TypeScriptProject(folder, _own_typescript(root, folder), served_by, why))
+    return tuple(projects)
+
+
+def _served_by(serving: Serving) -> tuple[str, str]:
+    """What serves a TypeScript project, and why."""
+    chosen_by = f"{serving.backend}; " if serving.backend else ""
     if serving.state != "ok":
-        served_by, why = "nothing", serving.detail
-    elif serving.runtime is None:
-        served_by, why = f"{serving.server} {serving.version or ''}".strip(), "no TypeScript was found for it to run"
-    else:
-        runtime = serving.runtime
-        served_by = f"{serving.server} {serving.version or ''} on {runtime.name} {runtime.version} ({runtime.folder})"
-        why = runtime.why
-    return tuple(TypeScriptProject(folder, _own_typescript(root, folder), served_by, why) for folder in folders)
+        return "nothing", serving.detail
+    if serving.runtime is None:
+        name = f"{serving.server} {serving.version or ''}".strip()
+        if serving.backend:
+            return name, serving.backend
+        return name, "no TypeScript was found for it to run"
+    runtime = serving.runtime
+    return (f"{serving.server} {serving.version or ''} on {runtime.name} {runtime.version} ({runtime.folder})",
+            f"{chosen_by}{runtime.why}")
 
 
 def _own_typescript(root: Path, folder: str) -> str | None:
@@ -221,4 +236,14 @@ def _own_typescript(root: Path, folder: str) -> str | None:
             return version if isinstance(version, str) else None
         if parent == root:
             break
-    return None
+    return _locked_typescript(here / "package-lock.json")
+
+
+def _locked_typescript(lock: Path) -> str | None:
+    """The TypeScript version the folder's npm lock file pins, when none is installed."""
+    try:
+        entry = json.loads(lock.read_text(encoding="utf-8"))["packages"]["node_modules/typescript"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    version = entry.get("version") if isinstance(entry, dict) else None
+    return version if isinstance(version, str) else None

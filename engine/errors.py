@@ -159,6 +159,15 @@ class ServiceUnavailable(Refused):
     code = "service_unavailable"
 
 
+class UnsupportedByServer(Refused):
+    """The server that serves this file (by the project's own choice: TypeScript 7's) has no way
+    to do the operation, and codegraft has no other: the message names the server and its version.
+    Not a :class:`ServiceUnavailable`, which ``auto`` falls back from: there is nothing to fall
+    back to, and asking again will not help."""
+
+    code = "unsupported_by_server"
+
+
 class ServerAnsweredError(ServiceUnavailable):
     """A running server answered a request with an error: a failure on its side, or its own
     check refusing the request on purpose (gopls refuses a rename that would conflict), which

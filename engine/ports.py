@@ -105,6 +105,8 @@ class Serving:
     lacking: Mapping[Feature, str] = field(default_factory=dict)
     """A feature the server has elsewhere and not here, and why (TypeScript older than 5.2: no Move to file)."""
     runtime: Runtime | None = None
+    backend: str = ""
+    """Why this server, where the project's own toolchain picks it (a TypeScript project: its version)."""
 
 
 @dataclass(frozen=True)
@@ -198,9 +200,10 @@ class LanguageServices(Protocol):
     def status(self) -> list[ServerStatus]:
         ...
 
-    def serving(self, language: str) -> Serving:
+    def serving(self, language: str, folder: str = ".") -> Serving:
         """Which server would serve ``language`` (a languageId) here, and what it can do, without
-        starting it: the choice a request would make (preference, version, trust)."""
+        starting it: the choice a request would make (preference, version, trust), for the project
+        at ``folder`` (workspace-relative) where the project decides (TypeScript: its own version)."""
         ...
 
     def start_for_workspace(self) -> None:

@@ -166,19 +166,20 @@ class PoolServices:
 
     def show_importers(self, files: list[str], importers: Callable[[list[str]], list[str]]) -> None:
         api = self.api
-        if not any(self._needs_open(language_of(path)) for path in files):
+        if not any(self._needs_open(path) for path in files):
             return  # the graph's importers cost tens of ms on a large project: asked only when needed
 
         async def show(paths: list[str]) -> None:
-            by_server: dict[str, tuple[ManagedServer, list[Path]]] = {}
+            by_server: dict[int, tuple[ManagedServer, list[Path]]] = {}
             for relative in dict.fromkeys(paths):
-                if not self._needs_open(language_of(relative)):
+                if not self._needs_open(relative):
                     continue  # opening costs a type-check where a server reads the disk anyway
                 try:
-                    server = api.pool.server_for(language_of(relative) or "", self.workspace.root)
+                    server = api.pool.server_for(language_of(relative) or "", self.workspace.root,
+                                                 self.workspace.root / relative)
                 except ServiceUnavailable:
                     continue  # the request itself meets it and says why (auto then falls back)
-                by_server.setdefault(server.spec.id, (server, []))[1].append(self.workspace.root / relative)
+                by_server.setdefault(id(server), (server, []))[1].append(self.workspace.root / relative)
             for server, absolute in by_server.values():
                 try:
                     self._shown_notes = [*self._shown_notes, *await server.show_documents(absolute)]
@@ -188,11 +189,14 @@ class PoolServices:
         shown = importers(files)
         api.run(lambda: show(shown))
 
-    def _needs_open(self, language: str | None) -> bool:
+    def _needs_open(self, relative: str) -> bool:
+        """Whether the server for this file must be shown it (or its project) before a cross-file request."""
+        language = language_of(relative)
         if language is None:
             return False
         try:
-            return self.api.pool.server_for(language, self.workspace.root).spec.needs_open
+            spec = self.api.pool.server_for(language, self.workspace.root, self.workspace.root / relative).spec
+            return spec.needs_open or spec.opens_projects
         except ServiceUnavailable:
             return False
 
@@ -211,7 +215,7 @@ class PoolServices:
 
     async def _start(self, language: str, relative: str, *, wait: bool) -> None:
         try:
-            server = self.api.pool.server_for(language, self.workspace.root)
+            server = self.api.pool.server_for(language, self.workspace.root, self.workspace.root / relative)
         except ServiceUnavailable:
             return  # status() reports it as not found
         try:
@@ -265,9 +269,10 @@ class PoolServices:
             )
         return statuses
 
-    def serving(self, language: str) -> Serving:
+    def serving(self, language: str, folder: str = ".") -> Serving:
         pool = self._api.pool if self._api is not None else Pool(self.config, self.specs)
-        choice = pool.choose(language, self.workspace.root)
+        choice = pool.choose(language, self.workspace.root, self.workspace.root / folder)
+        backend = choice.backend.why if choice.backend is not None else ""
         chosen = choice.chosen.command if choice.chosen is not None else None
         if choice.chosen is None or chosen is None:
             passed = choice.passed_over[0] if choice.passed_over else None
@@ -275,13 +280,15 @@ class PoolServices:
             command = found.command if found is not None else None
             named = passed.spec_id if passed is not None else next(iter(choice.preferred), None)
             return Serving(language, choice.state, named, _plain(probe_version(named, command)) if named and command else None,
-                           command or (), choice.reason)
+                           command or (), choice.reason, backend=backend)
         spec, command = choice.chosen.spec, chosen
         runtime = (typescript_runtime(self.workspace.root, command, bool(self.config.trusted_by))
                    if spec.id == "typescript-language-server" else None)
         lacking = _lacking(spec, runtime)
+        if spec.no_refactor_actions:
+            lacking[Feature.MOVE_TO_FILE] = spec.no_refactor_actions
         return Serving(language, choice.state, spec.id, _plain(probe_version(spec.id, command)), command,
-                       features=spec.features - set(lacking), lacking=lacking, runtime=runtime)
+                       features=spec.features - set(lacking), lacking=lacking, runtime=runtime, backend=backend)
 
     def close(self) -> None:
         if self._api is not None:

@@ -28,6 +28,8 @@ from engine.errors import GraftError
 from lsp_pool.config import load_config
 from lsp_pool.launch import guarded_command
 from lsp_pool.registry import SPECS_BY_ID, locate
+from lsp_pool.typescript7 import SERVER_IDS as TYPESCRIPT_SERVERS
+from lsp_pool.typescript7 import typescript_backend
 from lsp_pool.workspace_trust import confinement
 
 
@@ -58,6 +60,8 @@ def start_early(root: Path, languages: Collection[str]) -> Callable[[], None]:
     started: list[EarlyProcess] = []
     for language in dict.fromkeys(languages):
         for server_id in config.preference.get(language, ()):
+            if server_id in TYPESCRIPT_SERVERS and server_id != typescript_backend(root, root, bool(config.trusted_by)).server:
+                continue  # the project's own TypeScript picks its server (the pool decides per file likewise)
             spec = SPECS_BY_ID.get(server_id)
             command = locate(spec) if spec is not None else None
             if spec is None or command is None:

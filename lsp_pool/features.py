@@ -15,6 +15,7 @@ from typing import Any, Sequence, cast
 
 from lsprotocol import types as t
 
+from engine.errors import UnsupportedByServer
 from engine.extract import finalize
 from engine.languages import language_of
 from engine.ports import Answered
@@ -48,7 +49,7 @@ class LanguageApi:
         language = language_of(path.name)
         if language is None:
             raise ServerNotFound(f"no language is known for {path.name}")
-        return self.pool.server_for(language, self.root)
+        return self.pool.server_for(language, self.root, path)
 
     async def _ask(
         self, path: Path, method: str, params: Any, *, allow_incomplete: bool = False
@@ -140,6 +141,9 @@ class LanguageApi:
             # language server writes it to disk itself, which a plan must never do.
             raise Unsupported(f"{dest.name} does not exist: the server moves code only into an existing file of the project")
         server = self.server_for(dest)
+        if server.spec.no_refactor_actions:
+            await server.ensure_started()  # for the version it reports
+            raise UnsupportedByServer(f"{server.spec.id} {server.server_version or ''}: {server.spec.no_refactor_actions}")
         typescript = running_typescript(self.root, server.command, bool(server.config.trusted_by))
         if typescript is not None and typescript[1] < MOVE_TO_FILE:
             folder, (major, minor) = typescript
@@ -159,7 +163,7 @@ class LanguageApi:
             arguments = dict(first)
             arguments.update(refactor="Move to file", action="Move to file", interactiveRefactorArguments={"targetFile": str(dest)})
             language = language_of(path.name) or ""
-            answer = await self.execute_command(language, command.command, [arguments])
+            answer = await self.execute_command(language, command.command, [arguments], path=dest)
             _reply, edits = answer.value
             if not edits:
                 raise Unsupported(f"{answer.server} offered a move but sent no edit for it")
@@ -226,9 +230,11 @@ class LanguageApi:
             value = shared_converter().structure(value, t.CodeAction)
         return Answered(converter.code_action(value), server.spec.id, complete)
 
-    async def execute_command(self, language: str, command: str, arguments: list[Any] | None = None) -> Answered[tuple[Any, list[ServerEdit]]]:
-        """Run a server command; edits it sends back through ``workspace/applyEdit`` are captured, not applied."""
-        server = self.pool.server_for(language, self.root)
+    async def execute_command(self, language: str, command: str, arguments: list[Any] | None = None, *,
+                              path: Path | None = None) -> Answered[tuple[Any, list[ServerEdit]]]:
+        """Run a server command (of the server for ``path``'s project, when given); edits it sends
+        back through ``workspace/applyEdit`` are captured, not applied."""
+        server = self.pool.server_for(language, self.root, path)
         connection = await server.ensure_started()
         events = connection.events
         events.capture_edits, events.captured_edits = True, []

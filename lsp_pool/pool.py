@@ -13,6 +13,8 @@ from engine.errors import ServiceUnavailable
 from lsp_pool.errors import ServerNotFound, ServerNotTrusted, ServerTooOld
 from lsp_pool.registry import SPECS, SPECS_BY_ID, ServerSpec, locate, version_numbers
 from lsp_pool.server import ManagedServer
+from lsp_pool.typescript7 import Backend, project_folder, typescript_backend
+from lsp_pool.typescript7 import SERVER_IDS as TYPESCRIPT_SERVERS
 from lsp_pool.workspace_trust import confinement
 
 
@@ -44,6 +46,8 @@ class Choice:
     """Servers found but not chosen, in order of preference."""
     install_hints: tuple[tuple[str, str], ...] = ()
     """(server id, how to install it) for each preferred server, when none serves."""
+    backend: Backend | None = None
+    """For a TypeScript project, which of its servers its own TypeScript calls for, and why."""
 
     @property
     def state(self) -> str:
@@ -63,11 +67,15 @@ class Choice:
         if state == "ok":
             return ""
         if state == "not-configured":
+            if self.backend is not None:
+                return (f"{self.backend.why}; {self.backend.server} is not among the servers configured for "
+                        f"{self.language} ([tool.graft.servers])")
             return f"no language server is configured for {self.language}"
         if state in ("too-old", "not-trusted"):
             return "; ".join(passed.why for passed in self.passed_over)
         hints = "; ".join(f"{spec_id}: {hint}" for spec_id, hint in self.install_hints)
-        return f"no language server for {self.language} is installed ({hints})"
+        chosen_by = f"{self.backend.why}; " if self.backend is not None else ""
+        return f"{chosen_by}no language server for {self.language} is installed ({hints})"
 
     def refusal(self) -> ServiceUnavailable:
         """The typed error a request meets when none serves."""
@@ -81,7 +89,7 @@ class Pool:
     def __init__(self, config: PoolConfig | None = None, specs: tuple[ServerSpec, ...] = SPECS) -> None:
         self.config = config or PoolConfig()
         self.specs = {spec.id: spec for spec in specs}
-        self._servers: dict[tuple[str, Path], ManagedServer] = {}
+        self._servers: dict[tuple[str, Path, tuple[str, ...] | None], ManagedServer] = {}
         self._located: dict[str, tuple[str, ...] | None] = {}
         self._too_old: dict[str, str] = {}
 
@@ -94,20 +102,30 @@ class Pool:
                 self._too_old[spec_id] = too_old(spec, probe_version(spec_id, command))
         return Found(spec, self._located[spec_id], self._too_old.get(spec_id, ""))
 
-    def server_for(self, language: str, root: Path) -> ManagedServer:
-        """The preferred installed server for ``language`` in ``root`` (not started yet)."""
-        choice = self.choose(language, root)
+    def server_for(self, language: str, root: Path, path: Path | None = None) -> ManagedServer:
+        """The preferred installed server for ``language`` in ``root`` (not started yet); for
+        ``path``'s project where the project decides (TypeScript: its own version)."""
+        choice = self.choose(language, root, path)
         if choice.chosen is not None:
-            return self.server(choice.chosen.spec.id, root)
+            own = choice.chosen.command if choice.backend is not None and choice.backend.command else None
+            return self.server(choice.chosen.spec.id, root, own)
         raise choice.refusal()
 
-    def choose(self, language: str, root: Path) -> Choice:
-        """Which server would serve ``language`` in ``root`` and why the ones before it would not,
-        starting nothing: :meth:`server_for`'s decision, and what ``graft doctor`` reports."""
+    def choose(self, language: str, root: Path, path: Path | None = None) -> Choice:
+        """Which server would serve ``language`` in ``root`` (for ``path``'s project, else the
+        root's) and why the ones before it would not, starting nothing: :meth:`server_for`'s
+        decision, and what ``graft doctor`` reports."""
         preferred = self.config.preference.get(language, ())
+        backend = None
+        if any(spec_id in TYPESCRIPT_SERVERS for spec_id in preferred):
+            # The project's own TypeScript picks its server, as in editors (lsp_pool.typescript7).
+            backend = typescript_backend(root, project_folder(root, path or root), bool(self.config.trusted_by))
+            preferred = tuple(i for i in preferred if i not in TYPESCRIPT_SERVERS or i == backend.server)
         passed_over: list[PassedOver] = []
         for spec_id in preferred:
             found = self.locate(spec_id)
+            if backend is not None and backend.command is not None and spec_id == backend.server:
+                found = Found(found.spec, backend.command)  # the trusted project's own compiler
             if found.command is None:
                 continue
             if found.too_old:
@@ -115,16 +133,20 @@ class Pool:
                 continue
             refusal = confinement(found.spec, root, found.command, self.config.trusted_by).refusal
             if not refusal:
-                return Choice(language, preferred, found, tuple(passed_over))
+                return Choice(language, preferred, found, tuple(passed_over), backend=backend)
             passed_over.append(PassedOver(spec_id, refusal, too_old=False))
         hints = tuple((i, self.specs[i].install_hint) for i in preferred if i in self.specs)
-        return Choice(language, preferred, None, tuple(passed_over), hints)
+        return Choice(language, preferred, None, tuple(passed_over), hints, backend)
 
-    def server(self, spec_id: str, root: Path) -> ManagedServer:
-        key = (spec_id, root.resolve())
+    def server(self, spec_id: str, root: Path, command: tuple[str, ...] | None = None) -> ManagedServer:
+        """The managed server of ``spec_id`` in ``root``, started with ``command`` when given (a
+        trusted project's own compiler), else with the one located."""
+        key = (spec_id, root.resolve(), command)
         managed = self._servers.get(key)
         if managed is None:
             found = self.locate(spec_id)
+            if command is not None:
+                found = Found(found.spec, command)
             if found.command is None:
                 raise ServerNotFound(f"{spec_id} is not installed: {found.spec.install_hint}")
             if found.too_old:
@@ -169,7 +191,8 @@ def probe_version(spec_id: str, command: tuple[str, ...], timeout: float = 10.0)
             pass
     if not spec.version_args:
         return None
-    executable = command[:-1] if command[-1] == "--stdio" else command
+    # The arguments that start the server itself are left out (``tsc --lsp --version`` would serve).
+    executable = tuple(part for part in command if part not in ("--stdio", "--lsp"))
     try:
         result = subprocess.run(
             [*executable, *spec.version_args], capture_output=True, text=True, timeout=timeout, check=False,

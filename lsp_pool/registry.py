@@ -14,6 +14,7 @@ from typing import Callable, Mapping
 from engine.languages import LANGUAGES
 from engine.ports import Feature
 from engine.positions import PositionEncoding
+from lsp_pool import typescript7
 
 
 def family(name: str) -> tuple[str, ...]:
@@ -88,6 +89,14 @@ class ServerSpec:
     """The oldest version codegraft supports: an older one is found but refused, with the command
     that installs a supported one (Debian's gopls 0.5 prints "master", is from 2020, and missed
     every implementation of an interface method it renamed)."""
+    no_refactor_actions: str = ""
+    """Why the server offers no refactoring code actions (move, extract, inline) where its
+    family's other server does, said when one is asked for (refused as ``unsupported_by_server``)."""
+    opens_projects: bool = False
+    """The server answers unopened files from disk, but loads a config's project only once one of
+    its files is open (TypeScript 7: a tests/ tsconfig): the files of other projects are opened
+    before a cross-file request, with no wait for diagnostics (each request waits for its own
+    project's load)."""
     features: frozenset[Feature] = frozenset()
     """What the server gives a refactoring client, as measured (../shared/design/LANGUAGE-SERVERS.md;
     a feature not measured is not listed): ``graft doctor`` says from it what goes through the server."""
@@ -211,6 +220,24 @@ SPECS: tuple[ServerSpec, ...] = (
         project_style=True,
     ),
     ServerSpec(
+        id=typescript7.TSC_LSP,
+        features=_COMPILER_SERVER | {Feature.WILL_RENAME_FILES},
+        languages=family("typescript"),
+        command=("tsc", "--lsp", "--stdio"),
+        locator=typescript7.pinned_command,
+        # Each request waits for its project's load and answers unopened files from disk; its
+        # type-acquisition "Loading" progress never ends, so no progress is waited for.
+        readiness=ReadinessPolicy(budget=60.0),
+        install_hint=typescript7.INSTALL_HINT,
+        minimum_version=(7, 0),
+        settings=typescript7.SERVER_SETTINGS,
+        pull_diagnostics=True,
+        opens_projects=True,
+        no_refactor_actions=("the TypeScript 7 language server (tsc --lsp), which serves this project because its own "
+                             "TypeScript is 7, offers no refactoring code actions: no \"Move to file\", extract or inline; "
+                             "move the code by hand (rename and rename-file go through it)"),
+    ),
+    ServerSpec(
         id="gopls",
         features=_COMPILER_SERVER | {Feature.TYPE_HIERARCHY},
         languages=("go",),
@@ -251,7 +278,7 @@ SPECS: tuple[ServerSpec, ...] = (
 
 _PREFERENCE_BY_FAMILY: dict[str, tuple[str, ...]] = {
     "python": ("basedpyright", "pyright", "jedi-language-server", "pylsp", "ty"),
-    "typescript": ("typescript-language-server",),
+    "typescript": typescript7.SERVER_IDS,
     "go": ("gopls",),
     "c": ("clangd",),
     "rust": ("rust-analyzer",),

@@ -301,6 +301,12 @@ class ManagedServer:
         readiness budget. Returns what could not be waited for, for the answer's notes."""
         await self.ensure_started()
         self.documents.make_room(len(paths))
+        if not self.spec.needs_open:
+            # A server that reads unopened files from disk and loads the project of an opened one
+            # before it answers (ServerSpec.opens_projects) needs no wait here.
+            for path in paths:
+                self.use_file(path, open_it=True)
+            return []
         arrivals = []
         for path in paths:
             arrived = self.expect_diagnostics(path.as_uri())
