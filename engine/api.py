@@ -27,6 +27,7 @@ from engine.references import NavigationResult, Navigator
 from engine.answers import Diagnostic
 from engine.ports import LanguageServices, Tools
 from engine.refactor.mentions import FileWords, MentionIndex
+from engine.refactor import policy
 from engine.refactor.operations import RefactorOperation
 from engine.refactor.plan import RefactorPlan
 from engine.positions import split_lines
@@ -259,9 +260,10 @@ class Engine:
     # -- refactorings -----------------------------------------------------------
 
     def plan(self, operation: RefactorOperation) -> RefactorPlan:
-        """The edit an operation would make (engine.refactor.operations); nothing is written."""
+        """The edit an operation would make (engine.refactor.operations), planned by its policy
+        (engine.refactor.policy); nothing is written."""
         self._overlap_server_start(operation)
-        return operation.plan(self)
+        return policy.plan(operation, self)
 
     def _overlap_server_start(self, operation: RefactorOperation) -> None:
         """A cold server takes longer to start and read its first file than a cold graph takes

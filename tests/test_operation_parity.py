@@ -11,6 +11,7 @@ renamed an option fails here.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import shutil
 import sys
@@ -30,6 +31,7 @@ from engine.errors import UsageError
 from engine.refactor.operations import OPERATIONS, FieldKind, RefactorOperation, UnknownField, build
 from engine.refactor.operations.base import PlanContext, param
 from engine.refactor.plan import RefactorPlan
+from engine.refactor.policy import POLICIES
 from engine.symbols import Confidence, Source
 from engine.workspace import Workspace
 from frontends.cli.arguments import build_parser, cli_flag
@@ -59,8 +61,11 @@ class Probe(RefactorOperation):
     quiet: bool = param(FieldKind.FLAG, "a flag that is on by default", default=True)
     where: str = param(FieldKind.PATH, "an optional path", default="here.py")
 
-    def plan(self, context: PlanContext) -> RefactorPlan:
-        return RefactorPlan(self.name, WorkspaceEdit(()), Source.AST, Confidence.HIGH, [json.dumps(self.values(), sort_keys=True)])
+
+def plan(operation: RefactorOperation, context: PlanContext) -> RefactorPlan:
+    """The probe's policy (this module stands in for its module of engine.refactor.policy)."""
+    return RefactorPlan(operation.name, WorkspaceEdit(()), Source.AST, Confidence.HIGH,
+                        [json.dumps(operation.values(), sort_keys=True)])
 
 
 #: Every field away from its default.
@@ -71,6 +76,7 @@ PROBE_VALUES = {"address": "shop/pricing.py:apply_discount", "label": "fresh", "
 @pytest.fixture()
 def probe_registered(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(OPERATIONS, Probe.name, Probe)
+    monkeypatch.setitem(POLICIES, Probe.name, __name__)
 
 
 @pytest.fixture()
@@ -258,8 +264,15 @@ def test_an_lsp_command_carries_options_by_name_to_the_plan(project: Path) -> No
     assert without["applied"] is True and len(edits) == 1, without
 
 
+def test_every_operation_has_a_policy_that_plans_it() -> None:
+    assert set(POLICIES) == set(OPERATIONS)
+    for name, module in POLICIES.items():
+        assert callable(getattr(importlib.import_module(module), "plan", None)), f"{name}: {module} has no plan()"
+
+
 def test_a_new_operation_module_is_discovered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """What adding an operation takes: one module in engine/refactor/operations/."""
+    """What adding an operation's surfaces takes: one module in engine/refactor/operations/ (its
+    policy, a module of engine/refactor/policy/, is joined to it by a line of POLICIES)."""
     import engine.refactor.operations as operations
 
     (tmp_path / "zz_echo.py").write_text(

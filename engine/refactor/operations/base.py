@@ -1,10 +1,11 @@
-"""What every refactoring operation is: a frozen dataclass of its inputs that plans itself.
+"""What every refactoring operation is: a frozen dataclass of its inputs.
 
 An operation's fields are its whole interface. Each front end derives its own surface from
 them (the CLI its arguments, batch and the fixture runner their step keys, MCP its tool
 parameters, LSP its command arguments), so an option added here reaches all four. A field
 says what it holds (:class:`FieldKind`) and how to describe it; a class says its names per
-front end. ``plan(context)`` computes the edit; it never writes.
+front end. How it plans is its policy's business (engine.refactor.policy, joined to it by
+name there), so that an operation imports no policy and the registry stays light.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from engine.names import Address
     from engine.ports import LanguageServices, Tools
     from engine.references import NavigationResult
-    from engine.refactor.plan import RefactorPlan
     from engine.settings import EngineSettings
     from engine.symbols import Symbol
     from engine.workspace import Workspace
@@ -140,7 +140,7 @@ _FIELDS: dict[type, tuple[FieldInfo, ...]] = {}
 @dataclass(frozen=True)
 class RefactorOperation:
     """Base of every operation. Subclasses are frozen dataclasses with :func:`param` fields and
-    the class variables below, and implement :meth:`plan`."""
+    the class variables below; their policy module plans them (engine.refactor.policy.POLICIES)."""
 
     name: ClassVar[str]
     """The CLI command and the batch step's ``op``: ``rename``, ``rename-file``."""
@@ -166,9 +166,6 @@ class RefactorOperation:
                                  f"not {type(value).__name__}")
             if info.kind is FieldKind.ADDRESS:
                 parse_address(str(value))  # a malformed address is refused before anything is planned
-
-    def plan(self, context: PlanContext) -> RefactorPlan:
-        raise NotImplementedError
 
     def target(self) -> str:
         """What the operation acts on, for headers and progress lines."""

@@ -4,12 +4,9 @@ unless forced) is engine.refactor.policy.delete_file."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from engine.refactor.operations.base import FieldKind, PlanContext, RefactorOperation, param
-
-if TYPE_CHECKING:
-    from engine.refactor.plan import RefactorPlan
+from engine.refactor.operations.base import FieldKind, RefactorOperation, param
 
 
 @dataclass(frozen=True)
@@ -28,7 +25,3 @@ class FileDelete(RefactorOperation):
 
     def target(self) -> str:
         return self.path
-
-    def plan(self, context: PlanContext) -> RefactorPlan:
-        from engine.refactor.policy import delete_file  # the policy pulls in the graph; the registry stays light
-        return delete_file.plan(self, context)

@@ -4,12 +4,9 @@ engine.refactor.policy.insert."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from engine.refactor.operations.base import FieldKind, PlanContext, RefactorOperation, param
-
-if TYPE_CHECKING:
-    from engine.refactor.plan import RefactorPlan
+from engine.refactor.operations.base import FieldKind, RefactorOperation, param
 
 
 @dataclass(frozen=True)
@@ -23,10 +20,6 @@ class _Insert(RefactorOperation):
 
     address: str = param(FieldKind.ADDRESS, "the symbol to insert next to")
     text: str = param(FieldKind.CODE, "the code to insert (re-indented to fit)", cli_flag="--text-file")
-
-    def plan(self, context: PlanContext) -> RefactorPlan:
-        from engine.refactor.policy import insert  # the policy pulls in tree-sitter; the registry stays light
-        return insert.plan(self, context)
 
 
 @dataclass(frozen=True)

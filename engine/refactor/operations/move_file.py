@@ -4,13 +4,10 @@ engine.refactor.policy.rename_file."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from engine.refactor.operations.base import STRICT_HELP, FieldKind, RefactorOperation, PlanContext, param
+from engine.refactor.operations.base import STRICT_HELP, FieldKind, RefactorOperation, param
 from engine.refactor.operations.move_symbol import IMPORT_CHECK_HELP
-
-if TYPE_CHECKING:
-    from engine.refactor.plan import RefactorPlan
 
 
 @dataclass(frozen=True)
@@ -34,7 +31,3 @@ class FileRename(RefactorOperation):
 
     def target(self) -> str:
         return f"{self.old} -> {self.new}"
-
-    def plan(self, context: PlanContext) -> RefactorPlan:
-        from engine.refactor.policy import rename_file  # the policy pulls in LibCST and the graph; the registry stays light
-        return rename_file.plan(self, context)

@@ -7,12 +7,10 @@ engine.refactor.policy.move.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from engine.refactor.operations.base import STRICT_HELP, CodeAction, FieldKind, RefactorOperation, PlanContext, param
+from engine.refactor.operations.base import STRICT_HELP, CodeAction, FieldKind, RefactorOperation, param
 
-if TYPE_CHECKING:
-    from engine.refactor.plan import RefactorPlan
 
 IMPORT_CHECK_HELP = ("import the touched modules with the plan applied (in a scratch copy under .graft) before accepting "
                      "it, and refuse a plan that breaks an import; off skips that")
@@ -40,7 +38,3 @@ class Move(RefactorOperation):
         default=False)
     import_check: bool = param(FieldKind.FLAG, IMPORT_CHECK_HELP, default=True)
     strict: bool = param(FieldKind.FLAG, STRICT_HELP, default=False)
-
-    def plan(self, context: PlanContext) -> RefactorPlan:
-        from engine.refactor.policy import move  # the policy pulls in LibCST and the graph; the registry stays light
-        return move.plan(self, context)

@@ -7,12 +7,9 @@ a server cannot see) is engine.refactor.policy.rename.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from engine.refactor.operations.base import STRICT_HELP, CodeAction, FieldKind, RefactorOperation, PlanContext, param
-
-if TYPE_CHECKING:
-    from engine.refactor.plan import RefactorPlan
+from engine.refactor.operations.base import STRICT_HELP, CodeAction, FieldKind, RefactorOperation, param
 
 
 @dataclass(frozen=True)
@@ -35,7 +32,3 @@ class Rename(RefactorOperation):
                                           "are left as they are and each is named in a warning",
                           default=True)
     strict: bool = param(FieldKind.FLAG, STRICT_HELP, default=False)
-
-    def plan(self, context: PlanContext) -> RefactorPlan:
-        from engine.refactor.policy import rename  # the policy pulls in LibCST, jedi and the graph; the registry stays light
-        return rename.plan(self, context)

@@ -4,12 +4,9 @@ engine.refactor.policy.replace."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from engine.refactor.operations.base import CodeAction, FieldKind, RefactorOperation, PlanContext, param
-
-if TYPE_CHECKING:
-    from engine.refactor.plan import RefactorPlan
+from engine.refactor.operations.base import CodeAction, FieldKind, RefactorOperation, param
 
 
 @dataclass(frozen=True)
@@ -25,7 +22,3 @@ class Replace(RefactorOperation):
     address: str = param(FieldKind.ADDRESS, "the symbol to replace")
     text: str = param(FieldKind.CODE, "the new declaration (re-indented to fit)", cli_flag="--body-file")
     include_doc_comment: bool = param(FieldKind.FLAG, "replace the doc comment above it too", default=False)
-
-    def plan(self, context: PlanContext) -> RefactorPlan:
-        from engine.refactor.policy import replace  # the policy pulls in tree-sitter; the registry stays light
-        return replace.plan(self, context)

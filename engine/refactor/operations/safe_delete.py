@@ -5,12 +5,9 @@ engine.refactor.policy.delete."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from engine.refactor.operations.base import CodeAction, FieldKind, RefactorOperation, PlanContext, param
-
-if TYPE_CHECKING:
-    from engine.refactor.plan import RefactorPlan
+from engine.refactor.operations.base import CodeAction, FieldKind, RefactorOperation, param
 
 
 @dataclass(frozen=True)
@@ -25,7 +22,3 @@ class Delete(RefactorOperation):
     code_action: ClassVar[CodeAction | None] = CodeAction("Safe delete", "refactor")
 
     address: str = param(FieldKind.ADDRESS, "the symbol to delete")
-
-    def plan(self, context: PlanContext) -> RefactorPlan:
-        from engine.refactor.policy import delete  # the policy pulls in the graph and tree-sitter; the registry stays light
-        return delete.plan(self, context)
