@@ -172,3 +172,102 @@ def test_the_engine_makes_processes_only_for_its_index_workers(path: Path) -> No
         assert makers, "the scan should see the index's own workers"
     else:
         assert makers == set()
+
+
+CYCLE_CHECKED = ("engine", "lsp_pool", "frontends", "process_tools")
+
+
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(root: Path, packages: tuple[str, ...]) -> dict[str, set[str]]:
+    """Module → the modules of ``packages`` it imports, counting every import statement in the
+    file: at module level, inside functions, and under ``if TYPE_CHECKING`` alike (a circle
+    closed only inside a function or only for the type checker is still two modules that each
+    need the other). ``from package import name`` counts the submodule when ``name`` is one."""
+    modules = {module_name(path, root): path for package in packages for path in sorted((root / package).rglob("*.py"))}
+
+    def known(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        found: set[str | None] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(known(alias.name) for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = ".".join(package[:len(package) - node.level + 1] + [node.module or ""]).strip(".") if node.level \
+                    else node.module or ""
+                found.update(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else known(base) for alias in node.names)
+        graph[name] = {target for target in found if target is not None and target != name}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One circle through each group of modules that reach each other (a strongly connected
+    component of two or more), written as the path that closes it: ``a -> b -> a``."""
+    order: dict[str, int] = {}
+    lowest: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[set[str]] = []
+
+    def visit(module: str) -> None:  # Tarjan's algorithm; the graph is a few hundred modules deep at most
+        order[module] = lowest[module] = len(order)
+        stack.append(module)
+        for target in sorted(graph[module]):
+            if target not in order:
+                visit(target)
+                lowest[module] = min(lowest[module], lowest[target])
+            elif target in stack:
+                lowest[module] = min(lowest[module], order[target])
+        if lowest[module] == order[module]:
+            group = set()
+            while True:
+                member = stack.pop()
+                group.add(member)
+                if member == module:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for module in sorted(graph):
+        if module not in order:
+            visit(module)
+    cycles = []
+    for group in groups:
+        start = min(group)
+        path, seen = [start], {start}
+        while True:  # walk inside the group until the walk comes back: every member reaches the start
+            following = sorted(graph[path[-1]] & group)
+            back = start if start in following else next((m for m in following if m not in seen), following[0])
+            path.append(back)
+            if back == start or back in seen:
+                cycles.append(path[path.index(back):])
+                break
+            seen.add(back)
+    return sorted(cycles)
+
+
+def test_no_import_circles() -> None:
+    cycles = import_cycles(import_graph(REPO, CYCLE_CHECKED))
+    assert cycles == [], "import circles:\n" + "\n".join(" -> ".join(cycle) for cycle in cycles)
+
+
+def test_the_circle_check_sees_a_circle_closed_inside_a_function(tmp_path: Path) -> None:
+    """Guard against a check that passes because it sees no edge: a policy that imports its
+    operation for the type checker, and an operation that imports its policy inside a method."""
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    for folder in (package, package / "sub"):
+        (folder / "__init__.py").write_text("", encoding="utf-8")
+    (package / "operation.py").write_text("def plan():\n    from pkg.sub import policy\n", encoding="utf-8")
+    (package / "sub" / "policy.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..operation import plan\n",
+                                               encoding="utf-8")
+    (package / "alone.py").write_text("import pkg.operation\n", encoding="utf-8")
+    assert import_cycles(import_graph(tmp_path, ("pkg",))) == [["pkg.operation", "pkg.sub.policy", "pkg.operation"]]

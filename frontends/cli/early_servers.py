@@ -18,7 +18,7 @@ from engine.errors import GraftError
 from engine.languages import language_of
 from engine.ports import nothing_to_discard, start_language_servers_early
 from engine.workspace import Workspace
-from frontends.cli.entry import may_use_server, scan_call
+from frontends.cli.call_words import may_use_server, scan_call
 
 
 def files_named(argv: list[str], workspace: Workspace) -> list[str]:

@@ -26,21 +26,15 @@ import sys
 
 from engine.root_folder import find_root_folder
 from frontends.cli import daemon_client
+from frontends.cli.call_words import may_use_server, scan_call
 
 TYPE_CHECKING = False  # importing typing would cost the thin client on every call; mypy reads this name as True
 if TYPE_CHECKING:
     from typing import Callable
 
-#: Commands that never use a language server: no daemon is started for them (a running one still answers).
-_SERVERLESS = frozenset({"history", "recover", "undo", "redo", "read-file", "write-file", "edit-file", "find-files", "search",
-                         "find-replace"})
 #: Commands that always run here: the long-lived front ends, the daemon's own control, and the doctor
 #: (which servers this machine has now: a daemon's pool keeps what it found when it started).
 _HERE = frozenset({"mcp", "lsp", "daemon", "doctor"})
-_VALUED_OPTIONS = frozenset({"--root", "--max-file-bytes", "--source"})
-#: engine.choices.SourcePreference's values that let a server answer, as strings: its module imports
-#: enum (a few ms of every call). tests/test_cli.py holds the two to the same values.
-SERVER_SOURCES = ("auto", "lsp")
 
 
 def run() -> int:
@@ -90,13 +84,6 @@ def _main(argv: list[str]) -> int:
     if not os.path.isdir(root):
         return _in_process(argv)  # which says what is wrong with --root, as it always does
     return _through_daemon(os.path.realpath(root), argv, may_use_server(command, options))
-
-
-def may_use_server(command: str | None, options: dict[str, str]) -> bool:
-    """Whether the call may ask a language server (its command is not serverless, and its
-    ``--source`` lets a server answer)."""
-    source = options.get("--source", SERVER_SOURCES[0])
-    return command not in _SERVERLESS and source in SERVER_SOURCES
 
 
 def _through_daemon(root: str, argv: list[str], may_start: bool) -> int:
@@ -168,28 +155,6 @@ def _start_servers_named(argv: list[str]) -> Callable[[], None]:
         return start_servers_named(argv, workspace)[1]
     except (GraftError, OSError):
         return nothing_to_discard  # the call meets the same failure and says so
-
-
-def scan_call(argv: list[str]) -> tuple[str | None, dict[str, str]]:
-    """The command (the first word that is not an option or an option's value) and the global
-    options that route a call, as the grammar would read them."""
-    options: dict[str, str] = {}
-    command = None
-    index = 0
-    while index < len(argv):
-        word = argv[index]
-        name, equals, value = word.partition("=")
-        if name in _VALUED_OPTIONS:
-            if not equals:
-                index += 1
-                value = argv[index] if index < len(argv) else ""
-            options[name] = value
-        elif word == "--":
-            break
-        elif command is None and not word.startswith("-"):
-            command = word
-        index += 1
-    return command, options
 
 
 def _asks_for_help(argv: list[str]) -> bool:
