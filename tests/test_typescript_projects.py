@@ -248,3 +248,28 @@ def test_a_move_that_would_leave_a_barrel_re_exporting_the_old_module_is_refused
             engine.plan(Move("src/parse.ts:parse", "src/numbers.ts"))
     assert refused.value.code == "cannot_move"
     assert all(place in refused.value.message for place in stale), refused.value.message
+
+
+COMMONJS = {
+    "lib/utils.js": "'use strict';\n\nvar isArray = Array.isArray;\n\nvar first = function (xs) {\n    return xs[0];\n};\n\n"
+                    "module.exports = {\n    first: first,\n    isArray: isArray\n};\n",
+    "lib/stringify.js": "'use strict';\n\nvar utils = require('./utils');\n\nvar isArray = Array.isArray;\n"
+                        "var push = Array.prototype.push;\nvar pushToArray = function (arr, value) {\n"
+                        "    push.apply(arr, isArray(value) ? value : [value]);\n};\n\n"
+                        "module.exports = function (xs) {\n    var out = [];\n    pushToArray(out, utils.first(xs));\n"
+                        "    return out;\n};\n",
+}
+
+
+def test_a_move_between_commonjs_modules_is_refused_before_the_server_writes_lost_exports(tmp_path: Path) -> None:
+    """tsserver's move between CommonJS files appended ``exports.pushToArray = ...`` after
+    ``module.exports = {...}`` (so lost), required stringify's helpers back into utils (a cycle
+    and a second ``isArray``): qs's whole suite went red while graft said it moved the code."""
+    require("typescript-language-server")
+    root = write_project(tmp_path / "project", COMMONJS)
+    with served_engine(root, "typescript-language-server") as engine:
+        with pytest.raises(Refused) as refused:
+            engine.plan(Move("lib/stringify.js:pushToArray", "lib/utils.js"))
+    assert refused.value.code == "cannot_move"
+    assert "CommonJS" in refused.value.message
+    assert all((root / path).read_text() == text for path, text in COMMONJS.items())

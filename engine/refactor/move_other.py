@@ -24,6 +24,7 @@ from engine.ports import LanguageServices
 from engine.positions import Range, split_lines
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.cst_edits import move_operations
+from engine.refactor.typescript.commonjs import commonjs_move_problem
 from engine.symbols import Confidence, Source, Symbol
 from engine.workspace import Workspace
 
@@ -47,6 +48,10 @@ def plan_other_move(
         raise DestinationMissing(f"{dest_path} does not exist; create it with the move", option="create")
     notes: list[str] = []
     if use_server and services is not None:
+        commonjs = commonjs_move_problem((symbol.file, workspace.read(symbol.file).text),
+                                         (dest_path, workspace.read(dest_path).text if exists else None))
+        if commonjs is not None:
+            raise MoveUnavailable(f"cannot move {symbol.address} to {dest_path}: {commonjs}")
         try:
             if importers is not None:
                 services.show_importers([symbol.file], importers)  # their imports change with the move
