@@ -118,11 +118,20 @@ class _GoImport:
         return last.replace("-", "_").split(".")[0]
 
 
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_DECLARATION = re.compile(r"^(func|type|var|const)\b")
+
+
 def _go_imports(lines: list[str]) -> tuple[list[_GoImport], int | None]:
-    """The import specs of a Go file, and the line to add new specs before (a block's ``)``)."""
+    """The import specs of a Go file, and the line to add new specs before (a block's ``)``).
+    Only the file's import declarations count: an ``import`` line inside a comment (a package
+    doc showing how to import it) is text, and imports end at the first other declaration."""
     found, insert_at, inside = [], None, False
-    for number, line in enumerate(lines):
+    code = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), "\n".join(lines)).split("\n")
+    for number, line in enumerate(code):
         stripped = line.strip()
+        if not inside and _DECLARATION.match(line):
+            break
         if inside:
             if stripped.startswith(")"):
                 inside, insert_at = False, number
