@@ -15,7 +15,9 @@ from typing import Any
 
 
 class RawClient:
-    def __init__(self, command: list[str], cwd: str) -> None:
+    def __init__(self, command: list[str], cwd: str, settings: dict[str, Any] | None = None) -> None:
+        self.settings = settings or {}
+        """Answers to workspace/configuration by section (null for any other)."""
         self.process = subprocess.Popen(
             command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
         )
@@ -46,7 +48,7 @@ class RawClient:
             if "method" in message and "id" in message:
                 result: Any = None
                 if message["method"] == "workspace/configuration":
-                    result = [None for _ in message["params"]["items"]]
+                    result = [self.settings.get(item.get("section")) for item in message["params"]["items"]]
                 self._write({"jsonrpc": "2.0", "id": message["id"], "result": result})
             elif "method" in message:
                 if message["method"] == "window/logMessage":

@@ -1,0 +1,161 @@
+"""A TypeScript 7 project served by ``tsc --lsp``: codegraft against the raw server, same run (issue 47, item 5).
+
+Generates a project of about 10,000 lines (``--files`` modules of ~200 lines, each calling a
+function of ``src/core.ts`` through the barrel ``src/index.ts``; a lock file says TypeScript 7.0.2)
+under benchmarks/.corpus/ts7, then measures:
+
+- cold: a fresh engine's first rename plan of ``core.ts:scaleBy``, the server's start included;
+- warm: the same plan again, against the raw server's bare ``textDocument/rename`` (benchmarks/raw_lsp.py);
+- apply with the full check: the warm plan applied with ``fail_on_new_errors`` (the whole scope
+  compared), then undone (not timed).
+
+    .venv/bin/python benchmarks/bench_ts7.py [--files 50] [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.raw_lsp import RawClient  # noqa: E402
+from engine.api import Engine, SourcePreference  # noqa: E402
+from engine.edits.session import EditOptions  # noqa: E402
+from engine.refactor.operations.rename_symbol import Rename  # noqa: E402
+from engine.workspace import Workspace  # noqa: E402
+from lsp_pool.adapter import PoolServices  # noqa: E402
+from lsp_pool.config import PoolConfig  # noqa: E402
+from lsp_pool.typescript7 import INSTALL_HINT, SERVER_SETTINGS, pinned_command  # noqa: E402
+
+CORPUS = Path(__file__).resolve().parent / ".corpus" / "ts7"
+
+CORE = """export function scaleBy(value: number, factor: number): number {
+  return value * factor;
+}
+
+export function offsetBy(value: number, offset: number): number {
+  return value + offset;
+}
+"""
+
+
+def module(index: int) -> str:
+    lines = [f'import {{ scaleBy, offsetBy }} from "./index.js";', ""]
+    for function in range(20):
+        lines += [
+            f"export function step{index}_{function}(input: number): number {{",
+            f"  const scaled = scaleBy(input, {function + 1});",
+            f"  const moved = offsetBy(scaled, {index});",
+            "  if (moved > 1000) {",
+            "    return moved - 1000;",
+            "  }",
+            "  return moved;",
+            "}",
+            "",
+        ]
+    while len(lines) < 200:
+        lines.append(f"export const filler{index}_{len(lines)} = {len(lines)};")
+    return "\n".join(lines) + "\n"
+
+
+def generate(files: int) -> Path:
+    root = CORPUS / f"project-{files}"
+    if root.exists():
+        shutil.rmtree(root)
+    (root / "src").mkdir(parents=True)
+    (root / "package-lock.json").write_text(
+        '{"lockfileVersion": 3, "packages": {"": {}, "node_modules/typescript": {"version": "7.0.2"}}}\n')
+    (root / "tsconfig.json").write_text(
+        '{"compilerOptions": {"strict": true, "target": "es2022", "module": "nodenext", "noEmit": true}, "include": ["src"]}\n')
+    (root / "src" / "core.ts").write_text(CORE)
+    exports = ", ".join(["scaleBy", "offsetBy"])
+    (root / "src" / "index.ts").write_text(f'export {{ {exports} }} from "./core.js";\n')
+    for index in range(files):
+        (root / "src" / f"module{index}.ts").write_text(module(index))
+    return root
+
+
+def lines_of(root: Path) -> int:
+    return sum(len(path.read_text().splitlines()) for path in root.rglob("*.ts"))
+
+
+def engine_on(root: Path) -> Engine:
+    workspace = Workspace(root)
+    engine = Engine(workspace, services=PoolServices(workspace, PoolConfig()), source=SourcePreference.LSP)
+    engine.settings = replace(engine.settings, diagnostics_budget=300.0)
+    return engine
+
+
+def raw_rename(command: tuple[str, ...], root: Path, runs: int) -> tuple[float, list[float]]:
+    """(the first answer after start, seconds; each warm answer) of the bare server."""
+    started = time.perf_counter()
+    # The same settings as codegraft's (a real rename through the barrel, no type acquisition).
+    client = RawClient(list(command), str(root), settings=dict(SERVER_SETTINGS))
+    client.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {
+        "general": {"positionEncodings": ["utf-8", "utf-16"]}}, "workspaceFolders": [{"uri": root.as_uri(), "name": "p"}]})
+    client.notify("initialized", {})
+    core = (root / "src" / "core.ts").as_uri()
+    params = {"textDocument": {"uri": core}, "position": {"line": 0, "character": 17}, "newName": "multiplyBy"}
+    first = client.request("textDocument/rename", params)
+    cold = time.perf_counter() - started
+    assert first and first.get("changes"), first
+    warm = []
+    for _ in range(runs):
+        began = time.perf_counter()
+        client.request("textDocument/rename", params)
+        warm.append(time.perf_counter() - began)
+    client.close()
+    return cold, warm
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--files", type=int, default=50)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    command = pinned_command()
+    if command is None:
+        sys.exit(f"the pinned TypeScript 7 is not installed: {INSTALL_HINT}")
+    root = generate(args.files)
+    print(f"project: {args.files + 2} files, {lines_of(root)} lines of TypeScript 7 ({root})")
+
+    raw_cold, raw_warm = raw_rename(command, root, args.runs)
+
+    engine = engine_on(root)
+    try:
+        began = time.perf_counter()
+        plan = engine.plan(Rename("src/core.ts:scaleBy", "multiplyBy"))
+        cold = time.perf_counter() - began
+        edits = sum(len(getattr(operation, "edits", ())) for operation in plan.edit.operations)
+        warm = []
+        for _ in range(args.runs):
+            began = time.perf_counter()
+            plan = engine.plan(Rename("src/core.ts:scaleBy", "multiplyBy"))
+            warm.append(time.perf_counter() - began)
+        applies = []
+        for _ in range(args.runs):
+            plan = engine.plan(Rename("src/core.ts:scaleBy", "multiplyBy"))
+            began = time.perf_counter()
+            outcome = engine.edits().apply(plan.edit, EditOptions(fail_on_new_errors=True))
+            applies.append(time.perf_counter() - began)
+            engine.edits().undo()
+    finally:
+        engine.close()
+    print(f"plan: {len(plan.files)} files, {edits} edits; last apply: {type(outcome).__name__}")
+    print(f"cold first rename plan, server start included: codegraft {cold:.3f} s; raw tsc --lsp first rename {raw_cold:.3f} s"
+          " (target ≤ 1.5 s)")
+    warm_median, raw_median = statistics.median(warm), statistics.median(raw_warm)
+    print(f"warm rename: codegraft plan median {warm_median * 1000:.1f} ms (runs {', '.join(f'{w * 1000:.0f}' for w in warm)}); "
+          f"raw rename median {raw_median * 1000:.1f} ms; ratio {warm_median / raw_median:.1f}x (target ≤ 1.2x)")
+    print(f"apply with the full check: median {statistics.median(applies):.3f} s "
+          f"(runs {', '.join(f'{a:.2f}' for a in applies)}) (target ≤ 0.5 s)")
+
+
+if __name__ == "__main__":
+    main()
