@@ -46,7 +46,7 @@ export function offsetBy(value: number, offset: number): number {
 
 
 def module(index: int) -> str:
-    lines = [f'import {{ scaleBy, offsetBy }} from "./index.js";', ""]
+    lines = ['import { scaleBy, offsetBy } from "./index.js";', ""]
     for function in range(20):
         lines += [
             f"export function step{index}_{function}(input: number): number {{",

@@ -31,7 +31,6 @@ from lsp_pool.adapter import PoolServices
 from lsp_pool.config import PoolConfig
 from lsp_pool.typescript7 import INSTALL_HINT, PREFIX_VARIABLE, TSC_LSP, pinned_command, pinned_prefix
 from tests.conftest import REPO
-from tests.test_lsp_e2e import position_of
 
 pytestmark = pytest.mark.e2e
 
