@@ -45,3 +45,10 @@ def test_a_symbol_rename_plans_without_libcst() -> None:
             "    assert main(['--root', 'fixtures/sample', '--source', 'ast', 'rename', 'shop/models.py:Order', 'Purchase',"
             " '--json']) == 0")
     assert "libcst" not in heavy_modules_after(code)
+
+
+def test_a_typescript_or_go_rename_imports_no_libcst() -> None:
+    """The TypeScript passes of every TypeScript rename import engine.refactor.move_other (for its
+    refusal type): LibCST, which only its Go move needs, cost a cold TypeScript 7 rename 0.5 s."""
+    code = "import engine.refactor.typescript.passes, engine.refactor.move_other\n"
+    assert "libcst" not in heavy_modules_after(code)
