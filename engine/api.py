@@ -254,8 +254,8 @@ class Engine:
         # loaded for it when the check asks (a refactoring has loaded it already; a long-lived
         # engine keeps it), since an importer left out is an error nobody is told of.
         return EditSession(self.workspace, self.transactions, self.services, self.tools, self._files_edited,
-                           lambda paths, limit: self.graph().importers_by_distance(paths, limit),
-                           diagnostics_budget=self.settings.diagnostics_budget)
+                           diagnostics_budget=self.settings.diagnostics_budget,
+                           dependents=lambda paths: self.graph().dependents(paths))
 
     # -- refactorings -----------------------------------------------------------
 

@@ -137,10 +137,10 @@ def test_go_a_file_gopls_gives_no_diagnostics_for_is_unchecked_with_the_reason_n
     (tmp_path / "node_modules" / "x" / "x.go").write_text('package x\n\nimport "example.com/m/a"\n\nvar _ = a.T{}.Value()\n')
     edit = WorkspaceEdit((_rename_at(tmp_path, "a/a.go", "return ", "1", "2"),))
     with served_engine(tmp_path, "gopls") as engine:
-        graph_scope = engine.edits().importers
-        assert graph_scope is not None
+        graph_dependents = engine.edits().dependents
+        assert graph_dependents is not None
         session = EditSession(engine.workspace, engine.transactions, engine.services, engine.tools,
-                              importers=lambda paths, limit: ([*graph_scope(paths, limit)[0], "node_modules/x/x.go"], 0),
+                              dependents=lambda paths: [*graph_dependents(paths), *(["node_modules/x/x.go"] if "a/a.go" in paths else [])],
                               diagnostics_budget=300.0)
         verified = session.apply(edit, EditOptions(check=CheckMode.FULL)).verification
     assert verified is not None and "node_modules/x/x.go" in verified.in_scope

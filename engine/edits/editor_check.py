@@ -24,7 +24,7 @@ from engine.edits import pending_checks
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.pending_checks import PendingCheck
 from engine.edits.session import EditSession, _renamed_names
-from engine.edits.verification import SCOPE_LIMIT, CheckMode, Unchecked, Verification
+from engine.edits.verification import CheckMode, Unchecked, Verification
 
 UNSAVED = "not compared yet: the editor has not saved the edited files (compared once it has)"
 
@@ -55,14 +55,8 @@ def prepare(session: EditSession, edit: WorkspaceEdit, mode: CheckMode) -> Edito
     touched = [p for p in edit.touched if (session.workspace.root / p).is_file()]
     if mode is CheckMode.NONE:
         return EditorCheck(check_id, Verification(mode, tuple(touched), ()), None, saved_first)
-    importers: list[str] = []
-    beyond, scope_unknown = 0, ""
-    if session.importers is not None and touched:
-        try:
-            importers, beyond = session.importers(touched, SCOPE_LIMIT)
-        except Exception as error:  # the graph could not be loaded: said, as an apply's check says it
-            scope_unknown = f"the project graph could not be loaded ({getattr(error, 'message', None) or error})"
-    scope = [*touched, *importers]
+    found_scope, scope_unknown = session.scope_for(edit, touched)
+    scope = [*touched, *found_scope.importers]
     budget = math.inf if mode is CheckMode.FULL else session.diagnostics_budget
     # The before half of an apply's check, with the budget an apply gives it (half, the first file more).
     found = session.errors_before(scope, started + budget / 2, budget, first_wait=budget * 0.75)
@@ -72,8 +66,9 @@ def prepare(session: EditSession, edit: WorkspaceEdit, mode: CheckMode) -> Edito
             unchecked[path] = "no baseline: the budget ran out before the edit was sent"
     compared = [p for p in scope if p in found.found]
     verification = Verification(mode, tuple(scope), (), pending=tuple(compared),
-                                unchecked=tuple(Unchecked(p, r) for p, r in unchecked.items()), beyond_scope=beyond,
-                                by=tuple(sorted(found.servers)), seconds=time.monotonic() - started, scope_unknown=scope_unknown)
+                                unchecked=tuple(Unchecked(p, r) for p, r in unchecked.items()), beyond_scope=found_scope.beyond,
+                                by=tuple(sorted(found.servers)), seconds=time.monotonic() - started, scope_unknown=scope_unknown,
+                                not_affected=found_scope.not_affected)
     before = PendingCheck(check_id, dict(found.found), {}, compared, [p for p in scope if p not in found.found],
                           _renamed_names(edit, session.workspace)) if compared else None
     return EditorCheck(check_id, verification, before, saved_first)

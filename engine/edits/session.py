@@ -10,7 +10,8 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from engine.edits import pending_checks
+from engine.edits import check_scope, pending_checks
+from engine.edits.check_scope import Scope
 from engine.edits.apply import ApplyOptions, Transactions, VerifyFailed
 from engine.edits.diff import FileSummary
 from engine.edits.outcome import EditOutcome
@@ -96,6 +97,7 @@ class EditSession:
         tools: Tools | None, files_edited: Callable[[list[str]], None] | None = None,
         importers: Callable[[list[str], int], tuple[list[str], int]] | None = None,
         diagnostics_budget: float = DIAGNOSTICS_BUDGET,
+        dependents: Callable[[list[str]], list[str]] | None = None,
     ) -> None:
         self.workspace = workspace
         self.transactions = transactions
@@ -107,6 +109,10 @@ class EditSession:
         """The files importing given ones, transitively, nearest first, at most N, and how many
         more (from the project graph): an error in an untouched importer is what a missed
         reference looks like, so they are compared too."""
+        self.dependents = dependents
+        """The files that see given ones directly (from the project graph): with it, the importers
+        compared are those that can see what the edit changed (engine.edits.check_scope), and
+        ``importers`` is not asked."""
         self.diagnostics_budget = diagnostics_budget
 
     def preview(self, edit: WorkspaceEdit) -> list[FileState]:
@@ -128,14 +134,8 @@ class EditSession:
         mode = CheckMode.FULL if options.fail_on_new_errors else options.check
         budget = math.inf if mode is CheckMode.FULL else self.diagnostics_budget
         touched = [p for p in edit.touched if (self.workspace.root / p).is_file()]
-        importers: list[str] = []
-        beyond, scope_unknown = 0, ""
-        if mode is not CheckMode.NONE and self.importers is not None and touched:
-            try:
-                importers, beyond = self.importers(touched, SCOPE_LIMIT)
-            except Exception as error:  # the graph could not be loaded (a full disk, a damaged cache): said, not fatal
-                scope_unknown = f"the project graph could not be loaded ({getattr(error, 'message', None) or error})"
-        compared = [*touched, *importers]
+        scope, scope_unknown = self.scope_for(edit, touched) if mode is not CheckMode.NONE else (Scope([], 0), "")
+        compared = [*touched, *scope.importers]
         # Half the budget before the write (its first file may take more), and what is left after
         # it: the after pass compares the same files, and on a warm server it is the slower one.
         if mode is not CheckMode.NONE:
@@ -179,8 +179,9 @@ class EditSession:
             pending_checks.save(self.workspace.root, pending)
         except (OSError, GraftError) as error:  # the edit is written: losing the rest of the check is not worth failing it
             not_kept = f"the rest of the check could not be kept for later ({getattr(error, 'message', error)})"
-        verification = replace(self._verification(mode, compared, beyond, before, comparison, pending, applied.files,
-                                                   time.monotonic() - started), scope_unknown=scope_unknown)
+        verification = replace(self._verification(mode, compared, scope.beyond, before, comparison, pending, applied.files,
+                                                   time.monotonic() - started),
+                               scope_unknown=scope_unknown, not_affected=scope.not_affected)
         if applied.transaction is not None:
             try:
                 pending_checks.save_last(self.workspace.root, applied.transaction, verification)
@@ -190,6 +191,26 @@ class EditSession:
         note = verification.summary() + (f"; {not_kept}" if not_kept else "")
         return replace(applied, new_diagnostics=comparison.new, diagnostics_checked=checked, verify_output=comparison.verify_output,
                        diagnostics_note=note, diagnostics_complete=pending is None, verification=verification)
+
+    def scope_for(self, edit: WorkspaceEdit, touched: list[str]) -> tuple[Scope, str]:
+        """The importers the check after ``edit`` compares besides the ``touched`` files, and why
+        they could not be found ('' when they were)."""
+        if not touched or (self.dependents is None and self.importers is None):
+            return Scope([], 0), ""
+        try:
+            if self.dependents is not None:
+                written = [(state.path, state.before, state.after) for state in self.preview(edit)]
+                return check_scope.scope_of(written, self.dependents, self._text, SCOPE_LIMIT), ""
+            assert self.importers is not None
+            return Scope(*self.importers(touched, SCOPE_LIMIT)), ""
+        except Exception as error:  # the graph could not be loaded (a full disk, a damaged cache): said, not fatal
+            return Scope([], 0), f"the project graph could not be loaded ({getattr(error, 'message', None) or error})"
+
+    def _text(self, path: str) -> str | None:
+        try:
+            return self.workspace.read(path).text
+        except GraftError:
+            return None
 
     def _verification(self, mode: CheckMode, compared: list[str], beyond: int, before: dict[str, list[Diagnostic]] | None,
                       comparison: "_Comparison", pending: PendingCheck | None, files: list[FileSummary],

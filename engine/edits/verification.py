@@ -2,7 +2,9 @@
 
 The check after an apply compares each file's errors before and after the write, over a known
 scope: the files written and every file that imports them, transitively (tests that reach a
-module through a re-exporting package included), nearest first, up to :data:`SCOPE_LIMIT`.
+module through a re-exporting package included), nearest first, up to :data:`SCOPE_LIMIT`;
+where the project graph says what imports what, only the importers that can see a name the edit
+changed (engine.edits.check_scope), the others counted (``not_affected``).
 A :class:`Verification` says how much of that scope was compared, what it found, what is still
 to be compared (``pending``: the budget ran out; the rest is finished later) and what cannot be
 (``unchecked``, with the reason), and who checked (``by``: the servers that answered, or
@@ -62,6 +64,9 @@ class Verification:
     seconds: float = 0.0
     scope_unknown: str = ""
     """Why the importers could not be found (the project graph could not be loaded); '' when they were."""
+    not_affected: int = 0
+    """Importers of the written files, transitively, left out of the scope: they use none of the
+    names the edit changed (engine.edits.check_scope)."""
 
     @property
     def complete(self) -> bool:
@@ -105,6 +110,8 @@ class Verification:
         if self.fixed_errors:
             found += f", {len(self.fixed_errors)} fixed"
         line = f"checked {len(self.checked)} of {total} file(s): {found} ({self.checker}, {self.seconds:.1f} s)"
+        if self.not_affected:
+            line += f"; {self.not_affected} more importer(s) use none of the names it changed"
         _confidence, reason = self.label()
         return f"{line}; {reason}" if reason and not self.new_errors else line
 
@@ -131,6 +138,7 @@ class Verification:
                 tuple(_diagnostic_from_json(d) for d in data["fixed_errors"]), tuple(map(str, data["pending"])),
                 tuple(Unchecked(str(u["path"]), str(u["reason"])) for u in data["unchecked"]), int(data["beyond_scope"]),
                 tuple(map(str, data["servers"])), float(data["seconds"]), str(data.get("scope_unknown", "")),
+                int(data.get("not_affected", 0)),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"not a kept check: {error}") from None
@@ -144,7 +152,8 @@ class Verification:
             "new_errors": [_diagnostic_json(d) for d in self.new_errors],
             "fixed_errors": [_diagnostic_json(d) for d in self.fixed_errors],
             "pending": list(self.pending), "unchecked": [{"path": u.path, "reason": u.reason} for u in self.unchecked],
-            "beyond_scope": self.beyond_scope, "scope_unknown": self.scope_unknown, "seconds": round(self.seconds, 3),
+            "beyond_scope": self.beyond_scope, "scope_unknown": self.scope_unknown, "not_affected": self.not_affected,
+            "seconds": round(self.seconds, 3),
             "confidence": confidence.value, "reason": reason,
         }
 

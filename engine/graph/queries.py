@@ -257,6 +257,11 @@ class GraphQueries:
         return [p for p, facts in self.project.facts.items()
                 if _folder(p) in folders and _import_style(facts) is ImportStyle.GO_PACKAGES]
 
+    def dependents(self, paths: list[str]) -> list[str]:
+        """The files that see ``paths`` directly: their importers, and in Go the other files of
+        their packages, which see them without an import."""
+        return sorted({*self.importing_files(paths), *self._package_siblings(paths)} - set(paths))
+
     def importers_by_distance(self, paths: list[str], limit: int) -> tuple[list[str], int]:
         """Every file that imports ``paths``, directly or through other importers (a test that
         reaches a module through a re-exporting package included; in Go, the other files of the
@@ -266,8 +271,7 @@ class GraphQueries:
         layer = sorted(set(paths))
         beyond = 0
         while layer:
-            # A Go file's package siblings see it without an import: dependents all the same.
-            following = sorted({p for p in [*self.importing_files(layer), *self._package_siblings(layer)] if p not in seen})
+            following = sorted({p for p in self.dependents(layer) if p not in seen})
             seen.update(following)
             room = max(limit - len(found), 0)
             found += following[:room]

@@ -1,0 +1,233 @@
+"""The check's scope: the files an edit writes, and the importers it can break.
+
+Every importer of a written file, transitively, is what the check compared at first. But a type
+checker re-checks each of them after any change to a file they reach, and on a project whose
+utility module reaches most of the code (werkzeug's ``utils.py``: 121 files) that is the whole
+cost of the check, for an edit that could break none of them: an added function, a fixed body.
+
+So for a Python file the edit rewrites, the names it changes are worked out from the module's
+top-level statements (:func:`changed_names`): those bound by a statement that differs, and then
+those bound by any statement that mentions one of them (a type inferred from a changed name is
+itself changed). Of the file's direct importers, only those that mention a changed name (or
+import everything with ``*``) can see the change, and they are in scope. An importer in scope is
+taken as changed through and through, since what it exports may now have other types: all its
+own importers are in scope, transitively, as before. Anything this cannot read is taken as
+changed through and through too: a file that is not Python, created or deleted, unparsable, or
+whose ``__all__`` or module ``__getattr__`` changed.
+
+The importers left out are counted (:attr:`Scope.not_affected`) and said with the check.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import re
+from collections import deque
+from dataclasses import dataclass
+from typing import Callable, Iterable, Mapping
+
+_PYTHON_SUFFIXES = (".py", ".pyi")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_STAR_IMPORT = re.compile(r"\bimport\s*\(?\s*\*")
+_MODULE_HOOKS = frozenset({"__all__", "__getattr__", "__dir__", "*"})
+"""Bindings that change which names a module has, or what an unknown name means in it: a change
+to one of them may change anything the module exports."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    importers: list[str]
+    """The importers to compare, nearest first, at most the limit."""
+    beyond: int
+    """Importers in scope past the limit, never compared."""
+    not_affected: int = 0
+    """Importers of the written files, transitively, that use none of the names the edit changed."""
+
+
+def scope_of(written: Iterable[tuple[str, bytes | None, bytes | None]], dependents: Callable[[list[str]], list[str]],
+             read: Callable[[str], str | None], limit: int) -> Scope:
+    """The importers in scope of an edit that writes ``written`` (each path with its bytes before
+    and after), and how many of the importers of the written files use none of what it changed."""
+    changes = {path: changed_names(path, before, after) for path, before, after in written}
+    importers, beyond = narrowed(changes, dependents, read, limit)
+    if all(names is None for names in changes.values()):
+        return Scope(importers, beyond)
+    every, every_beyond = every_importer(changes, dependents, limit)
+    return Scope(importers, beyond, max(len(every) + every_beyond - len(importers) - beyond, 0))
+
+
+def changed_names(path: str, before: bytes | None, after: bytes | None) -> frozenset[str] | None:
+    """The module-level names of a Python file whose meaning the edit may change; None when it
+    may change any of them (see the module's docstring)."""
+    if not path.endswith(_PYTHON_SUFFIXES) or before is None or after is None:
+        return None
+    old, new = _statements(before), _statements(after)
+    if old is None or new is None:
+        return None
+    differing: set[str] = set()
+    for statement in [*_unmatched(old, new), *_unmatched(new, old)]:
+        differing |= statement.bound
+    return _grown([*old, *new], differing)
+
+
+def narrowed(written: Mapping[str, frozenset[str] | None], dependents: Callable[[list[str]], list[str]],
+             read: Callable[[str], str | None], limit: int) -> tuple[list[str], int]:
+    """The importers in scope of an edit that writes ``written`` (each path with the names it
+    changes, None for any of them), nearest first, at most ``limit``, and how many more.
+
+    A dependent is in scope when it may see a changed name of a file in scope; what it then
+    changes in turn is its statements that mention those names, and what they bind."""
+    changed: dict[str, frozenset[str] | None] = dict(written)
+    parsed: dict[str, list[_Statement] | None] = {}
+    reached: list[str] = []
+    queue = deque(sorted(written))
+    while queue:
+        path = queue.popleft()
+        names = changed[path]
+        if names is not None and not names:
+            continue
+        for dependent in dependents([path]):
+            if names is not None and not _uses(read(dependent), names):
+                continue
+            if dependent not in changed:
+                reached.append(dependent)
+            known = changed.get(dependent, frozenset())
+            if known is None:
+                continue
+            if names is not None and dependent not in parsed:
+                parsed[dependent] = _module_statements(dependent, read)
+            grown = None if names is None else _grown_in(parsed[dependent], known | names)
+            if grown != known:
+                changed[dependent] = grown
+                queue.append(dependent)
+    return reached[:limit], max(len(reached) - limit, 0)
+
+
+def every_importer(paths: Iterable[str], dependents: Callable[[list[str]], list[str]], limit: int) -> tuple[list[str], int]:
+    """Every importer of ``paths``, transitively, nearest first, at most ``limit``, and how many more."""
+    return narrowed(dict.fromkeys(paths, None), dependents, lambda _path: None, limit)
+
+
+def _module_statements(path: str, read: Callable[[str], str | None]) -> list["_Statement"] | None:
+    text = read(path)
+    return _statements(text.encode("utf-8")) if text is not None and path.endswith(_PYTHON_SUFFIXES) else None
+
+
+def _grown_in(statements: list["_Statement"] | None, names: frozenset[str]) -> frozenset[str] | None:
+    """``names`` and the module-level names of a module's ``statements`` that follow from them;
+    None for any (a module that could not be read)."""
+    return None if statements is None else _grown(statements, set(names))
+
+
+def _grown(statements: list["_Statement"], names: set[str]) -> frozenset[str] | None:
+    """``names`` with every name bound by a statement that mentions one of them, until none is
+    added (a type inferred from a changed name is itself changed); None when that reaches a
+    binding that changes what the module exports (see ``_MODULE_HOOKS``)."""
+    grew = True
+    while grew:
+        grew = False
+        for statement in statements:
+            if statement.bound - names and statement.words & names:
+                names |= statement.bound
+                grew = True
+    return None if names & _MODULE_HOOKS else frozenset(names)
+
+
+def _uses(text: str | None, names: frozenset[str]) -> bool:
+    """Whether an importer may see one of ``names``: it mentions one as a word (in code, a string
+    or an annotation alike), or imports everything from somewhere. Unreadable: taken as yes."""
+    if text is None or _STAR_IMPORT.search(text):
+        return True
+    return any(word in names for word in _WORD.findall(text))
+
+
+@dataclass(frozen=True)
+class _Statement:
+    text: str
+    """Its interface (``_interface``), as ast.dump writes it: positions, comments and layout aside."""
+    bound: frozenset[str]
+    """The module-level names it binds or unbinds."""
+    words: frozenset[str]
+    """Every identifier-like word in its interface: the names it may read (and a few of ast's own
+    node names, which can only add to what is taken as changed)."""
+
+
+def _statements(data: bytes) -> list[_Statement] | None:
+    try:
+        text = data.decode("utf-8-sig")
+        tree = ast.parse(text)
+    except (UnicodeDecodeError, SyntaxError, ValueError):
+        return None
+    statements = []
+    for node in tree.body:
+        interface = ast.dump(_interface(node))
+        statements.append(_Statement(interface, frozenset(_bound_names(node)), frozenset(_WORD.findall(interface))))
+    return statements
+
+
+def _interface(node: ast.stmt) -> ast.stmt:
+    """What a statement tells other statements and modules: the statement itself, but for a
+    function whose type does not depend on its body (its return type is declared, and its body
+    binds no attribute and no global, which a checker would infer types from), its signature;
+    and for a class, its members so read. A body-only change to such a function changes no name."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None and not _binds_outside(node):
+        stub = copy.copy(node)
+        stub.body = [ast.Expr(ast.Constant(...))]
+        return stub
+    if isinstance(node, ast.ClassDef):
+        members = copy.copy(node)
+        members.body = [_interface(member) for member in node.body]
+        return members
+    return node
+
+
+def _binds_outside(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a function's body assigns an attribute (``self.x = ...`` declares an instance
+    attribute's type) or declares a name global or nonlocal."""
+    for statement in function.body:
+        for node in ast.walk(statement):
+            if isinstance(node, (ast.Global, ast.Nonlocal)):
+                return True
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                return True
+    return False
+
+
+def _unmatched(side: list[_Statement], other: list[_Statement]) -> list[_Statement]:
+    """The statements of ``side`` with no equal statement left in ``other`` (as multisets)."""
+    available: dict[str, int] = {}
+    for statement in other:
+        available[statement.text] = available.get(statement.text, 0) + 1
+    unmatched = []
+    for statement in side:
+        if available.get(statement.text, 0):
+            available[statement.text] -= 1
+        else:
+            unmatched.append(statement)
+    return unmatched
+
+
+def _bound_names(statement: ast.stmt) -> set[str]:
+    """Names a top-level statement binds in the module: definitions, imports, assignment and
+    ``del`` targets, also inside ``if``/``try``/``with``/``for`` blocks, never inside a function or
+    class body (``*`` for a star import: it binds names nobody can list here)."""
+    bound: set[str] = set()
+    pending: list[ast.AST] = [statement]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+            continue
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        if isinstance(node, ast.Import):
+            bound.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            bound.update(alias.asname or alias.name for alias in node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound.add(node.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+        pending.extend(ast.iter_child_nodes(node))
+    return bound

@@ -1,0 +1,136 @@
+"""The check's scope narrowed to the importers that can see what an edit changed (issue 39).
+
+The names a Python edit changes are a table; the scope over a small import graph is data; and on
+a real server, a break that only a type carries to a file (a renamed method reached through a
+factory's return type, by a file that never names the class) is in scope and caught, while an
+importer that uses nothing the edit changed is left out and counted."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from engine.answers import TextEdit
+from engine.edits.check_scope import changed_names, every_importer, narrowed, scope_of
+from engine.edits.model import FileChange, WorkspaceEdit
+from engine.edits.session import EditOptions
+from engine.edits.verification import CheckMode
+from engine.positions import Position, Range
+from engine.symbols import Confidence
+from tests.test_lsp_e2e import require, served_engine
+
+_BASE = "import os\n\n\ndef f() -> int:\n    return 1\n\n\nx = f()\n\n\nclass C:\n    def m(self) -> int:\n        return x\n"
+
+
+@pytest.mark.parametrize("before, after, expected", [
+    (_BASE, _BASE + "\n\ndef added() -> None:\n    pass\n", {"added"}),
+    # A body changed where the return type is declared: no name changes.
+    (_BASE, _BASE.replace("return 1", "return 2"), set()),
+    # ... where it is inferred: f, what is inferred from it (x), and what reads x outside a body (D).
+    (_BASE, _BASE.replace("-> int:\n    return 1", ":\n    return 2") + "\nclass D:\n    limit = x\n", {"f", "x", "D"}),
+    # A method that sets an attribute declares its type: the class changes.
+    (_BASE, _BASE.replace("return x", "self.y = 1\n        return x"), {"C"}),
+    (_BASE, _BASE.replace("def f() -> int", "def f(a: int = 0) -> int"), {"f", "x"}),
+    (_BASE, _BASE.replace("def m(", "def renamed("), {"C"}),
+    (_BASE, _BASE.replace("import os", "import os.path as p"), {"os", "p"}),
+    # Nothing a module binds: a comment between statements, a docstring added.
+    (_BASE, _BASE.replace("\n\nx = f()", "\n# a comment\nx = f()"), set()),
+    (_BASE, '"""Docs."""\n' + _BASE, set()),
+    (_BASE, _BASE + "\nif True:\n    y = 1\nelse:\n    del x\n", {"y", "x"}),
+    # What the module exports is no longer known from its statements: every name may have changed.
+    (_BASE, _BASE + '\n__all__ = ["f"]\n', None),
+    (_BASE, _BASE + "\n\ndef __getattr__(name: str) -> int:\n    return 0\n", None),
+    (_BASE, _BASE + "\nfrom os.path import *\n", None),
+    (_BASE, _BASE + "\ndef broken(:\n", None),
+])
+def test_the_names_an_edit_changes(before: str, after: str, expected: set[str] | None) -> None:
+    got = changed_names("m.py", before.encode(), after.encode())
+    assert got == (None if expected is None else frozenset(expected))
+
+
+def test_a_file_that_is_not_python_or_is_created_or_deleted_changes_everything() -> None:
+    assert changed_names("m.ts", b"a", b"b") is None
+    assert changed_names("m.py", None, b"x = 1\n") is None
+    assert changed_names("m.py", b"x = 1\n", None) is None
+
+
+_TEXTS = {
+    "a.py": "from utils import helper\n\n\ndef run():\n    return helper()\n\n\ndef count() -> int:\n    return helper()\n",
+    "b.py": "import utils\n\nprint(utils.other)\n",
+    "c.py": "from utils import *\n",
+    "d.py": "from a import run\n\nrun()\n",
+    "e.py": "import a\n\nprint(a.count())\n",
+    "f.py": "from b import *\n",
+}
+_IMPORTS = {"utils.py": ["a.py", "b.py", "c.py"], "a.py": ["d.py", "e.py"], "b.py": ["f.py"]}
+
+
+def _dependents(paths: list[str]) -> list[str]:
+    return sorted({d for p in paths for d in _IMPORTS.get(p, [])})
+
+
+def test_only_the_importers_that_can_see_a_changed_name_are_in_scope() -> None:
+    """helper changed: a.py names it (and run, whose type is inferred from a call of it, changes
+    with it: d.py names run; count declares its type, so e.py, which names only count, is out);
+    c.py imports everything; b.py and f.py see nothing that changed."""
+    found, beyond = narrowed({"utils.py": frozenset({"helper"})}, _dependents, _TEXTS.get, 200)
+    assert (sorted(found), beyond) == (["a.py", "c.py", "d.py"], 0)
+
+
+def test_a_change_to_everything_keeps_every_importer_and_the_limit_counts_the_rest() -> None:
+    assert narrowed({"utils.py": None}, _dependents, _TEXTS.get, 200) == every_importer(["utils.py"], _dependents, 200)
+    found, beyond = every_importer(["utils.py"], _dependents, 200)
+    assert found[:3] == ["a.py", "b.py", "c.py"] and sorted(found) == ["a.py", "b.py", "c.py", "d.py", "e.py", "f.py"]
+    assert every_importer(["utils.py"], _dependents, 4) == (found[:4], 2)
+
+
+def test_an_added_name_nobody_uses_leaves_only_the_star_importer_and_counts_the_rest() -> None:
+    utils = b"def helper() -> int:\n    return 1\n"
+    scope = scope_of([("utils.py", utils, utils + b"\n\ndef added() -> None:\n    pass\n")], _dependents, _TEXTS.get, 200)
+    assert (scope.importers, scope.beyond, scope.not_affected) == (["c.py"], 0, 5)
+
+
+# -- on a real server ---------------------------------------------------------------------------
+
+
+def _factory_project(root: Path) -> None:
+    """models.C has a method; factory.make returns a C; use.py calls the method on make()'s
+    result without ever naming C; other.py imports models and uses none of what changes."""
+    (root / "pyproject.toml").write_text("")
+    (root / "models.py").write_text("class C:\n    def total(self) -> int:\n        return 1\n\n\nLIMIT = 3\n")
+    (root / "factory.py").write_text("from models import C\n\n\ndef make() -> C:\n    return C()\n")
+    (root / "use.py").write_text("from factory import make\n\n\ndef go() -> int:\n    return make().total()\n")
+    (root / "other.py").write_text("import models\n\nprint(models.LIMIT)\n")
+
+
+def test_a_break_a_type_carries_to_a_file_that_never_names_the_class_is_in_scope_and_caught(tmp_path: Path) -> None:
+    require("basedpyright")
+    _factory_project(tmp_path)
+    data = (tmp_path / "models.py").read_bytes()
+    # The method renamed and none of its uses: what a missed reference looks like.
+    edit = WorkspaceEdit((FileChange("models.py", (TextEdit(Range(Position(1, 8), Position(1, 13)), "amount"),),
+                                     hashlib.sha256(data).hexdigest()),))
+    with served_engine(tmp_path, "basedpyright") as engine:
+        verified = engine.edits().apply(edit, EditOptions(check=CheckMode.FULL)).verification
+    assert verified is not None
+    assert verified.in_scope == ("models.py", "factory.py", "use.py") and verified.checked == verified.in_scope
+    assert verified.not_affected == 1 and "1 more importer(s) use none of the names it changed" in verified.summary()
+    assert {d.file for d in verified.new_errors} == {"use.py"}
+    assert verified.label()[0] is Confidence.LOW
+
+
+def test_an_added_function_checks_the_written_file_alone_and_says_why(tmp_path: Path) -> None:
+    require("basedpyright")
+    _factory_project(tmp_path)
+    data = (tmp_path / "models.py").read_bytes()
+    end = Position(len(data.decode().splitlines()), 0)
+    edit = WorkspaceEdit((FileChange("models.py", (TextEdit(Range(end, end), "\n\ndef added() -> int:\n    return 2\n"),),
+                                     hashlib.sha256(data).hexdigest()),))
+    with served_engine(tmp_path, "basedpyright") as engine:
+        verified = engine.edits().apply(edit, EditOptions(check=CheckMode.FULL)).verification
+    assert verified is not None
+    assert verified.in_scope == verified.checked == ("models.py",)
+    assert verified.not_affected == 3 and verified.label() == (Confidence.HIGH, "")
+    assert verified.to_json()["not_affected"] == 3
