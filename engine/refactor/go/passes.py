@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from engine.errors import Refused, ServiceUnavailable
 from engine.refactor.corpus import Corpus
 from engine.refactor.language_passes import replaced_name
-from engine.refactor.go import build_constraints, foreign_uses, gofmt, implementations, other_builds, rename_checks
+from engine.refactor.go import assembly, build_constraints, foreign_uses, gofmt, implementations, other_builds, rename_checks
 from engine.refactor.operations.move_file import FileRename
 from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.plan import RefactorPlan
@@ -34,13 +34,15 @@ def server_refusal(error: ServiceUnavailable, old_name: str, new_name: str) -> R
 def _server_rename_checked(plan: RefactorPlan, context: PlanContext, operation: Rename) -> RefactorPlan:
     """gopls's rename, checked for what it cannot see: uses of another module's declaration it
     renamed, implementations of a renamed interface method it did not (types that meet the
-    interface only at run time), and uses in files outside its build configuration it did not."""
+    interface only at run time), uses in assembly files it cannot rename, and uses in files
+    outside its build configuration it did not."""
     old_name = replaced_name(plan, context) or "the name"
     if context.services is not None:
         unchecked = foreign_uses.check(plan.edit, context.workspace, context.services, old_name, operation.new_name)
         plan = replace(plan, warnings=[*plan.warnings, *unchecked]) if unchecked else plan
     corpus = Corpus(context.workspace, list(context.graph().project.facts), context.workspace_files, context.file_words())
     implementations.check(plan.edit, corpus, old_name, operation.new_name)
+    assembly.check(corpus, {path.rpartition("/")[0] for path in plan.edit.touched}, old_name, operation.new_name)
     touched = set(plan.edit.touched)
     # An unexported name is seen by its own package only: the folders the rename edited.
     folders = None if old_name[:1].isupper() else {path.rpartition("/")[0] for path in touched}
