@@ -6,9 +6,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from engine.errors import Refused, ServiceUnavailable
+from engine.names import SymbolAddress, parse_address
 from engine.refactor.corpus import Corpus
 from engine.refactor.language_passes import replaced_name
-from engine.refactor.go import assembly, build_constraints, foreign_uses, gofmt, implementations, other_builds, rename_checks
+from engine.refactor.go import (assembly, build_constraints, foreign_uses, gofmt, implementations, other_builds,
+                               qualified_uses, rename_checks)
 from engine.refactor.operations.move_file import FileRename
 from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.plan import RefactorPlan
@@ -48,4 +50,7 @@ def _server_rename_checked(plan: RefactorPlan, context: PlanContext, operation: 
     folders = None if old_name[:1].isupper() else {path.rpartition("/")[0] for path in touched}
     build = build_constraints.default_build()
     uses = [use for use in other_builds.uses_outside(corpus, old_name, folders, build) if use.path not in touched]
+    address = parse_address(operation.address)
+    if uses and isinstance(address, SymbolAddress) and address.file is not None:  # a name path: its file declares it
+        plan, uses = qualified_uses.renamed(plan, corpus, uses, address.file, old_name, operation.new_name)
     return other_builds.checked(plan, uses, old_name, operation.new_name, build, operation.strict)
