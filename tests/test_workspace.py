@@ -79,6 +79,17 @@ def test_paths_outside_the_root_are_refused(tmp_path: Path, given: str) -> None:
         Workspace(root).read(given)
 
 
+def test_a_path_that_leaves_the_root_is_refused_even_when_a_link_outside_leads_back(tmp_path: Path) -> None:
+    """`../door/a.py`, where `door` (outside the root) links to the root: the file it reaches is
+    inside, but the path as given is not, and nothing may be named by a path that leaves the root
+    (its workspace-relative name would be `../door/a.py`)."""
+    root = tmp_path / "root"
+    write(root, "a.py")
+    (tmp_path / "door").symlink_to(root)
+    with pytest.raises(UnsafePath, match="is outside the workspace"):
+        Workspace(root).resolve("../door/a.py")
+
+
 def test_absolute_path_inside_the_root_is_accepted(tmp_path: Path) -> None:
     path = write(tmp_path, "in.py")
     assert Workspace(tmp_path).read(str(path)).path == "in.py"
