@@ -16,6 +16,7 @@ from engine.names import parse_address
 from engine.positions import Range, split_lines
 from engine.refactor import symbol_edits
 from engine.refactor.corpus import Corpus
+from engine.refactor.go import interface_methods
 from engine.refactor.python.name_uses import name_uses
 from engine.refactor.python.overrides import overridden_methods
 from engine.refactor.python import unused_imports
@@ -37,6 +38,9 @@ def plan(operation: Delete, context: PlanContext) -> RefactorPlan:
         context.services.show_importers([symbol.file], files_to_show(context, [symbol.name], context.graph().importing_files))
     if language_of(symbol.file) == "python":
         _refuse_an_override(context, symbol)
+    if language_of(symbol.file) == "go" and interface_methods.is_method(source.text, symbol.selection_range.start.line):
+        corpus = Corpus(context.workspace, list(context.graph().project.facts), words=context.file_words())
+        interface_methods.refuse_if_an_interface_may_call(corpus, symbol.address, symbol.name)
     found = context.references(family[-1].address)
     kind = profile_of(symbol.file)
     if found.source is Source.AST and not (kind is not None and kind.graph_sees_uses):
