@@ -490,9 +490,19 @@ def main() -> None:
     parser.add_argument("--only", help="projects by name, comma-separated")
     parser.add_argument("--tools", default=",".join(TOOLS), help=f"comma-separated, of {', '.join(TOOLS)} (default: all)")
     parser.add_argument("--data", default=str(DATA), help="the corpus (default: benchmarks/real_projects.toml)")
+    parser.add_argument("--language", choices=("python", "go"), default="python",
+                        help="python: the PyPI corpus, codegraft beside its peers; go: the Go module corpus "
+                             "(benchmarks/real_projects_go.toml), codegraft with gopls")
     parser.add_argument("--indexed-words", action="store_true",
                         help="codegraft with its files' words indexed first, as the CLI's daemon has them after a call")
     args = parser.parse_args()
+    if args.language == "go":
+        from benchmarks import real_projects_go
+
+        only_go = set(args.only.split(",")) if args.only else None
+        data_go = args.data if args.data != str(DATA) else str(real_projects_go.DATA)
+        print(real_projects_go.table(real_projects_go.run(tomllib.loads(Path(data_go).read_text(encoding="utf-8")), only_go)))
+        return
     global INDEXED_WORDS
     INDEXED_WORDS = args.indexed_words
     tools = args.tools.split(",")
