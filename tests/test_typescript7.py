@@ -31,6 +31,7 @@ from lsp_pool.adapter import PoolServices
 from lsp_pool.config import PoolConfig
 from lsp_pool.typescript7 import INSTALL_HINT, PREFIX_VARIABLE, TSC_LSP, pinned_command, pinned_prefix
 from tests.conftest import REPO
+from tests.test_lsp_e2e import position_of
 
 pytestmark = pytest.mark.e2e
 
@@ -80,7 +81,7 @@ def type_check(root: Path) -> None:
 
 def test_a_rename_through_the_barrel_is_a_real_rename_that_reaches_the_tests(project: Path, engine: Engine) -> None:
     plan = engine.plan(Rename("src/shapes.ts:area", "surface"))
-    assert plan.source.value == "lsp", plan.warnings
+    assert plan.source.value == "lsp" and f"from {TSC_LSP}" in plan.warnings, plan.warnings
     engine.edits().apply(plan.edit)
     assert changed_files(project) == {"src/shapes.ts", "src/index.ts", "src/report.ts", "tests/shapes.test.ts"}
     barrel = (project / "src" / "index.ts").read_text()
@@ -98,6 +99,44 @@ def test_references_include_the_tests_under_their_own_config(project: Path, engi
     assert f"from {TSC_LSP}" in answer.notes and not any("partial" in note for note in answer.notes), answer.notes
     found = sorted((location.file, location.range.start.line) for location in answer.locations)
     assert found == [("src/index.ts", 0), ("src/shapes.ts", 9), ("tests/shapes.test.ts", 0), ("tests/shapes.test.ts", 3)]
+
+
+def test_a_request_after_showing_the_importers_sees_the_tests_config(project: Path, engine: Engine) -> None:
+    """The server loads a tsconfig's project only once one of its files is open: what
+    ``show_importers`` is given (the TypeScript passes give one file of each project) is opened,
+    without waiting for diagnostics, before the request."""
+    services = engine.services
+    assert services is not None
+    services.show_importers(["src/shapes.ts"], lambda files: ["tests/shapes.test.ts"])
+    answer = services.references(engine.workspace.read("src/shapes.ts"), position_of(project / "src" / "shapes.ts", "area(width"))
+    assert ("tests/shapes.test.ts", 3) in {(location.file, location.range.start.line) for location in answer.value}
+
+
+def test_a_monorepo_gets_each_folders_own_server(tmp_path: Path) -> None:
+    """One workspace, two projects: TypeScript 5 (tsserver) and TypeScript 7 (tsc --lsp)."""
+    require_typescript7()
+    from lsp_pool.registry import SPECS_BY_ID, locate
+
+    if locate(SPECS_BY_ID["typescript-language-server"]) is None:
+        pytest.skip("typescript-language-server is not installed here (.ci/install-servers)")
+    root = tmp_path / "mono"
+    shutil.copytree(FIXTURE, root / "packages" / "new")
+    old = root / "packages" / "old"
+    (old / "node_modules" / "typescript").mkdir(parents=True)
+    (old / "node_modules" / "typescript" / "package.json").write_text('{"name": "typescript", "version": "5.9.3"}\n')
+    (old / "tsconfig.json").write_text('{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["*.ts"]}\n')
+    (old / "sizes.ts").write_text("export function width(): number {\n  return 1;\n}\n")
+    (old / "use.ts").write_text('import { width } from "./sizes";\n\nexport const twice = width() * 2;\n')
+    workspace = Workspace(root)
+    engine = Engine(workspace, services=PoolServices(workspace, PoolConfig()), source=SourcePreference.LSP)
+    try:
+        seven = engine.plan(Rename("packages/new/src/shapes.ts:area", "surface"))
+        five = engine.plan(Rename("packages/old/sizes.ts:width", "breadth"))
+    finally:
+        engine.close()
+    assert f"from {TSC_LSP}" in seven.warnings and "packages/new/tests/shapes.test.ts" in seven.files, seven.warnings
+    assert "from typescript-language-server" in five.warnings and sorted(five.files) == ["packages/old/sizes.ts",
+                                                                                        "packages/old/use.ts"], five.warnings
 
 
 def test_a_file_rename_updates_the_barrel_and_the_tests_imports(project: Path, engine: Engine) -> None:
