@@ -203,4 +203,5 @@ def probe_version(spec_id: str, command: tuple[str, ...], timeout: float = 10.0)
     lines = [line.strip() for line in (result.stdout + "\n" + result.stderr).splitlines() if line.strip()]
     # Some servers print JSON build information first (gopls); take the first plain line.
     plain = [line for line in lines if not line.startswith(("{", "}"))]
-    return plain[0] if plain else None
+    # tsc prints "Version 7.0.2": the number alone, as the other servers print it.
+    return plain[0].removeprefix("Version ") if plain else None

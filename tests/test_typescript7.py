@@ -101,6 +101,14 @@ def test_references_include_the_tests_under_their_own_config(project: Path, engi
     assert found == [("src/index.ts", 0), ("src/shapes.ts", 9), ("tests/shapes.test.ts", 0), ("tests/shapes.test.ts", 3)]
 
 
+def test_the_definition_of_a_use_in_the_tests_is_found_through_the_barrel(project: Path, engine: Engine) -> None:
+    assert engine.services is not None
+    test_file = project / "tests" / "shapes.test.ts"
+    answer = engine.services.definition(engine.workspace.read("tests/shapes.test.ts"), position_of(test_file, "perimeter(2"))
+    assert answer.server == TSC_LSP
+    assert [(location.file, location.range.start.line) for location in answer.value] == [("src/shapes.ts", 9)]
+
+
 def test_a_request_after_showing_the_importers_sees_the_tests_config(project: Path, engine: Engine) -> None:
     """The server loads a tsconfig's project only once one of its files is open: what
     ``show_importers`` is given (the TypeScript passes give one file of each project) is opened,
