@@ -41,7 +41,7 @@ def plan(operation: Delete, context: PlanContext) -> RefactorPlan:
     if language_of(symbol.file) == "go" and interface_methods.is_method(source.text, symbol.selection_range.start.line):
         corpus = Corpus(context.workspace, list(context.graph().project.facts), words=context.file_words())
         interface_methods.refuse_if_an_interface_may_call(corpus, symbol.address, symbol.name)
-    found = context.references(family[-1].address)
+    found = context.references(_reference_address(context, family[-1]))
     kind = profile_of(symbol.file)
     if found.source is Source.AST and not (kind is not None and kind.graph_sees_uses):
         # The graph resolves uses by name only where the profile says so; elsewhere it would miss them.
@@ -99,6 +99,17 @@ def _outside_uses(context: PlanContext, symbol: Symbol, references: list[tuple[s
     if exports and len(symbol.path) == 1 and symbol.name in exports:
         outside.append(f"{symbol.file} (listed in __all__)")
     return outside
+
+
+def _reference_address(context: PlanContext, symbol: Symbol) -> str:
+    """Where to ask for the symbol's references: its name path, or for TypeScript and JavaScript
+    with a server, its name's position, so that the server answers even for a symbol the graph's
+    parse lost (tree-sitter gives up on some valid files, immer's types-external.ts: the name path
+    was "not found" though the server's outline has it)."""
+    if not (context.use_server and context.services is not None and in_family(symbol.file)):
+        return symbol.address
+    start = symbol.selection_range.start
+    return f"{symbol.file}:{start.line + 1}:{start.column + 1}"
 
 
 def _spanning(family: list[Symbol], text: str) -> Symbol:
