@@ -273,3 +273,56 @@ def test_a_move_between_commonjs_modules_is_refused_before_the_server_writes_los
     assert refused.value.code == "cannot_move"
     assert "CommonJS" in refused.value.message
     assert all((root / path).read_text() == text for path, text in COMMONJS.items())
+
+
+UNPARSED_BY_TREE_SITTER = {
+    "tsconfig.json": '{"compilerOptions": {"strict": true, "target": "es2020", "module": "commonjs", "noEmit": true}}\n',
+    # immer 10.1.1's IProduce, its doc comments left out: tree-sitter-typescript's parse of the
+    # call signatures fails and swallows the rest of the file, so the graph has no neverUsed.
+    # 60 well-formed lines first: a file mostly of errors is outlined by regular expressions instead.
+    "src/produce.ts": "".join(f"export type Shape{n} = {{ id: number; label{n}: string }}\n" for n in range(60)) + "\n" + 'type AnyFunc = (...args: any[]) => any\ntype Draft<T> = T\ntype ValidRecipeReturnType<S> = S | void | undefined\ntype InferRecipeFromCurried<C> = C\ntype InferInitialStateFromCurried<C> = C\ntype InferCurriedFromRecipe<R, P extends boolean> = P extends true ? R : R\ntype InferCurriedFromInitialStateAndRecipe<S, R, P extends boolean> = P extends true ? R : S\ntype PatchListener = (patches: unknown[]) => void\n\nexport interface IProduce {\n\t<Curried>(\n\t\trecipe: InferRecipeFromCurried<Curried>,\n\t\tinitialState?: InferInitialStateFromCurried<Curried>\n\t): Curried\n\n\t<Recipe extends AnyFunc>(recipe: Recipe): InferCurriedFromRecipe<\n\t\tRecipe,\n\t\tfalse\n\t>\n\n\t<State>(\n\t\trecipe: (\n\t\t\tstate: Draft<State>,\n\t\t\tinitialState: State\n\t\t) => ValidRecipeReturnType<State>\n\t): (state?: State) => State\n\t<State, Args extends any[]>(\n\t\trecipe: (\n\t\t\tstate: Draft<State>,\n\t\t\t...args: Args\n\t\t) => ValidRecipeReturnType<State>,\n\t\tinitialState: State\n\t): (state?: State, ...args: Args) => State\n\t<State>(recipe: (state: Draft<State>) => ValidRecipeReturnType<State>): (\n\t\tstate: State\n\t) => State\n\t<State, Args extends any[]>(\n\t\trecipe: (state: Draft<State>, ...args: Args) => ValidRecipeReturnType<State>\n\t): (state: State, ...args: Args) => State\n\n\t<State, Recipe extends Function>(\n\t\trecipe: Recipe,\n\t\tinitialState: State\n\t): InferCurriedFromInitialStateAndRecipe<State, Recipe, false>\n\n\t<Base, D = Draft<Base>>( // By using a default inferred D, rather than Draft<Base> in the recipe, we can override it.\n\t\tbase: Base,\n\t\trecipe: (draft: D) => ValidRecipeReturnType<D>,\n\t\tlistener?: PatchListener\n\t): Base\n}\n\n\nexport function neverUsed() {}\n',
+}
+
+
+def test_a_safe_delete_of_a_symbol_the_graphs_parse_lost_asks_the_server(tmp_path: Path) -> None:
+    """Delete looked the symbol up in the graph by name, and tree-sitter had lost it: "nothing in
+    the index is named" though the server's outline has it (immer's never_used)."""
+    require("typescript-language-server")
+    root = write_project(tmp_path / "project", UNPARSED_BY_TREE_SITTER)
+    with served_engine(root, "typescript-language-server") as engine:
+        plan = engine.plan(Delete("src/produce.ts:neverUsed"))
+        engine.edits().apply(plan.edit)
+    text = (root / "src" / "produce.ts").read_text()
+    assert "neverUsed" not in text and "export interface IProduce {" in text
+    tsc = shutil.which("tsc")
+    if tsc is not None:
+        checked = subprocess.run([tsc, "-p", "."], cwd=root, capture_output=True, text=True, timeout=120)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+BARREL_IMPORTS = {
+    "tsconfig.json": '{"compilerOptions": {"strict": true, "target": "es2020", "module": "commonjs", "noEmit": true}}\n',
+    "src/internal.ts": 'export * from "./common"\nexport * from "./proxy"\n',
+    "src/common.ts": "export interface State {\n\tcopy?: object\n\tbase: object\n}\n\n"
+                     "export function latest(state: State): object {\n\treturn state.copy || state.base\n}\n\n"
+                     "export function isObject(value: unknown): boolean {\n\treturn typeof value === \"object\"\n}\n",
+    "src/proxy.ts": 'import {\n\tisObject,\n\tlatest,\n\tState\n} from "./internal"\n\n'
+                    "export function peek(state: State): boolean {\n\treturn isObject(latest(state))\n}\n",
+}
+
+
+def test_a_move_into_a_file_that_imported_the_name_through_a_barrel_drops_that_import(tmp_path: Path) -> None:
+    """tsserver's move appended ``latest`` to proxy.ts and left its ``import { latest } from
+    "./internal"``: tsc failed with TS2440 (immer 10.1.1's latest and getCurrentScope)."""
+    require("typescript-language-server")
+    root = write_project(tmp_path / "project", BARREL_IMPORTS)
+    with served_engine(root, "typescript-language-server") as engine:
+        plan = engine.plan(Move("src/common.ts:latest", "src/proxy.ts"))
+        engine.edits().apply(plan.edit)
+    proxy = (root / "src" / "proxy.ts").read_text()
+    assert proxy.startswith('import {\n\tisObject,\n\tState\n} from "./internal"\n'), proxy
+    assert "export function latest(" in proxy and "latest" not in (root / "src" / "common.ts").read_text()
+    tsc = shutil.which("tsc")
+    if tsc is not None:
+        checked = subprocess.run([tsc, "-p", "."], cwd=root, capture_output=True, text=True, timeout=120)
+        assert checked.returncode == 0, checked.stdout + checked.stderr

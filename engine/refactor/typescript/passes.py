@@ -19,6 +19,7 @@ from engine.refactor.rename import NameClash
 from engine.refactor.typescript.barrels import stale_re_exports
 from engine.refactor.typescript.clashes import rename_clashes
 from engine.refactor.typescript.shorthands import destructured_local_reaches, keep_shorthand_keys
+from engine.refactor.typescript.self_imports import with_self_imports_removed
 from engine.refactor.typescript.specifiers import relative_specifiers
 from engine.symbols import Source
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperation) -> RefactorPlan:
     if isinstance(operation, Move) and plan.source is Source.LSP:
         _refuse_stale_re_exports(plan, context, operation)
+        plan = _without_the_destinations_own_import(plan, context, operation)
         created = {op.path for op in plan.edit.operations if isinstance(op, CreateFile)}
         edit, notes = relative_specifiers(context.workspace.root, plan.edit, created)
         return replace(plan, edit=edit, warnings=[*plan.warnings, *notes]) if notes else plan
@@ -57,6 +59,19 @@ def _refuse_stale_re_exports(plan: RefactorPlan, context: PlanContext, operation
                               f"the server does not update (tsc: TS2305, or the name silently gone from a barrel):\n  {listing}\n"
                               f"nothing was changed: codegraft does not point those re-exports at {dest} yet; move it by hand and "
                               "update them")
+
+
+def _without_the_destinations_own_import(plan: RefactorPlan, context: PlanContext, operation: Move) -> RefactorPlan:
+    symbol = context.resolve_binding(parse_address(operation.address))[-1]
+    dest = context.workspace.resolve(operation.dest)[0]
+    if not (context.workspace.root / dest).is_file():
+        return plan
+    edit, notes, conflicts = with_self_imports_removed(plan.edit, dest, context.workspace.read(dest).text, symbol.name)
+    if conflicts:
+        raise MoveUnavailable(f"moving {symbol.name} to {dest} would leave {dest} importing the name it now declares "
+                              f"(tsc: TS2440):\n  " + "\n  ".join(conflicts) + "\nnothing was changed; remove that import "
+                              "first, then move")
+    return replace(plan, edit=edit, warnings=[*plan.warnings, *notes]) if notes else plan
 
 
 class RenameReachesProperty(Refused):
