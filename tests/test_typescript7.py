@@ -214,3 +214,40 @@ def test_a_typescript_7_session_writes_nothing_under_home_and_starts_no_npm(proj
         engine.close()
     assert sorted(p.relative_to(home).as_posix() for p in home.rglob("*")) == []
     assert not started.exists(), started.read_text()
+
+
+SHARED_FIXTURE = REPO / "fixtures" / "typescript-project"
+SHARED_CASES = [
+    # The cases tests/test_typescript_projects.py runs on tsserver, on TypeScript 7's server.
+    ("src/stack.ts:Stack/push", "add",
+     {"src/stack.ts", "tests/stack.test.ts", "tests/empty.test.ts", "scripts/demo.ts", "e2e/flow.test.ts"}),
+    ("src/stack.ts:Stack/label", "title", {"src/stack.ts", "tests/stack.test.ts", "tests/empty.test.ts", "scripts/demo.ts"}),
+    ("js/shapes.js:Square/area", "surface",
+     {"js/shapes.js", "js/total.cjs", "js/tools/print.mjs", "js/view.jsx", "scripts/report.js"}),
+]
+
+
+@pytest.mark.parametrize(("address", "new_name", "changed"), SHARED_CASES, ids=[case[0] for case in SHARED_CASES])
+def test_the_tsserver_fixture_on_typescript_7_renames_the_same_files(tmp_path: Path, address: str, new_name: str,
+                                                                     changed: set[str]) -> None:
+    """fixtures/typescript-project (a tests/tsconfig.tests.json tsserver never finds by itself, a
+    second project, loose scripts, a JavaScript project), its lock file saying TypeScript 7."""
+    require_typescript7()
+    root = tmp_path / "project"
+    shutil.copytree(SHARED_FIXTURE, root)
+    (root / "package-lock.json").write_text(
+        '{"lockfileVersion": 3, "packages": {"": {}, "node_modules/typescript": {"version": "7.0.2"}}}\n')
+    workspace = Workspace(root)
+    engine = Engine(workspace, services=PoolServices(workspace, PoolConfig()), source=SourcePreference.LSP)
+    try:
+        plan = engine.plan(Rename(address, new_name))
+        assert f"from {TSC_LSP}" in plan.warnings, plan.warnings
+        engine.edits().apply(plan.edit)
+        with pytest.raises(Refused) as refused:
+            engine.plan(Delete("src/stack.ts:Stack/peek"))
+    finally:
+        engine.close()
+    written = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and ".graft" not in p.parts
+               and p.name != "package-lock.json" and p.read_bytes() != (SHARED_FIXTURE / p.relative_to(root)).read_bytes()}
+    assert written == changed
+    assert "tests/stack.test.ts:6" in refused.value.message and "e2e/flow.test.ts:8" in refused.value.message
