@@ -13,6 +13,7 @@ from typing import Callable
 
 from engine.choices import SourcePreference
 from engine.edits.apply import Transactions
+from engine.edits.kept_baseline import KeptBaseline
 from engine.edits.session import EditSession
 from engine.errors import AmbiguousAddress, FileNotInWorkspace, GraftError, MalformedAddress, ServiceUnavailable, SymbolNotFound, UnsafePath
 from engine.extract import FileSymbols, SymbolExtractor
@@ -91,6 +92,8 @@ class Engine:
         self._index: ProjectIndex | None = None
         self._index_stats: IndexStats | None = None
         self._edited_since_refresh: set[str] = set()
+        self.kept_errors = KeptBaseline()
+        """The errors each apply's check had, for the next check of the same files (engine.edits.kept_baseline)."""
         """Files an apply or undo wrote that the graph has not re-read yet: it re-reads them when
         next asked, not while the edit's caller waits (re-reading a file mostly means asking the
         server for its symbols again)."""
@@ -250,12 +253,14 @@ class Engine:
     # -- edits -------------------------------------------------------------------
 
     def edits(self) -> EditSession:
-        # The check's scope is every importer of what an apply writes, transitively: the graph is
-        # loaded for it when the check asks (a refactoring has loaded it already; a long-lived
-        # engine keeps it), since an importer left out is an error nobody is told of.
+        # The check's scope is what an apply writes and the importers that can see what it
+        # changed, transitively: the graph is loaded for it when the check asks (a refactoring
+        # has loaded it already; a long-lived engine keeps it), since an importer left out is an
+        # error nobody is told of.
         return EditSession(self.workspace, self.transactions, self.services, self.tools, self._files_edited,
                            diagnostics_budget=self.settings.diagnostics_budget,
-                           dependents=lambda paths: self.graph().dependents(paths))
+                           dependents=lambda paths: self.graph().dependents(paths),
+                           kept=self.kept_errors, content_hashes=lambda: self.graph().content_hashes())
 
     # -- refactorings -----------------------------------------------------------
 

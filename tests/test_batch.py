@@ -134,7 +134,7 @@ def test_a_batch_applied_with_a_check_reports_it_and_is_labelled_by_it(tmp_path:
     assert full["confidence"] == "high" and "checked 4 of 4 file(s): no new errors" in full["diagnostics_note"]
     unchecked = batch({"op": "rename", "address": "a.py:first", "new_name": "second"}, options=("--check", "none"))
     assert unchecked["verified"]["mode"] == "none" and unchecked["confidence"] == "medium"
-    each = batch({"op": "rename", "address": "c.py:g", "new_name": "gee"}, {"op": "rename", "address": "a.py:second", "new_name": "third"},
+    each = batch({"op": "rename", "address": "c.py:h", "new_name": "aitch"}, {"op": "rename", "address": "a.py:second", "new_name": "third"},
                  options=("--each", "--check", "full"))
     assert [s["verified"]["files_checked"] for s in each["steps"]] == [2, 4]
     assert all(s["verified"]["complete"] and s["confidence"] == "high" for s in each["steps"])

@@ -81,13 +81,14 @@ def _rename_def_only(root: Path, path: str, old: str, new: str) -> FileChange:
 
 
 def _two_hops(root: Path) -> None:
-    """a.py defines f; b.py re-exports everything of a.py; c.py takes f from b.py; a test takes c.py."""
+    """a.py defines f; b.py re-exports everything of a.py; c.py takes f from b.py; a test takes
+    c.py's h, whose type is inferred from f (so a change of f may change it: engine.edits.check_scope)."""
     (root / "pyproject.toml").write_text("")
     (root / "a.py").write_text("def f() -> int:\n    return 1\n")
     (root / "b.py").write_text("from a import *  # noqa: F403\n")
-    (root / "c.py").write_text("from b import f\n\n\ndef g() -> int:\n    return f()\n")
+    (root / "c.py").write_text("from b import f\n\n\ndef g() -> int:\n    return f()\n\n\ndef h():\n    return f()\n")
     (root / "tests").mkdir()
-    (root / "tests" / "test_c.py").write_text("from c import g\n\n\ndef test_g() -> None:\n    assert g() == 1\n")
+    (root / "tests" / "test_c.py").write_text("from c import h\n\n\ndef test_h() -> None:\n    assert h() == 1\n")
 
 
 def test_an_importer_two_hops_away_is_in_scope_and_its_new_error_is_reported(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from typing import Callable
 
 from engine.edits import check_scope, pending_checks
 from engine.edits.check_scope import Scope
+from engine.edits.kept_baseline import KeptBaseline, workspace_state
 from engine.edits.apply import ApplyOptions, Transactions, VerifyFailed
 from engine.edits.diff import FileSummary
 from engine.edits.outcome import EditOutcome
@@ -98,6 +99,8 @@ class EditSession:
         importers: Callable[[list[str], int], tuple[list[str], int]] | None = None,
         diagnostics_budget: float = DIAGNOSTICS_BUDGET,
         dependents: Callable[[list[str]], list[str]] | None = None,
+        kept: KeptBaseline | None = None,
+        content_hashes: Callable[[], dict[str, str]] | None = None,
     ) -> None:
         self.workspace = workspace
         self.transactions = transactions
@@ -114,6 +117,13 @@ class EditSession:
         compared are those that can see what the edit changed (engine.edits.check_scope), and
         ``importers`` is not asked."""
         self.diagnostics_budget = diagnostics_budget
+        self.kept = kept
+        """Errors earlier checks had, per file and workspace state (a long-lived engine's): the
+        before pass takes a file's from there when nothing changed since, and every pass adds to it."""
+        self.content_hashes = content_hashes
+        """Every indexed file's content hash (from the project graph): the workspace's state."""
+        self._server_of: dict[str, str] = {}
+        """The server whose errors of each file a pass last had."""
 
     def preview(self, edit: WorkspaceEdit) -> list[FileState]:
         return [s for s in self.transactions.preview(edit) if s.changed]
@@ -136,10 +146,11 @@ class EditSession:
         touched = [p for p in edit.touched if (self.workspace.root / p).is_file()]
         scope, scope_unknown = self.scope_for(edit, touched) if mode is not CheckMode.NONE else (Scope([], 0), "")
         compared = [*touched, *scope.importers]
+        state = self._state() if mode is not CheckMode.NONE else None
         # Half the budget before the write (its first file may take more), and what is left after
         # it: the after pass compares the same files, and on a warm server it is the slower one.
         if mode is not CheckMode.NONE:
-            first = self._errors(compared, started + budget / 2, budget, first_wait=budget * _FIRST_FILE_SHARE)
+            first = self._errors(compared, started + budget / 2, budget, first_wait=budget * _FIRST_FILE_SHARE, state=state)
             before: dict[str, list[Diagnostic]] | None = first.found if first.found or first.left_out else None
         else:
             first, before = _Pass(), None  # no baseline: nothing is compared after the write either
@@ -172,6 +183,9 @@ class EditSession:
             raise
         if not conditional:
             settle(applied.files)  # informational only: the transaction is committed already
+        if state is not None:
+            self._keep(state, before or {})
+            self._keep(self._state_after(state, applied.files), comparison.after or {})
         checked = before is not None and comparison.after is not None
         pending = self._unfinished(applied.transaction, before, comparison, compared, renamed)
         not_kept = ""
@@ -205,6 +219,36 @@ class EditSession:
             return Scope(*self.importers(touched, SCOPE_LIMIT)), ""
         except Exception as error:  # the graph could not be loaded (a full disk, a damaged cache): said, not fatal
             return Scope([], 0), f"the project graph could not be loaded ({getattr(error, 'message', None) or error})"
+
+    def _state(self) -> tuple[dict[str, str], str] | None:
+        """Every indexed file's content hash and the workspace state they make; None when no
+        errors are kept here (no long-lived engine) or the graph cannot say."""
+        if self.kept is None or self.content_hashes is None:
+            return None
+        try:
+            hashes = self.content_hashes()
+        except Exception:  # the graph could not be loaded: said by the scope; nothing is reused
+            return None
+        return hashes, workspace_state(self.workspace.root, hashes)
+
+    def _state_after(self, state: tuple[dict[str, str], str], files: list[FileSummary]) -> tuple[dict[str, str], str]:
+        """The workspace state once ``files`` are written: their new contents' hashes in place of the old."""
+        hashes = dict(state[0])
+        for summary in files:
+            hashes.pop(summary.path, None)
+            if summary.status not in ("deleted", "renamed-away"):
+                try:
+                    hashes[summary.path] = self.workspace.read(summary.path).sha256
+                except GraftError:
+                    pass  # not a source file the graph indexes (too large, binary): nothing kept for it
+        return hashes, workspace_state(self.workspace.root, hashes)
+
+    def _keep(self, state: tuple[dict[str, str], str], found: dict[str, list[Diagnostic]]) -> None:
+        assert self.kept is not None
+        hashes, workspace = state
+        for path, errors in found.items():
+            if path in hashes:
+                self.kept.put(path, hashes[path], workspace, errors, self._server_of.get(path, ""))
 
     def _text(self, path: str) -> str | None:
         try:
@@ -338,15 +382,25 @@ class EditSession:
         return self._errors(paths, deadline, budget, first_wait=first_wait)
 
     def _errors(self, paths: list[str], deadline: float, budget: float | None = None, *, recheck: bool = False,
-                first_wait: float = _LEAST_WAIT) -> _Pass:
+                first_wait: float = _LEAST_WAIT, state: tuple[dict[str, str], str] | None = None) -> _Pass:
         """Error diagnostics per file, each from a server that had finished analysing; a file no
         server can check is named with the reason and the others go on. Files past the deadline
         are left out, and the pass says how many. The first file may take ``first_wait`` seconds
-        whatever the deadline, the others at least ``_LEAST_WAIT``."""
+        whatever the deadline, the others at least ``_LEAST_WAIT``. With the workspace's
+        ``state``, a file whose errors an earlier check had in that state is not asked again."""
         done = _Pass()
         if self.services is None:
             done.unchecked = {path: "no language servers are installed" for path in paths}
             return done
+        if state is not None and self.kept is not None:
+            hashes, workspace = state
+            for path in paths:
+                kept = self.kept.get(path, hashes[path], workspace) if path in hashes else None
+                if kept is not None:
+                    done.found[path] = list(kept.errors)
+                    done.servers.add(kept.server)
+                    self._server_of[path] = kept.server
+            paths = [p for p in paths if p not in done.found]
         for index, path in enumerate(paths):
             left_out = f"{len(paths) - index} file(s) left out after the {budget or self.diagnostics_budget:g} s budget"
             remaining = deadline - time.monotonic()
@@ -375,6 +429,7 @@ class EditSession:
                 done.unchecked[path] = f"{answer.server} had not finished analysing it"
                 continue
             done.servers.add(answer.server)
+            self._server_of[path] = answer.server
             done.found[path] = [d for d in answer.value if d.severity == "error"]
         return done
 

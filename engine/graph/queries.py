@@ -257,6 +257,10 @@ class GraphQueries:
         return [p for p, facts in self.project.facts.items()
                 if _folder(p) in folders and _import_style(facts) is ImportStyle.GO_PACKAGES]
 
+    def content_hashes(self) -> dict[str, str]:
+        """Every indexed file's content hash, as the graph last read it."""
+        return {path: facts.sha256 for path, facts in self.project.facts.items()}
+
     def dependents(self, paths: list[str]) -> list[str]:
         """The files that see ``paths`` directly: their importers, and in Go the other files of
         their packages, which see them without an import."""
