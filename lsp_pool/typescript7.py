@@ -14,6 +14,7 @@ TypeScript 5.9's, which typescript-language-server runs). That folder is :func:`
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -145,7 +146,18 @@ def _own_typescript(root: Path, folder: Path) -> tuple[str | None, str, Path | N
 def _locked_version(lock: Path) -> str | None:
     """The ``typescript`` version an npm lock file pins (lockfileVersion 2 and 3)."""
     try:
-        data = json.loads(lock.read_text(encoding="utf-8"))
+        found = lock.stat()
+    except OSError:
+        return None
+    # Asked on every request (the pool chooses per file), and a large project's lock file runs
+    # to megabytes: read again only when it changes.
+    return _read_locked_version(str(lock), found.st_mtime_ns, found.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _read_locked_version(lock: str, _mtime_ns: int, _size: int) -> str | None:
+    try:
+        data = json.loads(Path(lock).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     packages = data.get("packages") if isinstance(data, dict) else None

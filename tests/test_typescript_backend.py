@@ -119,3 +119,16 @@ def test_doctor_names_the_server_of_each_project(tmp_path: Path) -> None:
     projects = {project.folder: project for family in report.families for project in family.typescript}
     assert projects["new"].served_by.startswith(TSC_LSP) and "TypeScript 7.0.2" in projects["new"].why
     assert projects["old"].served_by.startswith(TSLS) and "TypeScript 5.9.3" in projects["old"].why
+
+
+def test_a_lock_file_changed_during_a_session_is_read_again(tmp_path: Path) -> None:
+    """The lock file's answer is kept between requests, and dropped once the file changes."""
+    import os
+
+    _locked("5.9.3", tmp_path)
+    assert typescript_backend(tmp_path, tmp_path, trusted=False).server == TSLS
+    _locked("7.0.2", tmp_path)
+    lock = tmp_path / "package-lock.json"
+    later = lock.stat().st_mtime_ns + 10**9
+    os.utime(lock, ns=(later, later))  # the same size: only the time says it changed
+    assert typescript_backend(tmp_path, tmp_path, trusted=False).server == TSC_LSP
