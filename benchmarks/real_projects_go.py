@@ -2,6 +2,9 @@
 the Go half of benchmarks/bench_real_projects.py (``--language go``); the corpus is
 benchmarks/real_projects_go.toml.
 
+A module's ``flaky = ["TestName"]`` are tests that fail now and then on an unchanged copy: they
+are skipped (``go test -skip``) in every run, the baseline's included.
+
 A module is downloaded once with ``go mod download`` into a module cache of its own under
 benchmarks/.corpus/go/ (reruns are offline: every ``go`` run here has GOPROXY=off) and copied,
 writable, to ``.corpus/go/src/<module>@<version>/<module path>``: a module whose tests match their
@@ -58,6 +61,7 @@ class Baseline:
     unformatted: frozenset[str]
     digests: dict[str, str]
     texts: dict[str, str]
+    flaky: list[str]
 
 
 @dataclass
@@ -107,9 +111,11 @@ def _go(command: list[str], cwd: Path, offline: bool = True, timeout: int = 900)
     return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=go_env(offline), timeout=timeout)
 
 
-def run_tests(root: Path) -> tuple[bool, int, str]:
-    """(green, passed tests and subtests, the tail of the output)."""
-    ran = _go(["go", "test", "-count=1", "-vet=off", "-json", "./..."], root)
+def run_tests(root: Path, flaky: list[str] | None = None) -> tuple[bool, int, str]:
+    """(green, passed tests and subtests, the tail of the output). ``flaky``: the module's tests
+    that fail now and then on an unchanged copy, skipped in every run (the baseline's too)."""
+    skip = ["-skip", f"^({'|'.join(flaky)})$"] if flaky else []
+    ran = _go(["go", "test", "-count=1", "-vet=off", *skip, "-json", "./..."], root)
     passed, output = 0, []
     for line in ran.stdout.splitlines():
         try:
@@ -156,12 +162,16 @@ def green_baseline(project: Project) -> Baseline:
     built, vet = vet_findings(source)
     if not built:
         raise BaselineRed(f"{project['name']} does not build before any refactoring: {list(vet)}")
-    green, passed, tail = run_tests(source)
+    green, passed, tail = run_tests(source, _flaky(project))
     if not green:
         raise BaselineRed(f"{project['name']}'s own tests fail before any refactoring:\n{tail}")
     digests = digest(source)
     texts = {p: (source / p).read_text(encoding="utf-8", errors="replace") for p in digests if p.endswith((".go", ".s", ".mod"))}
-    return Baseline(source, passed, vet, unformatted(source, list(digests)), digests, texts)
+    return Baseline(source, passed, vet, unformatted(source, list(digests)), digests, texts, _flaky(project))
+
+
+def _flaky(project: Project) -> list[str]:
+    return [str(name) for name in cast(list[object], project.get("flaky", []))]
 
 
 # -- codegraft -----------------------------------------------------------------------------------
@@ -293,7 +303,7 @@ def build_verdict(root: Path, base: Baseline) -> str:
 
 
 def suite_verdict(root: Path, base: Baseline) -> str:
-    green, count, tail = run_tests(root)
+    green, count, tail = run_tests(root, base.flaky)
     if green and count == base.passed:
         return ""
     last = [line for line in tail.strip().splitlines() if line.strip()][-3:]
