@@ -293,7 +293,16 @@ class _RunsACommand:
         return os.system, (f"touch {self.marker}",)
 
 
-def test_a_crafted_cache_runs_nothing_and_touches_nothing_outside(root: Path, outside: Path) -> None:
+class _StartsAProcess(_RunsACommand):
+    """The same through a class (subprocess.Popen), which a check for "classes only" lets by:
+    only the cache's list of its own modules stops it."""
+
+    def __reduce__(self) -> tuple[Any, tuple[list[str]]]:  # type: ignore[override]
+        return subprocess.Popen, (["touch", str(self.marker)],)
+
+
+@pytest.mark.parametrize("crafted", [_RunsACommand, _StartsAProcess], ids=["function", "class"])
+def test_a_crafted_cache_runs_nothing_and_touches_nothing_outside(root: Path, outside: Path, crafted: type[_RunsACommand]) -> None:
     import diskcache
 
     (root / "b.py").write_text("def f():\n    return 1\n")
@@ -307,8 +316,8 @@ def test_a_crafted_cache_runs_nothing_and_touches_nothing_outside(root: Path, ou
         keys = [k for k in cache.iterkeys() if isinstance(k, str)]
         assert keys
         for key in keys:
-            cache.set(key, _RunsACommand(marker))
-        cache.set(("a", "tuple", "key"), _RunsACommand(marker))
+            cache.set(key, crafted(marker))
+        cache.set(("a", "tuple", "key"), crafted(marker))
     facts_key = next(k for k in keys if k.startswith("facts") and "a.py" in k)
     import sqlite3
 
