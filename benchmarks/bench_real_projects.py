@@ -2,6 +2,8 @@
 rope and jedi side by side, in the same run.
 
 Run: ``.venv/bin/python benchmarks/bench_real_projects.py [--server] [--indexed-words] [--only NAME] [--tools codegraft,rope,jedi]``
+(``--language go``: the Go module corpus instead, benchmarks/real_projects_go.toml, codegraft with
+gopls, judged by go build, go vet and go test: benchmarks/real_projects_go.py)
 (rope is installed into the venv on first use; sdists are fetched from PyPI once, into
 benchmarks/.corpus/). Projects and cases are data: benchmarks/real_projects.toml.
 
@@ -490,12 +492,18 @@ def main() -> None:
     parser.add_argument("--only", help="projects by name, comma-separated")
     parser.add_argument("--tools", default=",".join(TOOLS), help=f"comma-separated, of {', '.join(TOOLS)} (default: all)")
     parser.add_argument("--data", default=str(DATA), help="the corpus (default: benchmarks/real_projects.toml)")
-    parser.add_argument("--language", choices=("python", "go"), default="python",
+    parser.add_argument("--language", choices=("python", "go", "typescript"), default="python",
                         help="python: the PyPI corpus, codegraft beside its peers; go: the Go module corpus "
-                             "(benchmarks/real_projects_go.toml), codegraft with gopls")
+                             "(benchmarks/real_projects_go.toml), codegraft with gopls; typescript: the npm corpus "
+                             "(benchmarks/real_projects_ts.toml), codegraft with typescript-language-server")
     parser.add_argument("--indexed-words", action="store_true",
                         help="codegraft with its files' words indexed first, as the CLI's daemon has them after a call")
     args = parser.parse_args()
+    if args.language == "typescript":
+        from benchmarks import real_projects_ts
+
+        real_projects_ts.main(set(args.only.split(",")) if args.only else None)
+        return
     if args.language == "go":
         from benchmarks import real_projects_go
 
