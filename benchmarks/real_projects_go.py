@@ -158,16 +158,20 @@ def digest(root: Path) -> dict[str, str]:
 
 
 def green_baseline(project: Project) -> Baseline:
-    source = module_source(project)
+    return baseline_at(module_source(project), str(project["name"]), _flaky(project))
+
+
+def baseline_at(source: Path, name: str, flaky: list[str]) -> Baseline:
+    """A module's state before any refactoring; BaselineRed when it does not build or its tests fail."""
     built, vet = vet_findings(source)
     if not built:
-        raise BaselineRed(f"{project['name']} does not build before any refactoring: {list(vet)}")
-    green, passed, tail = run_tests(source, _flaky(project))
+        raise BaselineRed(f"{name} does not build before any refactoring: {list(vet)}")
+    green, passed, tail = run_tests(source, flaky)
     if not green:
-        raise BaselineRed(f"{project['name']}'s own tests fail before any refactoring:\n{tail}")
+        raise BaselineRed(f"{name}'s own tests fail before any refactoring:\n{tail}")
     digests = digest(source)
     texts = {p: (source / p).read_text(encoding="utf-8", errors="replace") for p in digests if p.endswith((".go", ".s", ".mod"))}
-    return Baseline(source, passed, vet, unformatted(source, list(digests)), digests, texts, _flaky(project))
+    return Baseline(source, passed, vet, unformatted(source, list(digests)), digests, texts, flaky)
 
 
 def _flaky(project: Project) -> list[str]:
