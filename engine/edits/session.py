@@ -209,16 +209,17 @@ class EditSession:
     def scope_for(self, edit: WorkspaceEdit, touched: list[str]) -> tuple[Scope, str]:
         """The importers the check after ``edit`` compares besides the ``touched`` files, and why
         they could not be found ('' when they were)."""
-        if not touched or (self.dependents is None and self.importers is None):
+        if not touched:
             return Scope([], 0), ""
         try:
             if self.dependents is not None:
                 written = [(state.path, state.before, state.after) for state in self.preview(edit)]
                 return check_scope.scope_of(written, self.dependents, self._text, SCOPE_LIMIT), ""
-            assert self.importers is not None
-            return Scope(*self.importers(touched, SCOPE_LIMIT)), ""
+            if self.importers is not None:
+                return Scope(*self.importers(touched, SCOPE_LIMIT)), ""
         except Exception as error:  # the graph could not be loaded (a full disk, a damaged cache): said, not fatal
             return Scope([], 0), f"the project graph could not be loaded ({getattr(error, 'message', None) or error})"
+        return Scope([], 0), ""
 
     def _state(self) -> tuple[dict[str, str], str] | None:
         """Every indexed file's content hash and the workspace state they make; None when no
@@ -244,10 +245,9 @@ class EditSession:
         return hashes, workspace_state(self.workspace.root, hashes)
 
     def _keep(self, state: tuple[dict[str, str], str], found: dict[str, list[Diagnostic]]) -> None:
-        assert self.kept is not None
         hashes, workspace = state
         for path, errors in found.items():
-            if path in hashes:
+            if path in hashes and self.kept is not None:
                 self.kept.put(path, hashes[path], workspace, errors, self._server_of.get(path, ""))
 
     def _text(self, path: str) -> str | None:
