@@ -176,7 +176,7 @@ def _go_move(workspace: Workspace, symbol: Symbol, dest: str, exists: bool, note
     kept = [line for number, line in enumerate(lines) if not (first <= number < last) and number not in unused]
     new_source = "\n".join(_without_empty_import_block(kept)).rstrip("\n") + "\n"
     new_dest = _with_go_imports(dest_text, needed).rstrip("\n") + "\n\n" + "\n".join(moved).rstrip("\n") + "\n"
-    # Imported here: LibCST's import (0.5 s) would otherwise be paid by every TypeScript rename,
+    # Imported here: LibCST's slow import would otherwise be paid by every TypeScript rename,
     # whose passes import this module for its refusal type.
     from engine.refactor.python.cst_edits import move_operations  # noqa: PLC0415
 
