@@ -326,3 +326,35 @@ def test_a_move_into_a_file_that_imported_the_name_through_a_barrel_drops_that_i
     if tsc is not None:
         checked = subprocess.run([tsc, "-p", "."], cwd=root, capture_output=True, text=True, timeout=120)
         assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+SELF_IMPORTING = {
+    "package.json": '{"name": "pkg", "version": "1.0.0", "types": "dist/index.d.ts"}\n',
+    "tsconfig.json": '{"compilerOptions": {"strict": true, "target": "es2020", "module": "esnext", '
+                     '"moduleResolution": "bundler", "noEmit": true}, "include": ["src"]}\n',
+    "src/index.ts": 'export { helper } from "./lib"\n',
+    "src/lib.ts": "export function helper(value: number): number {\n  return value + 1\n}\n",
+}
+
+
+@pytest.mark.parametrize(("extra", "unseen"), [
+    # zod's layout: tests under a config of another name, importing the package through its paths
+    ({"tests/tsconfig.tests.json": '{"extends": "../tsconfig.json", "compilerOptions": {"paths": {"pkg": ["../src/index.ts"]}}, '
+                                   '"include": ["."]}\n',
+      "tests/lib.test.ts": 'import { helper } from "pkg"\n\nexport const two = helper(1)\n'}, "tests/lib.test.ts"),
+    # a file in no config at all that imports the package by its own name (resolved to dist/)
+    ({"examples/demo.ts": 'import { helper } from "pkg"\n\nconsole.log(helper(1))\n'}, "examples/demo.ts"),
+])
+def test_a_rename_the_server_cannot_see_through_a_self_import_is_refused(
+        tmp_path: Path, extra: dict[str, str], unseen: str) -> None:
+    """tsserver loads no config named tsconfig.tests.json, and resolves a loose file's import of
+    the package's own name to its built output: zod's mini tests kept ``z.looseObject`` after
+    its rename, and failed."""
+    require("typescript-language-server")
+    files = {**SELF_IMPORTING, **extra}
+    root = write_project(tmp_path / "project", files)
+    with served_engine(root, "typescript-language-server") as engine:
+        with pytest.raises(Refused) as refused:
+            engine.plan(Rename("src/lib.ts:helper", "increment"))
+    assert refused.value.code == "project_not_loaded" and unseen in refused.value.message
+    assert all((root / path).read_text() == text for path, text in files.items())

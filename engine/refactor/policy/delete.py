@@ -21,7 +21,7 @@ from engine.refactor.python.name_uses import name_uses
 from engine.refactor.python.overrides import overridden_methods
 from engine.refactor.python import unused_imports
 from engine.refactor.plan import RefactorPlan
-from engine.refactor.typescript.visibility import files_to_show, in_family
+from engine.refactor.typescript.visibility import files_to_show, in_family, refuse_unseen_mentions
 from engine.symbols import Source, Symbol
 
 if TYPE_CHECKING:
@@ -42,6 +42,9 @@ def plan(operation: Delete, context: PlanContext) -> RefactorPlan:
         corpus = Corpus(context.workspace, list(context.graph().project.facts), words=context.file_words())
         interface_methods.refuse_if_an_interface_may_call(corpus, symbol.address, symbol.name)
     found = context.references(_reference_address(context, family[-1]))
+    if context.use_server and in_family(symbol.file):
+        refuse_unseen_mentions(context, [symbol.name], {symbol.file, *(loc.file for loc in found.locations)},
+                               f"deleting {symbol.address}")
     kind = profile_of(symbol.file)
     if found.source is Source.AST and not (kind is not None and kind.graph_sees_uses):
         # The graph resolves uses by name only where the profile says so; elsewhere it would miss them.

@@ -43,6 +43,9 @@ class ProjectConfig:
     allow_js: bool
     references: tuple[str, ...] = ()
     problems: tuple[str, ...] = field(default=(), compare=False)
+    maps_paths: bool = field(default=False, compare=False)
+    """Whether it resolves imports through ``paths`` or ``baseUrl`` (its own or inherited): an
+    inferred project, without them, resolves its files' imports elsewhere."""
 
     @property
     def folder(self) -> str:
@@ -113,6 +116,18 @@ class ProjectConfigs:
                 return found
         return None
 
+    def undiscovered_mapping(self, path: str) -> ProjectConfig | None:
+        """For a file tsserver loads no configured project for (``owner`` None): a config of
+        another name (``tsconfig.tests.json``) that includes it and maps import paths. tsserver
+        puts such a file in an inferred project, without those paths, so its imports resolve to
+        other files (the package's built output) and its uses of the project's names go unseen."""
+        if self.owner(path) is not None:
+            return None
+        for config in self.configs.values():
+            if not config.discoverable and config.maps_paths and config.includes(path):
+                return config
+        return None
+
     def problems(self) -> list[str]:
         return [problem for config in self.configs.values() for problem in config.problems]
 
@@ -165,7 +180,8 @@ class ProjectConfigs:
                 references.append(joined if joined.endswith(".json") else posixpath.join(joined, "tsconfig.json"))
         if self._json(path) is None:
             problems.append(f"{path} could not be read as JSON: its project is not known")
-        return ProjectConfig(path, files, include, exclude, allow_js, tuple(references), tuple(problems))
+        return ProjectConfig(path, files, include, exclude, allow_js, tuple(references), tuple(problems),
+                             maps_paths="paths" in options or "baseUrl" in options)
 
     def _chain(self, path: str, problems: list[str], seen: set[str]) -> list[str]:
         """``path`` and the configs it extends, the furthest base first."""

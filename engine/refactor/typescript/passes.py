@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from engine.edits.model import CreateFile
+from engine.edits.model import CreateFile, FileChange
 from engine.errors import Refused, ServiceUnavailable
 from engine.names import PositionAddress, parse_address
 from engine.refactor.move_other import MoveUnavailable
@@ -21,6 +21,7 @@ from engine.refactor.typescript.clashes import rename_clashes
 from engine.refactor.typescript.shorthands import destructured_local_reaches, keep_shorthand_keys
 from engine.refactor.typescript.self_imports import with_self_imports_removed
 from engine.refactor.typescript.specifiers import relative_specifiers
+from engine.refactor.typescript.visibility import refuse_unseen_mentions
 from engine.symbols import Source
 
 if TYPE_CHECKING:
@@ -44,6 +45,8 @@ def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperatio
         listing = "\n  ".join(clash.message() for clash in clashes)
         raise NameClash(f"renaming {old_name} to {operation.new_name} would clash:\n  {listing}\n"
                         "nothing was changed; choose another name, or rename the other binding first")
+    edited = {op.path for op in plan.edit.operations if isinstance(op, FileChange)}
+    refuse_unseen_mentions(context, [old_name], edited, f"renaming {old_name} to {operation.new_name}")
     _refuse_a_property_renamed_through_a_local(plan, context, operation, old_name)
     edit, notes = keep_shorthand_keys(context.workspace, plan.edit, old_name, operation.new_name)
     return replace(plan, edit=edit, warnings=[*plan.warnings, *notes]) if notes else plan

@@ -13,9 +13,11 @@ A file that does not mention the name cannot refer to it, so no other file needs
 
 from __future__ import annotations
 
+import json
+import re
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from engine.errors import GraftError
+from engine.errors import GraftError, Refused
 from engine.languages import LANGUAGES, profile_of
 from engine.refactor.corpus import Corpus
 from engine.refactor.typescript.configs import ProjectConfigs
@@ -65,6 +67,54 @@ def project_files(context: PlanContext, names: Sequence[str]) -> list[str]:
         else:
             first_of_project.setdefault(owner.path, path)
     return [*first_of_project.values(), *loose]
+
+
+class ProjectNotLoaded(Refused):
+    code = "project_not_loaded"
+
+
+def refuse_unseen_mentions(context: PlanContext, names: Sequence[str], answered: set[str], doing: str) -> None:
+    """Refuse when a file that mentions ``names`` belongs only to a config tsserver never loads
+    and that maps import paths (tests under ``tsconfig.tests.json`` importing the package by its
+    own name), and the server's answer (``answered``: the files it edits or refers from) leaves it
+    out: the server resolved that file's imports without the config's paths, so its silence
+    there proves nothing."""
+    corpus = Corpus(context.workspace, list(context.graph().project.facts), context.workspace_files, context.file_words())
+    mentioning = dict.fromkeys(path for name in names for language in _LANGUAGES for path in corpus.mentioning(name, language))
+    configs = ProjectConfigs(context.workspace_files(), lambda path: _text(context, path))
+    own_name = _package_name(context)
+    unseen = []
+    for path in mentioning:
+        if path in answered:
+            continue
+        config = configs.undiscovered_mapping(path)
+        if config is not None:
+            unseen.append(f"{path} (in {config.path}, whose paths/baseUrl tsserver does not apply to it)")
+        elif own_name and configs.owner(path) is None and _imports_package(_text(context, path) or "", own_name):
+            unseen.append(f"{path} (in no config tsserver loads, and it imports the package by its own name "
+                          f"'{own_name}', which the server resolves to the built output)")
+    if unseen:
+        listing = "\n  ".join(unseen[:10]) + (f"\n  ... and {len(unseen) - 10} more" if len(unseen) > 10 else "")
+        raise ProjectNotLoaded(
+            f"{doing}: these files mention {', '.join(names)}, but only a config tsserver never loads includes them, "
+            f"and it maps import paths, so the server could not see their uses:\n  {listing}\nnothing was changed; "
+            "make that config discoverable (a tsconfig.json in its folder, or a `references` entry of the root "
+            "tsconfig.json), or change those files by hand")
+
+
+def _package_name(context: PlanContext) -> str | None:
+    """The workspace package's own name (its root package.json), which its files may import it by."""
+    text = _text(context, "package.json")
+    try:
+        name = json.loads(text).get("name") if text else None
+    except (ValueError, AttributeError):
+        return None
+    return name if isinstance(name, str) and name else None
+
+
+def _imports_package(text: str, name: str) -> bool:
+    """Whether a file imports or requires ``name`` or a path of it (``zod``, ``zod/mini``)."""
+    return re.search(rf"""(?:\bfrom\s*|\brequire\s*\(\s*|\bimport\s*\(\s*)(['"]){re.escape(name)}(?:/[^'"]*)?\1""", text) is not None
 
 
 def _text(context: PlanContext, path: str) -> str | None:
