@@ -42,8 +42,11 @@ def import_path(corpus: Corpus, folder: str) -> str | None:
 
 
 def _local_name(code_text: str, path: str, package: str) -> str | None:
-    """The name ``code_text``'s file refers to the package at ``path`` by, or None when it does not import it."""
-    for match in re.finditer(rf'(?:^|[\s(;])(?:(\w+|\.)\s+)?"{re.escape(path)}"', code_text):
+    """The name ``code_text``'s file refers to the package at ``path`` by, or None when it does not
+    import it. Only the imports count: they end at the first other declaration."""
+    declaration = re.search(r"^(func|type|var|const)\b", code_text, re.M)
+    imports = code_text[:declaration.start()] if declaration else code_text
+    for match in re.finditer(rf'(?:^|[\s(;])(?:(?!import\b)(\w+|\.)\s+)?"{re.escape(path)}"', imports):
         alias = match.group(1)
         return None if alias in (".", "_") else alias or package
     return None
