@@ -7,8 +7,8 @@ the interface at run time, through a type assertion from another interface value
 quietly stops implementing the interface, and the assertion fails. The build stays green.
 
 So a plan that renames an interface's method is checked: every method of the old name that it
-leaves as it is, on a type of the interface's package that has the interface's other methods
-too, refuses the plan, listed. It may be another method of the same name; the user decides.
+leaves as it is, on a type that has the interface's other methods too (of the interface's
+package; of any package when both are exported), refuses the plan, listed. It may be another method of the same name; the user decides.
 """
 
 from __future__ import annotations
@@ -83,21 +83,26 @@ def _methods(code: str) -> list[tuple[str, str, int]]:
 
 def check(edit: WorkspaceEdit, corpus: Corpus, old_name: str, new_name: str) -> None:
     """Raises ImplementationsLeftBehind when the plan renames an interface's method and leaves the
-    same method of a type of that package, which has the interface's other methods, as it was."""
+    same method of a type that has the interface's other methods as it was: a type of the
+    interface's package, or of any package when the interface and the method are exported."""
     renamed = _renamed_lines(edit)
     for interface in _renamed_interfaces(corpus, renamed, old_name):
         folder = interface.path.rpartition("/")[0]
-        declared: dict[str, set[str]] = {}
+        packages = {folder}
+        if interface.name[:1].isupper() and old_name[:1].isupper():
+            # Another package's type may implement it too: those whose files spell the method.
+            packages |= {path.rpartition("/")[0] for path in corpus.mentioning(old_name, "go")}
+        declared: dict[tuple[str, str], set[str]] = {}
         candidates: list[tuple[str, str, int]] = []
         for path in corpus.paths:
-            if not path.endswith(".go") or path.rpartition("/")[0] != folder:
+            if not path.endswith(".go") or path.rpartition("/")[0] not in packages:
                 continue
             for receiver, method, line in _methods(_code(corpus.source(path).text)):
-                declared.setdefault(receiver, set()).add(method)
+                declared.setdefault((path.rpartition("/")[0], receiver), set()).add(method)
                 if method == old_name and line not in renamed.get(path, set()):
                     candidates.append((path, receiver, line))
         left = [f"{path}:{line + 1} ({receiver}.{old_name})" for path, receiver, line in candidates
-                if interface.others <= declared.get(receiver, set())]
+                if interface.others <= declared.get((path.rpartition("/")[0], receiver), set())]
         if left:
             listing = "\n  ".join(left)
             raise ImplementationsLeftBehind(
