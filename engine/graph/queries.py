@@ -197,7 +197,17 @@ class GraphQueries:
 
     def _owned(self, node: str) -> list[str]:
         """A node and everything it contains (a file's symbols, a class's methods)."""
-        return [node, *nx.descendants(_contains_view(self.graph), node)]
+        # Walked by hand: networkx's descendants over a filtered view counts the whole view's
+        # nodes through the filter on every call, which made each call cost the graph's size.
+        owned, pending, seen = [node], [node], {node}
+        successors = self.graph.succ
+        while pending:
+            for child, kinds in successors[pending.pop()].items():
+                if "contains" in kinds and child not in seen:
+                    seen.add(child)
+                    owned.append(child)
+                    pending.append(child)
+        return owned
 
     def dependencies(self, address: str) -> list[EdgeRef]:
         """What the target uses: its (and its contents') outgoing imports, calls and bases."""
@@ -367,7 +377,7 @@ class GraphQueries:
             owner = symbol_node(path, fact.parent) if fact.parent is not None else None
         if owner is None:
             return []
-        subclasses = nx.ancestors(nx.subgraph_view(self.graph, filter_edge=lambda u, v, k: k == "inherits"), owner)
+        subclasses = self._inheriting(owner, upward=False)
         found = []
         for subclass in sorted(subclasses):
             if method is None:
@@ -387,8 +397,6 @@ class GraphQueries:
         path = self.graph.nodes[node]["path"]
         if fact.parent is None:
             return [self.ref(node)]
-        # Edges point from a class to its bases.
-        inherits = nx.DiGraph(nx.subgraph_view(self.graph, filter_edge=lambda u, v, k: k == "inherits"))
         owner = symbol_node(path, fact.parent)
 
         def method_of(cls: str) -> str | None:
@@ -398,7 +406,7 @@ class GraphQueries:
 
         def definers_above(cls: str) -> set[str]:
             """The class and its ancestors that define the method (the ones its MRO can reach)."""
-            above = {cls, *(nx.descendants(inherits, cls) if inherits.has_node(cls) else ())}
+            above = {cls, *self._inheriting(cls, upward=True)}
             return {c for c in above if method_of(c) is not None}
 
         # One slot: the definers above the owner, then, for every class below any of them, the
@@ -407,7 +415,7 @@ class GraphQueries:
         family = definers_above(owner) | {owner}
         grown = True
         while grown:
-            below = {d for c in family if inherits.has_node(c) for d in nx.ancestors(inherits, c)}
+            below = {d for c in family for d in self._inheriting(c, upward=False)}
             larger = family | {c for d in below for c in definers_above(d)}
             grown, family = larger != family, larger
         return [self.ref(method) for cls in sorted(family) if (method := method_of(cls)) is not None]
@@ -415,10 +423,22 @@ class GraphQueries:
     def subclasses(self, class_address: str) -> list[NodeRef]:
         """Every class below this one, transitively (itself not included): where its members are
         inherited, and may be declared again by assignment on ``self``."""
-        owner = self.node_for(class_address)
-        inherits = nx.DiGraph(nx.subgraph_view(self.graph, filter_edge=lambda u, v, k: k == "inherits"))
-        below = nx.ancestors(inherits, owner) if inherits.has_node(owner) else set()  # edges point to bases
+        below = self._inheriting(self.node_for(class_address), upward=False)
         return [self.ref(cls) for cls in sorted(below)]
+
+    def _inheriting(self, cls: str, *, upward: bool) -> set[str]:
+        """The classes above ``cls`` (its bases, transitively) or below it (its subclasses), not
+        itself. ``inherits`` edges point from a class to its bases; walked by hand, since
+        networkx's traversals of a filtered view pay for the whole graph on every call."""
+        neighbours = self.graph.succ if upward else self.graph.pred
+        found: set[str] = set()
+        pending = [cls] if cls in neighbours else []
+        while pending:
+            for other, kinds in neighbours[pending.pop()].items():
+                if "inherits" in kinds and other not in found and other != cls:
+                    found.add(other)
+                    pending.append(other)
+        return found
 
     def import_path(self, start: str, goal: str) -> list[str] | None:
         """The shortest chain of module-level imports from one Python file to another
@@ -572,10 +592,6 @@ def _judged(symbol: SymbolFact) -> bool:
         return False
     name = symbol.name
     return not (name.startswith("__") and name.endswith("__")) and not _TEST_NAME.match(name)
-
-
-def _contains_view(graph: nx.MultiDiGraph) -> nx.MultiDiGraph:
-    return nx.subgraph_view(graph, filter_edge=lambda u, v, k: k == "contains")
 
 
 def _sees_uses(language: str | None) -> bool:
