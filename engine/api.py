@@ -260,6 +260,7 @@ class Engine:
         return EditSession(self.workspace, self.transactions, self.services, self.tools, self._files_edited,
                            diagnostics_budget=self.settings.diagnostics_budget,
                            dependents=lambda paths: self.graph().dependents(paths),
+                           importers_unknown=lambda paths: self.graph().importers_unknown(paths),
                            kept=self.kept_errors, content_hashes=lambda: self.graph().content_hashes())
 
     # -- refactorings -----------------------------------------------------------

@@ -172,3 +172,35 @@ def test_go_the_other_files_of_the_package_and_its_tests_are_in_scope_and_their_
         with pytest.raises(NewErrors, match="a/use.go"):
             engine.edits().apply(_rename_value(tmp_path), EditOptions(check=CheckMode.FULL, fail_on_new_errors=True))
     assert (tmp_path / "a" / "a.go").read_text() == before
+
+
+def _c_project(root: Path) -> None:
+    (root / "shapes.h").write_text("int area(int side);\n")
+    (root / "shapes.c").write_text('#include "shapes.h"\n\nint area(int side) { return side * side; }\n')
+    (root / "main.c").write_text('#include "shapes.h"\n\nint main(void) { return area(2); }\n')
+    (root / "compile_flags.txt").write_text("-xc\n-std=c11\n")
+
+
+def test_c_a_new_error_is_found_by_clangd_and_importers_the_graph_cannot_see_are_said(tmp_path: Path) -> None:
+    """The graph follows no #include: who reads a C file is not known, so the check says so and is
+    never ``high``; the file written is still compared, and clangd's new error reported."""
+    require("clangd")
+    _c_project(tmp_path)
+    edit = WorkspaceEdit((_rename_at(tmp_path, "main.c", "return ", "area", "aera"),))
+    with served_engine(tmp_path, "clangd") as engine:
+        verified = engine.edits().apply(edit, EditOptions(check=CheckMode.FULL)).verification
+    assert verified is not None and verified.by == ("clangd",) and verified.checked == ("main.c",)
+    assert [d.file for d in verified.new_errors] == ["main.c"]
+    assert "follows no imports in the language of main.c" in verified.scope_unknown
+    assert not verified.complete
+
+
+def test_c_a_clean_edit_of_a_header_is_medium_with_the_reason(tmp_path: Path) -> None:
+    require("clangd")
+    _c_project(tmp_path)
+    edit = WorkspaceEdit((_rename_at(tmp_path, "shapes.h", "(int ", "side", "length"),))
+    with served_engine(tmp_path, "clangd") as engine:
+        verified = engine.edits().apply(edit, EditOptions(check=CheckMode.FULL)).verification
+    assert verified is not None and verified.checked == ("shapes.h",) and verified.new_errors == ()
+    confidence, reason = verified.label()
+    assert confidence is Confidence.MEDIUM and "what reads it is not known" in reason

@@ -99,6 +99,7 @@ class EditSession:
         importers: Callable[[list[str], int], tuple[list[str], int]] | None = None,
         diagnostics_budget: float = DIAGNOSTICS_BUDGET,
         dependents: Callable[[list[str]], list[str]] | None = None,
+        importers_unknown: Callable[[list[str]], list[str]] | None = None,
         kept: KeptBaseline | None = None,
         content_hashes: Callable[[], dict[str, str]] | None = None,
     ) -> None:
@@ -116,6 +117,9 @@ class EditSession:
         """The files that see given ones directly (from the project graph): with it, the importers
         compared are those that can see what the edit changed (engine.edits.check_scope), and
         ``importers`` is not asked."""
+        self.importers_unknown = importers_unknown
+        """Those of given files whose importers the graph cannot know (it follows no imports in
+        their language): the check says so, since it cannot reach what reads them."""
         self.diagnostics_budget = diagnostics_budget
         self.kept = kept
         """Errors earlier checks had, per file and workspace state (a long-lived engine's): the
@@ -214,7 +218,12 @@ class EditSession:
         try:
             if self.dependents is not None:
                 written = [(state.path, state.before, state.after) for state in self.preview(edit)]
-                return check_scope.scope_of(written, self.dependents, self._text, SCOPE_LIMIT), ""
+                scope = check_scope.scope_of(written, self.dependents, self._text, SCOPE_LIMIT)
+                unknown = self.importers_unknown(touched) if self.importers_unknown is not None else []
+                if unknown:
+                    listed = ", ".join(unknown[:3]) + (f" and {len(unknown) - 3} more" if len(unknown) > 3 else "")
+                    return scope, f"the project graph follows no imports in the language of {listed}, so what reads it is not known"
+                return scope, ""
             if self.importers is not None:
                 return Scope(*self.importers(touched, SCOPE_LIMIT)), ""
         except Exception as error:  # the graph could not be loaded (a full disk, a damaged cache): said, not fatal

@@ -63,7 +63,8 @@ class Verification:
     """The servers that answered; none: only the syntax was checked."""
     seconds: float = 0.0
     scope_unknown: str = ""
-    """Why the importers could not be found (the project graph could not be loaded); '' when they were."""
+    """Why the importers could not be found (the project graph could not be loaded, or follows no
+    imports in a written file's language); '' when they were."""
     not_affected: int = 0
     """Importers of the written files, transitively, left out of the scope: they use none of the
     names the edit changed (engine.edits.check_scope)."""

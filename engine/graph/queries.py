@@ -271,6 +271,12 @@ class GraphQueries:
         """Every indexed file's content hash, as the graph last read it."""
         return {path: facts.sha256 for path, facts in self.project.facts.items()}
 
+    def importers_unknown(self, paths: list[str]) -> list[str]:
+        """Those of ``paths`` in a language whose imports the graph does not follow (C, C++,
+        Rust, Java, C#...): who reads them is not known here."""
+        return [p for p in paths if (facts := self.project.facts.get(p)) is not None and facts.language is not None
+                and _import_style(facts) is ImportStyle.NONE]
+
     def dependents(self, paths: list[str]) -> list[str]:
         """The files that see ``paths`` directly: their importers, and in Go the other files of
         their packages, which see them without an import."""
@@ -425,6 +431,12 @@ class GraphQueries:
         inherited, and may be declared again by assignment on ``self``."""
         below = self._inheriting(self.node_for(class_address), upward=False)
         return [self.ref(cls) for cls in sorted(below)]
+
+    def superclasses(self, class_address: str) -> list[NodeRef]:
+        """Every class above this one that the project holds, transitively (itself not included):
+        where an attribute it redeclares (a property over ``self.x``) may first be set."""
+        above = self._inheriting(self.node_for(class_address), upward=True)
+        return [self.ref(cls) for cls in sorted(above)]
 
     def _inheriting(self, cls: str, *, upward: bool) -> set[str]:
         """The classes above ``cls`` (its bases, transitively) or below it (its subclasses), not
