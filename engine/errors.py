@@ -238,6 +238,14 @@ class OverridesBase(Refused):
     code = "overrides_base"
 
 
+class BaseUsesAttribute(Refused):
+    """A member that redeclares an attribute a base class uses on ``self`` without setting it
+    (it expects its subclasses to provide it): renaming the member alone would break the base,
+    and renaming the base's uses would break every other class that provides it."""
+
+    code = "base_uses_attribute"
+
+
 class BaseUnresolved(Refused):
     """A class's base that could not be followed, so whether its method overrides one there
     is unknown: refused rather than taking "no override found" for an answer."""
@@ -268,3 +276,23 @@ class PositionOutOfRange(UsageError):
 
     def to_json(self) -> dict[str, object]:
         return {**super().to_json(), "path": self.path, "line": self.line, "column": self.column, "limit": self.limit}
+
+
+class MatchNotFound(Refused):
+    """``--match TEXT`` that does not occur in the symbol it was asked of."""
+
+    code = "match_not_found"
+
+
+class AmbiguousMatch(Refused):
+    """``--match TEXT`` that occurs more than once in the symbol: the candidates are the
+    ``FILE:LINE:COL-LINE:COL`` range of each occurrence, any of which can be given instead."""
+
+    code = "ambiguous_match"
+
+    def __init__(self, message: str, candidates: list[str]) -> None:
+        super().__init__(message)
+        self.candidates = list(candidates)
+
+    def to_json(self) -> dict[str, object]:
+        return {**super().to_json(), "candidates": self.candidates}

@@ -13,7 +13,7 @@ import re
 from typing import TYPE_CHECKING, Callable
 
 from engine.edits.model import FileChange, WorkspaceEdit
-from engine.errors import GraftError, ServiceUnavailable, SymbolNotFound, UsageError
+from engine.errors import BaseUsesAttribute, GraftError, ServiceUnavailable, SymbolNotFound, UsageError
 from engine.graph import GraphQueries
 from engine.graph.queries import NodeRef
 from engine.languages import ImportStyle, language_of, profile_of
@@ -27,7 +27,7 @@ from engine.refactor.python.dynamic_bases import dynamic_subclasses, with_dynami
 from engine.refactor.python.inferred_receivers import FixtureMember
 from engine.refactor.python.parameter_address import parameter_position
 from engine.refactor.plan import RefactorPlan
-from engine.refactor.python.self_assignments import first_assignment_on_self
+from engine.refactor.python.self_assignments import first_assignment_on_self, uses_on_self
 from engine.refactor.typescript.visibility import files_to_show
 from engine.symbols import Symbol, SymbolKind
 
@@ -49,7 +49,8 @@ def plan(operation: Rename, context: PlanContext) -> RefactorPlan:
     rename.check_name(operation.new_name, language_of(symbol.file))
     rename.check_clash(family, _siblings(context, symbol), operation.new_name)
     rename.check_not_compiled(context.workspace, symbol.file)
-    targets = [target for member in family for target in _rename_targets(context, member)]
+    # Each accessor of a property reaches the same base attribute: one target each.
+    targets = list(dict.fromkeys(target for member in family for target in _rename_targets(context, member)))
     extend: rename.Extension | None = None
     fixtures: Callable[[Corpus], FixtureMember] | None = None
     if _graph_sees_uses(symbol.file):
@@ -187,6 +188,10 @@ def _rename_targets(context: PlanContext, symbol: Symbol) -> list[rename.RenameT
     if symbol.kind in (SymbolKind.PROPERTY, SymbolKind.FIELD) and _graph_sees_uses(symbol.file):
         # After the symbol's own target: the first target is the rename's primary one.
         targets += _assigned_in_subclasses(context, symbol, {(d.file, d.name_path) for d in declarations})
+    if symbol.kind in (SymbolKind.METHOD, SymbolKind.PROPERTY, SymbolKind.FIELD) and _graph_sees_uses(symbol.file):
+        # A property is a method to the syntax trees: the base's attribute it overrides is the same one.
+        declared = {(d.file, d.name_path) for d in declarations}
+        targets += [t for t in _assigned_in_bases(context, symbol, declared) if t not in targets]
     return targets
 
 
@@ -215,6 +220,42 @@ def _assigned_in_subclasses(context: PlanContext, symbol: Symbol, declared: set[
         position = first_assignment_on_self(context.workspace.read(cls.path).text, cls.name_path.split("/"), symbol.name)
         if position is not None:
             targets.append(rename.RenameTarget(cls.path, position))
+    return targets
+
+
+def _assigned_in_bases(context: PlanContext, symbol: Symbol, declared: set[tuple[str, str]]) -> list[rename.RenameTarget]:
+    """A property (or field) that overrides an attribute its base sets on self (``self._x = x``
+    in ``__init__``): one attribute in the MRO, so the base's assignment and uses, and those of
+    every class below that base, follow the rename. A base that only uses the attribute, set
+    by its subclasses, is refused (BaseUsesAttribute)."""
+    queries = context.graph()
+    owner = symbol.name_path.rpartition("/")[0]
+    try:
+        above = queries.superclasses(f"{symbol.file}:{owner}") if owner else []
+    except SymbolNotFound:
+        above = []  # a class the trees do not list
+    targets: list[rename.RenameTarget] = []
+    setters: list[NodeRef] = []
+    for cls in above:
+        if cls.name_path is None or (cls.path, f"{cls.name_path}/{symbol.name}") in declared:
+            continue  # declared in its body: the hierarchy's own target
+        text = context.workspace.read(cls.path).text
+        position = first_assignment_on_self(text, cls.name_path.split("/"), symbol.name)
+        if position is not None:
+            targets.append(rename.RenameTarget(cls.path, position))
+            setters.append(cls)
+        elif uses_on_self(text, cls.name_path.split("/"), symbol.name):
+            raise BaseUsesAttribute(
+                f"{cls.path}:{cls.name_path} uses self.{symbol.name} without setting it, and {symbol.address} provides it: "
+                f"renaming one leaves the other (and any other class that provides it); rename by hand or give the base a declaration")
+    for base in setters:
+        # A sibling of the symbol's class that sets the base's attribute again shares it too.
+        for cls in queries.subclasses(base.address):
+            if cls.name_path is None or cls.name_path == owner and cls.path == symbol.file or (cls.path, f"{cls.name_path}/{symbol.name}") in declared:
+                continue
+            position = first_assignment_on_self(context.workspace.read(cls.path).text, cls.name_path.split("/"), symbol.name)
+            if position is not None and rename.RenameTarget(cls.path, position) not in targets:
+                targets.append(rename.RenameTarget(cls.path, position))
     return targets
 
 

@@ -19,27 +19,11 @@ from engine.positions import Position, split_lines
 def first_assignment_on_self(text: str, class_path: list[str], name: str) -> Position | None:
     """Where a method of the class at ``class_path`` (nested class names) first assigns
     ``self.NAME`` (its first parameter, whatever it is called); None when none does."""
-    tree = _parsed(text)
-    if tree is None:
-        return None
-    body: list[ast.stmt] = tree.body
-    found: ast.ClassDef | None = None
-    for class_name in class_path:
-        found = next((s for s in body if isinstance(s, ast.ClassDef) and s.name == class_name), None)
-        if found is None:
-            return None
-        body = found.body
-    if found is None:
-        return None
     assigned: list[ast.Attribute] = []
-    for method in body:
-        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args or _is_static(method):
-            continue
-        receiver = method.args.args[0].arg
-        for node in _own_statements(method):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
-            assigned += [t for t in targets if isinstance(t, ast.Attribute) and t.attr == name
-                         and isinstance(t.value, ast.Name) and t.value.id == receiver]
+    for node, receiver in _method_nodes(text, class_path):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        assigned += [t for t in targets if isinstance(t, ast.Attribute) and t.attr == name
+                     and isinstance(t.value, ast.Name) and t.value.id == receiver]
     if not assigned:
         return None
     first = min(assigned, key=lambda t: (t.end_lineno or t.lineno, t.end_col_offset or 0))
@@ -48,6 +32,34 @@ def first_assignment_on_self(text: str, class_path: list[str], name: str) -> Pos
     # ast columns count UTF-8 bytes; positions count code points. The name ends the attribute.
     end = len(line.encode("utf-8")[: first.end_col_offset].decode("utf-8", errors="replace"))
     return Position((first.end_lineno or first.lineno) - 1, end - len(name))
+
+
+def uses_on_self(text: str, class_path: list[str], name: str) -> int:
+    """How many times the methods of the class at ``class_path`` read or write ``self.NAME``."""
+    return sum(1 for node, receiver in _method_nodes(text, class_path)
+               if isinstance(node, ast.Attribute) and node.attr == name
+               and isinstance(node.value, ast.Name) and node.value.id == receiver)
+
+
+def _method_nodes(text: str, class_path: list[str]) -> list[tuple[ast.AST, str]]:
+    """Each node of the class's own methods with the name its method gives ``self``; none when
+    the file does not parse or holds no such class."""
+    tree = _parsed(text)
+    if tree is None:
+        return []
+    body: list[ast.stmt] = tree.body
+    for class_name in class_path:
+        found = next((s for s in body if isinstance(s, ast.ClassDef) and s.name == class_name), None)
+        if found is None:
+            return []
+        body = found.body
+    nodes: list[tuple[ast.AST, str]] = []
+    for method in body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args or _is_static(method):
+            continue
+        receiver = method.args.args[0].arg
+        nodes += [(node, receiver) for node in _own_statements(method)]
+    return nodes
 
 
 def _is_static(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
