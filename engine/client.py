@@ -54,6 +54,22 @@ class EngineClient:
         with self.engine.workspace.remembering_reads():
             return self.run(self.engine.plan(operation), apply=apply, options=options)
 
+    def checked_plan(self, operation: RefactorOperation, options: EditOptions | None = None) -> RefactorPlan:
+        """The operation's plan, refused as an apply of it with these options would be (syntax
+        errors, uncommitted changes, protected paths, a stale plan), writing nothing: for a front
+        end whose edit another program writes (an editor applies the LSP server's edit itself), so
+        it passes the same guards as every apply."""
+        with self.engine.workspace.remembering_reads():
+            plan = self.engine.plan(operation)
+            _states, refusal = self.engine.edits().dry_run(plan.edit, options or self.default_options())
+        if refusal is not None:
+            raise refusal
+        return plan
+
+    def default_options(self) -> EditOptions:
+        """The options of a call that sets none: the workspace's settings'."""
+        return EditOptions(allow_dirty=self.engine.settings.allow_dirty)
+
     def run_edit(self, operation: str, edit: WorkspaceEdit, *, apply: bool = False, options: EditOptions | None = None) -> EditOutcome:
         """Preview or apply a plain file edit."""
         return self._run(operation, edit, apply, options, Source.TEXT, Confidence.HIGH, [])
@@ -63,7 +79,7 @@ class EngineClient:
         source: Source, confidence: Confidence, warnings: list[str],
     ) -> EditOutcome:
         session = self.engine.edits()
-        chosen = options or EditOptions(allow_dirty=self.engine.settings.allow_dirty)
+        chosen = options or self.default_options()
         if not apply:
             states, refusal = session.dry_run(edit, chosen)
             return EditOutcome(operation, False, summarize(states), None, edit.edit_count, unified_diff(states), source, confidence,

@@ -22,6 +22,10 @@
   message pygls would drop (not JSON, not JSON-RPC, params of the wrong shape) is answered.
 - Plans are made from the files on disk: a command on a document with unsaved changes
   is refused with a message, rather than computed from stale text.
+- Every plan passes the guards of an apply before the editor gets it (engine.client.EngineClient.checked_plan):
+  an edit that would leave a syntax error, or write over uncommitted changes, is refused with the
+  code the CLI and MCP give. A command's object of arguments may lift them as they can
+  (``"allow_dirty": true``, ``"allow_syntax_errors": true``); ``[tool.graft] allow_dirty`` holds here too.
 - A refactoring command checks its edit as an apply does (engine.edits.editor_check): the errors
   of the edited files and their importers are taken before the edit is sent, and compared once
   the editor has saved every file it edited (``textDocument/didSave``); the server then sends
@@ -51,12 +55,14 @@ from pygls.lsp.server import LanguageServer
 
 from engine.api import Engine
 from engine.choices import SourcePreference
+from engine.client import EngineClient
 from engine.opening import open_engine
 from engine.edits import editor_check
 from engine.edits.editor_check import EditorCheck
 from engine.edits.lsp_json import to_lsp
 from engine.edits.verification import CheckMode, capped
 from engine.edits.model import ChangeAnnotation, WorkspaceEdit
+from engine.edits.session import EditOptions
 from engine.errors import GraftError, MalformedAddress, SymbolNotFound, UsageError
 from engine.names import PositionAddress, parse_address
 from engine.positions import LineIndex, Position, PositionEncoding
@@ -129,6 +135,8 @@ class GraftLanguageServer(LanguageServer):
         super().__init__("codegraft", "0.1.0")
         self.source = source
         self.engine: Engine | None = None
+        self.client: EngineClient | None = None
+        """The engine's client: plans pass its guards (syntax, uncommitted changes) before the editor gets them."""
         self.awaiting: tuple[EditorCheck, set[str]] | None = None
         """The last command's check and the files the editor has still to save before it is compared."""
 
@@ -136,6 +144,11 @@ class GraftLanguageServer(LanguageServer):
         if self.engine is None:
             raise UsageError("the server has no workspace yet (initialize with a rootUri or workspace folder)")
         return self.engine
+
+    def require_client(self) -> EngineClient:
+        if self.client is None:
+            raise UsageError("the server has no workspace yet (initialize with a rootUri or workspace folder)")
+        return self.client
 
     def current_engine(self) -> Engine:
         """The engine, with what changed on disk since the last request (a checkout, a file
@@ -260,6 +273,7 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
             ls.window_show_message(t.ShowMessageParams(t.MessageType.Error, "graft: no workspace root given; open a folder"))
             return
         ls.engine = open_engine(Path(root).resolve(), ls.source)
+        ls.client = EngineClient(ls.engine)
         for report in ls.engine.recovered:
             ls.window_show_message(t.ShowMessageParams(t.MessageType.Warning, f"graft: {report.message()}"))
 
@@ -274,7 +288,7 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
     def shutdown(ls: GraftLanguageServer, params: None) -> None:
         if ls.engine is not None:
             ls.engine.close()
-            ls.engine = None
+            ls.engine, ls.client = None, None
 
     @server.feature(t.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @typed_errors
@@ -314,7 +328,9 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
     def rename(ls: GraftLanguageServer, params: t.RenameParams) -> t.WorkspaceEdit:
         ls.check_saved(params.text_document.uri)
         address = _address_at(ls, params.text_document.uri, params.position)
-        plan = ls.current_engine().plan(Rename(address, params.new_name))
+        ls.current_engine()
+        client = ls.require_client()
+        plan = client.checked_plan(Rename(address, params.new_name), client.default_options())
         ls.check_plan_saved(plan)
         return ls.as_lsp_edit(plan)
 
@@ -356,14 +372,15 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
                 values = await _values(ls, operation, list(arguments))
                 if values is None:
                     return {"applied": False, "cancelled": True}
-                check = _check_mode(values.pop("check", CheckMode.FAST.value))
-                plan = ls.current_engine().plan(operation.build(values))
+                options = _edit_options(ls.require_engine(), values)
+                ls.current_engine()
+                plan = ls.require_client().checked_plan(operation.build(values), options)
                 if token is not None:
                     ls.work_done_progress.report(token, t.WorkDoneProgressReport(message="applying in the editor"))
-                return await ls.send(plan, check)
+                return await ls.send(plan, options.check)
             except GraftError as error:
                 hint = f' (give "{error.option}": true in the command\'s arguments)' if error.option in {
-                    info.name for info in operation.fields()} else ""
+                    *EDIT_OPTIONS, *(info.name for info in operation.fields())} else ""
                 ls.window_show_message(t.ShowMessageParams(t.MessageType.Error, f"graft: {error.message}{hint}"))
                 return {"applied": False, "error": error.to_json()}
             finally:
@@ -374,6 +391,21 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
         refactor_command(operation)
 
     return server
+
+
+EDIT_OPTIONS = ("allow_dirty", "allow_syntax_errors")
+"""The apply's guards a command's object of arguments can lift, as the CLI's flags and MCP's arguments do."""
+
+
+def _edit_options(engine: Engine, values: dict[str, Any]) -> EditOptions:
+    """The guards and the check a command's arguments ask for, taken out of them (they are not the operation's fields)."""
+    check = _check_mode(values.pop("check", CheckMode.FAST.value))
+    lifted = {name: values.pop(name, False) for name in EDIT_OPTIONS}
+    for name, value in lifted.items():
+        if not isinstance(value, bool):
+            raise BadArguments(f'"{name}" must be true or false, not {value!r}')
+    return EditOptions(allow_dirty=lifted["allow_dirty"] or engine.settings.allow_dirty,
+                       allow_syntax_errors=lifted["allow_syntax_errors"], check=check)
 
 
 def _check_mode(value: Any) -> CheckMode:
