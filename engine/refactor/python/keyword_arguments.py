@@ -60,13 +60,20 @@ def keyword_call_sites(
     workspace: Workspace, queries: GraphQueries, parameter: Parameter, new: str, already: WorkspaceEdit
 ) -> tuple[WorkspaceEdit, list[str]]:
     """``already`` plus the ``old=`` keywords of calls found by name, and warnings."""
-    called = _called_name(queries, parameter)
+    callers = _called_names(workspace, queries, parameter)
+    called = " or ".join(callers)
     family = _family(queries, parameter)
     rivals = _rivals(workspace, queries, parameter, family)
     already, family_notes = _with_family_signatures(workspace, parameter, family, new, already)
-    already, missed = _with_uses_in_its_function(workspace, parameter, new, already)
+    missed: list[str] = []
+    # Addressed at an @overload signature, the implementation's body uses the parameter too: its
+    # own uses follow, or the module fails at import (NameError at the first call).
+    for member in [parameter, *(Parameter(parameter.function, parameter.name, path, line) for path, line in family
+                                if path.endswith(".py"))]:
+        already, left = _with_uses_in_its_function(workspace, member, new, already)
+        missed += left
     family_notes = [*missed, *family_notes]
-    pattern = re.compile(rf"\b{re.escape(called)}\s*\(")
+    pattern = re.compile(rf"\b(?:{'|'.join(map(re.escape, callers))})\s*\(")
     keyword = re.compile(rf"\b{re.escape(parameter.name)}\s*=")
     edited = {op.path: op for op in already.operations if isinstance(op, FileChange)}
     sites: dict[str, list[TextEdit]] = {}
@@ -76,8 +83,8 @@ def keyword_call_sites(
         text = workspace.read(path).text
         if not (pattern.search(text) and keyword.search(text)):
             continue
-        for span in [*_keywords_in_calls(workspace, path, called, parameter.name),
-                     *_keywords_in_doctests(text, called, parameter.name)]:
+        for span in [span for name in callers for span in [*_keywords_in_calls(workspace, path, name, parameter.name),
+                                                           *_keywords_in_doctests(text, name, parameter.name)]]:
             known = edited.get(path)
             if known is not None and any(covers(e, span.start) for e in known.edits):
                 continue  # the rename already changed it
@@ -212,13 +219,21 @@ def _parameter_in_def(workspace: Workspace, path: str, line: int, name: str) -> 
     return found[0] if found else None
 
 
-def _called_name(queries: GraphQueries, parameter: Parameter) -> str:
-    """What call sites write: the class for an ``__init__`` parameter, else the function."""
-    if parameter.function != "__init__":
-        return parameter.function
+def _called_names(workspace: Workspace, queries: GraphQueries, parameter: Parameter) -> list[str]:
+    """What call sites write: the class for an ``__init__`` parameter; for a ``__call__``
+    parameter, the module-level names bound to an instance of its class (pluggy's
+    ``hookimpl = HookimplMarker("x")``, called as ``@hookimpl(specname=...)``); else the function."""
+    if parameter.function not in ("__init__", "__call__"):
+        return [parameter.function]
     facts = queries.project.facts.get(parameter.file)
     owner = next((s.parent for s in facts.symbols if s.kind in _FUNCTION_KINDS and s.name_line == parameter.line), None) if facts else None
-    return (owner or "__init__").split("/")[-1].split("[")[0]
+    cls = (owner or parameter.function).split("/")[-1].split("[")[0]
+    if parameter.function == "__init__" or owner is None:
+        return [cls]
+    instance = re.compile(rf"^(\w+)\s*(?::[^=]*)?=\s*(?:[\w.]+\.)?{re.escape(cls)}\s*\(", re.MULTILINE)
+    names = {found.group(1) for path in queries.project.facts if path.endswith(".py")
+             if cls in (text := workspace.read(path).text) for found in instance.finditer(text)}
+    return sorted(names) or [parameter.function]
 
 
 def _rivals(workspace: Workspace, queries: GraphQueries, parameter: Parameter, family: list[tuple[str, int]]) -> list[str]:
