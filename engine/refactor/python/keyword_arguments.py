@@ -73,7 +73,6 @@ def keyword_call_sites(
         already, left = _with_uses_in_its_function(workspace, member, new, already)
         missed += left
     family_notes = [*missed, *family_notes]
-    pattern = re.compile(rf"\b(?:{'|'.join(map(re.escape, callers))})\s*\(")
     keyword = re.compile(rf"\b{re.escape(parameter.name)}\s*=")
     edited = {op.path: op for op in already.operations if isinstance(op, FileChange)}
     sites: dict[str, list[TextEdit]] = {}
@@ -81,10 +80,12 @@ def keyword_call_sites(
         if not path.endswith(".py"):
             continue
         text = workspace.read(path).text
-        if not (pattern.search(text) and keyword.search(text)):
+        if not keyword.search(text) or not any(name in text for name in callers):
             continue
-        for span in [span for name in callers for span in [*_keywords_in_calls(workspace, path, name, parameter.name),
-                                                           *_keywords_in_doctests(text, name, parameter.name)]]:
+        # `from pkg.mod import greet as direct`: the file calls it by its alias too.
+        names = [*callers, *_import_aliases(text, callers)]
+        for span in [span for name in names for span in [*_keywords_in_calls(workspace, path, name, parameter.name),
+                                                         *_keywords_in_doctests(text, name, parameter.name)]]:
             known = edited.get(path)
             if known is not None and any(covers(e, span.start) for e in known.edits):
                 continue  # the rename already changed it
@@ -99,6 +100,15 @@ def keyword_call_sites(
         ]
     note = f"keyword {parameter.name}= renamed at calls of {called} found by name (no other {called} takes it): {places}"
     return with_spans(already, lambda path: workspace.read(path).sha256, sites), [*family_notes, note]
+
+
+def _import_aliases(text: str, names: list[str]) -> list[str]:
+    """The other names a module imports any of ``names`` under (``from m import greet as direct``)."""
+    if " as " not in text:
+        return []
+    tree = parse_python(text)
+    return sorted({alias.asname for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names
+                   if alias.name in names and alias.asname and alias.asname not in names}) if tree else []
 
 
 def _family(queries: GraphQueries, parameter: Parameter) -> list[tuple[str, int]]:
