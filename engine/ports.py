@@ -32,6 +32,9 @@ class Answered(Generic[T]):
     complete: bool
     notes: tuple[str, ...] = ()
     """What the pool changed about how the server sees the project, and why."""
+    current: bool = False
+    """For diagnostics: the answer is for exactly the changes sent before the question (the
+    server was asked, not waited for: ``textDocument/diagnostic``), so asking again gives the same."""
 
 ENTRY_POINT_GROUP = "codegraft.language_services"
 

@@ -293,7 +293,7 @@ class LanguageApi:
         """
         uri, items, complete, server = await self._raw_diagnostics(path, wait=wait, when_ready=when_ready, recheck=recheck)
         converter = Converter(self.root, server.encoding)
-        return Answered(converter.diagnostics(uri, items), server.spec.id, complete)
+        return Answered(converter.diagnostics(uri, items), server.spec.id, complete, current=server.spec.pull_diagnostics)
 
     async def _raw_diagnostics(
         self, path: Path, *, wait: float = 10.0, when_ready: bool = False, recheck: bool = False,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -188,3 +189,33 @@ def test_the_cli_reports_the_check_as_data_and_check_last_shows_it(tmp_path: Pat
     assert shown["transaction"] == applied["transaction"] and shown["verified"]["files_checked"] == 4
     assert main(["--root", str(tmp_path), "check", "--last"]) == 0
     assert "checked 4 of 4 file(s): no new errors (basedpyright" in capsys.readouterr().out
+
+
+class _Recorded:
+    """The engine's own language services, with each diagnostics request's file and whether it was a recheck."""
+
+    def __init__(self, inner: object) -> None:
+        self._inner = inner
+        self.asked: list[tuple[str, bool]] = []
+
+    def diagnostics(self, source: Any, **kwargs: Any) -> Any:
+        self.asked.append((source.path, bool(kwargs.get("recheck"))))
+        return getattr(self._inner, "diagnostics")(source, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def test_pulled_diagnostics_are_not_asked_again_after_the_write_and_the_break_is_still_found(tmp_path: Path) -> None:
+    """basedpyright answers a pull for the changes sent before it: the importers' first answers
+    after the write are already current, so there is no second round (a push server gets one)."""
+    require("basedpyright")
+    _two_hops(tmp_path)
+    with served_engine(tmp_path, "basedpyright") as engine:
+        recorded = _Recorded(engine.services)
+        engine.services = recorded  # the real server behind it
+        verified = engine.edits().apply(WorkspaceEdit((_rename_def_only(tmp_path, "a.py", "f", "renamed"),)),
+                                        EditOptions(check=CheckMode.FULL)).verification
+    assert verified is not None and {d.file for d in verified.new_errors} == {"c.py"}
+    assert not any(recheck for _path, recheck in recorded.asked)
+    assert sorted(path for path, _recheck in recorded.asked) == sorted(2 * ["a.py", "b.py", "c.py", "tests/test_c.py"])

@@ -80,6 +80,8 @@ class _Pass:
     left_out: str = ""
     """Why the pass stopped early (the budget), naming how many files it left."""
     servers: set[str] = field(default_factory=set)
+    current: set[str] = field(default_factory=set)
+    """Files whose answer was for exactly the changes sent before it (``Answered.current``)."""
 
 
 _LEAST_WAIT = 0.5
@@ -337,7 +339,7 @@ class EditSession:
         comparison.servers |= second.servers
         for path, reason in second.unchecked.items():
             comparison.unchecked.setdefault(path, reason)
-        comparison.after = self._settled(second.found, {f.path for f in files}, deadline, budget)
+        comparison.after = self._settled(second.found, {f.path for f in files} | second.current, deadline, budget)
         if comparison.after is not None:
             # Only files compared on both sides: one the after pass left out has no new errors known.
             comparison.new = _new_errors({p: d for p, d in before.items() if p in comparison.after}, comparison.after, renamed)
@@ -370,16 +372,18 @@ class EditSession:
         if self.files_edited is not None:
             self.files_edited(paths)
 
-    def _settled(self, after: dict[str, list[Diagnostic]] | None, written: set[str], deadline: float,
+    def _settled(self, after: dict[str, list[Diagnostic]] | None, settled: set[str], deadline: float,
                  budget: float) -> dict[str, list[Diagnostic]] | None:
-        """The after pass asked once more for the untouched importers: a server re-checks a file's
-        dependents after a change on its own schedule, and under load its first answer for an
-        importer could still be the one from before the write. Both ways wrong: an error missed
-        (six importers broken by one rename, five reported) or one invented (an old error whose
-        message still quotes the old name, taken as new)."""
+        """The after pass asked once more for the untouched importers: a server that pushes
+        diagnostics re-checks a file's dependents after a change on its own schedule, and under
+        load its first answer for an importer could still be the one from before the write. Both
+        ways wrong: an error missed (six importers broken by one rename, five reported) or one
+        invented (an old error whose message still quotes the old name, taken as new). Files in
+        ``settled`` are not asked again: those written, and those whose answer was pulled for the
+        changes sent before it (``Answered.current``)."""
         if after is None:
             return after
-        importers = [p for p in after if p not in written]
+        importers = [p for p in after if p not in settled]
         if not importers:
             return after
         again = self._errors(importers, deadline, budget, recheck=True)
@@ -440,6 +444,8 @@ class EditSession:
             done.servers.add(answer.server)
             self._server_of[path] = answer.server
             done.found[path] = [d for d in answer.value if d.severity == "error"]
+            if answer.current:
+                done.current.add(path)
         return done
 
 
