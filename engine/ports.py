@@ -280,6 +280,13 @@ class Tools(Protocol):
         ``folder``'s ``roots`` first on its path and no bytecode written; (imported, output tail)."""
         ...
 
+    def run_as_script(self, folder: Path, roots: list[str], path: str) -> tuple[bool, str]:
+        """Run one Python file's module-level code as ``python PATH`` would (its folder first on
+        the path, no parent package), but under another ``__name__``, so that its
+        ``if __name__ == "__main__":`` block does not run; ``roots`` on the path as an installed
+        project's are. The project's interpreter, a fresh process, no bytecode; (ran, output tail)."""
+        ...
+
     def gofmt(self, texts: list[str]) -> list[Formatted]:
         """Each Go source as gofmt prints it, in order. gofmt reads only the text it is given and
         runs nothing the workspace chose."""

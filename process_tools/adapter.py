@@ -114,6 +114,21 @@ class ProcessTools:
         output = (result.stdout + result.stderr).decode("utf-8", errors="replace")
         return result.returncode == 0, output[-_OUTPUT_TAIL:]
 
+    def run_as_script(self, folder: Path, roots: list[str], path: str) -> tuple[bool, str]:
+        environment = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1",
+                       "PYTHONPATH": os.pathsep.join(str(folder / root) for root in roots)}
+        # runpy.run_path gives the file no parent package, as `python PATH` does; the run name
+        # keeps its main block from running (the program itself is not the check's business).
+        script = ("import os, runpy, sys; sys.path.insert(0, os.path.dirname(os.path.abspath(sys.argv[1]))); "
+                  "runpy.run_path(sys.argv[1], run_name='__graft_script_check__')")
+        try:
+            result = subprocess.run([self._interpreter(), "-c", script, path], cwd=folder, env=environment,
+                                    capture_output=True, check=False, timeout=_IMPORT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return False, f"running {path} took more than {_IMPORT_TIMEOUT} s"
+        output = (result.stdout + result.stderr).decode("utf-8", errors="replace")
+        return result.returncode == 0, output[-_OUTPUT_TAIL:]
+
     def gofmt(self, texts: list[str]) -> list[Formatted]:
         """gofmt over each text on its standard input (it reads nothing else), a few at once."""
         program = shutil.which("gofmt")

@@ -32,8 +32,24 @@ from engine.workspace import EXCLUDED_DIR_NAMES, Workspace
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
 
+_SCRIPT_BLOCK = re.compile(r"""^if\s+\(?\s*(?:__name__\s*==\s*['"]__main__['"]|['"]__main__['"]\s*==\s*__name__)""", re.MULTILINE)
+
+
 class ImportBroken(Refused):
     code = "import_cycle"
+
+
+class ScriptRunBroken(Refused):
+    """A module the project runs as a script (``python pkg/__init__.py``: it has a module-level
+    ``if __name__ == "__main__":`` block) would fail that way with the plan applied, although
+    it imports: a module-level relative import has no parent package there."""
+
+    code = "script_run_broken"
+
+
+def runs_as_script(text: str) -> bool:
+    """Whether a module has a module-level ``if __name__ == "__main__":`` block."""
+    return bool(_SCRIPT_BLOCK.search(text))
 
 
 @dataclass(frozen=True)
@@ -58,6 +74,9 @@ def check_imports(workspace: Workspace, queries: GraphQueries, tools: Tools | No
     if not modules:
         return ImportCheck([], "")
     roots = sorted({_root_of(path, name) for path, name in modules})
+    planned = {state.path: state.after for state in materialize(edit, workspace) if state.changed}
+    scripts = [path for path, _name in modules if (data := planned.get(path)) is not None
+               and runs_as_script(data.decode("utf-8", errors="replace"))]
     scratch = state_folder(workspace.root, "scratch") / uuid.uuid4().hex[:12]
     try:
         _copy_python_tree(workspace, scratch)
@@ -68,7 +87,12 @@ def check_imports(workspace: Workspace, queries: GraphQueries, tools: Tools | No
                 imported, output = tools.import_module(scratch, roots, name)
                 if not imported:
                     already_broken.append((name, _last_line(output)))
-        planned = {state.path: state.after for state in materialize(edit, workspace) if state.changed}
+        scripts_broken = []
+        for path in scripts:
+            if (scratch / path).is_file():
+                ran, output = tools.run_as_script(scratch, roots, str(scratch / path))
+                if not ran:
+                    scripts_broken.append((path, _last_line(output)))
         for path, data in planned.items():
             target = scratch / path
             if target.exists() or target.is_symlink():
@@ -95,13 +119,37 @@ def check_imports(workspace: Workspace, queries: GraphQueries, tools: Tools | No
                     f"  through (lines of the planned files): {' -> '.join(_chain(output, scratch)) or '(no project frame)'}\n"
                     "nothing was changed (the check imported the planned files in a scratch copy)"
                 )
+        scripts_run = _run_scripts(tools, scratch, roots, [p for p in scripts if p not in dict(scripts_broken)], what)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    note = f"import check: {', '.join(checked)} import(s) with the plan applied" if checked else ""
+    parts = [f"import check: {', '.join(checked)} import(s) with the plan applied"] if checked else []
+    if scripts_run:
+        parts.append(f"run as a script (`python PATH`, its main block not run): {', '.join(scripts_run)}")
+    if scripts_broken:
+        parts.append("script run not checked for files that fail that way even now: " + "; ".join(
+            f"{path} ({error})" for path, error in scripts_broken))
+    note = "; ".join(parts)
     if already_broken:
         skipped = "; ".join(f"{name} ({error})" for name, error in already_broken)
         note = (note + "; " if note else "") + f"import check skipped for modules that do not import even now: {skipped}"
     return ImportCheck(checked, note)
+
+
+def _run_scripts(tools: Tools, scratch: Path, roots: list[str], scripts: list[str], what: str) -> list[str]:
+    """Run each planned script module as ``python PATH`` would; refuse the first that fails."""
+    for path in scripts:
+        if not (scratch / path).is_file():
+            continue
+        ran, output = tools.run_as_script(scratch, roots, str(scratch / path))
+        if not ran:
+            error = _last_line(output).replace(str(scratch) + os.sep, "")
+            raise ScriptRunBroken(
+                f"{what} would break `python {path}` ({path} runs as a script: it has an `if __name__ == \"__main__\":` "
+                f"block): {error}\n  through (lines of the planned files): {' -> '.join(_chain(output, scratch)) or '(no project frame)'}\n"
+                "nothing was changed (the check ran the planned files in a scratch copy); write the import absolutely "
+                "(`from pkg.mod import name`) or move the main block to a `__main__.py` or a console script"
+            )
+    return [path for path in scripts if (scratch / path).is_file()]
 
 
 def _root_of(path: str, module: str) -> str:

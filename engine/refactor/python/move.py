@@ -30,6 +30,7 @@ from engine.refactor.python.dotted_strings import retarget_dotted_strings
 from engine.refactor.python.move_importers import MoveNames, rewrite_importer
 from engine.refactor.python.move_rewrite import rewrite_dest, rewrite_source, top_level_bindings, type_checking_block
 from engine.refactor.python.move_source import CannotMove, CarriedImport, analyse
+from engine.refactor.python.import_check import runs_as_script
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.cst_edits import (
     ModuleName, all_names, code_of, file_change, from_import, grouped_imports, move_operations, parse,
@@ -272,8 +273,10 @@ def _same_definition(source: cst.Module, dest: cst.Module, name: str) -> bool:
 
 
 def _prefers_relative(tree: cst.Module) -> bool:
-    """Whether a module writes its imports of the same package relatively."""
-    return bool(re.search(r"^\s*from \.", tree.code, re.MULTILINE))
+    """Whether a module writes its imports of the same package relatively. Never one run as a
+    script (``if __name__ == "__main__":``): `python pkg/__init__.py` gives it no parent package,
+    so a module-level relative import fails there (its own relative imports are inside functions)."""
+    return bool(re.search(r"^\s*from \.", tree.code, re.MULTILINE)) and not runs_as_script(tree.code)
 
 
 def _candidate_importers(
