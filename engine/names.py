@@ -1,8 +1,10 @@
-"""Addresses: ``[FILE:]Seg(/Seg)*`` name paths and ``FILE:LINE[:COL]`` positions, parsed once at the edge.
+"""Addresses: ``[FILE:]Seg(/Seg)*`` name paths and ``FILE:LINE[:COL]`` positions, parsed once at the edge,
+and for the operations that act on a span of code (extract, inline) ``FILE:LINE:COL-LINE:COL`` ranges.
 
 Grammar::
 
     address   := [file ":"] ["/"] segment ("/" segment)*   |   file ":" line [":" column]
+    span      := address   |   file ":" line ":" column "-" line ":" column
     segment   := name ["[" index "]"]
     name      := (letter | digit | "_" | "$" | "~")+ ["?" | "!"]
 
@@ -20,6 +22,7 @@ from engine.languages import language_of
 from engine.symbols import Segment
 
 _POSITION = re.compile(r"(\d+)(?::(\d+))?")
+_RANGE = re.compile(r"(\d+):(\d+)-(\d+):(\d+)")
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,40 @@ class PositionAddress:
 Address = SymbolAddress | PositionAddress
 
 
+@dataclass(frozen=True)
+class RangeAddress:
+    """A span of code: 1-based lines and columns in code points, the end column exclusive
+    (``f.py:3:9-3:14`` is the five characters from column 9)."""
+
+    file: str
+    start_line: int
+    start_column: int
+    end_line: int
+    end_column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.start_line}:{self.start_column}-{self.end_line}:{self.end_column}"
+
+
+SpanAddress = Address | RangeAddress
+
+
+def parse_span_address(text: str) -> SpanAddress:
+    """An address as :func:`parse_address` reads it, or a ``FILE:LINE:COL-LINE:COL`` range."""
+    colon = text.find(":")
+    found = _RANGE.fullmatch(text[colon + 1:]) if colon > 0 and text == text.strip() else None
+    if found is None:
+        return parse_address(text)
+    start_line, start_column, end_line, end_column = (int(part) for part in found.groups())
+    for offset, value, what in ((colon + 1, start_line, "lines"), (found.start(2) + colon + 1, start_column, "columns"),
+                                (found.start(3) + colon + 1, end_line, "lines"), (found.start(4) + colon + 1, end_column, "columns")):
+        if value < 1:
+            raise MalformedAddress(text, offset, f"{what} are numbered from 1")
+    if (end_line, end_column) <= (start_line, start_column):
+        raise MalformedAddress(text, found.start(3) + colon + 1, "the range ends before it starts")
+    return RangeAddress(text[:colon], start_line, start_column, end_line, end_column)
+
+
 def parse_address(text: str) -> Address:
     if not text or not text.strip():
         raise MalformedAddress(text, 0, "the address is empty")
@@ -94,6 +131,9 @@ def parse_address(text: str) -> Address:
         if column is not None and column < 1:
             raise MalformedAddress(text, colon + 2 + len(position.group(1)), "columns are numbered from 1")
         return PositionAddress(file_part, line, column)
+    if _RANGE.fullmatch(rest) is not None:
+        raise MalformedAddress(text, colon + 1, "a range addresses a span of code, which only extract and inline take; "
+                                                "give a name path or LINE[:COL]")
     return SymbolAddress(file_part, parse_name_path(rest, text, colon + 1))
 
 

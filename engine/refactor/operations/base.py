@@ -17,7 +17,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Protocol
 
 from engine.errors import UsageError
-from engine.names import parse_address
+from engine.names import parse_address, parse_span_address
 
 if TYPE_CHECKING:
     # Only annotations name these (fields() resolves the operations' class annotations, which
@@ -93,6 +93,10 @@ class FieldKind(str, Enum):
     """Source text (the CLI reads it from a file)."""
     FLAG = "flag"
     """A yes/no option."""
+    SPAN = "span"
+    """What ADDRESS takes, or a span of code ``FILE:LINE:COL-LINE:COL`` (extract, inline)."""
+    TEXT = "text"
+    """A short string option given inline (a line span ``12-18``, an expression to match)."""
 
 
 @dataclass(frozen=True)
@@ -166,6 +170,8 @@ class RefactorOperation:
                                  f"not {type(value).__name__}")
             if info.kind is FieldKind.ADDRESS:
                 parse_address(str(value))  # a malformed address is refused before anything is planned
+            elif info.kind is FieldKind.SPAN:
+                parse_span_address(str(value))
 
     def target(self) -> str:
         """What the operation acts on, for headers and progress lines."""
@@ -177,7 +183,7 @@ class RefactorOperation:
         name does not): resolving it is the plan's first question to that file's server. File
         operations name none: a Python file rename or a file delete asks no server."""
         address = getattr(self, "address", None)
-        return parse_address(str(address)).file if address is not None else None
+        return parse_span_address(str(address)).file if address is not None else None
 
     def values(self) -> dict[str, object]:
         """The fields as a batch step would give them."""

@@ -27,6 +27,8 @@ POLICIES: dict[str, str] = {
     "insert-before": "engine.refactor.policy.insert",
     "insert-after": "engine.refactor.policy.insert",
     "delete": "engine.refactor.policy.delete",
+    "extract-variable": "engine.refactor.policy.extract_variable",
+    "inline": "engine.refactor.policy.inline",
 }
 """An operation's name (engine.refactor.operations.OPERATIONS) → the module whose ``plan``
 plans it. A new operation adds its line here (tests/test_operation_parity.py checks that every

@@ -1,0 +1,232 @@
+"""Inline a Python local variable: its value replaces each use, and its assignment goes.
+
+What refuses: a name with more than one binding (``reassigned``); a binding that is not one
+``name = value`` statement of its own line (``unsupported_definition``); a module or class
+variable, which other code may read by attribute (``not_local``); a use in a nested function,
+lambda or comprehension (``used_in_nested_scope``); a value that reads a name rebound between
+the assignment and a use (``value_changes``); a value with effects or that reads state, used
+more than once or after other code with effects ran (``evaluation_order_changes``, which
+``allow_reordering`` lets pass); a variable nothing reads (``not_used``).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import Assignment, FunctionScope
+
+from engine.edits.model import FileChange, WorkspaceEdit
+from engine.edits.text import line_edits
+from engine.errors import Refused
+from engine.positions import Position
+from engine.refactor.plan import RefactorPlan
+from engine.refactor.python.span_nodes import (
+    EFFECTS, EvaluationOrderChanges, PythonTree, has_effects, nodes_within, observes_state, read_names, read_tree, trimmed,
+)
+from engine.refactor.selection import Selection
+from engine.symbols import Confidence, Source
+
+_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.BaseNumber, cst.BaseString, cst.List, cst.Tuple, cst.Dict,
+          cst.Set, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.Ellipsis)
+_LOOPS = (cst.For, cst.While)
+
+
+class NotAVariable(Refused):
+    code = "not_a_variable"
+
+
+class Reassigned(Refused):
+    code = "reassigned"
+
+
+class UnsupportedDefinition(Refused):
+    code = "unsupported_definition"
+
+
+class NotLocal(Refused):
+    code = "not_local"
+
+
+class UsedInNestedScope(Refused):
+    code = "used_in_nested_scope"
+
+
+class ValueChanges(Refused):
+    code = "value_changes"
+
+
+class NotUsed(Refused):
+    code = "not_used"
+
+
+def plan_inline_variable(selection: Selection, *, allow_reordering: bool) -> RefactorPlan:
+    tree = read_tree(selection.source)
+    name = _name_at(tree, selection)
+    where = selection.describe()
+    scope = tree.scopes.get(name)
+    bindings = [b for b in scope[name.value] if isinstance(b, Assignment)] if scope is not None else []
+    if not bindings:
+        raise NotAVariable(f"{where}: {name.value} is not a variable bound in this file; point at a local variable's name")
+    if len(bindings) > 1:
+        lines = ", ".join(str(tree.span(b.node).start.line + 1) for b in bindings if b.node in tree.positions)
+        raise Reassigned(f"{name.value} is bound {len(bindings)} times (lines {lines}); inline only a variable assigned once")
+    binding = bindings[0]
+    if not isinstance(binding.scope, FunctionScope):
+        raise NotLocal(f"{name.value} is a {'module' if binding.scope is binding.scope.globals else 'class'} variable, which other "
+                       "code may read as an attribute; only function locals are inlined")
+    statement, assign = _assignment(tree, binding, name.value)
+    value = assign.value
+    if value is None:
+        raise UnsupportedDefinition(f"{name.value} is only annotated, never given a value; nothing to inline")
+    uses: list[cst.CSTNode] = [access.node for access in binding.references]
+    if not uses:
+        raise NotUsed(f"nothing reads {name.value}; delete the assignment instead (its value is evaluated for nothing)")
+    for use in uses:
+        if tree.span(use).start < tree.span(statement).end:
+            raise ValueChanges(f"{name.value} is read on line {tree.span(use).start.line + 1}, above its assignment (by a loop's "
+                               "next pass); inlining would read the value early; nothing was changed")
+        if tree.scopes.get(use) is not binding.scope:
+            line = tree.span(use).start.line + 1
+            raise UsedInNestedScope(f"{name.value} is read on line {line} inside a nested function, lambda or comprehension, "
+                                    "which may run later or many times; nothing was changed")
+    _check_value_stays(tree, statement, value, uses, name.value)
+    _check_order(tree, statement, value, uses, name.value, allow_reordering)
+    return _edit(tree, statement, value, uses)
+
+
+def _name_at(tree: PythonTree, selection: Selection) -> cst.Name:
+    span = trimmed(tree, selection.range) if selection.range.start != selection.range.end else selection.range
+    for node in nodes_within(tree.module):
+        if isinstance(node, cst.Name) and node in tree.positions:
+            found = tree.span(node)
+            if found.start == span.start or (span.start == span.end and found.start <= span.start <= found.end):
+                parent = tree.parents.get(node)
+                if isinstance(parent, cst.Attribute) and parent.attr is node:
+                    continue
+                return node
+    raise NotAVariable(f"{selection.describe()} is not on a variable's name; point at the name (FILE:LINE:COL, or --match NAME)")
+
+
+def _assignment(tree: PythonTree, binding: Assignment, name: str) -> tuple[cst.SimpleStatementLine, cst.Assign | cst.AnnAssign]:
+    node = binding.node
+    parent = tree.parents.get(node)
+    target = tree.parents.get(parent) if isinstance(parent, cst.AssignTarget) else parent
+    statement = tree.parents.get(target) if target is not None else None
+    if isinstance(target, cst.Assign) and len(target.targets) == 1 and isinstance(statement, cst.SimpleStatementLine):
+        assign: cst.Assign | cst.AnnAssign = target
+    elif isinstance(target, cst.AnnAssign) and target.target is node and isinstance(statement, cst.SimpleStatementLine):
+        assign = target
+    else:
+        raise UnsupportedDefinition(f"{name} is bound by {type(target or node).__name__}, not a `{name} = value` statement; "
+                                    "only such a variable is inlined")
+    if len(statement.body) != 1 or not isinstance(tree.parents.get(statement), cst.IndentedBlock):
+        raise UnsupportedDefinition(f"{name}'s assignment shares its line with other statements; put it on its own line first")
+    return statement, assign
+
+
+def _check_value_stays(tree: PythonTree, statement: cst.CSTNode, value: cst.BaseExpression, uses: list[cst.CSTNode],
+                       name: str) -> None:
+    """Every name the value reads must be bound to the same thing at each use: no binding of it may
+    lie between the assignment and a use, nor anywhere in a loop that holds the use but not the assignment."""
+    defined = tree.span(statement).end
+    for read in read_names(tree, value):
+        scope = tree.scopes.get(read)
+        if scope is None:
+            continue
+        for other in scope[read.value]:
+            if not isinstance(other, Assignment) or other.node not in tree.positions:
+                continue
+            at = tree.span(other.node).start
+            for use in uses:
+                if defined <= at < tree.span(use).start or _in_loop_around(tree, use, statement, at):
+                    raise ValueChanges(f"{name}'s value reads {read.value}, which is bound again on line {at.line + 1}, before "
+                                       f"the use on line {tree.span(use).start.line + 1}; inlining would read the new value")
+
+
+def _in_loop_around(tree: PythonTree, use: cst.CSTNode, statement: cst.CSTNode, at: Position) -> bool:
+    around_statement = set(tree.ancestors(statement))
+    for ancestor in tree.ancestors(use):
+        if isinstance(ancestor, _LOOPS) and ancestor not in around_statement:
+            loop = tree.span(ancestor)
+            if loop.start <= at < loop.end:
+                return True
+    return False
+
+
+def _check_order(tree: PythonTree, statement: cst.CSTNode, value: cst.BaseExpression, uses: list[cst.CSTNode], name: str,
+                 allow: bool) -> None:
+    if not observes_state(value):
+        return
+    reason: str | None
+    if len(uses) > 1 and has_effects(value):
+        reason = f"{name}'s value runs code, and it is read {len(uses)} times: inlined, it would run {len(uses)} times"
+    else:
+        reason = _effects_between(tree, statement, uses, name)
+    if reason is not None and not allow:
+        raise EvaluationOrderChanges(reason + "; nothing was changed", option="allow_reordering")
+
+
+def _effects_between(tree: PythonTree, statement: cst.CSTNode, uses: list[cst.CSTNode], name: str) -> str | None:
+    defined = tree.span(statement).end
+    last_use = max(tree.span(use).start for use in uses)
+    around_uses = {ancestor for use in uses for ancestor in tree.ancestors(use)}
+    for node in nodes_within(tree.module):
+        if node not in tree.positions or node in around_uses:
+            continue
+        at = tree.span(node).start
+        if defined <= at < last_use and (isinstance(node, EFFECTS) or _stores_state(node)):
+            return (f"{name}'s value reads state or runs code, and line {at.line + 1} runs code before a use; inlined, the value "
+                    "would be evaluated after it")
+    return None
+
+
+def _stores_state(node: cst.CSTNode) -> bool:
+    """An assignment or ``del`` of an attribute or item: it changes what a value may read."""
+    targets: list[cst.CSTNode] = []
+    if isinstance(node, cst.Assign):
+        targets = [target.target for target in node.targets]
+    elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+        targets = [node.target]
+    elif isinstance(node, cst.Del):
+        targets = [node.target]
+    return any(isinstance(part, (cst.Attribute, cst.Subscript)) for target in targets for part in nodes_within(target))
+
+
+def _edit(tree: PythonTree, statement: cst.SimpleStatementLine, value: cst.BaseExpression, uses: list[cst.CSTNode]) -> RefactorPlan:
+    text = tree.source.text
+    code = tree.module.code_for_node(value)
+    bare = isinstance(value, _ATOMS) and not (isinstance(value, cst.Tuple) and not value.lpar)
+    wrapped = code if bare or value.lpar else f"({code})"
+    replacements = sorted(((tree.offset(tree.span(use).start), tree.offset(tree.span(use).end),
+                            code if _stands_alone(tree, use) and not isinstance(value, cst.Tuple) else wrapped) for use in uses),
+                          reverse=True)
+    block = tree.parents[statement]
+    removal = _removal(tree, statement, block)
+    after = text
+    for start, end, replacement in replacements:
+        after = after[:start] + replacement + after[end:]
+    first, last, filler = removal
+    after = after[:first] + filler + after[last:]
+    change = FileChange(tree.source.path, line_edits(text, after), tree.source.sha256)
+    return RefactorPlan("inline", WorkspaceEdit((change,)), Source.AST, Confidence.HIGH, [])
+
+
+def _stands_alone(tree: PythonTree, use: cst.CSTNode) -> bool:
+    """Whether a use is a whole argument, element, value or statement, where no operator binds
+    tighter than its value's (so the value needs no parentheses there)."""
+    parent = tree.parents.get(use)
+    if isinstance(parent, (cst.Arg, cst.Element, cst.Index, cst.Expr)):
+        return True
+    return isinstance(parent, (cst.Return, cst.Assign, cst.AnnAssign, cst.AugAssign)) and getattr(parent, "value", None) is use
+
+
+def _removal(tree: PythonTree, statement: cst.SimpleStatementLine, block: cst.CSTNode) -> tuple[int, int, str]:
+    """The assignment's whole lines (its comment too), or ``pass`` when it is all its block holds."""
+    span = tree.span(statement)
+    starts = tree.source.line_starts
+    first = starts[span.start.line]
+    last = starts[span.end.line + 1] if span.end.line + 1 < len(starts) else len(tree.source.text)
+    if isinstance(block, cst.IndentedBlock) and len(block.body) == 1:
+        line = tree.source.text[first:last]
+        indent = line[: len(line) - len(line.lstrip())]
+        return first, last, f"{indent}pass{tree.source.newline}"
+    return first, last, ""

@@ -1,0 +1,178 @@
+"""A Python file's LibCST tree with the metadata extract and inline read: node positions (code
+points, as engine positions are), parents, scopes and load/store contexts; and the questions
+both ask of it: which expression a span is, which statement holds it, what runs before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import (
+    CodeRange, ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider, PositionProvider,
+    Scope, ScopeProvider,
+)
+
+from engine.errors import Refused
+from engine.positions import Position, Range
+from engine.refactor.python.cst_edits import parse
+from engine.workspace import SourceFile
+
+EFFECTS = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr)
+"""Nodes that can run code that changes state (or, for a walrus, rebinds a name)."""
+
+OBSERVERS = (*EFFECTS, cst.Attribute, cst.Subscript)
+"""Nodes whose value can depend on state another node changes."""
+
+CONDITIONAL_PARENTS = (cst.IfExp, cst.BooleanOperation)
+
+
+class CannotExtractHere(Refused):
+    code = "cannot_extract_here"
+
+
+class EvaluationOrderChanges(Refused):
+    code = "evaluation_order_changes"
+
+
+@dataclass(frozen=True)
+class PythonTree:
+    source: SourceFile
+    module: cst.Module
+    positions: Mapping[cst.CSTNode, CodeRange]
+    parents: Mapping[cst.CSTNode, cst.CSTNode]
+    scopes: Mapping[cst.CSTNode, Scope | None]
+    contexts: Mapping[cst.CSTNode, ExpressionContext]
+
+    def span(self, node: cst.CSTNode) -> Range:
+        found = self.positions[node]
+        return Range(Position(found.start.line - 1, found.start.column), Position(found.end.line - 1, found.end.column))
+
+    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        while node in self.parents:
+            node = self.parents[node]
+            yield node
+
+    def offset(self, position: Position) -> int:
+        return self.source.line_starts[position.line] + position.column
+
+
+def read_tree(source: SourceFile) -> PythonTree:
+    wrapper = MetadataWrapper(parse(source), unsafe_skip_copy=True)
+    resolved = wrapper.resolve_many((PositionProvider, ParentNodeProvider, ScopeProvider, ExpressionContextProvider))
+    return PythonTree(source, wrapper.module, resolved[PositionProvider], resolved[ParentNodeProvider],  # type: ignore[arg-type]
+                      resolved[ScopeProvider], resolved[ExpressionContextProvider])  # type: ignore[arg-type]
+
+
+def nodes_within(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    yield root
+    for child in root.children:
+        yield from nodes_within(child)
+
+
+def expression_at(tree: PythonTree, span: Range) -> cst.BaseExpression | None:
+    """The outermost expression whose extent is ``span`` exactly, or one pair of parentheses inside it."""
+    wanted = [span]
+    text = tree.source.text[tree.offset(span.start):tree.offset(span.end)]
+    if text.startswith("(") and text.endswith(")") and span.end.column > 0:
+        wanted.append(Range(Position(span.start.line, span.start.column + 1), Position(span.end.line, span.end.column - 1)))
+    for candidate in wanted:
+        for node in nodes_within(tree.module):
+            if isinstance(node, cst.BaseExpression) and node in tree.positions and tree.span(node) == candidate:
+                return node
+    return None
+
+
+def trimmed(tree: PythonTree, span: Range) -> Range:
+    """``span`` without the spaces and line breaks at its ends (a selection often takes them)."""
+    text = tree.source.text
+    start, end = tree.offset(span.start), tree.offset(span.end)
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return Range(_position(tree, start), _position(tree, end))
+
+
+def _position(tree: PythonTree, offset: int) -> Position:
+    starts = tree.source.line_starts
+    low, high = 0, len(starts) - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if starts[middle] <= offset:
+            low = middle
+        else:
+            high = middle - 1
+    return Position(low, offset - starts[low])
+
+
+def statement_of(tree: PythonTree, node: cst.CSTNode) -> cst.BaseStatement:
+    """The statement, directly in a block or the module, that holds ``node``."""
+    for ancestor in tree.ancestors(node):
+        if isinstance(ancestor, cst.BaseStatement) and isinstance(tree.parents.get(ancestor), (cst.IndentedBlock, cst.Module)):
+            return ancestor
+    raise CannotExtractHere("the selection is not inside a statement of a block; select code inside a function or module body")
+
+
+def first_line(tree: PythonTree, statement: cst.BaseStatement) -> int:
+    """The 0-based line a statement starts on, its decorators included."""
+    line = tree.span(statement).start.line
+    for decorator in getattr(statement, "decorators", ()):
+        line = min(line, tree.span(decorator).start.line)
+    return line
+
+
+def evaluation_key(tree: PythonTree, statement: cst.BaseStatement, node: cst.CSTNode) -> tuple[Position, int, Position]:
+    """Orders the nodes of one statement as Python evaluates them: small statements in turn and,
+    within an assignment, the value before its targets; otherwise left to right."""
+    small: cst.CSTNode = statement
+    inside_value = True
+    chain = [node, *tree.ancestors(node)]
+    for index, ancestor in enumerate(chain):
+        if isinstance(ancestor, (cst.Assign, cst.AnnAssign)) and index > 0:
+            small = ancestor
+            inside_value = chain[index - 1] is ancestor.value
+            break
+        if ancestor is statement:
+            break
+    return tree.span(small).start, 0 if inside_value or small is statement else 1, tree.span(node).start
+
+
+def effects_before(tree: PythonTree, statement: cst.BaseStatement, node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The nodes of ``statement``'s own line(s) that may change state and that Python evaluates
+    before ``node`` (the calls ``node`` is an argument of run after it, so they are not among them)."""
+    header = _header_nodes(statement)
+    enclosing = set(tree.ancestors(node))
+    inside = set(nodes_within(node))
+    key = evaluation_key(tree, statement, node)
+    found: list[cst.CSTNode] = []
+    for part in header:
+        for candidate in nodes_within(part):
+            if candidate in enclosing or candidate in inside or candidate not in tree.positions:
+                continue
+            if (isinstance(candidate, EFFECTS) or (isinstance(candidate, cst.AsName) and isinstance(tree.parents.get(candidate), cst.WithItem))) \
+                    and evaluation_key(tree, statement, candidate) < key:
+                found.append(candidate)
+    return found
+
+
+def _header_nodes(statement: cst.BaseStatement) -> list[cst.CSTNode]:
+    """What a statement evaluates itself, without the blocks it holds."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return [statement]
+    blocks = (cst.BaseSuite, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally)
+    return [child for child in statement.children if not isinstance(child, blocks) and not (
+        isinstance(statement, cst.If) and child is statement.orelse)]
+
+
+def observes_state(node: cst.CSTNode) -> bool:
+    return any(isinstance(part, OBSERVERS) for part in nodes_within(node))
+
+
+def has_effects(node: cst.CSTNode) -> bool:
+    return any(isinstance(part, EFFECTS) for part in nodes_within(node))
+
+
+def read_names(tree: PythonTree, node: cst.CSTNode) -> list[cst.Name]:
+    return [part for part in nodes_within(node) if isinstance(part, cst.Name) and tree.contexts.get(part) is ExpressionContext.LOAD]
