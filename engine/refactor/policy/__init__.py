@@ -28,6 +28,7 @@ POLICIES: dict[str, str] = {
     "insert-after": "engine.refactor.policy.insert",
     "delete": "engine.refactor.policy.delete",
     "extract-variable": "engine.refactor.policy.extract_variable",
+    "extract-function": "engine.refactor.policy.extract_function",
     "inline": "engine.refactor.policy.inline",
 }
 """An operation's name (engine.refactor.operations.OPERATIONS) → the module whose ``plan``

@@ -1,0 +1,26 @@
+"""``extract-function``: whole statements into a new function, or a method when they use
+``self``/``cls``; its policy is engine.refactor.policy.extract_function."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from engine.refactor.operations.base import FieldKind, RefactorOperation, param
+from engine.refactor.operations.extract_variable import LINES_HELP, MATCH_HELP, SPAN_HELP
+
+
+@dataclass(frozen=True)
+class ExtractFunction(RefactorOperation):
+    name: ClassVar[str] = "extract-function"
+    summary: ClassVar[str] = ("extract whole Python statements into a function (a method when they use self or cls): "
+                              "parameters and return values from what they read and bind")
+    mcp_tool: ClassVar[str] = "extract_function"
+    lsp_command: ClassVar[str] = "graft.extractFunction"
+    destructive: ClassVar[bool] = False
+    idempotent: ClassVar[bool] = False
+
+    address: str = param(FieldKind.SPAN, SPAN_HELP)
+    new_name: str = param(FieldKind.NAME, "the new function's name")
+    lines: str = param(FieldKind.TEXT, LINES_HELP, default="")
+    match: str = param(FieldKind.TEXT, MATCH_HELP, default="")

@@ -1,0 +1,21 @@
+"""``extract-function``: Python's own implementation on LibCST (engine.refactor.python.extract_function);
+other languages are refused (``unsupported_language``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.refactor.plan import RefactorPlan
+from engine.refactor.selection import python_only, select
+
+if TYPE_CHECKING:
+    from engine.refactor.operations.base import PlanContext
+    from engine.refactor.operations.extract_function import ExtractFunction
+
+
+def plan(operation: ExtractFunction, context: PlanContext) -> RefactorPlan:
+    from engine.refactor.python.extract_function import plan_extract_function
+
+    selection = select(context, operation.address, operation.lines, operation.match)
+    python_only(selection, operation.name)
+    return plan_extract_function(selection, operation.new_name)

@@ -1,0 +1,284 @@
+"""Extract whole Python statements into a function (after the top-level definition that holds
+them), or a method (after the method that holds them, when they use ``self`` or ``cls``).
+
+The parameters are the names read in the span and bound outside it; the return values are the
+names bound in the span and read after it (or anywhere in a loop around it). The span's lines
+move as they are (comments and formatting kept), re-indented. ``await`` makes the function
+``async`` and its call awaited.
+
+What refuses: a span that is not whole statements of one block (``not_whole_statements``); a
+``return`` (``contains_return``), ``yield`` (``contains_yield``), ``break`` or ``continue`` of a
+loop outside the span (``contains_loop_jump``), or a ``global``/``nonlocal`` (``cannot_extract_here``)
+in it, none of which a call can carry out; a multi-line string whose text the re-indenting
+would change (``cannot_extract_here``); a name already in use (``name_clash``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+from libcst.metadata import Scope, Assignment, ClassScope, ExpressionContext, FunctionScope, GlobalScope
+
+from engine.edits.model import FileChange, WorkspaceEdit
+from engine.edits.text import line_edits
+from engine.errors import Refused
+from engine.positions import Position, Range
+from engine.refactor.plan import RefactorPlan
+from engine.refactor.python.extract_variable import NameClash, check_identifier
+from engine.refactor.python.span_nodes import CannotExtractHere, PythonTree, nodes_within, read_tree, trimmed
+from engine.refactor.selection import Selection
+from engine.symbols import Confidence, Source
+
+_NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+_LOOPS = (cst.For, cst.While)
+
+
+class NotWholeStatements(Refused):
+    code = "not_whole_statements"
+
+
+class ContainsReturn(Refused):
+    code = "contains_return"
+
+
+class ContainsYield(Refused):
+    code = "contains_yield"
+
+
+class ContainsLoopJump(Refused):
+    code = "contains_loop_jump"
+
+
+def plan_extract_function(selection: Selection, name: str) -> RefactorPlan:
+    check_identifier(name)
+    tree = read_tree(selection.source)
+    span = trimmed(tree, selection.range)
+    first, last = span.start.line, span.end.line
+    statements = _statements(tree, first, last, selection.describe())
+    block = tree.parents[statements[0]]
+    owner = _owner_function(tree, block)
+    _check_moveable(tree, statements)
+    inside = Range(Position(first, 0), Position(last + 1, 0))
+    scope = tree.scopes.get(statements[0])
+    parameters, results = _flow(tree, statements, inside, scope, owner)
+    is_async = any(isinstance(node, cst.Await) for statement in statements for node in _own_nodes(statement))
+    method = _method_kind(tree, owner, parameters)
+    if method is not None:
+        parameters = [p for p in parameters if p != method[1]]
+    _check_name_free(tree, name, owner, method is not None)
+    return _edit(tree, name, statements, first, last, owner, parameters, results, is_async, method)
+
+
+def _statements(tree: PythonTree, first: int, last: int, where: str) -> list[cst.BaseStatement]:
+    """The statements of one block that lines ``first``..``last`` hold, refused unless whole."""
+    chosen: list[cst.BaseStatement] = []
+    for node in nodes_within(tree.module):
+        if not isinstance(node, cst.BaseStatement) or not isinstance(tree.parents.get(node), (cst.IndentedBlock, cst.Module)):
+            continue
+        lines = _lines(tree, node)
+        if lines[1] < first or lines[0] > last:
+            continue
+        if first <= lines[0] and lines[1] <= last:
+            if not any(chosen_one in tree.ancestors(node) for chosen_one in chosen):
+                chosen.append(node)
+        elif not (lines[0] <= first and last <= lines[1] and _inside_body(tree, node, first)):
+            raise NotWholeStatements(f"{where} cuts the statement on lines {lines[0] + 1}-{lines[1] + 1}; select whole statements")
+    if not chosen:
+        raise NotWholeStatements(f"{where} holds no whole statement; select whole statements (or --lines FIRST-LAST)")
+    block = tree.parents[chosen[0]]
+    body: Sequence[cst.CSTNode] = getattr(block, "body", ())
+    positions = [index for index, statement in enumerate(body) if any(statement is c for c in chosen)]
+    if len(positions) != len(chosen) or positions != list(range(positions[0], positions[0] + len(positions))):
+        raise NotWholeStatements(f"{where} spans statements of different blocks; select statements of one block")
+    return chosen
+
+
+def _lines(tree: PythonTree, statement: cst.CSTNode) -> tuple[int, int]:
+    span = tree.span(statement)
+    start = span.start.line
+    for decorator in getattr(statement, "decorators", ()):
+        start = min(start, tree.span(decorator).start.line)
+    return start, span.end.line
+
+
+def _inside_body(tree: PythonTree, statement: cst.CSTNode, line: int) -> bool:
+    """Whether ``line`` lies inside a block of ``statement`` (past its header)."""
+    body = getattr(statement, "body", None)
+    return isinstance(body, cst.IndentedBlock) and body in tree.positions and tree.span(body).start.line <= line or any(
+        isinstance(child, (cst.Else, cst.ExceptHandler, cst.Finally, cst.If)) for child in statement.children)
+
+
+def _owner_function(tree: PythonTree, block: cst.CSTNode) -> cst.FunctionDef | None:
+    for ancestor in [block, *tree.ancestors(block)]:
+        if isinstance(ancestor, cst.FunctionDef):
+            return ancestor
+        if isinstance(ancestor, cst.ClassDef):
+            raise CannotExtractHere(f"lines in the body of class {ancestor.name.value} define its attributes; extract from a method")
+    return None
+
+
+def _own_nodes(root: cst.CSTNode) -> list[cst.CSTNode]:
+    """The nodes of ``root`` outside the functions, classes and lambdas it defines."""
+    found = [root]
+    for child in root.children:
+        if not isinstance(child, _NESTED):
+            found.extend(_own_nodes(child))
+    return found
+
+
+def _check_moveable(tree: PythonTree, statements: list[cst.BaseStatement]) -> None:
+    for statement in statements:
+        for node in _own_nodes(statement):
+            line = tree.span(node).start.line + 1 if node in tree.positions else "?"
+            if isinstance(node, cst.Return):
+                raise ContainsReturn(f"line {line} returns from the function; a call cannot return for its caller. Extract "
+                                     "the lines before it, or make the return the caller's")
+            if isinstance(node, cst.Yield):
+                raise ContainsYield(f"line {line} yields; the extracted function would be a generator the caller never runs")
+            if isinstance(node, (cst.Global, cst.Nonlocal)):
+                raise CannotExtractHere(f"line {line} declares a {type(node).__name__.lower()} name; it would bind it in the "
+                                        "new function instead")
+            if isinstance(node, (cst.Break, cst.Continue)) and not _loop_between(tree, node, statements):
+                raise ContainsLoopJump(f"line {line} jumps out of a loop around the selection; a call cannot")
+            if isinstance(node, (cst.SimpleString, cst.FormattedString)) and tree.span(node).start.line != tree.span(node).end.line:
+                raise CannotExtractHere(f"line {line} starts a string over several lines, whose text re-indenting would change")
+
+
+def _loop_between(tree: PythonTree, node: cst.CSTNode, statements: list[cst.BaseStatement]) -> bool:
+    for ancestor in tree.ancestors(node):
+        if any(ancestor is statement for statement in statements):
+            return isinstance(ancestor, _LOOPS)
+        if isinstance(ancestor, _LOOPS):
+            return True
+    return False
+
+
+def _flow(tree: PythonTree, statements: list[cst.BaseStatement], inside: Range, scope: Scope | None,
+          owner: cst.FunctionDef | None) -> tuple[list[str], list[str]]:
+    parameters: list[str] = []
+    results: list[str] = []
+    if not isinstance(scope, (FunctionScope, GlobalScope)):
+        raise CannotExtractHere("the selection is not in a function or module body")
+    loops = [a for a in tree.ancestors(statements[0]) if isinstance(a, _LOOPS)]
+    for statement in statements:
+        for node in nodes_within(statement):
+            augmented = isinstance(tree.parents.get(node), cst.AugAssign)  # ``n += 1`` reads n first
+            if isinstance(node, cst.Name) and (tree.contexts.get(node) is ExpressionContext.LOAD or augmented) \
+                    and node.value not in parameters:
+                # At module level the names the span reads stay the module's, seen from the new function too.
+                if isinstance(scope, FunctionScope) and _bound_outside(tree, node, scope, inside):
+                    parameters.append(node.value)
+    for assignment in sorted((a for a in scope.assignments if isinstance(a, Assignment) and a.node in tree.positions
+                              and inside.contains(tree.span(a.node).start)), key=lambda a: tree.span(a.node).start):
+        if assignment.name in results:
+            continue
+        for access in assignment.references:
+            at = tree.span(access.node).start
+            if not inside.contains(at) and (at >= inside.end or any(tree.span(loop).start <= at for loop in loops)):
+                results.append(assignment.name)
+                break
+    for name in results:
+        if isinstance(scope, FunctionScope) and name not in parameters and any(isinstance(a, Assignment) and a.node in tree.positions
+                                          and not inside.contains(tree.span(a.node).start) for a in scope[name]):
+            parameters.append(name)  # the span may not bind it on every path: the caller's value comes in
+    return parameters, results
+
+
+def _bound_outside(tree: PythonTree, name: cst.Name, scope: FunctionScope, inside: Range) -> bool:
+    for referent in scope[name.value] if tree.scopes.get(name) is scope else _referents(tree, name):
+        if not isinstance(referent, Assignment) or isinstance(referent.scope, ClassScope):
+            continue
+        if isinstance(referent.scope, FunctionScope) and (referent.node not in tree.positions
+                                                          or not inside.contains(tree.span(referent.node).start)):
+            return True
+    return False
+
+
+def _referents(tree: PythonTree, name: cst.Name) -> list[object]:
+    scope = tree.scopes.get(name)
+    if scope is None:
+        return []
+    return [referent for access in scope.accesses[name] for referent in access.referents]
+
+
+def _method_kind(tree: PythonTree, owner: cst.FunctionDef | None, parameters: list[str]) -> tuple[str, str] | None:
+    """('method' or 'classmethod', the receiver's name) when the span reads the method's receiver."""
+    body = tree.parents.get(owner) if owner is not None else None
+    if owner is None or body is None or not isinstance(tree.parents.get(body), cst.ClassDef):
+        return None
+    decorators = {d.decorator.value for d in owner.decorators if isinstance(d.decorator, cst.Name)}
+    if "staticmethod" in decorators or not owner.params.params:
+        return None
+    receiver = owner.params.params[0].name.value
+    if receiver not in parameters:
+        return None
+    return ("classmethod" if "classmethod" in decorators else "method"), receiver
+
+
+def _check_name_free(tree: PythonTree, name: str, owner: cst.FunctionDef | None, as_method: bool) -> None:
+    if as_method and owner is not None:
+        class_body = tree.parents[owner]
+        taken = any(isinstance(s, (cst.FunctionDef, cst.ClassDef)) and s.name.value == name for s in getattr(class_body, "body", ()))
+        scope = tree.scopes.get(owner)
+        if taken or (scope is not None and name in scope and isinstance(scope, ClassScope)):
+            raise NameClash(f"the class already has {name}; choose another name")
+        return
+    scope = tree.scopes.get(tree.module)
+    if scope is not None and (name in scope or scope.accesses[name]):
+        raise NameClash(f"{name} is already a name in this module (or a builtin); choose another name")
+
+
+def _edit(tree: PythonTree, name: str, statements: list[cst.BaseStatement], first: int, last: int,
+          owner: cst.FunctionDef | None, parameters: list[str], results: list[str], is_async: bool,
+          method: tuple[str, str] | None) -> RefactorPlan:
+    text = tree.source.text
+    newline = tree.source.newline
+    lines = text.split("\n")
+    starts = tree.source.line_starts
+    block_indent = _indent(lines[_lines(tree, statements[0])[0]])
+    if method is not None and owner is not None:
+        anchor: cst.CSTNode = owner
+        outer_indent = _indent(lines[_lines(tree, owner)[0]])
+    else:
+        anchor = next(a for a in [statements[0], *tree.ancestors(statements[0])] if isinstance(tree.parents.get(a), cst.Module))
+        outer_indent = ""
+    unit = _indent_unit(tree, owner, lines, block_indent)
+    body_indent = outer_indent + unit
+    moved = [line.rstrip("\r") for line in lines[first:last + 1]]
+    body = [body_indent + line[len(block_indent):] if line.strip() else "" for line in moved]
+    if any(line.strip() and not line.startswith(block_indent) for line in moved):
+        raise NotWholeStatements("a selected line is indented less than the first statement; select whole statements of one block")
+    receiver = method[1] if method is not None else None
+    signature = ", ".join([receiver, *parameters] if receiver else parameters)
+    header = ([f"{outer_indent}@classmethod"] if method is not None and method[0] == "classmethod" else []) + [
+        f"{outer_indent}{'async ' if is_async else ''}def {name}({signature}):"]
+    if results:
+        body.append(f"{body_indent}return {', '.join(results)}")
+    function = newline.join(header + body)
+    call = f"{'await ' if is_async else ''}{receiver + '.' if receiver else ''}{name}({', '.join(parameters)})"
+    call_line = f"{block_indent}{', '.join(results) + ' = ' if results else ''}{call}"
+    end_of_anchor = _lines(tree, anchor)[1] + 1
+    gap = newline if method is not None else newline * 2
+    insert_at = starts[end_of_anchor] if end_of_anchor < len(starts) else len(text)
+    tail = "" if text.endswith(("\n", "\r")) or insert_at < len(text) else newline
+    after = (text[:insert_at] + tail + gap + function + newline + text[insert_at:])
+    replaced_start = starts[first]
+    replaced_end = starts[last + 1] if last + 1 < len(starts) else len(text)
+    after = after[:replaced_start] + call_line + newline + after[replaced_end:]
+    change = FileChange(tree.source.path, line_edits(text, after), tree.source.sha256)
+    return RefactorPlan("extract-function", WorkspaceEdit((change,)), Source.AST, Confidence.HIGH, [])
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
+def _indent_unit(tree: PythonTree, owner: cst.FunctionDef | None, lines: list[str], block_indent: str) -> str:
+    """The file's indentation step, as the function the span is in indents its body."""
+    if owner is not None and isinstance(owner.body, cst.IndentedBlock) and owner.body.body:
+        outer = _indent(lines[_lines(tree, owner)[0]])
+        inner = _indent(lines[_lines(tree, owner.body.body[0])[0]])
+        if inner.startswith(outer) and len(inner) > len(outer):
+            return inner[len(outer):]
+    return "\t" if block_indent.startswith("\t") else "    "
