@@ -33,6 +33,7 @@ EXPECTED_TOOLS = {
     "apply_code_action", "read_file", "read_multiple_files", "write_file",
     "edit_file", "transaction_apply", "undo_edit", "redo_edit", "find_files", "search_in_files", "find_replace",
     "project_overview", "impact", "affected_tests", "server_status", "check_edit", "doctor",
+    "extract_variable", "extract_function", "inline_symbol",
 }
 
 
@@ -69,9 +70,11 @@ def test_every_tool_is_listed_with_an_output_schema_when_asked(project: Path) ->
     assert {"diff", "applied", "files", "source", "confidence"} <= set(edit_schema["properties"])
 
 
-LISTING_BUDGET = 25_000
+LISTING_BUDGET = 26_000
 """Characters of the default tool listing (issue 43: it was 67,979, two thirds output schemas;
-every session pays for it before it does anything)."""
+every session pays for it before it does anything). Raised from 25,000 by issue 44's three tools
+(extract_variable, extract_function, inline_symbol: about 3,000 together, their shared apply
+options included)."""
 
 
 def test_the_default_tool_listing_fits_its_budget(project: Path) -> None:

@@ -13,14 +13,13 @@ from engine.refactor.operations.extract_variable import LINES_HELP, MATCH_HELP, 
 @dataclass(frozen=True)
 class ExtractFunction(RefactorOperation):
     name: ClassVar[str] = "extract-function"
-    summary: ClassVar[str] = ("extract whole Python statements into a function (a method when they use self or cls): "
-                              "parameters and return values from what they read and bind")
+    summary: ClassVar[str] = "extract whole Python statements into a function (a method if they use self/cls)"
     mcp_tool: ClassVar[str] = "extract_function"
     lsp_command: ClassVar[str] = "graft.extractFunction"
     destructive: ClassVar[bool] = False
     idempotent: ClassVar[bool] = False
 
     address: str = param(FieldKind.SPAN, SPAN_HELP)
-    new_name: str = param(FieldKind.NAME, "the new function's name")
+    new_name: str = param(FieldKind.NAME, "its name")
     lines: str = param(FieldKind.TEXT, LINES_HELP, default="")
     match: str = param(FieldKind.TEXT, MATCH_HELP, default="")

@@ -7,21 +7,18 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from engine.refactor.operations.base import FieldKind, RefactorOperation, param
-from engine.refactor.operations.extract_variable import LINES_HELP, MATCH_HELP
+from engine.refactor.operations.extract_variable import MATCH_HELP
 
 
 @dataclass(frozen=True)
 class Inline(RefactorOperation):
     name: ClassVar[str] = "inline"
-    summary: ClassVar[str] = "inline a Python local variable: its value replaces every use, and its assignment goes"
+    summary: ClassVar[str] = "inline a Python local variable: its value replaces its uses"
     mcp_tool: ClassVar[str] = "inline_symbol"
     lsp_command: ClassVar[str] = "graft.inline"
     destructive: ClassVar[bool] = True
     idempotent: ClassVar[bool] = False
 
-    address: str = param(FieldKind.SPAN, "the variable: FILE:LINE:COL on its name (its assignment or a use), or a name "
-                                         "path refined by match (the name) or lines")
-    lines: str = param(FieldKind.TEXT, LINES_HELP, default="")
+    address: str = param(FieldKind.SPAN, "FILE:LINE:COL on the variable, or a name path with match")
     match: str = param(FieldKind.TEXT, MATCH_HELP, default="")
-    allow_reordering: bool = param(FieldKind.FLAG, "inline even when that changes when or how often the value is evaluated",
-                                   default=False)
+    allow_reordering: bool = param(FieldKind.FLAG, "even if it changes when the value is evaluated", default=False)

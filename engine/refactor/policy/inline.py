@@ -16,6 +16,6 @@ if TYPE_CHECKING:
 def plan(operation: Inline, context: PlanContext) -> RefactorPlan:
     from engine.refactor.python.inline_variable import plan_inline_variable
 
-    selection = select(context, operation.address, operation.lines, operation.match)
+    selection = select(context, operation.address, match=operation.match)
     python_only(selection, operation.name)
     return plan_inline_variable(selection, allow_reordering=operation.allow_reordering)
