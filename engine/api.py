@@ -25,6 +25,7 @@ from engine.languages import language_of, profile_of
 from engine.names import Address, PositionAddress, SymbolAddress, parse_address
 from engine.overloads import OverloadSet, overload_set
 from engine.references import NavigationResult, Navigator
+from engine.served_graph import ServedGraph
 from engine.answers import Diagnostic
 from engine.ports import LanguageServices, Tools
 from engine.refactor.mentions import FileWords, MentionIndex
@@ -245,6 +246,13 @@ class Engine:
         if self.services is None:
             raise ServiceUnavailable("diagnostics need a language server, and no language-server support is installed")
         return self.services.diagnostics(self.workspace.read(path)).value
+
+    def served_graph(self) -> ServedGraph:
+        """Callers, callees, impact and implementations: the graph's, or the language server's where
+        the graph follows no uses in the symbol's language (TypeScript, Go), labelled either way."""
+        use_server = self.source in (SourcePreference.AUTO, SourcePreference.LSP) and self.services is not None
+        return ServedGraph(self.workspace, self.graph(), self.services, use_server=use_server,
+                           require_server=self.source is SourcePreference.LSP)
 
     def _navigator(self) -> Navigator:
         use_server = self.source in (SourcePreference.AUTO, SourcePreference.LSP)

@@ -168,6 +168,13 @@ class UnsupportedByServer(Refused):
     code = "unsupported_by_server"
 
 
+class NotCallable(Refused):
+    """Callers, callees or impact asked of a symbol in which the language server's call hierarchy
+    finds nothing callable (a type, a constant): an empty answer would read as "nothing calls it"."""
+
+    code = "not_callable"
+
+
 class ServerAnsweredError(ServiceUnavailable):
     """A running server answered a request with an error: a failure on its side, or its own
     check refusing the request on purpose (gopls refuses a rename that would conflict), which

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable, Collection, Generic, Iterator, Mappi
 
 if TYPE_CHECKING:
     from engine.extract import FileSymbols
-    from engine.answers import CodeAction, Diagnostic, Hover, Location, ServerEdit
+    from engine.answers import CallEdge, CodeAction, Diagnostic, HierarchyItem, Hover, Location, ServerEdit
     from engine.positions import Position, Range
     from engine.workspace import SourceFile, Workspace
 
@@ -141,6 +141,24 @@ class LanguageServices(Protocol):
         ...
 
     def definition(self, source: "SourceFile", position: "Position") -> "Answered[list[Location]]":
+        ...
+
+    def implementations(self, source: "SourceFile", position: "Position") -> "Answered[list[Location]]":
+        """What implements the interface or interface method at a position (LSP
+        ``textDocument/implementation``). Raises :class:`engine.errors.UnsupportedByServer` when the
+        file's server does not offer the request."""
+        ...
+
+    def call_hierarchy(self, source: "SourceFile", position: "Position") -> "Answered[list[HierarchyItem]]":
+        """The callable at a position as the server's call hierarchy names it (LSP
+        ``textDocument/prepareCallHierarchy``; empty when nothing there is callable). Raises
+        :class:`engine.errors.UnsupportedByServer` when the file's server has no call hierarchy."""
+        ...
+
+    def calls(self, source: "SourceFile", item: "HierarchyItem", *, incoming: bool) -> "Answered[list[CallEdge]]":
+        """The calls of ``item`` (``incoming``: the callers, with their call sites) or the calls it
+        makes (``callHierarchy/incomingCalls`` or ``outgoingCalls``), asked of the server of
+        ``source``, the file the hierarchy was prepared in."""
         ...
 
     def rename(

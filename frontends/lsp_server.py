@@ -357,7 +357,7 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
     @server.command("graft.impact")
     @typed_errors
     def impact(ls: GraftLanguageServer, *arguments: Any) -> list[dict[str, Any]]:
-        return [r.to_json() for r in ls.current_engine().graph().impact(_argument(list(arguments), 0, "an address"))]
+        return [r.to_json() for r in ls.current_engine().served_graph().impact(_argument(list(arguments), 0, "an address")).rows]
 
     def refactor_command(operation: type[RefactorOperation]) -> None:
         @server.command(operation.lsp_command)

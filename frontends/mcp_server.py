@@ -444,9 +444,10 @@ def build_server(engine: Engine, *, output_schemas: bool = False) -> GraftMCPSer
     @server.tool(annotations=READS, description="Who calls a symbol and what it calls (graph edges, each with source and confidence).")
     def call_hierarchy(address: str) -> Result:
         def work() -> CallToolResult:
-            queries, target = engine.graph(), engine.graph_target(address)
-            return _both_ways(("callers", queries.callers(target), False), ("callees", queries.callees(target), True),
-                              notes=queries.call_notes(target))
+            served, target = engine.served_graph(), engine.graph_target(address)
+            callers, callees = served.callers(target), served.callees(target)
+            return _both_ways(("callers", callers.rows, False), ("callees", callees.rows, True),
+                              notes=list(dict.fromkeys([*callers.notes, *callees.notes])))
         return tools.call(work)
 
     @server.tool(annotations=READS,
@@ -482,9 +483,8 @@ def build_server(engine: Engine, *, output_schemas: bool = False) -> GraftMCPSer
                  description="The overrides of an abstract method or protocol member, or a class's subclasses.")
     def implementations(address: str) -> Result:
         def work() -> CallToolResult:
-            queries, target = engine.graph(), engine.graph_target(address)
-            return triple(graph_render.with_notes(graph_render.nodes_result("implementations", queries.implementations(target)),
-                                                  queries.implementation_notes(target)))
+            found = engine.served_graph().implementations(engine.graph_target(address))
+            return triple(graph_render.with_notes(*found.rendered(lambda nodes: graph_render.nodes_result("implementations", nodes))))
         return tools.call(work)
 
     @server.tool(annotations=READS, description="A type's bases and subclasses.")
@@ -643,8 +643,8 @@ def build_server(engine: Engine, *, output_schemas: bool = False) -> GraftMCPSer
     @server.tool(annotations=READS, description="What depends on a symbol or file, transitively (callers, importers, subclasses).")
     def impact(address: str, depth: int = 3) -> Result:
         def work() -> CallToolResult:
-            queries, target = engine.graph(), engine.graph_target(address)
-            return triple(graph_render.with_notes(graph_render.reached_result(queries.impact(target, depth)), queries.call_notes(target)))
+            found = engine.served_graph().impact(engine.graph_target(address), depth)
+            return triple(graph_render.with_notes(*found.rendered(graph_render.reached_result)))
         return tools.call(work)
 
     @server.tool(annotations=READS, description="The tests that reach any of these symbols or files.")

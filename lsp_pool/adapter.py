@@ -11,7 +11,7 @@ from typing import Callable, Collection, TypeVar
 from engine.errors import ServiceUnavailable
 from engine.extract import FileSymbols
 from engine.languages import language_of
-from engine.answers import CodeAction, Diagnostic, Hover, Location, ServerEdit
+from engine.answers import CallEdge, CodeAction, Diagnostic, HierarchyItem, Hover, Location, ServerEdit
 from engine.ports import ActionDetails, Answered, Feature, Runtime, ServerStatus, Serving
 from engine.positions import Position, Range
 from engine.symbols import Confidence, Source
@@ -64,6 +64,18 @@ class PoolServices:
     def definition(self, source: SourceFile, position: Position) -> Answered[list[Location]]:
         path = self.workspace.root / source.path
         return self.api.call(lambda api: api.definition(path, position))
+
+    def implementations(self, source: SourceFile, position: Position) -> Answered[list[Location]]:
+        path = self.workspace.root / source.path
+        return self.api.call(lambda api: api.implementation(path, position))
+
+    def call_hierarchy(self, source: SourceFile, position: Position) -> Answered[list[HierarchyItem]]:
+        path = self.workspace.root / source.path
+        return self.api.call(lambda api: api.prepare_call_hierarchy(path, position))
+
+    def calls(self, source: SourceFile, item: HierarchyItem, *, incoming: bool) -> Answered[list[CallEdge]]:
+        path = self.workspace.root / source.path
+        return self.api.call(lambda api: api.incoming_calls(path, item) if incoming else api.outgoing_calls(path, item))
 
     def rename(
         self, source: SourceFile, position: Position, new_name: str, sent: Callable[[], None] | None = None,

@@ -262,12 +262,13 @@ class Converter:
             handle=item,
         )
 
-    def call_edges(self, calls: Any, *, incoming: bool) -> list[CallEdge]:
+    def call_edges(self, calls: Any, *, incoming: bool, asked_uri: str = "") -> list[CallEdge]:
+        """Incoming or outgoing calls as edges; ``asked_uri`` is the file of the item asked about,
+        where an outgoing call's sites are (LSP: ``fromRanges`` are relative to the caller)."""
         edges = []
         for call in calls or []:
             item = call.from_ if incoming else call.to
-            # Call sites are in the caller's file for incoming calls, in the item's file otherwise.
-            site_path = uri_to_path(call.from_.uri) if incoming else uri_to_path(item.uri)
+            site_path = uri_to_path(call.from_.uri) if incoming else uri_to_path(asked_uri)
             sites = tuple(self.range(site_path, r) for r in call.from_ranges)
             edges.append(CallEdge(self.hierarchy_item(item), sites))
         return edges

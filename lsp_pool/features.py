@@ -95,6 +95,22 @@ class LanguageApi:
         value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_REFERENCES, params)
         return Answered(converter.locations(value), server.spec.id, complete)
 
+    async def implementation(self, path: Path, position: Position) -> Answered[list[Location]]:
+        """``textDocument/implementation``: the types that implement an interface, the methods
+        that implement an interface's method (UnsupportedByServer when the server has none)."""
+        await self._require(path, "implementation_provider", t.TEXT_DOCUMENT_IMPLEMENTATION)
+        return await self._locations(path, position, t.TEXT_DOCUMENT_IMPLEMENTATION, t.ImplementationParams)
+
+    async def _require(self, path: Path, capability: str, method: str) -> ManagedServer:
+        """The file's server, started, when it declares ``capability``; else UnsupportedByServer
+        naming the server and the request, since no other source has what it would answer."""
+        server = self.server_for(path)
+        await server.ensure_started()
+        if server.capabilities is None or not getattr(server.capabilities, capability, None):
+            version = f" {server.server_version}" if server.server_version else ""
+            raise UnsupportedByServer(f"{server.spec.id}{version}, which serves {path.name}, does not offer {method}")
+        return server
+
     async def hover(self, path: Path, position: Position) -> Answered[Hover | None]:
         document, lsp_position = await self._positional(path, position)
         params = t.HoverParams(text_document=document, position=lsp_position)
@@ -249,12 +265,19 @@ class LanguageApi:
     # -- hierarchies ---------------------------------------------------------
 
     async def prepare_call_hierarchy(self, path: Path, position: Position) -> Answered[list[HierarchyItem]]:
+        await self._require(path, "call_hierarchy_provider", t.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY)
         return await self._hierarchy_items(path, t.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY, position=position)
 
     async def incoming_calls(self, path: Path, item: HierarchyItem) -> Answered[list[CallEdge]]:
         params = t.CallHierarchyIncomingCallsParams(item=_server_item(item))
         value, complete, server, converter = await self._ask(path, t.CALL_HIERARCHY_INCOMING_CALLS, params)
         return Answered(converter.call_edges(value, incoming=True), server.spec.id, complete)
+
+    async def outgoing_calls(self, path: Path, item: HierarchyItem) -> Answered[list[CallEdge]]:
+        params = t.CallHierarchyOutgoingCallsParams(item=_server_item(item))
+        value, complete, server, converter = await self._ask(path, t.CALL_HIERARCHY_OUTGOING_CALLS, params)
+        asked = _server_item(item).uri
+        return Answered(converter.call_edges(value, incoming=False, asked_uri=asked), server.spec.id, complete)
 
     async def prepare_type_hierarchy(self, path: Path, position: Position) -> Answered[list[HierarchyItem]]:
         return await self._hierarchy_items(path, t.TEXT_DOCUMENT_PREPARE_TYPE_HIERARCHY, position=position)

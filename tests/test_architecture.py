@@ -22,7 +22,7 @@ ENGINE_LAYERS = (
     {"extract", "answers"},
     {"ports", "resolve"},
     {"edits", "graph"},
-    {"references", "files", "located", "symbol_search", "doctor"},
+    {"references", "served_graph", "files", "located", "symbol_search", "doctor"},
     {"refactor"},
     {"server_answers"},
     {"api"},

@@ -329,16 +329,17 @@ class GraphQueries:
     def call_notes(self, address: str) -> list[str]:
         """Notes for a callers or impact answer about ``address``: the unresolved calls that may
         reach it, and when the graph follows no uses in its language at all, that."""
-        unseen = self._language_unseen(address)
+        unseen = self.language_unseen(address)
         if unseen:
             return [f"the graph follows no calls or uses in {unseen} files, so callers and impact of {address} "
-                    f"list none from them: `graft graph refs {address}` asks the language server"]
+                    f"list none from them: with a language server (--source auto or lsp) its call hierarchy answers them, and "
+                    f"`graft graph refs {address}` lists every use"]
         return [calls.note for calls in self.unresolved_calls(address)]
 
     def implementation_notes(self, address: str) -> list[str]:
         """Notes for an implementations answer: in a language whose uses the graph does not follow,
         it knows only the bases a declaration names (never a Go type that satisfies an interface)."""
-        unseen = self._language_unseen(address)
+        unseen = self.language_unseen(address)
         if not unseen:
             return []
         return [f"in {unseen} files the graph knows only the bases a declaration names (extends, implements, an "
@@ -354,7 +355,7 @@ class GraphQueries:
         return [f"not examined: {', '.join(counted)} file(s): the graph follows no uses in those languages, so nothing "
                 "there can be judged unused"]
 
-    def _language_unseen(self, address: str) -> str:
+    def language_unseen(self, address: str) -> str:
         """The language of ``address``'s file when the graph follows no uses in it, else ''."""
         node = self.node_for(address)
         facts = self.project.facts.get(self.graph.nodes[node]["path"])

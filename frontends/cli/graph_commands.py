@@ -31,13 +31,15 @@ def run_graph(engine: Engine, args: argparse.Namespace) -> Result:
         "overview": lambda: overview_result(engine.overview(args.path, args.depth)),
         "lookup": lambda: nodes_result("matches", queries.lookup(args.target)),
         "deps": lambda: edges_result(queries.dependencies(target()), outgoing=True),
-        "impact": lambda: with_notes(reached_result(queries.impact(target(), args.depth)), queries.call_notes(target())),
-        "callers": lambda: with_notes(edges_result(queries.callers(target()), outgoing=False), queries.call_notes(target())),
-        "callees": lambda: with_notes(edges_result(queries.callees(target()), outgoing=True), queries.call_notes(target())),
+        "impact": lambda: with_notes(*engine.served_graph().impact(target(), args.depth).rendered(reached_result)),
+        "callers": lambda: with_notes(*engine.served_graph().callers(target()).rendered(
+            lambda edges: edges_result(edges, outgoing=False))),
+        "callees": lambda: with_notes(*engine.served_graph().callees(target()).rendered(
+            lambda edges: edges_result(edges, outgoing=True))),
         "supertypes": lambda: edges_result(queries.supertypes(target()), outgoing=True),
         "subtypes": lambda: edges_result(queries.subtypes(target()), outgoing=False),
-        "implementations": lambda: with_notes(nodes_result("implementations", queries.implementations(target())),
-                                              queries.implementation_notes(target())),
+        "implementations": lambda: with_notes(*engine.served_graph().implementations(target()).rendered(
+            lambda nodes: nodes_result("implementations", nodes))),
         "refs": lambda: navigation_result(engine.references(args.target)),
         "definition": lambda: navigation_result(engine.definition(args.target)),
         "cycles": lambda: cycles_result(queries.cycles()),
