@@ -10,6 +10,7 @@ import pytest
 
 from engine.api import Engine, SourcePreference
 from engine.refactor.mention_kinds import MentionKind, mention_kinds
+from engine.refactor.python.builtin_names import builtin_lines
 from engine.refactor.operations.rename_symbol import Rename
 from engine.symbols import Confidence
 from engine.workspace import Workspace
@@ -118,3 +119,36 @@ def test_a_code_leftover_lowers_a_servers_rename_and_text_leftovers_do_not(tmp_p
 def test_python_edge_cases(text: str, kind: MentionKind) -> None:
     offset = text.index("old")
     assert mention_kinds(text, [offset], "python", "python") == [kind]
+
+
+def test_uses_of_a_builtin_or_standard_library_name_are_summarised_apart_from_code(tmp_path: Path) -> None:
+    """Renaming a parameter called ``html`` leaves the ``html`` module's uses: they are counted as
+    builtin or standard-library uses, not listed as code to check (the trial's "179 other
+    occurrences of 'html'", issue 41). A use in a function that binds the name itself stays code."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "render.py").write_text(
+        'import html\n\n\ndef page(title, html):\n    return title + html\n\n\n'
+        'def escaped(text):\n    return html.escape(text)\n\n\ndef local(html):\n    return html\n')
+    (tmp_path / "views.py").write_text("import html\n\n\ndef show(text):\n    return html.escape(text)\n")
+    engine = Engine(Workspace(tmp_path), source=SourcePreference.AST)
+    try:
+        warnings = engine.plan(Rename("render.py:page/html", "body")).warnings
+    finally:
+        engine.close()
+    assert ("2 use(s) of 'html' in code not renamed (another symbol of that name, or a reference the rename missed: "
+            "check them): render.py:12, render.py:13") in warnings, warnings
+    assert ("4 use(s) of the builtin or standard-library 'html' left as they are (in files that bind the name no "
+            "other way): render.py:1, render.py:9, views.py:1 and 1 more") in warnings, warnings
+
+
+@pytest.mark.parametrize("before, name, lines, builtin", [
+    ("import html\nhtml.escape('x')\n", "html", {2}, {2}),
+    ("def format(x):\n    return x\nformat(1)\n", "format", {3}, set()),  # the renamed symbol's own file, judged as it was
+    ("from fmt import *\nformat(1)\n", "format", {2}, set()),  # a star import may bring the renamed name
+    ("from fmt import format\nformat(1)\n", "format", {2}, set()),
+    ("import html\ndef f(html):\n    return html\nhtml.escape('x')\n", "html", {3, 4}, {4}),  # a parameter binds it in its function only
+    ("import mypkg\nmypkg.run()\n", "mypkg", {2}, set()),  # neither a builtin nor the standard library
+    ("def f(:\n    format(1)\n", "format", {2}, set()),  # does not parse: code
+])
+def test_which_lines_can_only_mean_a_builtin(before: str, name: str, lines: set[int], builtin: set[int]) -> None:
+    assert builtin_lines(before, name, lines) == builtin

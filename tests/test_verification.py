@@ -219,3 +219,12 @@ def test_pulled_diagnostics_are_not_asked_again_after_the_write_and_the_break_is
     assert verified is not None and {d.file for d in verified.new_errors} == {"c.py"}
     assert not any(recheck for _path, recheck in recorded.asked)
     assert sorted(path for path, _recheck in recorded.asked) == sorted(2 * ["a.py", "b.py", "c.py", "tests/test_c.py"])
+
+
+def test_files_past_the_budget_are_one_short_clause_with_what_to_run() -> None:
+    """An apply that outruns its budget says so on every apply: a count and the command that shows
+    the finished check, not a list of names trailing "and 32 more" (issue 41)."""
+    scope = tuple(f"m{n}.py" for n in range(36))
+    late = Verification(CheckMode.FAST, scope, scope[:1], pending=scope[1:], by=("basedpyright",))
+    _confidence, why = late.label()
+    assert why == "35 file(s) not checked yet: budget (`graft check --last` when done)"

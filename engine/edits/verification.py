@@ -89,7 +89,9 @@ class Verification:
         if self.scope_unknown:
             missing.append(f"importers not checked: {self.scope_unknown}")
         if self.pending:
-            missing.append(f"{len(self.pending)} file(s) not checked yet: budget ({_listed(list(self.pending))})")
+            # One short clause on every apply that outruns the budget: the files are in the JSON's
+            # `pending`, and what the user does about them is one command.
+            missing.append(f"{len(self.pending)} file(s) not checked yet: budget (`graft check --last` when done)")
         if self.unchecked:
             missing.append(f"{len(self.unchecked)} file(s) not checked: {self._unchecked_reason()}")
         if self.beyond_scope:

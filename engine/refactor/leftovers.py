@@ -24,6 +24,7 @@ from engine.languages import profile_of
 from engine.positions import split_lines
 from engine.refactor.corpus import Corpus
 from engine.refactor.mention_kinds import MentionKind, mention_kinds
+from engine.refactor.python.builtin_names import builtin_lines
 from engine.refactor.python.strings_and_comments import CodeMap
 
 _DYNAMIC = (
@@ -51,7 +52,9 @@ class Leftover:
 
 
 _SHOWN = 10
-"""Places listed per kind of leftover; the rest are counted."""
+"""Places listed of the uses in code left (what the user must check); the rest are counted."""
+_SUMMARISED = 3
+"""Places listed per kind of the leftovers that need nothing done (text, builtins): a summary."""
 
 _TEXT_KINDS = ((MentionKind.COMMENT, "comment"), (MentionKind.STRING, "string"), (MentionKind.DOCSTRING, "docstring"),
                (MentionKind.UNCLASSIFIED, "not classified"))
@@ -88,14 +91,19 @@ class Leftovers:
                 leftovers += self._classified(path, edit, {number for number, _line in lines})
         code = [leftover.where for leftover in leftovers if leftover.kind is MentionKind.CODE]
         if code:
+            # What the user must act on, first and in full (up to _SHOWN); the rest is summarised.
             warnings.append(f"{len(code)} use(s) of {self.old_name!r} in code not renamed (another symbol of that name, "
                             f"or a reference the rename missed: check them): {_listed(code)}")
         text = [(label, [leftover.where for leftover in leftovers if leftover.kind is kind]) for kind, label in _TEXT_KINDS]
         text = [(label, places) for label, places in text if places]
         if text:
             count = sum(len(places) for _label, places in text)
-            kinds = "; ".join(f"{label}: {_listed(places)}" for label, places in text)
+            kinds = "; ".join(f"{label}: {_listed(places, _SUMMARISED)}" for label, places in text)
             warnings.append(f"{count} mention(s) of {self.old_name!r} in text left as they are ({kinds})")
+        builtin = [leftover.where for leftover in leftovers if leftover.kind is MentionKind.BUILTIN]
+        if builtin:
+            warnings.append(f"{len(builtin)} use(s) of the builtin or standard-library {self.old_name!r} left as they are "
+                            f"(in files that bind the name no other way): {_listed(builtin, _SUMMARISED)}")
         return leftovers, warnings + self._built_names
 
     def _classified(self, path: str, edit: WorkspaceEdit, numbers: set[int]) -> list[Leftover]:
@@ -117,6 +125,10 @@ class Leftovers:
                 counted_to = offset
             if number in numbers:
                 found[(number, kind)] = None
+        before = self.corpus.bytes_of(path)
+        if profile is not None and profile.id == "python" and before is not None and any(kind is MentionKind.CODE for _n, kind in found):
+            builtin = builtin_lines(_decoded(before), self.old_name, {n + 1 for n, kind in found if kind is MentionKind.CODE})
+            found = {(n, MentionKind.BUILTIN if kind is MentionKind.CODE and n + 1 in builtin else kind): None for n, kind in found}
         return [Leftover(path, number + 1, kind) for number, kind in sorted(found, key=lambda key: (key[0], key[1].value))]
 
     def _text_after(self, path: str, edit: WorkspaceEdit) -> tuple[str | None, CodeMap | None]:
@@ -196,8 +208,8 @@ def _decoded(data: bytes) -> str:
     return data[3:].decode("utf-8", errors="replace") if data.startswith(b"\xef\xbb\xbf") else data.decode("utf-8", errors="replace")
 
 
-def _listed(places: list[str]) -> str:
-    return ", ".join(places[:_SHOWN]) + (f" and {len(places) - _SHOWN} more" if len(places) > _SHOWN else "")
+def _listed(places: list[str], shown: int = _SHOWN) -> str:
+    return ", ".join(places[:shown]) + (f" and {len(places) - shown} more" if len(places) > shown else "")
 
 
 def _lines_at(text: str, offsets: list[int]) -> list[tuple[int, str]]:

@@ -30,6 +30,9 @@ class MentionKind(str, Enum):
     DOCSTRING = "docstring"
     UNCLASSIFIED = "unclassified"
     """A language this module has no scan for."""
+    BUILTIN = "builtin"
+    """Code, in a Python file where the name can only be a builtin or a standard-library module
+    (engine.refactor.python.builtin_names): never a use of the renamed symbol."""
 
 
 _C_LIKE_FAMILIES = frozenset({"c", "csharp", "go", "java", "rust", "typescript", "kotlin", "swift", "scala"})
