@@ -53,23 +53,13 @@ from lsprotocol.converters import get_converter
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 
-from engine.api import Engine
-from engine.choices import SourcePreference
-from engine.client import EngineClient
-from engine.opening import open_engine
-from engine.edits import editor_check
-from engine.edits.editor_check import EditorCheck
-from engine.edits.lsp_json import to_lsp
-from engine.edits.verification import CheckMode, capped
-from engine.edits.model import ChangeAnnotation, WorkspaceEdit
-from engine.edits.session import EditOptions
-from engine.errors import GraftError, MalformedAddress, SymbolNotFound, UsageError
-from engine.names import PositionAddress, parse_address
-from engine.positions import LineIndex, Position, PositionEncoding
-from engine.refactor.operations import OPERATIONS, FieldInfo, RefactorOperation
-from engine.refactor.operations.rename_symbol import Rename
-from engine.refactor.plan import RefactorPlan
-from engine.symbols import Confidence, Symbol
+from engine.api_surface import (
+    capped, ChangeAnnotation, CheckMode, Confidence, EditOptions, EditorCheck, Engine, EngineClient, FieldInfo, keep_editor_check,
+    prepare_editor_check,
+    GraftError, LineIndex, MalformedAddress, open_engine, OPERATIONS, parse_address, Position, PositionAddress,
+    PositionEncoding, RefactorOperation, RefactorPlan, Rename, SourcePreference, Symbol, SymbolNotFound, to_lsp,
+    UsageError, WorkspaceEdit,
+)
 from frontends import lsp_stdio
 
 _CONVERTER = get_converter()
@@ -217,7 +207,7 @@ class GraftLanguageServer(LanguageServer):
     async def send(self, plan: RefactorPlan, check: CheckMode = CheckMode.FAST) -> dict[str, Any]:
         self.check_plan_saved(plan)
         # The errors before, from the files as they are: once the editor has the edit, its saves change them.
-        before = editor_check.prepare(self.require_engine().edits(), plan.edit, check)
+        before = prepare_editor_check(self.require_engine().edits(), plan.edit, check)
         label = f"graft {plan.operation} ({plan.source.value} · {plan.confidence.value})"
         reply = await self.workspace_apply_edit_async(t.ApplyWorkspaceEditParams(edit=self.as_lsp_edit(plan), label=label))
         for warning in plan.warnings:
@@ -250,7 +240,7 @@ class GraftLanguageServer(LanguageServer):
         check, _unsaved = self.awaiting
         self.awaiting = None
         engine = self.current_engine()  # the saved files read into the graph and told to the servers first
-        editor_check.keep(engine.workspace.root, check)
+        keep_editor_check(engine.workspace.root, check)
         result = engine.edits().check_last()
         if result is None:
             return

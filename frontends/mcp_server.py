@@ -29,25 +29,13 @@ from mcp_types import INVALID_PARAMS, CallToolResult, Icon, TextContent, ToolAnn
 from mcp_types import Tool as MCPTool
 from pydantic import Field
 
-from engine.api import Engine
-from engine.choices import SourcePreference
-from engine.opening import open_engine
-from engine.client import EngineClient
-from engine.edits.outcome import EditOutcome
-from engine.errors import GraftError, UsageError
-from engine.files import EditRequest, FileView
-from engine.names import parse_address
-from engine.batch import plan_steps, run_batch
-from engine.edits.session import EditOptions
-from engine.edits.verification import CheckMode
-from engine.files import list_dir as files_list_dir
-from engine.refactor.operations import OPERATIONS, FieldKind, RefactorOperation
-from engine.choices import find_root
-from engine import server_answers
-from engine.located import located
-from engine.references import NavigationResult
-from engine.symbol_search import search_symbols
-from engine.symbols import SymbolKind
+from engine.api_surface import hover as hover_answer
+from engine.api_surface import (
+    code_action_edit, list_code_actions,
+    CheckMode, EditOptions, EditOutcome, EditRequest, Engine, EngineClient, FieldKind, FileView, find_root,
+    GraftError, list_dir as files_list_dir, located, NavigationResult, open_engine, OPERATIONS, parse_address,
+    plan_steps, RefactorOperation, run_batch, search_symbols, SourcePreference, SymbolKind, UsageError,
+)
 from frontends import mcp_stdio
 from frontends.mcp_models import Output, model_of
 from frontends.mcp_views import DEFAULT_MAX_CHARS, bounded, located_view, outline_view, overview_view, symbols_view
@@ -460,7 +448,7 @@ def build_server(engine: Engine, *, output_schemas: bool = False) -> GraftMCPSer
             payload = found.to_json()
             del payload["text"], payload["signature"], payload["doc"]  # the text shows them
             return _result(payload, text)
-        return tools.show(lambda: server_answers.hover(engine, target), present)
+        return tools.show(lambda: hover_answer(engine, target), present)
 
     @server.tool(annotations=READS,
                  description="The server's quick fixes and source actions for lines of a file, with ids for apply_code_action.")
@@ -469,14 +457,14 @@ def build_server(engine: Engine, *, output_schemas: bool = False) -> GraftMCPSer
             rows = [f"{a.id}  {a.kind}  {a.title}" + ("" if a.applicable else "  (not applicable: " + "; ".join(a.notes) + ")")
                     + (f"  fixes {'; '.join(a.fixes)}" if a.fixes else "") for a in actions]
             return _result({"total": len(actions)}, "\n".join(rows) or "(no actions offered)")
-        return tools.show(lambda: server_answers.list_code_actions(engine, path, start_line, end_line or start_line), present)
+        return tools.show(lambda: list_code_actions(engine, path, start_line, end_line or start_line), present)
 
     @server.tool(annotations=EDITS_TEXT,
                  description="Apply an action code_actions listed, by its id (dry run by default).")
     def apply_code_action(path: str, action_id: str, apply: bool = False, allow_dirty: ALLOW_DIRTY = False, check: CHECK = "fast",
                           ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
         return tools.call(lambda: _edit(tools.client(ctx).run_edit(
-            "code_action", server_answers.code_action_edit(engine, path, action_id), apply=apply,
+            "code_action", code_action_edit(engine, path, action_id), apply=apply,
             options=_options(engine, allow_dirty, check))))
 
     @server.tool(annotations=READS,
@@ -575,7 +563,7 @@ def build_server(engine: Engine, *, output_schemas: bool = False) -> GraftMCPSer
     @server.tool(annotations=EDITS_TEXT, description="Apply an LSP WorkspaceEdit (JSON object) atomically: all files or none.")
     def transaction_apply(edit: dict[str, Any], apply: bool = False, allow_dirty: ALLOW_DIRTY = False, check: CHECK = "fast",
                           structured: STRUCTURED = False, ctx: Context | None = None) -> Annotated[CallToolResult, EditOutput]:
-        from engine.edits.lsp_json import from_lsp
+        from engine.api_surface import from_lsp
 
         return tools.call(lambda: _edit(tools.client(ctx).run_edit("transaction_apply", from_lsp(edit, engine.workspace), apply=apply,
                                                                    options=_options(engine, allow_dirty, check)), structured=structured))
@@ -663,7 +651,7 @@ def build_server(engine: Engine, *, output_schemas: bool = False) -> GraftMCPSer
                                                  "state (with the install command), and what each operation does there."))
     def doctor(every_language: bool = False) -> Result:
         def work() -> CallToolResult:
-            from engine.doctor import diagnose  # noqa: PLC0415  (this tool only)
+            from engine.api_surface import diagnose  # noqa: PLC0415  (this tool only)
             from frontends.render.doctor import doctor_json, doctor_text  # noqa: PLC0415
 
             report = diagnose(engine.workspace, engine.services, every_family=every_language)

@@ -14,14 +14,9 @@ import re
 from pathlib import PurePosixPath
 from typing import Any, Callable
 
-from engine.errors import UsageError
-from engine.extract import FileSymbols
-from engine.graph import NodeRef
-from engine.graph.queries import OverviewEntry
-from engine.located import LocatedLine
-from engine.references import NavigationResult
-from engine.symbol_search import SymbolMatches
-from engine.symbols import Symbol
+from engine.api_surface import (
+    FileSymbols, LocatedLine, NavigationResult, NodeRef, OverviewEntry, Symbol, SymbolMatches, UsageError,
+)
 
 View = tuple[dict[str, Any], str]
 """(structured content, text)."""

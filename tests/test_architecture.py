@@ -28,6 +28,7 @@ ENGINE_LAYERS = (
     {"api"},
     {"client", "batch", "opening"},
     {"fleet"},
+    {"api_surface"},
 )
 """engine/'s units, lowest first: a unit imports only units of lower layers (and itself)."""
 
@@ -154,6 +155,33 @@ def test_only_lsp_pool_and_the_lsp_front_end_speak_the_protocol() -> None:
     )
     lsp_front_end = {"frontends/lsp_server.py", "frontends/lsp_stdio.py"}
     assert speakers and all(p.startswith("lsp_pool/") or p in lsp_front_end for p in speakers), speakers
+
+
+def test_front_ends_import_only_the_engines_api_surface() -> None:
+    """Front ends see one narrow engine API (engine/api_surface.py), and nothing else of engine/:
+    in functions and for the type checker too."""
+    offenders = sorted(f"{path.relative_to(REPO)} imports {module}" for path in python_files("frontends")
+                       for module in imported_modules(path) if module.split(".")[0] == "engine" and module != "engine.api_surface")
+    assert offenders == []
+
+
+def test_the_api_surface_lists_each_name_once_for_the_type_checker_and_resolves_it() -> None:
+    """Its names load on first use from ``_HOMES``; the type checker reads its imports: the two must
+    agree, and each name must be its home's."""
+    import importlib
+
+    from engine import api_surface
+
+    tree = ast.parse((REPO / "engine" / "api_surface.py").read_text(encoding="utf-8"))
+    checked = {alias.asname or alias.name: f"{node.module}:{alias.name}" for node in ast.walk(tree)
+               if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("engine.") for alias in node.names}
+    homes = {name: home if ":" in home else f"{home}:{name}" for name, home in api_surface._HOMES.items()}
+    assert checked == homes
+    for name, home in homes.items():
+        module, attribute = home.split(":")
+        assert getattr(api_surface, name) is getattr(importlib.import_module(module), attribute), name
+    with pytest.raises(AttributeError, match="does not offer it"):
+        api_surface.__getattr__("plan_rename")
 
 
 def test_front_ends_reach_language_servers_only_through_the_engine() -> None:

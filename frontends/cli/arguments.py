@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import argparse
 
-from engine.choices import DEFAULT_MAX_FILE_BYTES, SourcePreference
-from engine.positions import PositionEncoding
-from engine.refactor.operations import OPERATIONS, FieldInfo, FieldKind
-from engine.symbols import SymbolKind
+from engine.api_surface import (
+    DEFAULT_MAX_FILE_BYTES, FieldInfo, FieldKind, OPERATIONS, PositionEncoding, SourcePreference, SymbolKind,
+)
 from frontends.cli.parsing import Commands, GraftParser
 
 #: Front ends installed as entry points (``codegraft.frontends``): they own their arguments.

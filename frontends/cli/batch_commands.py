@@ -10,9 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine.api import Engine
-from engine.batch import load_plan, run_batch
-from engine.edits.outcome import EditOutcome
+from engine.api_surface import EditOutcome, Engine, load_plan, run_batch
 from frontends.cli.operation_commands import APPLY_HINT, FINISH_HINT, edit_options, option_hint
 from frontends.render.edits import outcome_text
 from frontends.render.terminal import printable

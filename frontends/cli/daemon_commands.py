@@ -6,8 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
-from engine.choices import find_root
-from engine.errors import GraftError, Refused, UsageError
+from engine.api_surface import find_root, GraftError, Refused, UsageError
 from frontends.cli import daemon_client
 from frontends.cli.output import answered, refused
 from frontends.cli.parsing import ArgumentsRejected

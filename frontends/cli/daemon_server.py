@@ -34,18 +34,16 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from engine.choices import SourcePreference
-from engine.errors import GraftError
-from engine.ports import LanguageServices, Tools, load_language_services, load_tools, nothing_to_discard
-from engine.settings import load_engine_settings
-from engine.state_folder import open_state_file, state_folder
-from engine.workspace import Workspace, WorkspaceConfig
+from engine.api_surface import (
+    GraftError, LanguageServices, load_engine_settings, load_language_services, load_tools, nothing_to_discard,
+    open_state_file, SourcePreference, state_folder, Tools, Workspace, WorkspaceConfig,
+)
 from frontends.cli import daemon_client
 from frontends.cli.daemon_housekeeping import Housekeeping, resident_mb
 from frontends.cli.early_servers import start_servers_named
 
 if TYPE_CHECKING:
-    from engine.api import Engine
+    from engine.api_surface import Engine
 
 # The engine and the CLI (slow imports) are imported by the first call, after it has
 # started the servers it names (start_servers_named): see frontends.cli.early_servers.
@@ -84,8 +82,8 @@ class WarmEngines:
         discard()
 
     def acquire(self, root: Path, source: SourcePreference, *, servers: bool, tools: bool, max_file_bytes: int) -> Engine:
-        from engine.api import Engine
-        from engine.opening import open_engine
+        from engine.api_surface import Engine
+        from engine.api_surface import open_engine
 
         if root.resolve() != self.root:
             # Not this daemon's workspace (the client routes by the same rule, so this is rare): a fresh engine.
@@ -123,10 +121,10 @@ class WarmEngines:
         """An apply answers once its diagnostics budget is spent; the rest of its check is
         finished here, after the answer (the next call waits in the queue meanwhile), so that
         ``graft diagnostics --since-last-apply`` finds it done."""
-        from engine.edits import pending_checks
+        from engine.api_surface import load_pending_checks
 
         engine = next((e for e in self._engines.values() if e.services is not None), None)
-        pending = pending_checks.load(self.root) if engine is not None else None
+        pending = load_pending_checks(self.root) if engine is not None else None
         if engine is not None and pending is not None and not pending.finished:
             with contextlib.suppress(Exception):  # a failure here is the next --since-last-apply's to report
                 engine.edits().finish_diagnostics()
@@ -144,7 +142,7 @@ class WarmEngines:
     def forget_kept_reads(self) -> None:
         """What the engines keep for the next call (files read, their strings and comments found)
         let go, when the daemon has been idle long enough to give its heap back."""
-        from engine.refactor.python.strings_and_comments import forget_scans
+        from engine.api_surface import forget_scans
 
         for engine in self._engines.values():
             engine.workspace.forget_kept_reads()

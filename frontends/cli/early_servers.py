@@ -14,10 +14,7 @@ from __future__ import annotations
 import os
 from typing import Callable
 
-from engine.errors import GraftError
-from engine.languages import language_of
-from engine.ports import nothing_to_discard, start_language_servers_early
-from engine.workspace import Workspace
+from engine.api_surface import GraftError, language_of, nothing_to_discard, start_language_servers_early, Workspace
 from frontends.cli.call_words import may_use_server, scan_call
 
 

@@ -9,10 +9,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from engine.api import Engine
-from engine.client import EngineClient
-from engine.edits.lsp_json import MalformedEdit, edits_without_base, from_lsp
-from engine.positions import PositionEncoding
+from engine.api_surface import edits_without_base, Engine, EngineClient, from_lsp, MalformedEdit, PositionEncoding
 from frontends.cli import operation_commands
 from frontends.render.edits import outcome_text
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import sys
 
-from engine.root_folder import find_root_folder
+from engine.api_surface import find_root_folder
 from frontends.cli import daemon_client
 from frontends.cli.call_words import may_use_server, scan_call
 
@@ -141,9 +141,9 @@ def _start_servers_named(argv: list[str]) -> Callable[[], None]:
     # thin client's path through the daemon never does.
     from pathlib import Path
 
-    from engine.errors import GraftError
-    from engine.ports import nothing_to_discard
-    from engine.workspace import Workspace
+    from engine.api_surface import GraftError
+    from engine.api_surface import nothing_to_discard
+    from engine.api_surface import Workspace
     from frontends.cli.early_servers import start_servers_named
 
     command, options = scan_call(argv)

@@ -10,11 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.api import Engine
-from engine.client import EngineClient
-from engine.edits.outcome import EditOutcome
-from engine.errors import UsageError
-from engine.files import EditRequest
+from engine.api_surface import EditOutcome, EditRequest, Engine, EngineClient, UsageError
 from frontends.cli.operation_commands import APPLY_HINT, FINISH_HINT, edit_options, option_hint, read_text
 from frontends.render.edits import outcome_text
 from frontends.render.symbols import skipped_json, skipped_text

@@ -16,8 +16,7 @@ import time
 from collections import Counter
 from typing import Any, TextIO
 
-from engine import fleet
-from engine.errors import UsageError
+from engine.api_surface import FleetProgress, FleetRow, UsageError
 
 MODES = ("auto", "line", "json", "none")
 HEARTBEAT_SECONDS = 10.0
@@ -49,13 +48,13 @@ class FleetReporter:
         self.stream = stream
         self.interval = heartbeat_interval() if interval is None else interval
         self.started = time.monotonic()
-        self.state: fleet.FleetProgress | None = None
+        self.state: FleetProgress | None = None
         self.last_said = self.started
         self.lock = threading.Lock()  # the heartbeat thread and the driver's callback write to one stream
         self.stopped = threading.Event()
         self.heartbeat: threading.Thread | None = None
 
-    def __call__(self, state: fleet.FleetProgress) -> None:
+    def __call__(self, state: FleetProgress) -> None:
         with self.lock:
             self.state = state
             if state.last is None:
@@ -66,7 +65,7 @@ class FleetReporter:
             self.heartbeat = threading.Thread(target=self._beat, name="graft-fleet-heartbeat", daemon=True)
             self.heartbeat.start()
 
-    def end(self, rows: list[fleet.FleetRow]) -> None:
+    def end(self, rows: list[FleetRow]) -> None:
         self.close()
         counts = Counter(row.status for row in rows)
         with self.lock:
@@ -81,7 +80,7 @@ class FleetReporter:
         if self.heartbeat is not None:
             self.heartbeat.join()
 
-    def _start(self, state: fleet.FleetProgress) -> None:
+    def _start(self, state: FleetProgress) -> None:
         if self.mode == "line":
             self._say(f"graft batch: {state.total} repositories to run, {state.in_flight} at a time")
         elif self.mode == "json":
@@ -89,7 +88,7 @@ class FleetReporter:
         elif self.mode == "live":
             self._draw(state)
 
-    def _finished(self, state: fleet.FleetProgress, row: fleet.FleetRow) -> None:
+    def _finished(self, state: FleetProgress, row: FleetRow) -> None:
         if self.mode == "line":
             self._say(f"graft batch: [{state.done}/{state.total}] {row.repo}: {row.status} ({row.seconds:.1f} s) · "
                       f"{state.failed} failed · {state.in_flight} running · {self._elapsed():.0f} s elapsed")
@@ -113,12 +112,12 @@ class FleetReporter:
                     self._say(f"graft batch: {self.state.done}/{self.state.total} done · {self.state.in_flight} "
                               f"running · {self.state.failed} failed · {self._elapsed():.0f} s elapsed")
 
-    def _event(self, kind: str, state: fleet.FleetProgress, **fields: Any) -> None:
+    def _event(self, kind: str, state: FleetProgress, **fields: Any) -> None:
         self._say(json.dumps({"event": kind, **fields, "done": state.done, "failed": state.failed,
                               "running": state.in_flight, "total": state.total, "elapsed": self._elapsed()},
                              ensure_ascii=False))
 
-    def _draw(self, state: fleet.FleetProgress) -> None:
+    def _draw(self, state: FleetProgress) -> None:
         width = 24
         filled = width * state.done // max(state.total, 1)
         print(f"\r[{'#' * filled}{'.' * (width - filled)}] {state.done}/{state.total} done · {state.failed} failed · "

@@ -7,9 +7,7 @@ import sys
 import time
 from typing import Callable
 
-from engine.api import Engine
-from engine.errors import GraftError
-from engine.graph import IndexStats
+from engine.api_surface import Engine, GraftError, IndexStats
 from frontends.render.graph import (
     Result, cycles_result, edges_result, findings_result, navigation_result, nodes_result, overview_result, reached_result,
     with_notes,

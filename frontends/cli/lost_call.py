@@ -26,9 +26,7 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from engine.edits.journal import Journal, JournalRecord
-from engine.errors import Refused
-from engine.state_folder import open_state_file, state_folder
+from engine.api_surface import Journal, JournalRecord, open_state_file, Refused, state_folder
 from frontends.cli import daemon_client
 from frontends.cli.arguments import build_parser
 from frontends.cli.output import answered, refused

@@ -18,13 +18,10 @@ import sys
 from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
-from engine.api import Engine
-from engine.choices import SourcePreference, find_root
-from engine.errors import GraftError, ServiceUnavailable, UsageError
-from engine.names import parse_address
-from engine.opening import open_engine, trust_in_this_process
-from engine.settings import shipped_trust_note
-from engine.refactor.operations import OPERATIONS
+from engine.api_surface import (
+    Engine, find_root, GraftError, open_engine, OPERATIONS, parse_address, ServiceUnavailable, shipped_trust_note,
+    SourcePreference, trust_in_this_process, UsageError,
+)
 from frontends.cli.arguments import FRONT_ENDS, WRITING_COMMANDS, build_parser
 from frontends.cli.output import EXIT_USAGE, answered, refused
 from frontends.cli.parsing import ArgumentsRejected
@@ -75,7 +72,7 @@ def _servers(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object
 
 
 def _doctor(engine: Engine, args: argparse.Namespace) -> tuple[dict[str, object], str, str]:
-    from engine.doctor import diagnose  # noqa: PLC0415  (this command only)
+    from engine.api_surface import diagnose  # noqa: PLC0415  (this command only)
     from frontends.render.doctor import doctor_json, doctor_text  # noqa: PLC0415
 
     report = diagnose(engine.workspace, engine.services, every_family=args.every_language)

@@ -12,12 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine.api import Engine
-from engine.client import EngineClient
-from engine.edits.session import EditOptions
-from engine.edits.verification import CheckMode
-from engine.errors import UsageError
-from engine.refactor.operations import OPERATIONS, FieldKind
+from engine.api_surface import CheckMode, EditOptions, Engine, EngineClient, FieldKind, OPERATIONS, UsageError
 from frontends.render.edits import outcome_text
 
 Result = tuple[dict[str, object], str, str]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import sys
 
-from engine.errors import GraftError, UsageError
+from engine.api_surface import GraftError, UsageError
 from frontends.render.terminal import printable
 
 EXIT_OK = 0

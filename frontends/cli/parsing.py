@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn, TypeAlias
 
-from engine.errors import UsageError
+from engine.api_surface import UsageError
 
 
 class ArgumentsRejected(UsageError):

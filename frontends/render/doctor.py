@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from engine.doctor import Doctor, FamilyReport
-from engine.ports import Serving
+from engine.api_surface import Doctor, FamilyReport, Serving
 
 
 def doctor_json(report: Doctor) -> dict[str, object]:

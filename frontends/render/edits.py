@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from engine.edits.diff import FileSummary, paint
-from engine.edits.outcome import EditOutcome
-from engine.edits.verification import Verification
+from engine.api_surface import EditOutcome, FileSummary, paint, Verification
 from frontends.render.terminal import Painted, printable
 
 

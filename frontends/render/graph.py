@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from engine.graph import EdgeRef, Finding, NodeRef, Reached
-from engine.graph.queries import Cycle, OverviewEntry
-from engine.references import NavigationResult
+from engine.api_surface import Cycle, EdgeRef, Finding, NavigationResult, NodeRef, OverviewEntry, Reached
 
 Result = tuple[dict[str, object], str, str]
 """(JSON payload, text for stdout, notes for stderr)."""

@@ -4,15 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from engine.api import Explanation, FindResult, SymbolsListing, SymbolText
-from engine.overloads import signature_text
-from engine.extract import FileSymbols
-from engine.graph.queries import EdgeRef
-from engine.answers import Diagnostic
-from engine.edits.pending_checks import PendingCheck
-from engine.ports import ServerStatus
-from engine.symbols import Symbol
-from engine.workspace import Skipped
+from engine.api_surface import (
+    Diagnostic, EdgeRef, Explanation, FileSymbols, FindResult, PendingCheck, ServerStatus, signature_text, Skipped,
+    Symbol, SymbolsListing, SymbolText,
+)
 
 
 def file_symbols_json(listing: FileSymbols) -> dict[str, object]:
