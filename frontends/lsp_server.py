@@ -61,6 +61,7 @@ from engine.api_surface import (
     UsageError, WorkspaceEdit,
 )
 from frontends import lsp_stdio
+from frontends.render import option_hints
 
 _CONVERTER = get_converter()
 REQUEST_FAILED = -32803
@@ -369,8 +370,7 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
                     ls.work_done_progress.report(token, t.WorkDoneProgressReport(message="applying in the editor"))
                 return await ls.send(plan, options.check)
             except GraftError as error:
-                hint = f' (give "{error.option}": true in the command\'s arguments)' if error.option in {
-                    *EDIT_OPTIONS, *(info.name for info in operation.fields())} else ""
+                hint = option_hints.LSP(error.option, operation)
                 ls.window_show_message(t.ShowMessageParams(t.MessageType.Error, f"graft: {error.message}{hint}"))
                 return {"applied": False, "error": error.to_json()}
             finally:
@@ -383,14 +383,11 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
     return server
 
 
-EDIT_OPTIONS = ("allow_dirty", "allow_syntax_errors")
-"""The apply's guards a command's object of arguments can lift, as the CLI's flags and MCP's arguments do."""
-
-
 def _edit_options(engine: Engine, values: dict[str, Any]) -> EditOptions:
     """The guards and the check a command's arguments ask for, taken out of them (they are not the operation's fields)."""
     check = _check_mode(values.pop("check", CheckMode.FAST.value))
-    lifted = {name: values.pop(name, False) for name in EDIT_OPTIONS}
+    # The apply's guards a command's object of arguments can lift, as the CLI's flags and MCP's arguments do.
+    lifted = {name: values.pop(name, False) for name in option_hints.LSP.apply_options}
     for name, value in lifted.items():
         if not isinstance(value, bool):
             raise BadArguments(f'"{name}" must be true or false, not {value!r}')

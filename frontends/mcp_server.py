@@ -32,14 +32,14 @@ from pydantic import Field
 from engine.api_surface import hover as hover_answer
 from engine.api_surface import (
     code_action_edit, list_code_actions,
-    CheckMode, EditOptions, EditOutcome, EditRequest, Engine, EngineClient, FieldKind, FileView, find_root,
+    CheckMode, EditOptions, EditOutcome, EditRequest, Engine, EngineClient, FileView, find_root,
     GraftError, list_dir as files_list_dir, located, NavigationResult, open_engine, OPERATIONS, parse_address,
     plan_steps, RefactorOperation, run_batch, search_symbols, SourcePreference, SymbolKind, UsageError,
 )
 from frontends import mcp_stdio
 from frontends.mcp_models import Output, model_of
 from frontends.mcp_views import DEFAULT_MAX_CHARS, bounded, located_view, outline_view, overview_view, symbols_view
-from frontends.render import graph as graph_render, symbols as render
+from frontends.render import graph as graph_render, option_hints, symbols as render
 from frontends.render.edits import last_check, outcome_text
 
 #: Characters of structured content a result may carry before it is cut.
@@ -275,14 +275,8 @@ def _operation_tool(operation: type[RefactorOperation], tools: GraftTools) -> Ca
     return run
 
 
-#: Options an MCP call can set: the writing tools' own, and every flag of an operation.
-SETTABLE_OPTIONS = frozenset({"allow_dirty", "overwrite_changed"}) | {
-    info.name for operation in OPERATIONS.values() for info in operation.fields() if info.kind is FieldKind.FLAG
-}
-
-
 def _option_hint(option: str | None) -> str:
-    return f" (call again with {option}=true)" if option in SETTABLE_OPTIONS else ""
+    return option_hints.MCP(option)
 
 
 STRUCTURED = bool

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from engine.api_surface import CheckMode, EditOptions, Engine, EngineClient, FieldKind, OPERATIONS, UsageError
+from frontends.render import option_hints
 from frontends.render.edits import outcome_text
 
 Result = tuple[dict[str, object], str, str]
@@ -37,10 +38,7 @@ def run_operation(engine: Engine, args: argparse.Namespace) -> Result:
 
 def option_hint(option: str | None) -> str:
     """How to set, on the command line, the option an engine refusal names."""
-    if option is None:
-        return ""
-    flag = "--" + option.replace("_", "-")
-    return f" (raise it with {flag} N)" if option == "max_file_bytes" else f" (pass {flag})"
+    return option_hints.CLI(option)
 
 
 def edit_options(engine: Engine, args: argparse.Namespace) -> EditOptions:
