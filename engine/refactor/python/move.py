@@ -33,7 +33,7 @@ from engine.refactor.python.move_source import CannotMove, CarriedImport, analys
 from engine.refactor.python.import_check import runs_as_script
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.cst_edits import (
-    ModuleName, all_names, code_of, file_change, from_import, grouped_imports, move_operations, parse,
+    ModuleName, all_names, code_of, dotted, file_change, from_import, grouped_imports, import_module_of, move_operations, parse,
     parse_simple_statement,
 )
 from engine.symbols import Confidence, Source, Symbol
@@ -132,6 +132,12 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
         queries.import_path(dest_path, source.path) if dest_source is not None else None
     )
     local = False
+    if reexport and dest_reaches_source and _imports_at_module_level(analysis.tree, source_module, dest_module.dotted):
+        # A package __init__ that already imports the destination, one of its own submodules, at
+        # module level: Python runs the __init__ before any submodule, and the destination is
+        # whole once that import returns, so a re-export beside it adds no cycle that is not
+        # already there and working (jmespath's `from jmespath import parser`).
+        dest_reaches_source = None
     if reexport and dest_reaches_source:
         cycle = " -> ".join([source.path, *dest_reaches_source])
         reexport = False
@@ -270,6 +276,28 @@ def _same_definition(source: cst.Module, dest: cst.Module, name: str) -> bool:
 
     here, there = definitions(source), definitions(dest)
     return len(here) == 1 and here == there
+
+
+def _imports_at_module_level(tree: cst.Module, source: ModuleName, dest: str) -> bool:
+    """Whether ``source``, a package ``__init__``, imports ``dest``, a module inside that package,
+    by a statement of its module level (not in a function, a class or a ``try``)."""
+    if not source.is_package or not dest.startswith(source.dotted + "."):
+        return False
+    for line in tree.body:
+        if not isinstance(line, cst.SimpleStatementLine):
+            continue
+        for statement in line.body:
+            if isinstance(statement, cst.Import) and any(dotted(alias.name) == dest for alias in statement.names):
+                return True
+            if isinstance(statement, cst.ImportFrom):
+                level, written = import_module_of(statement)
+                base = source.absolute(level, written)
+                if base == dest:
+                    return True
+                names = statement.names if not isinstance(statement.names, cst.ImportStar) else ()
+                if any(f"{base}.{dotted(alias.name)}" == dest for alias in names):
+                    return True
+    return False
 
 
 def _prefers_relative(tree: cst.Module) -> bool:
