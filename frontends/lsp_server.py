@@ -255,7 +255,17 @@ class GraftLanguageServer(LanguageServer):
 
 def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLanguageServer:
     server = GraftLanguageServer(source)
+    _register_lifecycle(server)
+    _register_outline_features(server)
+    _register_rename_and_actions(server)
+    _register_data_commands(server)
+    for operation in OPERATIONS.values():
+        _register_refactor_command(server, operation)
+    return server
 
+
+def _register_lifecycle(server: GraftLanguageServer) -> None:
+    """Opening the workspace's engine, the editor's saves (the last command's check), shutdown."""
     @server.feature(t.INITIALIZED)
     def initialized(ls: GraftLanguageServer, params: t.InitializedParams) -> None:
         folders = list(ls.workspace.folders.values())
@@ -281,6 +291,9 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
             ls.engine.close()
             ls.engine, ls.client = None, None
 
+
+def _register_outline_features(server: GraftLanguageServer) -> None:
+    """The outline (documentSymbol) and the name under the cursor (prepareRename)."""
     @server.feature(t.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @typed_errors
     def document_symbol(ls: GraftLanguageServer, params: t.DocumentSymbolParams) -> list[t.DocumentSymbol]:
@@ -314,6 +327,9 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
             return None
         return ls.to_lsp_range(ls.index_of(path), Position(position.line, start), Position(position.line, end))
 
+
+def _register_rename_and_actions(server: GraftLanguageServer) -> None:
+    """The editor's rename, and a code action per operation of the registry that has one."""
     @server.feature(t.TEXT_DOCUMENT_RENAME)
     @typed_errors
     def rename(ls: GraftLanguageServer, params: t.RenameParams) -> t.WorkspaceEdit:
@@ -337,6 +353,9 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
                              command=t.Command(title=action.title, command=command, arguments=[symbol.address]))
                 for command, action in offered if len(symbol.path) == 1 or not action.top_level_only]
 
+
+def _register_data_commands(server: GraftLanguageServer) -> None:
+    """Commands that return data: graft.outline and graft.impact."""
     @server.command("graft.outline")
     @typed_errors
     def outline(ls: GraftLanguageServer, *arguments: Any) -> list[dict[str, Any]]:
@@ -350,37 +369,34 @@ def build_server(source: SourcePreference = SourcePreference.AUTO) -> GraftLangu
     def impact(ls: GraftLanguageServer, *arguments: Any) -> list[dict[str, Any]]:
         return [r.to_json() for r in ls.current_engine().served_graph().impact(_argument(list(arguments), 0, "an address")).rows]
 
-    def refactor_command(operation: type[RefactorOperation]) -> None:
-        @server.command(operation.lsp_command)
-        @typed_errors
-        async def run(ls: GraftLanguageServer, *arguments: Any) -> dict[str, Any]:
-            window = ls.client_capabilities.window
-            token = uuid.uuid4().hex if window is not None and window.work_done_progress else None
+
+def _register_refactor_command(server: GraftLanguageServer, operation: type[RefactorOperation]) -> None:
+    """The operation's command: its arguments as the operation's fields; plans pass the apply's guards, then go to the editor."""
+    @server.command(operation.lsp_command)
+    @typed_errors
+    async def run(ls: GraftLanguageServer, *arguments: Any) -> dict[str, Any]:
+        window = ls.client_capabilities.window
+        token = uuid.uuid4().hex if window is not None and window.work_done_progress else None
+        if token is not None:
+            await ls.work_done_progress.create_async(token)
+            ls.work_done_progress.begin(token, t.WorkDoneProgressBegin(title=operation.lsp_command, message="planning"))
+        try:
+            values = await _values(ls, operation, list(arguments))
+            if values is None:
+                return {"applied": False, "cancelled": True}
+            options = _edit_options(ls.require_engine(), values)
+            ls.current_engine()
+            plan = ls.require_client().checked_plan(operation.build(values), options)
             if token is not None:
-                await ls.work_done_progress.create_async(token)
-                ls.work_done_progress.begin(token, t.WorkDoneProgressBegin(title=operation.lsp_command, message="planning"))
-            try:
-                values = await _values(ls, operation, list(arguments))
-                if values is None:
-                    return {"applied": False, "cancelled": True}
-                options = _edit_options(ls.require_engine(), values)
-                ls.current_engine()
-                plan = ls.require_client().checked_plan(operation.build(values), options)
-                if token is not None:
-                    ls.work_done_progress.report(token, t.WorkDoneProgressReport(message="applying in the editor"))
-                return await ls.send(plan, options.check)
-            except GraftError as error:
-                hint = option_hints.LSP(error.option, operation)
-                ls.window_show_message(t.ShowMessageParams(t.MessageType.Error, f"graft: {error.message}{hint}"))
-                return {"applied": False, "error": error.to_json()}
-            finally:
-                if token is not None:
-                    ls.work_done_progress.end(token, t.WorkDoneProgressEnd(message="done"))
-
-    for operation in OPERATIONS.values():
-        refactor_command(operation)
-
-    return server
+                ls.work_done_progress.report(token, t.WorkDoneProgressReport(message="applying in the editor"))
+            return await ls.send(plan, options.check)
+        except GraftError as error:
+            hint = option_hints.LSP(error.option, operation)
+            ls.window_show_message(t.ShowMessageParams(t.MessageType.Error, f"graft: {error.message}{hint}"))
+            return {"applied": False, "error": error.to_json()}
+        finally:
+            if token is not None:
+                ls.work_done_progress.end(token, t.WorkDoneProgressEnd(message="done"))
 
 
 def _edit_options(engine: Engine, values: dict[str, Any]) -> EditOptions:
