@@ -322,33 +322,43 @@ def find_serena(explicit: str | None) -> tuple[str | None, str]:
                   "python3.11 -m venv /tmp/serena-venv && /tmp/serena-venv/bin/pip install serena-agent")
 
 
-def serena_spec(executable: str, root: Path, scratch: Path) -> tuple[ServerSpec | None, str]:
-    """Serena on ``root`` with basedpyright, its home and project settings in ``scratch``."""
+def serena_spec(executable: str, root: Path, scratch: Path, language: str = "python_basedpyright") -> tuple[ServerSpec | None, str]:
+    """Serena on ``root`` with ``language``'s server (Serena's own id: ``python_basedpyright``,
+    with this venv's basedpyright; ``go``, with gopls from PATH; ``typescript``, which Serena
+    installs from npm into its home), its home and project settings in ``scratch``."""
     done = subprocess.run([executable, "--version"], check=False, capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
         return None, f"`{executable} --version` failed (exit {done.returncode}): {' '.join((done.stderr or done.stdout).split())[-300:]}"
     version = done.stdout.strip() or "serena (version unknown)"
     langserver = shutil.which("basedpyright-langserver", path=str(VENV_BIN)) or shutil.which("basedpyright-langserver")
-    if not langserver:
+    if language == "python_basedpyright" and not langserver:
         return None, "basedpyright-langserver not found: Serena would download its own through uvx, which this machine cannot"
     home = scratch / "serena-home"
     meta = scratch / "serena-meta"
     (meta / root.name).mkdir(parents=True, exist_ok=True)
     home.mkdir(parents=True, exist_ok=True)
+    # The servers Serena installs for itself (typescript-language-server from npm) are kept
+    # between runs: each run's home is new, and the install is most of a first start.
+    installed = Path(tempfile.gettempdir()) / "serena-language-servers"
+    installed.mkdir(exist_ok=True)
+    if not (home / "language_servers").exists():
+        (home / "language_servers").symlink_to(installed, target_is_directory=True)
     # The global configuration: no dashboard or GUI, one tool per operation, basedpyright from
     # this virtualenv, and each project's .serena folder outside the project (the copy stays as
     # committed).
     (home / "serena_config.yml").write_text(
         "language_backend: LSP\nagent_interface: tools\ngui_log_window: False\nweb_dashboard: False\n"
         "web_dashboard_open_on_launch: False\nlog_level: 20\ntrace_lsp_communication: False\n"
-        f"ls_specific_settings:\n  python_basedpyright:\n    ls_path: {json.dumps(langserver)}\n"
+        + (f"ls_specific_settings:\n  python_basedpyright:\n    ls_path: {json.dumps(langserver)}\n" if langserver else "") +
         f"project_serena_folder_location: {json.dumps(str(meta) + '/$projectFolderName')}\nprojects: []\n")
     (meta / root.name / "project.yml").write_text(
-        f"project_name: {json.dumps(root.name)}\nlanguage_servers: [\"python_basedpyright\"]\nencoding: \"utf-8\"\n"
+        f"project_name: {json.dumps(root.name)}\nlanguage_servers: [{json.dumps(language)}]\nencoding: \"utf-8\"\n"
         "ignore_all_files_in_gitignore: true\nread_only: false\n")
     env = {"SERENA_HOME": str(home), "SERENA_USAGE_REPORTING": "false"}
     args = ["start-mcp-server", "--project", str(root), "--context", "agent", "--agent-interface", "tools",
             "--enable-web-dashboard", "False", "--open-web-dashboard", "False", "--enable-gui-log-window", "False"]
+    if language != "python_basedpyright" or not langserver:
+        return ServerSpec(Serena(), StdioServerParameters(command=executable, args=args, env=env), version, language), ""
     ls_version = subprocess.run([langserver.replace("-langserver", ""), "--version"], check=False, capture_output=True, text=True).stdout.split()
     return ServerSpec(Serena(), StdioServerParameters(command=executable, args=args, env=env), version,
                       f"python_basedpyright via {langserver} ({' '.join(ls_version[:2])})"), ""

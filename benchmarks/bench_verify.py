@@ -77,6 +77,8 @@ class Project:
     """For the raw server: the file and the text whose first occurrence starts at the method's name."""
     serena_insert: tuple[str, str] | None = None
     serena_rename: tuple[str, str] | None = None
+    serena_language: str = "python_basedpyright"
+    """Serena's id of the language server it runs for the project."""
 
 
 def _run(command: list[str], cwd: Path | None = None) -> str:
@@ -120,10 +122,12 @@ PROJECTS = (
             ("secure_filename", "src/werkzeug/utils.py"), ("MultipartDecoder/next_event", "src/werkzeug/sansio/multipart.py")),
     Project("rxjs", "typescript-language-server", _rxjs,
             "src/internal/util/noop.ts:noop", "export function benchInserted(): number {\n  return 1;\n}\n", "benchInserted",
-            "src/internal/Subscription.ts:Subscription/remove", "detach", ("src/internal/Subscription.ts", "remove(teardown")),
+            "src/internal/Subscription.ts:Subscription/remove", "detach", ("src/internal/Subscription.ts", "remove(teardown"),
+            ("noop", "src/internal/util/noop.ts"), ("Subscription/remove", "src/internal/Subscription.ts"), "typescript"),
     Project("pflag", "gopls", _pflag,
             "flag.go:FlagSet/Parsed", "func benchInserted() int {\n\treturn 1\n}\n", "benchInserted",
-            "flag.go:FlagSet/Parsed", "WasParsed", ("flag.go", "Parsed() bool")),
+            "flag.go:FlagSet/Parsed", "WasParsed", ("flag.go", "Parsed() bool"),
+            ("Parsed[0]", "flag.go"), ("Parsed[0]", "flag.go"), "go"),  # Serena names the method Parsed[0], the function Parsed[1]
 )
 
 
@@ -293,7 +297,7 @@ async def serena_edits(project: Project, root: Path, scratch: Path, runs: int) -
     executable, why = find_serena(None)
     if executable is None:
         return {}, why
-    spec, why = serena_spec(executable, root, scratch)
+    spec, why = serena_spec(executable, root, scratch, project.serena_language)
     if spec is None:
         return {}, why
     times: dict[str, list[float]] = {"insert": [], "rename": []}
