@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from engine.errors import Refused, ServiceUnavailable
+from engine.errors import GraftError, Refused, ServiceUnavailable
 from engine.names import SymbolAddress, parse_address
 from engine.refactor.corpus import Corpus
 from engine.refactor.language_passes import replaced_name
@@ -14,7 +14,7 @@ from engine.refactor.go import (assembly, build_constraints, foreign_uses, gofmt
 from engine.refactor.operations.move_file import FileRename
 from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.plan import RefactorPlan
-from engine.symbols import Source
+from engine.symbols import Source, SymbolKind
 
 if TYPE_CHECKING:
     from engine.refactor.operations.base import PlanContext, RefactorOperation
@@ -39,7 +39,7 @@ def _server_rename_checked(plan: RefactorPlan, context: PlanContext, operation: 
     interface only at run time), uses in assembly files it cannot rename, and uses in files
     outside its build configuration it did not."""
     old_name = replaced_name(plan, context) or "the name"
-    if context.services is not None:
+    if context.services is not None and _may_rename_through_interfaces(context, operation):
         unchecked = foreign_uses.check(plan.edit, context.workspace, context.services, old_name, operation.new_name)
         plan = replace(plan, warnings=[*plan.warnings, *unchecked]) if unchecked else plan
     corpus = Corpus(context.workspace, list(context.graph().project.facts), context.workspace_files, context.file_words())
@@ -54,3 +54,15 @@ def _server_rename_checked(plan: RefactorPlan, context: PlanContext, operation: 
     if uses and isinstance(address, SymbolAddress) and address.file is not None:  # a name path: its file declares it
         plan, uses = qualified_uses.renamed(plan, corpus, uses, address.file, old_name, operation.new_name)
     return other_builds.checked(plan, uses, old_name, operation.new_name, build, operation.strict)
+
+
+def _may_rename_through_interfaces(context: PlanContext, operation: Rename) -> bool:
+    """Whether the renamed declaration is a member of a type (a method, a field), the only kind
+    gopls renames through the interfaces it meets. A package-level declaration's selectors are all
+    ``pkg.Name``, leading to the declaration itself: asking the server where each leads (one request
+    per use) made most of a warm plan's time. Unresolved here, it is treated as a member."""
+    try:
+        symbol = context.resolve(parse_address(operation.address))
+    except GraftError:
+        return True
+    return len(symbol.path) > 1 or symbol.kind in (SymbolKind.METHOD, SymbolKind.FIELD)

@@ -28,7 +28,7 @@ def stale_re_exports(workspace: Workspace, edit: WorkspaceEdit, source: str, des
         found = parsed.get(path)
         if found is None:
             continue
-        _source, root, _scopes = found
+        _source, root = found
         statements = [(s, s.child_by_field_name("source")) for s in root.named_children if s.type == "export_statement"]
         targets = [(s, module_file(parsed, path, specifier)) for s, specifier in statements if specifier is not None]
         star_of_dest = any(target == dest and _is_star(s) for s, target in targets)

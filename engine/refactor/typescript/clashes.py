@@ -46,14 +46,16 @@ class Clash:
 
 
 class ParsedFiles:
-    """Each file read and parsed once per check."""
+    """Each file read and parsed once per check; its scopes walked only when asked for (the walk
+    costs several times the parse, and most files a rename edits never need it)."""
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
         self._extractor = TreeSitterExtractor()
-        self._trees: dict[str, tuple[SourceFile, Node, FileScopes] | None] = {}
+        self._trees: dict[str, tuple[SourceFile, Node] | None] = {}
+        self._scopes: dict[str, FileScopes] = {}
 
-    def get(self, path: str) -> tuple[SourceFile, Node, FileScopes] | None:
+    def get(self, path: str) -> tuple[SourceFile, Node] | None:
         if path not in self._trees:
             language = language_of(path)
             try:
@@ -65,15 +67,22 @@ class ParsedFiles:
                 self._trees[path] = None
                 return None
             root = self._extractor.parse(language, source.text.encode("utf-8")).root_node
-            self._trees[path] = (source, root, file_scopes(root))
+            self._trees[path] = (source, root)
         return self._trees[path]
+
+    def scopes(self, path: str, root: Node) -> FileScopes:
+        """The scopes of ``path``, whose tree is ``root`` (from :meth:`get`)."""
+        if path not in self._scopes:
+            self._scopes[path] = file_scopes(root)
+        return self._scopes[path]
 
 
 def rename_clashes(workspace: Workspace, edit: WorkspaceEdit, old: str, new: str,
-                   re_exporters: Callable[[list[str]], list[str]]) -> list[Clash]:
+                   re_exporters: Callable[[list[str]], list[str]], parsed: ParsedFiles | None = None) -> list[Clash]:
     """Every clash the rename ``edit`` of ``old`` to ``new`` would make; ``re_exporters(files)``
     gives the files that may re-export those files (their importers)."""
-    parsed = ParsedFiles(workspace)
+    parsed = parsed or ParsedFiles(workspace)
+    new_word = re.compile(rf"(?<![\w$]){re.escape(new)}(?![\w$])")
     clashes: list[Clash] = []
     changed: dict[str, set[int]] = {}
     for change in edit.operations:
@@ -82,10 +91,14 @@ def rename_clashes(workspace: Workspace, edit: WorkspaceEdit, old: str, new: str
         found = parsed.get(change.path)
         if found is None:
             continue
-        source, root, scopes = found
+        source, root = found
         spans = _renamed_starts(source, change.edits, old, new)
         changed[change.path] = spans
-        clashes += _scope_clashes(change.path, scopes, spans, old, new)
+        if not new_word.search(source.text):
+            # A scope clash needs the new name in the file already (a binding of it, or a use
+            # that the renamed binding would capture): without it nothing there can clash.
+            continue
+        clashes += _scope_clashes(change.path, parsed.scopes(change.path, root), spans, old, new)
         clashes += _member_clashes(change.path, root, spans, old, new)
     for path in dict.fromkeys([*changed, *re_exporters(list(changed))]):
         clashes += _export_clashes(parsed, path, changed, old, new)
@@ -182,7 +195,7 @@ def _exports(parsed: ParsedFiles, path: str, changed: dict[str, set[int]], old: 
     if found is None or path in seen:
         return {}
     seen.add(path)
-    _source, root, _scopes = found
+    _source, root = found
     spans = changed.get(path, set()) if renamed else set()
 
     def named(node: Node) -> str:

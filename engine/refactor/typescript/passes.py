@@ -17,7 +17,7 @@ from engine.refactor.plan import RefactorPlan
 from engine.refactor.language_passes import replaced_name
 from engine.refactor.rename import NameClash
 from engine.refactor.typescript.barrels import stale_re_exports
-from engine.refactor.typescript.clashes import rename_clashes
+from engine.refactor.typescript.clashes import ParsedFiles, rename_clashes
 from engine.refactor.typescript.shorthands import destructured_local_reaches, keep_shorthand_keys
 from engine.refactor.typescript.self_imports import with_self_imports_removed
 from engine.refactor.typescript.specifiers import relative_specifiers
@@ -40,7 +40,8 @@ def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperatio
     old_name = replaced_name(plan, context)
     if old_name is None:
         return plan
-    clashes = rename_clashes(context.workspace, plan.edit, old_name, operation.new_name, context.graph().importing_files)
+    parsed = ParsedFiles(context.workspace)  # each file parsed once for both passes
+    clashes = rename_clashes(context.workspace, plan.edit, old_name, operation.new_name, context.graph().importing_files, parsed)
     if clashes:
         listing = "\n  ".join(clash.message() for clash in clashes)
         raise NameClash(f"renaming {old_name} to {operation.new_name} would clash:\n  {listing}\n"
@@ -48,7 +49,7 @@ def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperatio
     edited = {op.path for op in plan.edit.operations if isinstance(op, FileChange)}
     refuse_unseen_mentions(context, [old_name], edited, f"renaming {old_name} to {operation.new_name}")
     _refuse_a_property_renamed_through_a_local(plan, context, operation, old_name)
-    edit, notes = keep_shorthand_keys(context.workspace, plan.edit, old_name, operation.new_name)
+    edit, notes = keep_shorthand_keys(context.workspace, plan.edit, old_name, operation.new_name, parsed)
     return replace(plan, edit=edit, warnings=[*plan.warnings, *notes]) if notes else plan
 
 

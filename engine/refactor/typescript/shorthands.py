@@ -17,8 +17,9 @@ from engine.refactor.typescript.scopes import FileScopes, Use
 from engine.workspace import SourceFile, Workspace
 
 
-def keep_shorthand_keys(workspace: Workspace, edit: WorkspaceEdit, old: str, new: str) -> tuple[WorkspaceEdit, list[str]]:
-    parsed = ParsedFiles(workspace)
+def keep_shorthand_keys(workspace: Workspace, edit: WorkspaceEdit, old: str, new: str,
+                        parsed: ParsedFiles | None = None) -> tuple[WorkspaceEdit, list[str]]:
+    parsed = parsed or ParsedFiles(workspace)
     operations: list[Operation] = []
     notes: list[str] = []
     for operation in edit.operations:
@@ -26,17 +27,22 @@ def keep_shorthand_keys(workspace: Workspace, edit: WorkspaceEdit, old: str, new
         if not isinstance(operation, FileChange) or found is None:
             operations.append(operation)
             continue
-        source, root, scopes = found
-        renamed_bindings = {b.node.start_byte for b in scopes.bindings if b.name == old}
+        source, root = found
         edits = []
         for text_edit in operation.edits:
             start = source.line_starts[text_edit.range.start.line] + text_edit.range.start.column
             offset = len(source.text[:start].encode("utf-8"))
             node = root.descendant_for_byte_range(offset, offset + len(old.encode("utf-8")))
-            use = next((u for u in scopes.uses if node is not None and u.node.start_byte == node.start_byte), None)
-            if node is None or node.type != "shorthand_property_identifier" or text_edit.new_text != new or use is None:
+            if node is None or node.type != "shorthand_property_identifier" or text_edit.new_text != new:
                 edits.append(text_edit)
                 continue
+            # Only a shorthand needs the file's scopes (which binding it names): walked then.
+            scopes = parsed.scopes(operation.path, root)
+            use = next((u for u in scopes.uses if u.node.start_byte == node.start_byte), None)
+            if use is None:
+                edits.append(text_edit)
+                continue
+            renamed_bindings = {b.node.start_byte for b in scopes.bindings if b.name == old}
             # The variable renamed: the key stays. The property renamed: the variable stays.
             written = f"{old}: {new}" if _renamed_variable(scopes, use, renamed_bindings, operation, source) else f"{new}: {old}"
             edits.append(TextEdit(text_edit.range, written))
@@ -61,10 +67,12 @@ def destructured_local_reaches(workspace: Workspace, edit: WorkspaceEdit, file: 
     """When the name at ``file:line:column`` (1-based) is a local bound by a destructuring
     shorthand (``const { height } = box``), the places ``edit`` renames beyond that local and its
     uses: tsserver renames the property itself then, everywhere. Empty otherwise."""
-    found = ParsedFiles(workspace).get(file)
+    parsed = ParsedFiles(workspace)
+    found = parsed.get(file)
     if found is None:
         return []
-    source, root, scopes = found
+    source, root = found
+    scopes = parsed.scopes(file, root)
     if not 0 < line <= len(source.line_starts):
         return []
     text = source.text[source.line_starts[line - 1]:]

@@ -1,0 +1,111 @@
+"""The avoidable costs a profile of the first rename plans found (issue 40, item 8): work a plan did
+for every file or use it touched where only a few could need it. Counted, never timed.
+
+- TypeScript: the clash check and the shorthand pass walked the scopes of every edited file; now
+  only of a file that holds the new name (a clash needs it there) or an edited shorthand.
+- Go: every renamed ``x.Name`` was asked of gopls (one definition request each) to find a use of
+  another module's method; a package-level declaration has no such use (its selectors are all
+  ``pkg.Name``), so its rename asks none, and a method's rename still asks.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from engine.answers import Location, TextEdit
+from engine.edits.model import FileChange, WorkspaceEdit
+from engine.ports import Answered
+from engine.positions import Position, Range
+from engine.refactor.operations.rename_symbol import Rename
+from engine.refactor.typescript import clashes
+from engine.refactor.typescript.clashes import ParsedFiles, rename_clashes
+from engine.refactor.typescript.shorthands import keep_shorthand_keys
+from engine.workspace import SourceFile, Workspace
+from tests.test_lsp_e2e import require, served_engine
+
+TS_FILES = {
+    "src/core.ts": "export function scaleBy(value: number, factor: number): number {\n  return value * factor;\n}\n",
+    "src/a.ts": 'import { scaleBy } from "./core";\nexport const a = scaleBy(1, 2);\n',
+    "src/b.ts": 'import { scaleBy } from "./core";\nexport const b = scaleBy(3, 4);\n',
+    "src/c.ts": 'import { scaleBy } from "./core";\nconst multiplyBy = 2;\nexport const c = scaleBy(multiplyBy, 4);\n',
+    "src/d.ts": 'import { scaleBy } from "./core";\nexport const d = { scaleBy };\n',
+}
+
+
+def _renaming(workspace: Workspace, old: str, new: str) -> WorkspaceEdit:
+    """Every whole-word ``old`` of the workspace's files renamed to ``new`` (what tsserver's rename gives here)."""
+    changes = []
+    for path in sorted(TS_FILES):
+        source = workspace.read(path)
+        edits = tuple(TextEdit(Range(Position(number, m.start()), Position(number, m.end())), new)
+                      for number, line in enumerate(source.text.splitlines()) for m in re.finditer(rf"\b{old}\b", line))
+        changes.append(FileChange(path, edits, source.sha256))
+    return WorkspaceEdit(tuple(changes))
+
+
+def test_typescript_rename_passes_walk_scopes_only_where_the_new_name_or_a_shorthand_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for path, text in TS_FILES.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    workspace = Workspace(tmp_path)
+    walked: list[int] = []
+    real = clashes.file_scopes
+
+    def counted(root: object) -> object:
+        walked.append(1)
+        return real(root)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(clashes, "file_scopes", counted)
+    edit = _renaming(workspace, "scaleBy", "multiplyBy")
+    parsed = ParsedFiles(workspace)
+    found = rename_clashes(workspace, edit, "scaleBy", "multiplyBy", lambda files: [], parsed)
+    assert {clash.file for clash in found} == {"src/c.ts"}  # the import would now clash with c.ts's own multiplyBy
+    assert len(walked) == 1, "only src/c.ts holds multiplyBy"
+    kept, notes = keep_shorthand_keys(workspace, edit, "scaleBy", "multiplyBy", parsed)
+    assert len(walked) == 2, "then src/d.ts, for its shorthand { scaleBy }"
+    assert any("src/d.ts:2" in note for note in notes), notes
+    assert kept is not edit
+
+
+class CountingDefinitions:
+    """A real server's services, counting the definition requests a plan makes."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.asked = 0
+
+    def definition(self, source: SourceFile, position: Position) -> Answered[list[Location]]:
+        self.asked += 1
+        answer: Answered[list[Location]] = self.inner.definition(source, position)  # type: ignore[attr-defined]
+        return answer
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+
+GO_CORE = "package core\n\n// Scale multiplies.\nfunc Scale(v int) int { return v * 2 }\n\n// Box holds a value.\ntype Box struct{ V int }\n\n// Get reads it.\nfunc (b Box) Get() int { return b.V }\n"
+GO_USER = 'package {name}\n\nimport "example.com/costs/core"\n\n// Use calls it.\nfunc Use() int {{ return core.Scale(1) + core.Box{{V: 2}}.Get() }}\n'
+
+
+@pytest.mark.e2e
+def test_a_go_package_level_rename_asks_no_definition_per_use_and_a_method_rename_still_does(tmp_path: Path) -> None:
+    require("gopls")
+    (tmp_path / "go.mod").write_text("module example.com/costs\n\ngo 1.22\n")
+    (tmp_path / "core").mkdir()
+    (tmp_path / "core" / "core.go").write_text(GO_CORE)
+    for name in ("one", "two", "three"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}.go").write_text(GO_USER.format(name=name))
+    with served_engine(tmp_path, "gopls") as engine:
+        counting = CountingDefinitions(engine.services)
+        engine.services = counting  # type: ignore[assignment]
+        function = engine.plan(Rename("core/core.go:Scale", "Double"))
+        assert len(function.edit.operations) == 4
+        assert counting.asked == 0
+        method = engine.plan(Rename("core/core.go:Box/Get", "Read"))
+        assert len(method.edit.operations) == 4
+        assert counting.asked == 3, "each renamed .Get() is still followed to its declaration"
