@@ -62,10 +62,12 @@ def plan_extract_function(selection: Selection, name: str) -> RefactorPlan:
     inside = Range(Position(first, 0), Position(last + 1, 0))
     scope = tree.scopes.get(statements[0])
     parameters, results = _flow(tree, statements, inside, scope, owner)
-    is_async = any(isinstance(node, cst.Await) for statement in statements for node in _own_nodes(statement))
+    is_async = any(_awaits(node) for statement in statements for node in _own_nodes(statement))
     method = _method_kind(tree, owner, parameters)
     if method is not None:
         parameters = [p for p in parameters if p != method[1]]
+    else:
+        _check_class_bound(tree, statements)
     _check_name_free(tree, name, owner, method is not None)
     return _edit(tree, name, statements, first, last, owner, parameters, results, is_async, method)
 
@@ -127,6 +129,29 @@ def _own_nodes(root: cst.CSTNode) -> list[cst.CSTNode]:
     return found
 
 
+def _awaits(node: cst.CSTNode) -> bool:
+    """``await``, ``async for``, ``async with`` or an async comprehension: only an ``async def`` can run it."""
+    if isinstance(node, cst.Await):
+        return True
+    if isinstance(node, (cst.For, cst.With, cst.CompFor)):
+        return node.asynchronous is not None
+    return False
+
+
+def _check_class_bound(tree: PythonTree, statements: list[cst.BaseStatement]) -> None:
+    """Code that only works inside its class's body: zero-argument ``super()`` and ``__name``
+    attributes (mangled with the class's name) would break in a module-level function."""
+    for statement in statements:
+        for node in _own_nodes(statement):
+            line = tree.span(node).start.line + 1 if node in tree.positions else "?"
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super" and not node.args:
+                raise CannotExtractHere(f"line {line} calls super() without arguments, which works only in a method of the class; "
+                                        "the extracted code would be a function")
+            if isinstance(node, cst.Attribute) and node.attr.value.startswith("__") and not node.attr.value.endswith("__"):
+                raise CannotExtractHere(f"line {line} reads {node.attr.value}, which Python mangles with the class's name inside "
+                                        "its body only; the extracted code would be a function")
+
+
 def _check_moveable(tree: PythonTree, statements: list[cst.BaseStatement]) -> None:
     for statement in statements:
         for node in _own_nodes(statement):
@@ -166,8 +191,10 @@ def _flow(tree: PythonTree, statements: list[cst.BaseStatement], inside: Range, 
             augmented = isinstance(tree.parents.get(node), cst.AugAssign)  # ``n += 1`` reads n first
             if isinstance(node, cst.Name) and (tree.contexts.get(node) is ExpressionContext.LOAD or augmented) \
                     and node.value not in parameters:
-                # At module level the names the span reads stay the module's, seen from the new function too.
-                if isinstance(scope, FunctionScope) and _bound_outside(tree, node, scope, inside):
+                # At module level the names the span reads stay the module's, seen from the new function too,
+                # unless the span also binds them: then they are the function's locals, and come in as parameters.
+                if isinstance(scope, FunctionScope) and _bound_outside(tree, node, scope, inside) or isinstance(scope, GlobalScope) \
+                        and _bound_in_and_outside(tree, scope, node.value, inside):
                     parameters.append(node.value)
     for assignment in sorted((a for a in scope.assignments if isinstance(a, Assignment) and a.node in tree.positions
                               and inside.contains(tree.span(a.node).start)), key=lambda a: tree.span(a.node).start):
@@ -193,6 +220,11 @@ def _bound_outside(tree: PythonTree, name: cst.Name, scope: FunctionScope, insid
                                                           or not inside.contains(tree.span(referent.node).start)):
             return True
     return False
+
+
+def _bound_in_and_outside(tree: PythonTree, scope: Scope, name: str, inside: Range) -> bool:
+    places = [inside.contains(tree.span(a.node).start) for a in scope[name] if isinstance(a, Assignment) and a.node in tree.positions]
+    return any(places) and not all(places)
 
 
 def _referents(tree: PythonTree, name: cst.Name) -> list[object]:

@@ -12,7 +12,7 @@ more than once or after other code with effects ran (``evaluation_order_changes`
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import Assignment, FunctionScope
+from libcst.metadata import Assignment, ExpressionContext, FunctionScope
 
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.text import line_edits
@@ -84,11 +84,15 @@ def plan_inline_variable(selection: Selection, *, allow_reordering: bool) -> Ref
         if tree.span(use).start < tree.span(statement).end:
             raise ValueChanges(f"{name.value} is read on line {tree.span(use).start.line + 1}, above its assignment (by a loop's "
                                "next pass); inlining would read the value early; nothing was changed")
+        if tree.contexts.get(use) is not ExpressionContext.LOAD:
+            raise UnsupportedDefinition(f"{name.value} is deleted or bound again on line {tree.span(use).start.line + 1}; "
+                                        "only a variable that is only read is inlined")
         if tree.scopes.get(use) is not binding.scope:
             line = tree.span(use).start.line + 1
             raise UsedInNestedScope(f"{name.value} is read on line {line} inside a nested function, lambda or comprehension, "
                                     "which may run later or many times; nothing was changed")
     _check_value_stays(tree, statement, value, uses, name.value)
+    _check_formatted_strings(tree, value, uses, name.value)
     _check_order(tree, statement, value, uses, name.value, allow_reordering)
     return _edit(tree, statement, value, uses)
 
@@ -142,6 +146,18 @@ def _check_value_stays(tree: PythonTree, statement: cst.CSTNode, value: cst.Base
                                        f"the use on line {tree.span(use).start.line + 1}; inlining would read the new value")
 
 
+def _check_formatted_strings(tree: PythonTree, value: cst.BaseExpression, uses: list[cst.CSTNode], name: str) -> None:
+    """Before Python 3.12 an f-string's replacement field may hold no quote, backslash or line break."""
+    code = tree.module.code_for_node(value)
+    if not any(char in code for char in "'\"\\\n"):
+        return
+    for use in uses:
+        if any(isinstance(ancestor, cst.FormattedString) for ancestor in tree.ancestors(use)):
+            raise UnsupportedDefinition(f"{name} is read inside an f-string on line {tree.span(use).start.line + 1}, and its "
+                                        "value holds quotes, backslashes or line breaks, which an f-string's field cannot "
+                                        "hold before Python 3.12")
+
+
 def _in_loop_around(tree: PythonTree, use: cst.CSTNode, statement: cst.CSTNode, at: Position) -> bool:
     around_statement = set(tree.ancestors(statement))
     for ancestor in tree.ancestors(use):
@@ -157,8 +173,12 @@ def _check_order(tree: PythonTree, statement: cst.CSTNode, value: cst.BaseExpres
     if not observes_state(value):
         return
     reason: str | None
+    looped = [use for use in uses if _in_loop_around(tree, use, statement, tree.span(use).start)]
     if len(uses) > 1 and has_effects(value):
         reason = f"{name}'s value runs code, and it is read {len(uses)} times: inlined, it would run {len(uses)} times"
+    elif looped:
+        reason = (f"{name}'s value runs code or reads state, and the use on line {tree.span(looped[0]).start.line + 1} is in a "
+                  "loop the assignment is not in: inlined, it would be evaluated on every pass")
     else:
         reason = _effects_between(tree, statement, uses, name)
     if reason is not None and not allow:
