@@ -20,7 +20,7 @@ from engine.refactor.typescript.barrels import stale_re_exports
 from engine.refactor.typescript.clashes import ParsedFiles, rename_clashes
 from engine.refactor.typescript.shorthands import destructured_local_reaches, keep_shorthand_keys
 from engine.refactor.typescript.self_imports import with_self_imports_removed
-from engine.refactor.typescript.specifiers import relative_specifiers
+from engine.refactor.typescript.specifiers import aliased_specifiers, relative_specifiers
 from engine.refactor.typescript.visibility import refuse_unseen_mentions
 from engine.symbols import Source
 
@@ -34,6 +34,8 @@ def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperatio
         plan = _without_the_destinations_own_import(plan, context, operation)
         created = {op.path for op in plan.edit.operations if isinstance(op, CreateFile)}
         edit, notes = relative_specifiers(context.workspace.root, plan.edit, created)
+        edit, aliased = aliased_specifiers(context.workspace.root, edit, created)
+        notes += aliased
         return replace(plan, edit=edit, warnings=[*plan.warnings, *notes]) if notes else plan
     if not isinstance(operation, Rename):
         return plan

@@ -170,6 +170,37 @@ def import_specifier_preference(root: Path) -> str:
     return "non-relative" if aliased > relative else "relative"
 
 
+def path_aliases(root: Path) -> dict[str, str]:
+    """The root config's ``paths`` aliases that the project's own imports use more than bare
+    ``baseUrl`` specifiers: each alias pattern (``@lib/*``) with the workspace-relative folder
+    pattern it maps to (``src/lib/*``), the first target of each; {} when its imports do not
+    mostly go through them."""
+    options = root_compiler_options(root)
+    paths = options.get("paths") if options is not None else None
+    if not isinstance(paths, dict):
+        return {}
+    base = options.get("baseUrl") if options is not None else None
+    folder = PurePosixPath(base) if isinstance(base, str) else PurePosixPath(".")
+    aliases = {key: str(folder / targets[0]) for key, targets in paths.items()
+               if isinstance(key, str) and key.count("*") == 1 and isinstance(targets, list) and targets
+               and isinstance(targets[0], str) and targets[0].count("*") == 1}
+    through_paths = bare = 0
+    for path in _sample_sources(root):
+        try:
+            with (root / path).open("rb") as handle:
+                head = handle.read(_SAMPLED_BYTES).decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        for specifier in _SPECIFIER.findall(head):
+            if specifier.startswith("."):
+                continue
+            if any(specifier.startswith(key.split("*")[0]) for key in aliases):
+                through_paths += 1
+            elif isinstance(base, str) and (root / base / specifier.split("/")[0]).exists():
+                bare += 1
+    return aliases if through_paths > bare else {}
+
+
 def _sample_sources(root: Path) -> list[str]:
     """Up to a few hundred of the project's TypeScript and JavaScript files, outside
     ``node_modules`` and hidden folders, nearest the root first."""
