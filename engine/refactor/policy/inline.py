@@ -1,12 +1,17 @@
-"""``inline``: Python's own implementation on LibCST (engine.refactor.python.inline_variable);
-other languages are refused (``unsupported_language``)."""
+"""``inline``: Python's own implementation on LibCST, of a local variable
+(engine.refactor.python.inline_variable) or, when the address names a function, of that function
+at its calls (engine.refactor.python.inline_function); other languages are refused
+(``unsupported_language``)."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
+from engine.languages import profile_of
 from engine.refactor.plan import RefactorPlan
-from engine.refactor.selection import python_only, select
+from engine.refactor.selection import Selection, python_only, select
+from engine.symbols import SymbolKind
 
 if TYPE_CHECKING:
     from engine.refactor.operations.base import PlanContext
@@ -14,8 +19,34 @@ if TYPE_CHECKING:
 
 
 def plan(operation: Inline, context: PlanContext) -> RefactorPlan:
-    from engine.refactor.python.inline_variable import plan_inline_variable
-
     selection = select(context, operation.address, match=operation.match)
     python_only(selection, operation.name)
+    symbol = selection.symbol
+    if symbol is not None and not operation.match and symbol.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD):
+        return _inline_function(selection, context, operation.allow_reordering)
+    from engine.refactor.python.inline_variable import plan_inline_variable
+
     return plan_inline_variable(selection, allow_reordering=operation.allow_reordering)
+
+
+def _inline_function(selection: Selection, context: PlanContext, allow_reordering: bool) -> RefactorPlan:
+    from engine.refactor.python.inline_function import NotInlinable, function_at, plan_inline_function
+    from engine.refactor.python.span_nodes import read_tree
+
+    symbol = selection.symbol
+    if symbol is None:
+        raise TypeError("a function's inline needs its symbol")
+    tree = read_tree(selection.source)
+    start = symbol.selection_range.start
+    function = function_at(tree, start.line, start.column)
+    if function is None:
+        raise NotInlinable(f"{symbol.name_path} is not a def in {selection.source.path}; only a function is inlined")
+    word = re.compile(rf"\b{re.escape(function.name.value)}\b")
+    others = []
+    for path in context.workspace_files():
+        language = profile_of(path)
+        if path == selection.source.path or language is None or language.family != "python":
+            continue
+        if word.search(context.workspace.read(path).text):
+            others.append(path)
+    return plan_inline_function(tree, function, others, allow_reordering=allow_reordering)

@@ -26,7 +26,9 @@ from engine.errors import Refused
 from engine.positions import Position, Range
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.extract_variable import NameClash, check_identifier
-from engine.refactor.python.span_nodes import CannotExtractHere, PythonTree, nodes_within, read_tree, trimmed
+from engine.refactor.python.span_nodes import (
+    CannotExtractHere, PythonTree, nodes_within, read_tree, reads_locals_dynamically, trimmed,
+)
 from engine.refactor.selection import Selection
 from engine.symbols import Confidence, Source
 
@@ -59,6 +61,11 @@ def plan_extract_function(selection: Selection, name: str) -> RefactorPlan:
     block = tree.parents[statements[0]]
     owner = _owner_function(tree, block)
     _check_moveable(tree, statements)
+    dynamic = reads_locals_dynamically(owner) if owner is not None else None
+    dynamic = dynamic or next((found for s in statements if (found := reads_locals_dynamically(s)) is not None), None)
+    if dynamic is not None:
+        raise CannotExtractHere(f"the code around the selection calls {dynamic}, which reads local variables by name; "
+                                "moving some into a new function would change what it sees")
     inside = Range(Position(first, 0), Position(last + 1, 0))
     scope = tree.scopes.get(statements[0])
     parameters, results = _flow(tree, statements, inside, scope, owner)
@@ -181,50 +188,59 @@ def _loop_between(tree: PythonTree, node: cst.CSTNode, statements: list[cst.Base
 
 def _flow(tree: PythonTree, statements: list[cst.BaseStatement], inside: Range, scope: Scope | None,
           owner: cst.FunctionDef | None) -> tuple[list[str], list[str]]:
-    parameters: list[str] = []
-    results: list[str] = []
     if not isinstance(scope, (FunctionScope, GlobalScope)):
         raise CannotExtractHere("the selection is not in a function or module body")
-    loops = [a for a in tree.ancestors(statements[0]) if isinstance(a, _LOOPS)]
+    loops = [tree.span(a) for a in tree.ancestors(statements[0]) if isinstance(a, _LOOPS)]
+
+    def inside_span(node: cst.CSTNode) -> bool:
+        return node in tree.positions and inside.contains(tree.span(node).start)
+
+    def reaches(assignment: Assignment) -> bool:
+        """Whether a binding outside the span may hold the name's value when the span starts."""
+        if assignment.node not in tree.positions:
+            return True
+        at = tree.span(assignment.node).start
+        return not inside.contains(at) and (at < inside.start or any(loop.start <= at < loop.end for loop in loops))
+
+    local = [a for a in scope.assignments if isinstance(a, Assignment) and a.scope is scope]
+    bound_inside: dict[str, list[Assignment]] = {}
+    for assignment in sorted((a for a in local if inside_span(a.node)), key=lambda a: tree.span(a.node).start):
+        bound_inside.setdefault(assignment.name, []).append(assignment)
+    results: list[str] = []
+    for name, assignments in bound_inside.items():
+        for access in (access for assignment in assignments for access in assignment.references):
+            at = tree.span(access.node).start
+            if not inside.contains(at) and (at >= inside.end or any(loop.start <= at for loop in loops)):
+                results.append(name)
+                break
+    reads: dict[str, list[cst.Name]] = {}
     for statement in statements:
         for node in nodes_within(statement):
             augmented = isinstance(tree.parents.get(node), cst.AugAssign)  # ``n += 1`` reads n first
             if isinstance(node, cst.Name) and (tree.contexts.get(node) is ExpressionContext.LOAD or augmented) \
-                    and node.value not in parameters:
-                # At module level the names the span reads stay the module's, seen from the new function too,
-                # unless the span also binds them: then they are the function's locals, and come in as parameters.
-                if isinstance(scope, FunctionScope) and _bound_outside(tree, node, scope, inside) or isinstance(scope, GlobalScope) \
-                        and _bound_in_and_outside(tree, scope, node.value, inside):
-                    parameters.append(node.value)
-    for assignment in sorted((a for a in scope.assignments if isinstance(a, Assignment) and a.node in tree.positions
-                              and inside.contains(tree.span(a.node).start)), key=lambda a: tree.span(a.node).start):
-        if assignment.name in results:
+                    and (augmented and tree.scopes.get(node) is scope
+                         or any(isinstance(r, Assignment) and r.scope is scope for r in _referents(tree, node))):
+                reads.setdefault(node.value, []).append(node)
+    parameters: list[str] = []
+    for name in [*reads, *(r for r in results if r not in reads)]:
+        if isinstance(scope, GlobalScope) and name not in bound_inside:
+            continue  # a module name the span only reads: the new function reads it as a global too
+        if not any(reaches(a) for a in local if a.name == name):
             continue
-        for access in assignment.references:
-            at = tree.span(access.node).start
-            if not inside.contains(at) and (at >= inside.end or any(tree.span(loop).start <= at for loop in loops)):
-                results.append(assignment.name)
-                break
-    for name in results:
-        if isinstance(scope, FunctionScope) and name not in parameters and any(isinstance(a, Assignment) and a.node in tree.positions
-                                          and not inside.contains(tree.span(a.node).start) for a in scope[name]):
-            parameters.append(name)  # the span may not bind it on every path: the caller's value comes in
+        settled = _unconditionally_bound_by(tree, statements, bound_inside.get(name, []))
+        if settled is None or any(tree.span(read).start < settled for read in reads.get(name, [])):
+            parameters.append(name)  # read before the span surely binds it: the caller's value comes in
     return parameters, results
 
 
-def _bound_outside(tree: PythonTree, name: cst.Name, scope: FunctionScope, inside: Range) -> bool:
-    for referent in scope[name.value] if tree.scopes.get(name) is scope else _referents(tree, name):
-        if not isinstance(referent, Assignment) or isinstance(referent.scope, ClassScope):
-            continue
-        if isinstance(referent.scope, FunctionScope) and (referent.node not in tree.positions
-                                                          or not inside.contains(tree.span(referent.node).start)):
-            return True
-    return False
-
-
-def _bound_in_and_outside(tree: PythonTree, scope: Scope, name: str, inside: Range) -> bool:
-    places = [inside.contains(tree.span(a.node).start) for a in scope[name] if isinstance(a, Assignment) and a.node in tree.positions]
-    return any(places) and not all(places)
+def _unconditionally_bound_by(tree: PythonTree, statements: list[cst.BaseStatement], assignments: list[Assignment]) -> Position | None:
+    """Where the first statement of the span that binds the name on every path ends, or None."""
+    ends = []
+    for assignment in assignments:
+        holder = next((a for a in tree.ancestors(assignment.node) if isinstance(a, cst.BaseStatement)), None)
+        if isinstance(holder, cst.SimpleStatementLine) and any(holder is statement for statement in statements):
+            ends.append(tree.span(holder).end)
+    return min(ends) if ends else None
 
 
 def _referents(tree: PythonTree, name: cst.Name) -> list[object]:

@@ -20,7 +20,8 @@ from engine.errors import Refused
 from engine.positions import Position
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.span_nodes import (
-    EFFECTS, EvaluationOrderChanges, PythonTree, has_effects, nodes_within, observes_state, read_names, read_tree, trimmed,
+    EFFECTS, EvaluationOrderChanges, PythonTree, has_effects, nodes_within, observes_state, read_names, read_tree,
+    reads_locals_dynamically, trimmed,
 )
 from engine.refactor.selection import Selection
 from engine.symbols import Confidence, Source
@@ -74,6 +75,11 @@ def plan_inline_variable(selection: Selection, *, allow_reordering: bool) -> Ref
         raise NotLocal(f"{name.value} is a {'module' if binding.scope is binding.scope.globals else 'class'} variable, which other "
                        "code may read as an attribute; only function locals are inlined")
     statement, assign = _assignment(tree, binding, name.value)
+    owner = next((a for a in tree.ancestors(statement) if isinstance(a, cst.FunctionDef)), None)
+    dynamic = reads_locals_dynamically(owner) if owner is not None else None
+    if dynamic is not None:
+        raise UnsupportedDefinition(f"the function calls {dynamic}, which reads its local variables by name; "
+                                    f"{name.value} would be missing from it")
     value = assign.value
     if value is None:
         raise UnsupportedDefinition(f"{name.value} is only annotated, never given a value; nothing to inline")
@@ -168,13 +174,26 @@ def _in_loop_around(tree: PythonTree, use: cst.CSTNode, statement: cst.CSTNode, 
     return False
 
 
+def shareable(value: cst.BaseExpression) -> bool:
+    """Whether evaluating ``value`` again gives the same object (a name, a number, a string, a
+    constant): a list, a call or an operator's result would be a new object each time."""
+    if isinstance(value, (cst.Name, cst.BaseNumber, cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)):
+        return True
+    if isinstance(value, cst.UnaryOperation):
+        return isinstance(value.expression, cst.BaseNumber)
+    return isinstance(value, cst.Attribute) and shareable(value.value)
+
+
 def _check_order(tree: PythonTree, statement: cst.CSTNode, value: cst.BaseExpression, uses: list[cst.CSTNode], name: str,
                  allow: bool) -> None:
-    if not observes_state(value):
+    if not observes_state(value) and (len(uses) == 1 or shareable(value)):
         return
     reason: str | None
     looped = [use for use in uses if _in_loop_around(tree, use, statement, tree.span(use).start)]
-    if len(uses) > 1 and has_effects(value):
+    if len(uses) > 1 and not shareable(value):
+        reason = (f"{name}'s value makes a new object each time it is evaluated, and it is read {len(uses)} times: inlined, "
+                  "each use would get its own")
+    elif len(uses) > 1 and has_effects(value):
         reason = f"{name}'s value runs code, and it is read {len(uses)} times: inlined, it would run {len(uses)} times"
     elif looped:
         reason = (f"{name}'s value runs code or reads state, and the use on line {tree.span(looped[0]).start.line + 1} is in a "
@@ -214,10 +233,9 @@ def _stores_state(node: cst.CSTNode) -> bool:
 def _edit(tree: PythonTree, statement: cst.SimpleStatementLine, value: cst.BaseExpression, uses: list[cst.CSTNode]) -> RefactorPlan:
     text = tree.source.text
     code = tree.module.code_for_node(value)
-    bare = isinstance(value, _ATOMS) and not (isinstance(value, cst.Tuple) and not value.lpar)
-    wrapped = code if bare or value.lpar else f"({code})"
+    wrapped = code if bare_value(value) else f"({code})"
     replacements = sorted(((tree.offset(tree.span(use).start), tree.offset(tree.span(use).end),
-                            code if _stands_alone(tree, use) and not isinstance(value, cst.Tuple) else wrapped) for use in uses),
+                            code if stands_alone(tree, use) and not isinstance(value, cst.Tuple) else wrapped) for use in uses),
                           reverse=True)
     block = tree.parents[statement]
     removal = _removal(tree, statement, block)
@@ -230,7 +248,12 @@ def _edit(tree: PythonTree, statement: cst.SimpleStatementLine, value: cst.BaseE
     return RefactorPlan("inline", WorkspaceEdit((change,)), Source.AST, Confidence.HIGH, [])
 
 
-def _stands_alone(tree: PythonTree, use: cst.CSTNode) -> bool:
+def bare_value(value: cst.BaseExpression) -> bool:
+    """Whether a value's code can stand anywhere an operand can without parentheses."""
+    return bool(value.lpar) or isinstance(value, _ATOMS) and not isinstance(value, cst.Tuple)
+
+
+def stands_alone(tree: PythonTree, use: cst.CSTNode) -> bool:
     """Whether a use is a whole argument, element, value or statement, where no operator binds
     tighter than its value's (so the value needs no parentheses there)."""
     parent = tree.parents.get(use)

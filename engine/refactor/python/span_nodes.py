@@ -176,3 +176,17 @@ def has_effects(node: cst.CSTNode) -> bool:
 
 def read_names(tree: PythonTree, node: cst.CSTNode) -> list[cst.Name]:
     return [part for part in nodes_within(node) if isinstance(part, cst.Name) and tree.contexts.get(part) is ExpressionContext.LOAD]
+
+
+_DYNAMIC_LOCALS = frozenset({"locals", "vars", "eval", "exec"})
+
+
+def reads_locals_dynamically(root: cst.CSTNode) -> str | None:
+    """The call (``locals()``, ``vars()``, ``eval``, ``exec``) through which code in ``root`` may
+    read its function's local variables by name, or None: moving or removing one would change
+    what that call sees."""
+    for node in nodes_within(root):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in _DYNAMIC_LOCALS:
+            if node.func.value != "vars" or not node.args:
+                return f"{node.func.value}()"
+    return None
