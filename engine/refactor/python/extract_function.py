@@ -27,7 +27,7 @@ from engine.positions import Position, Range
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.extract_variable import NameClash, check_identifier
 from engine.refactor.python.span_nodes import (
-    CannotExtractHere, PythonTree, nodes_within, read_tree, reads_locals_dynamically, trimmed,
+    CannotExtractHere, PythonTree, name_in_use, nodes_within, read_tree, reads_locals_dynamically, trimmed,
 )
 from engine.refactor.selection import Selection
 from engine.symbols import Confidence, Source
@@ -269,11 +269,12 @@ def _check_name_free(tree: PythonTree, name: str, owner: cst.FunctionDef | None,
         class_body = tree.parents[owner]
         taken = any(isinstance(s, (cst.FunctionDef, cst.ClassDef)) and s.name.value == name for s in getattr(class_body, "body", ()))
         scope = tree.scopes.get(owner)
-        if taken or (scope is not None and name in scope and isinstance(scope, ClassScope)):
-            raise NameClash(f"the class already has {name}; choose another name")
+        attributes = any(isinstance(n, cst.Attribute) and n.attr.value == name for n in nodes_within(tree.parents[class_body]))
+        if taken or attributes or (scope is not None and name in scope and isinstance(scope, ClassScope)):
+            raise NameClash(f"the class already has {name} (or sets or reads it as an attribute); choose another name")
         return
     scope = tree.scopes.get(tree.module)
-    if scope is not None and (name in scope or scope.accesses[name]):
+    if scope is not None and (name in scope or scope.accesses[name]) or name_in_use(tree, name, tree.module):
         raise NameClash(f"{name} is already a name in this module (or a builtin); choose another name")
 
 

@@ -24,7 +24,7 @@ from engine.positions import Range
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.span_nodes import (
     CannotExtractHere, EvaluationOrderChanges, PythonTree, effects_before, expression_at, first_line,
-    has_effects, observes_state, read_names, read_tree, statement_of, trimmed,
+    has_effects, name_in_use, observes_state, read_names, read_tree, statement_of, trimmed,
 )
 from engine.refactor.selection import Selection
 from engine.symbols import Confidence, Source
@@ -191,7 +191,11 @@ def _check_free(tree: PythonTree, node: cst.CSTNode, name: str, constant: bool) 
         return
     if constant:
         scope = scope.globals
-    if name in scope or scope.accesses[name]:
+    if constant:
+        around: cst.CSTNode = tree.module
+    else:
+        around = next((a for a in tree.ancestors(node) if isinstance(a, (cst.FunctionDef, cst.ClassDef, cst.Lambda))), tree.module)
+    if name in scope or scope.accesses[name] or name_in_use(tree, name, around):
         raise NameClash(f"{name} is already a name where the {'constant' if constant else 'variable'} would be bound (or "
                         "is read there); choose another name")
 

@@ -22,6 +22,7 @@ from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.text import line_edits
 from engine.errors import Refused
 from engine.refactor.plan import RefactorPlan
+from engine.refactor.python.cst_edits import all_names
 from engine.refactor.python.extract_variable import NameClash
 from engine.refactor.python.inline_variable import bare_value, shareable, stands_alone
 from engine.refactor.python.span_nodes import EvaluationOrderChanges, PythonTree, nodes_within, observes_state, read_names
@@ -76,6 +77,8 @@ def plan_inline_function(tree: PythonTree, function: cst.FunctionDef, other_file
         calls.append(call)
     if not calls:
         raise NotOnlyCalled(f"nothing calls {name}; delete it instead")
+    if name in (all_names(tree.module) or []):
+        raise NotOnlyCalled(f"{name} is exported by the module's __all__; inlining would delete a name it promises")
     parameters = [param.name.value for param in function.params.params]
     defaults = {param.name.value: param.default for param in function.params.params if param.default is not None}
     text = tree.source.text
@@ -103,7 +106,9 @@ def plan_inline_function(tree: PythonTree, function: cst.FunctionDef, other_file
     for start, end, replacement in sorted([*replacements, (begin, finish, "")], reverse=True):
         after = after[:start] + replacement + after[end:]
     change = FileChange(tree.source.path, line_edits(text, after), tree.source.sha256)
-    return RefactorPlan("inline", WorkspaceEdit((change,)), Source.AST, Confidence.HIGH, [])
+    warnings = [] if name.startswith("_") else [
+        f"{name} was a public name of {tree.source.path}: code outside this workspace that imports it will break"]
+    return RefactorPlan("inline", WorkspaceEdit((change,)), Source.AST, Confidence.HIGH, warnings)
 
 
 def _returned(tree: PythonTree, function: cst.FunctionDef) -> cst.BaseExpression:

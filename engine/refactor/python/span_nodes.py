@@ -190,3 +190,15 @@ def reads_locals_dynamically(root: cst.CSTNode) -> str | None:
             if node.func.value != "vars" or not node.args:
                 return f"{node.func.value}()"
     return None
+
+
+def name_in_use(tree: PythonTree, name: str, within: cst.CSTNode) -> bool:
+    """Whether ``within`` holds an identifier ``name`` (a read, a binding, a parameter): a new
+    binding of it there could change what one of them means. Attribute names and keywords do not count."""
+    for node in nodes_within(within):
+        if isinstance(node, cst.Name) and node.value == name:
+            parent = tree.parents.get(node)
+            if isinstance(parent, cst.Attribute) and parent.attr is node or isinstance(parent, cst.Arg) and parent.keyword is node:
+                continue
+            return True
+    return False
