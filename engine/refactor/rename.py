@@ -113,13 +113,14 @@ def plan_rename(
     workspace: Workspace, services: LanguageServices | None, use_server: bool, targets: list[RenameTarget],
     old_name: str, new_name: str, *, text: bool = False, dotted: str | None = None, extend: Extension | None = None,
     files: list[str] | None = None, require_server: bool = False, fixtures: Callable[[Corpus], FixtureMember] | None = None,
-    listing: Callable[[], list[str]] | None = None, words: FileWords | None = None,
+    listing: Callable[[], list[str]] | None = None, words: FileWords | None = None, include_docs: bool = False,
 ) -> RefactorPlan:
     """One rename over every target, merged; warnings are computed once on the merged edit.
     ``dotted`` is the symbol's dotted path (``pkg.mod.name``) when strings may name it;
     ``extend`` adds what the rename itself cannot see (keyword arguments of unresolved calls);
     ``fixtures`` tells what a test's fixture parameters hold (a member's uses on them);
-    ``words`` are the files' words a long-lived engine keeps (engine.refactor.mentions).
+    ``words`` are the files' words a long-lived engine keeps (engine.refactor.mentions);
+    ``include_docs`` edits the documentation mentions of a Python symbol, which are otherwise only listed.
 
     Several targets are needed because a server renames one declaration's references: a
     ``.pyi`` stub beside a module has its own references (pyright then misses every use
@@ -140,7 +141,7 @@ def plan_rename(
                 # Once the request is out: begun at once, the passes shared the interpreter lock
                 # with the thread sending it, and the server's start was delayed.
                 sent.wait(_SENDING_SECONDS)
-                passes = _Passes(corpus, dotted, old_name, new_name, language, extend, primary, targets[0].position.line)
+                passes = _Passes(corpus, dotted, old_name, new_name, language, extend, primary, targets[0].position.line, include_docs)
                 answers = asked.result()
             server_edits = [_from_server(corpus, answer.value) for answer in answers]
             # One answer is merged already: every change in it was checked for overlaps when built.
@@ -172,7 +173,8 @@ def plan_rename(
     if require_server:
         raise ServiceUnavailable("no language server is configured to rename here, and --source lsp allows no fallback")
     if language == "python":
-        passes = passes or _Passes(corpus, dotted, old_name, new_name, language, extend, primary, targets[0].position.line)
+        passes = passes or _Passes(corpus, dotted, old_name, new_name, language, extend, primary, targets[0].position.line,
+                                   include_docs)
         edit = merge([jedi_rename(workspace, t.file, t.position, new_name) for t in targets])
         edit, extended = passes.add(edit, primary)
         if fixtures is not None:
@@ -231,7 +233,7 @@ class _Passes:
 
     def __init__(
         self, corpus: Corpus, dotted: str | None, old: str, new: str, language: str | None, extend: Extension | None,
-        defining_file: str, declared_at: int | None = None,
+        defining_file: str, declared_at: int | None = None, include_docs: bool = False,
     ) -> None:
         self.corpus, self.old, self.new = corpus, old, new
         self.dotted_strings = dotted_strings(corpus, dotted, old, new)
@@ -244,7 +246,7 @@ class _Passes:
         self.attribute_uses = attribute_uses(corpus, old) if language == "python" else []
         # Symbols only (they have a dotted path): a parameter's or local's name on an example line
         # is as likely another function's keyword (`pred=` in a sibling's doctest) as this one.
-        self.doctests = DoctestPass(corpus, defining_file, old, new, declared_at) if language == "python" and dotted is not None else None
+        self.doctests = DoctestPass(corpus, defining_file, old, new, declared_at, include_docs, dotted) if language == "python" and dotted is not None else None
         self.lookups = dynamic_module_lookups(corpus, defining_file, old) if language == "python" else []
 
     def add(self, edit: WorkspaceEdit, defining_file: str) -> tuple[WorkspaceEdit, list[str]]:

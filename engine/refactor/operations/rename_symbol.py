@@ -31,4 +31,5 @@ class Rename(RefactorOperation):
                                           "re-bind the defining module's public names); when off, those bindings "
                                           "are left as they are and each is named in a warning",
                           default=True)
+    include_docs: bool = param(FieldKind.FLAG, "also edit the .md/.rst code mentions it lists (not prose)", default=False)
     strict: bool = param(FieldKind.FLAG, STRICT_HELP, default=False)

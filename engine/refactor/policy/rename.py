@@ -99,7 +99,7 @@ def _planned(
         return rename.plan_rename(
             context.workspace, context.services, context.use_server, targets, old_name, operation.new_name, text=operation.text,
             dotted=dotted, extend=extend, files=list(queries.project.facts), require_server=context.require_server,
-            fixtures=fixtures, listing=context.workspace_files, words=context.file_words(),
+            fixtures=fixtures, listing=context.workspace_files, words=context.file_words(), include_docs=operation.include_docs,
         )
 
     made = skipped_files.checked(context, targets[0].file, [old_name], f"renaming {old_name} to {operation.new_name}",

@@ -12,7 +12,8 @@ project that runs ``--doctest-modules`` (or collects ``.md``/``.rst`` files with
 where the old name stands alone and is not an attribute of something else (``x.old``).
 Documentation that only mentions the symbol, of any kind (mkdocstrings ``::: pkg.mod.old``, Sphinx
 roles ``:meth:`Class.old```, ``.. automethod::``, code spans, calls and fenced blocks), is counted and
-its first lines listed, never edited: prose is the author's to change.
+its first lines listed; it is edited only when asked (``include_docs``), and then only those
+mentions, never a bare word of prose: prose is the author's to change.
 """
 
 from __future__ import annotations
@@ -43,11 +44,15 @@ class DoctestPass:
     """Built while the server computes its rename (it only reads files); :meth:`add` then keeps
     the examples of the files the rename changes."""
 
-    def __init__(self, corpus: Corpus, defining_file: str, old: str, new: str, declared_at: int | None = None) -> None:
+    def __init__(self, corpus: Corpus, defining_file: str, old: str, new: str, declared_at: int | None = None,
+                 include_docs: bool = False, dotted: str | None = None) -> None:
         """``declared_at``: the 0-based line of the symbol's name; for a class member, the examples
         in its class (its own docstrings and its methods') also have ``x.old`` renamed: there
-        ``p.prepend(10)`` is the member (more-itertools' peekable)."""
-        self.corpus, self.defining_file, self.old = corpus, defining_file, old
+        ``p.prepend(10)`` is the member (more-itertools' peekable). ``include_docs``: the
+        documentation mentions are edited too, not only listed; ``dotted``: the symbol's dotted
+        path, whose module components are not the symbol where a dotted name in the documentation
+        spells them (``pkg.greet.Greeter.greet``, a method named as its module)."""
+        self.corpus, self.defining_file, self.old, self.include_docs = corpus, defining_file, old, include_docs
         mention = re.compile(rf"(?<![\w.]){re.escape(old)}(?!\w)")
         # A class whose repr is built from its own name prints the new name in expected output.
         shown = re.compile(rf"(?<![\w.]){re.escape(old)}(?=\()") if _repr_names_the_class(corpus, defining_file, old) else None
@@ -77,7 +82,12 @@ class DoctestPass:
             edits = _example_edits(source.text, mention, new, lambda offset: True)
             if edits:
                 self._text.append(FileChange(path, tuple(edits), source.sha256))
-        self._mentions = _documentation_mentions(corpus, files, old, set(collected))
+        self._documentation = _documentation_mentions(corpus, files, old, set(collected), dotted)
+        self._mentions = [f"{change.path}:{line + 1}" for change in self._documentation
+                          for line in dict.fromkeys(edit.range.start.line for edit in change.edits)]
+        if include_docs:
+            self._documentation = [FileChange(change.path, tuple(TextEdit(e.range, new) for e in change.edits), change.expected_sha256)
+                                   for change in self._documentation]
 
     def add(self, edit: WorkspaceEdit) -> tuple[list[FileChange], list[str]]:
         """The example edits ``edit`` misses (to merge into it), and notes."""
@@ -94,7 +104,9 @@ class DoctestPass:
         if added:
             notes.append("doctest examples renamed with it: " + ", ".join(f"{c.path}:{c.edits[0].range.start.line + 1}" for c in added))
         if self._mentions:
-            notes.append(documentation_note(self.old, self._mentions))
+            notes.append(documentation_note(self.old, self._mentions, edited=self.include_docs))
+        if self.include_docs:
+            added += self._documentation
         return added, notes
 
 
@@ -227,46 +239,70 @@ _DIRECTIVE = re.compile(r"^[ \t]*(?:\.\.[ \t]+[\w:-]+::|:::)[ \t]+(\S+)")
 _CODE_SPAN = re.compile(r"(`+)([^`\n]+?)\1")
 
 
-def documentation_note(old: str, mentions: list[str]) -> str:
+def documentation_note(old: str, mentions: list[str], edited: bool = False) -> str:
     """One warning for every symbol kind: how many documentation lines name ``old`` as code, and the first few."""
     listed = ", ".join(mentions[:_SHOWN]) + (f" and {len(mentions) - _SHOWN} more" if len(mentions) > _SHOWN else "")
-    return f"{len(mentions)} line(s) of documentation that mention {old} (not edited): {listed}"
+    state = "edited with it" if edited else "not edited"
+    return f"{len(mentions)} line(s) of documentation that mention {old} ({state}): {listed}"
 
 
-def _documentation_mentions(corpus: Corpus, files: list[str], old: str, collected: set[str]) -> list[str]:
-    """``file:line`` of the ``.md``/``.rst`` lines that name ``old`` as code, whatever kind of
-    symbol it is: in a directive's target (``.. automethod:: pkg.mod.Class.old``, ``::: pkg.mod.old``),
-    in a code span or role (```Class().old()```, ``:meth:`Class.old```), as a call or attribute
-    (``x.old``, ``old(``), or anywhere in a Markdown fenced block. A bare word in prose is not
-    counted: ``get`` or ``run`` there is English, and listing it would bury the real mentions."""
+def _documentation_mentions(corpus: Corpus, files: list[str], old: str, collected: set[str],
+                            dotted: str | None = None) -> list[FileChange]:
+    """The ``.md``/``.rst`` lines that name ``old`` as code, whatever kind of symbol it is, each
+    mention as an edit that keeps the old name (the caller says whether to rename it): in a
+    directive's target (``.. automethod:: pkg.mod.Class.old``, ``::: pkg.mod.old``), in a code
+    span or role (```Class().old()```, ``:meth:`Class.old```), as a call or attribute (``x.old``,
+    ``old(``), or anywhere in a Markdown fenced block. A bare word in prose is not a mention:
+    ``get`` or ``run`` there is English, and listing it would bury the real mentions."""
     word = re.compile(rf"(?<!\w){re.escape(old)}(?!\w)")
-    code_like = re.compile(rf"(?<=\.){re.escape(old)}(?!\w)|(?<![\w.]){re.escape(old)}\(")
+    code_like = re.compile(rf"(?<=\.){re.escape(old)}(?!\w)|(?<![\w.]){re.escape(old)}(?=\()")
+    qualifiers = dotted.split(".")[:-1] if dotted else []
     found = []
     for path in files:
         if not path.endswith((".md", ".rst")) or path in collected:
             continue
         try:
-            text = corpus.workspace.read(path).text
+            source = corpus.workspace.read(path)
         except GraftError:
             continue
-        if old not in text:
+        if old not in source.text:
             continue
         fenced = False
-        for number, line in enumerate(text.split("\n")):
+        edits = []
+        for number, line in enumerate(source.text.split("\n")):
             if path.endswith(".md") and _FENCE.match(line):
                 fenced = not fenced
                 continue
-            if old in line and _names_as_code(line, word, code_like, fenced):
-                found.append(f"{path}:{number + 1}")
+            if old in line:
+                edits += [TextEdit(Range(Position(number, start), Position(number, start + len(old))), old)
+                          for start in _code_mentions(line, word, code_like, fenced)
+                          if not _qualifies(line, start, len(old), qualifiers)]
+        if edits:
+            found.append(FileChange(path, tuple(edits), source.sha256))
     return found
 
 
-def _names_as_code(line: str, word: re.Pattern[str], code_like: re.Pattern[str], fenced: bool) -> bool:
+_DOTTED_BEFORE = re.compile(r"[\w.]*$")
+
+
+def _qualifies(line: str, start: int, length: int, qualifiers: list[str]) -> bool:
+    """Whether the name at ``start`` is a module or class component of the symbol's own dotted
+    path spelled from its start (``greet`` in ``pkg.greet.Greeter.greet``), not the symbol."""
+    if line[start + length:start + length + 1] != ".":
+        return False
+    spelled = _DOTTED_BEFORE.search(line, 0, start + length)
+    components = spelled.group().split(".") if spelled is not None else []
+    return components == qualifiers[:len(components)] and len(components) <= len(qualifiers)
+
+
+def _code_mentions(line: str, word: re.Pattern[str], code_like: re.Pattern[str], fenced: bool) -> list[int]:
+    """The columns where ``line`` names the symbol as code (none for a bare word of prose)."""
     if fenced:
-        return bool(word.search(line))
+        return [found.start() for found in word.finditer(line)]
+    starts = {found.start() for found in code_like.finditer(line)}
     directive = _DIRECTIVE.match(line)
-    if directive is not None and word.search(directive.group(1)):
-        return True
-    if any(word.search(span.group(2)) for span in _CODE_SPAN.finditer(line)):
-        return True
-    return bool(code_like.search(line))
+    if directive is not None:
+        starts.update(found.start() for found in word.finditer(line, directive.start(1), directive.end(1)))
+    for span in _CODE_SPAN.finditer(line):
+        starts.update(found.start() for found in word.finditer(line, span.start(2), span.end(2)))
+    return sorted(starts)
