@@ -8,7 +8,7 @@ are applied through a per-connection :class:`engine.client.EngineClient`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from engine.choices import SourcePreference
@@ -66,6 +66,9 @@ class Explanation:
     callees: list[EdgeRef]
     supertypes: list[EdgeRef]
     subtypes: list[EdgeRef]
+    notes: list[str] = field(default_factory=list)
+    """Where the callers and callees came from (the server's call hierarchy, outside Python), or
+    why there are none to show."""
 
 
 @dataclass(frozen=True)
@@ -456,7 +459,14 @@ class Engine:
         found = self.read(address)
         queries = self.graph()
         key = f"{found.symbol.file}:{found.symbol.name_path}"
-        return Explanation(found, queries.callers(key), queries.callees(key), queries.supertypes(key), queries.subtypes(key))
+        served = self.served_graph()
+        try:
+            callers, callees = served.callers(key), served.callees(key)
+        except GraftError as refusal:  # a type (not_callable), a server without call hierarchy, or none at all
+            return Explanation(found, [], [], queries.supertypes(key), queries.subtypes(key),
+                               [f"callers and callees not known ({refusal.code}): {refusal.message}"])
+        notes = list(dict.fromkeys([*callers.notes, *callees.notes]))
+        return Explanation(found, callers.rows, callees.rows, queries.supertypes(key), queries.subtypes(key), notes)
 
     def read(self, address: Address, kind: SymbolKind | None = None) -> SymbolText:
         """A symbol's source text, from the first decorator to the end of its body. An overload

@@ -183,6 +183,16 @@ def test_go_callers_callees_and_impact_come_from_goplss_call_hierarchy(gopls_eng
         ("shapes.go:Report", 1, "calls"), ("app/main.go:main", 2, "calls")]
 
 
+def test_go_explain_shows_the_servers_callers_and_says_why_a_type_has_none(gopls_engine: Engine) -> None:
+    from engine.names import parse_address
+
+    total = gopls_engine.explain(parse_address("shapes.go:Total"))
+    assert [edge.source.address for edge in total.callers] == ["shapes.go:Report"]
+    assert any("gopls's call hierarchy" in note for note in total.notes), total.notes
+    shape = gopls_engine.explain(parse_address("shapes.go:Shape"))
+    assert shape.callers == [] and any("not_callable" in note for note in shape.notes), shape.notes
+
+
 def test_go_impact_cut_short_says_so(gopls_engine: Engine) -> None:
     impact = gopls_engine.served_graph().impact("shapes.go:Total", asked_at_most=1)
     assert [reached.node.address for reached in impact.rows] == ["shapes.go:Report"]

@@ -159,7 +159,8 @@ def servers_text(statuses: list[ServerStatus]) -> str:
 
 def explain_json(found: Explanation) -> dict[str, object]:
     return {**read_json(found.text), "callers": [e.to_json() for e in found.callers], "callees": [e.to_json() for e in found.callees],
-            "supertypes": [e.to_json() for e in found.supertypes], "subtypes": [e.to_json() for e in found.subtypes]}
+            "supertypes": [e.to_json() for e in found.supertypes], "subtypes": [e.to_json() for e in found.subtypes],
+            **({"notes": found.notes} if found.notes else {})}
 
 
 def explain_text(found: Explanation) -> str:
@@ -170,6 +171,7 @@ def explain_text(found: Explanation) -> str:
         read_text(found.text),
         f"callers: {names(found.callers, True)}", f"callees: {names(found.callees, False)}",
         f"supertypes: {names(found.supertypes, False)}", f"subtypes: {names(found.subtypes, True)}",
+        *(f"note: {note}" for note in found.notes),
     ])
 
 
