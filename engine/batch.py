@@ -144,7 +144,7 @@ def plan_in_scratch(
     with tempfile.TemporaryDirectory(prefix="graft-batch-") as scratch:
         copy = Path(scratch) / root.name
         shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns(".git", ".graft"))
-        trial = scratch_engine(copy) if scratch_engine is not None else _scratch_engine(engine, copy)
+        trial = scratch_engine(copy) if scratch_engine is not None else scratch_engine_like(engine, copy)
         try:
             # Each step written in the copy for the next to plan on; the copy's errors are not the
             # batch's answer (its net effect is checked where it is applied), so none are compared.
@@ -165,7 +165,7 @@ def plan_in_scratch(
     return replace(outcome, applied=False, transaction=None, steps=steps_out), [s for s in states if s.changed]
 
 
-def _scratch_engine(engine: Engine, copy: Path) -> Engine:
+def scratch_engine_like(engine: Engine, copy: Path) -> Engine:
     """An engine on the scratch copy like the original: its own language servers when the original
     has servers, and the original's process tools (import checks use the project's interpreter)."""
     workspace = Workspace(copy, engine.workspace.config)  # the same size limit: what it skips, the steps name

@@ -221,6 +221,11 @@ class LanguageServices(Protocol):
     def status(self) -> list[ServerStatus]:
         ...
 
+    def start_seconds(self) -> float:
+        """Seconds this session's servers spent starting (spawn until ``initialize`` answered;
+        their indexing after it is not counted); 0 when none started."""
+        ...
+
     def serving(self, language: str, folder: str = ".") -> Serving:
         """Which server would serve ``language`` (a languageId) here, and what it can do, without
         starting it: the choice a request would make (preference, version, trust), for the project
@@ -287,10 +292,11 @@ class Tools(Protocol):
         """Run a shell command in the workspace root; (exit status, combined output tail)."""
         ...
 
-    def revision(self) -> str | None:
+    def revision(self, *, untracked: bool = False) -> str | None:
         """The commit checked out, when no tracked file has uncommitted changes (untracked files
-        are not looked at); None when some have, or outside a repository. A fleet caches its
-        verify baseline by it."""
+        are looked at too with ``untracked``: any that git does not ignore makes it None); None
+        when some have, or outside a repository. A fleet caches its verify baseline by it, and
+        its rows by the stricter form."""
         ...
 
     def import_module(self, folder: Path, roots: list[str], module: str) -> tuple[bool, str]:

@@ -41,6 +41,7 @@ class PoolServices:
         self.specs = specs
         self._api: SyncLanguageApi | None = None
         self._shown_notes: list[str] = []
+        self._closed_start_seconds = 0.0
 
     @property
     def api(self) -> SyncLanguageApi:
@@ -302,8 +303,13 @@ class PoolServices:
         return Serving(language, choice.state, spec.id, _plain(probe_version(spec.id, command)), command,
                        features=spec.features - set(lacking), lacking=lacking, runtime=runtime, backend=backend)
 
+    def start_seconds(self) -> float:
+        running = sum(server.start_seconds for server in self._api.pool.running()) if self._api is not None else 0.0
+        return self._closed_start_seconds + running
+
     def close(self) -> None:
         if self._api is not None:
+            self._closed_start_seconds = self.start_seconds()  # still said after the close
             self._api.close()
             self._api = None
 

@@ -86,6 +86,8 @@ class ManagedServer:
         """The last of them, said in `graft servers`."""
         self._memory_checked = 0.0
         self._memory_restarted_at: float | None = None
+        self.start_seconds = 0.0
+        """Seconds spent starting this server (spawn until ``initialize`` answered), every start summed."""
 
     # -- state ---------------------------------------------------------------
 
@@ -121,6 +123,7 @@ class ManagedServer:
             if refusal:
                 raise ServerNotTrusted(refusal)
             await self._back_off()
+            began = time.monotonic()
             try:
                 return await self._start()
             except Exception as error:
@@ -136,6 +139,8 @@ class ManagedServer:
                 if isinstance(error, (ServerStartFailed, ServerDied)):
                     raise
                 raise ServerStartFailed(f"{self.spec.id} failed to initialize: {error}") from error
+            finally:
+                self.start_seconds += time.monotonic() - began
 
     async def _start(self) -> Connection:
         confined = confinement(self.spec, self.root, self.command, self.config.trusted_by)

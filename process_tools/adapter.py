@@ -77,13 +77,14 @@ class ProcessTools:
                 dirty.add(record[3:])
         return dirty & set(paths)
 
-    def revision(self) -> str | None:
-        """HEAD's commit when no tracked file has uncommitted changes, else None (and None when
-        git cannot tell: a baseline is then run rather than taken from a cache)."""
+    def revision(self, *, untracked: bool = False) -> str | None:
+        """HEAD's commit when no tracked file (with ``untracked``, no file git does not ignore)
+        has uncommitted changes, else None (and None when git cannot tell: a baseline or a row
+        is then computed rather than taken from a cache)."""
         if not self._looks_versioned():
             return None
         try:
-            status = self._git("status", "--porcelain", "-z", "--untracked-files=no")
+            status = self._git("status", "--porcelain", "-z", f"--untracked-files={'all' if untracked else 'no'}")
             head = self._git("rev-parse", "--verify", "--quiet", "HEAD")
         except (OSError, subprocess.TimeoutExpired):
             return None

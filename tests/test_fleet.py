@@ -24,6 +24,7 @@ from distributed import Client, Scheduler
 
 from engine import fleet
 from engine.choices import SourcePreference
+from engine.ports import FleetExecutor
 from frontends.cli.main import main
 from tests.conftest import tree_fingerprint
 
@@ -453,3 +454,92 @@ def test_a_driver_killed_mid_run_then_resumed_changes_every_repository_once(
     assert any("driver had gone" in warning for warning in rows["bravo"].warnings), rows["bravo"].warnings
     assert "driver had gone" in (victim / ".graft" / "fleet" / "notes.jsonl").read_text()
     assert len({row.run for row in rows.values()}) == 1
+
+
+# -- issue 48, item 5: cheaper per repository ---------------------------------------------------
+
+def test_an_unchanged_repository_is_taken_from_the_result_cache_and_each_row_says_what_it_cost(tmp_path: Path) -> None:
+    """On an embedded cluster: the first run plans (a language server starts: its row counts it),
+    runs the verify and keeps each row; the second run on the same commits takes every row from
+    the cache (same status and patch, nothing planned or verified). A new commit, or an untracked
+    file, makes the repository run again."""
+    if shutil.which("basedpyright-langserver", path=str(Path(sys.executable).parent)) is None:
+        pytest.skip("basedpyright is not installed: no server start to count")
+    root = tmp_path / "repos"
+    good, refused, moved = (_repository(root, "alpha"), _repository(root, "echo-no-symbol", symbol=False),
+                            _repository(root, "hotel"))
+    repos = [good, refused, moved]
+    options = fleet.FleetOptions(verify="true")  # the verify's cost is counted, not its verdict
+    from process_tools.dask_fleet import DaskExecutor
+
+    executor = DaskExecutor(scheduler=None, workers=1)  # one embedded cluster for the three runs
+    try:
+        _cached_runs(tmp_path, repos, options, executor)
+    finally:
+        executor.close()
+
+
+def _cached_runs(tmp_path: Path, repos: list[Path], options: fleet.FleetOptions, executor: "FleetExecutor") -> None:
+    good, _refused, moved = repos
+    first = _by_name(fleet.run(PLAN, repos, out=tmp_path / "first", executor=executor, options=options))
+    assert {name: row.status for name, row in first.items()} == {"alpha": "planned", "echo-no-symbol": "refused",
+                                                                 "hotel": "planned"}
+    assert not any(row.cached for row in first.values())
+    assert first["alpha"].costs["server_start"] > 0 and first["alpha"].costs["plan"] >= first["alpha"].costs["server_start"]
+    assert first["alpha"].costs["verify"] > 0
+    (moved / "pkg" / "extra.py").write_text("")  # untracked: this repository is not the commit it was
+    second = _by_name(fleet.run(PLAN, repos, out=tmp_path / "second", executor=executor, options=options))
+    for name in ("alpha", "echo-no-symbol"):
+        assert second[name].cached and second[name].status == first[name].status, name
+        assert second[name].costs == dict.fromkeys(("server_start", "plan", "verify", "baseline"), 0.0)
+        assert second[name].reason == first[name].reason
+    assert Path(str(second["alpha"].patch)).read_text() == Path(str(first["alpha"].patch)).read_text()
+    assert not second["hotel"].cached and second["hotel"].costs["plan"] > 0
+    _git(good, "commit", "-q", "--allow-empty", "-m", "next")
+    third = _by_name(fleet.run(PLAN, [good], out=tmp_path / "third", executor=executor, options=options))
+    assert not third["alpha"].cached and third["alpha"].status == "planned"
+    assert "costs" in _results(tmp_path / "third")[0] and "cached" in _results(tmp_path / "third")[0]
+
+
+def test_a_worker_holding_finished_results_killed_changes_no_repository_twice(
+        repos: list[Path], tmp_path: Path, cluster: ExternalCluster) -> None:
+    """Issue 48's acceptance, on an external scheduler, with ``insert-after`` (not idempotent):
+    the driver holds still at its first row until every repository's change is committed, so
+    the workers hold finished results the driver has not fetched; one of those workers is
+    SIGKILLed. Dask runs its finished tasks again on the other worker; each finds its run's
+    transaction in the journal and reports it. Every repository has the insert once (none for the
+    refused one), and a row run again says it was not applied again."""
+    workers = cluster.live_workers()
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    verify = f"echo $PPID > {marks}/$(basename $PWD).pid; {VERIFY}"
+    expected = {r.name for r in repos if r.name != "echo-no-symbol"}
+    killed: list[int] = []
+
+    def hold_then_kill(progress: fleet.FleetProgress) -> None:
+        if progress.last is None or killed:
+            return
+        deadline = time.monotonic() + 240
+        while not all(_added(r) == 1 and not list((r / ".graft" / "journal").iterdir()) for r in repos
+                      if r.name in expected and r.name != Path(progress.last.repo).name):
+            assert time.monotonic() < deadline, "the other repositories' changes were never committed"
+            time.sleep(0.1)
+        holders = {int((marks / f"{name}.pid").read_text()) for name in expected
+                   if name != Path(progress.last.repo).name}
+        victim = next(w for w in workers if w.pid in holders)
+        os.killpg(victim.pid, signal.SIGKILL)
+        killed.append(victim.pid)
+
+    rows = _by_name(fleet.run(INSERT, [str(r) for r in repos], out=tmp_path / "out", scheduler=cluster.address,
+                              progress=hold_then_kill,
+                              options=fleet.FleetOptions(apply=True, verify=verify, source=SourcePreference.AST)))
+    assert killed, "no worker was killed"
+    assert set(rows) == {r.name for r in repos} and len(_results(tmp_path / "out")) == len(repos)
+    for repo in repos:
+        row = rows[repo.name]
+        assert row.status == ("applied" if repo.name in expected else "refused"), (repo.name, row.reason)
+        assert _added(repo) == (1 if row.status == "applied" else 0), repo.name
+        if row.status == "applied":
+            _git(repo, "apply", "--check", "-R", str(row.patch))
+    again = [name for name, row in rows.items() if any("not applied again" in w for w in row.warnings)]
+    assert again, "no finished task was run again: the killed worker held no result"

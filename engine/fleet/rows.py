@@ -20,6 +20,7 @@ duplicate Dask started, or the task of a driver that has gone); its outcome is n
 The Dask executor runs one task per repository at a time, so a task meets this only after
 waiting its limit; the driver records such a row as an error, and --resume runs it again."""
 TAIL = 2000
+COSTS = ("server_start", "plan", "verify", "baseline")
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,13 @@ class FleetRow:
     baseline_status: int | None = None
     """The verify command's status before the change, when it ran (it runs when the verify fails after it)."""
     baseline_tail: str = ""
+    costs: dict[str, float] = field(default_factory=lambda: dict.fromkeys(COSTS, 0.0))
+    """What the repository cost, in seconds: ``server_start`` (language servers spawned until they
+    answered ``initialize``), ``plan`` (the plan, server start included), ``verify`` (the verify
+    command with the change) and ``baseline`` (without it, when that ran). Zero when it did not run."""
+    cached: str = ""
+    """When the row was taken from the result cache: when it was first computed (and by which run);
+    empty when it was computed now."""
     patch_text: str = ""
     """The patch itself, carried from the worker to the driver (which writes it); not in results.jsonl."""
 
@@ -89,7 +97,8 @@ class FleetRow:
                 "files": self.files, "edits": self.edits, "source": self.source, "confidence": self.confidence,
                 "warnings": self.warnings, "reason": self.reason, "seconds": round(self.seconds, 3),
                 "transaction": self.transaction, "verify_status": self.verify_status, "verify_tail": self.verify_tail,
-                "baseline_status": self.baseline_status, "baseline_tail": self.baseline_tail}
+                "baseline_status": self.baseline_status, "baseline_tail": self.baseline_tail,
+                "costs": {name: round(seconds, 3) for name, seconds in self.costs.items()}, "cached": self.cached}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> FleetRow:

@@ -4,7 +4,10 @@ In order:
 1. With ``--apply``, the repository's journal first: a transaction of this run that committed
    is reported (``applied``, its patch rebuilt from the journal) and nothing runs again; one
    still being written by a live task makes this one ``busy`` (the executor waits it out).
-2. The plan, in a scratch copy (``graft batch``'s planning); files it touches that have
+2. The result cache (engine.fleet.result_cache): a working tree that is exactly a commit
+   this plan, these options and this engine already ran on gets that row again (``cached`` says
+   from when) without planning; a row computed now is kept there. Otherwise
+   the plan, in a scratch copy (``graft batch``'s planning); files it touches that have
    uncommitted or untracked changes make the row ``dirty_files`` (a patch over them would not
    apply to a clean checkout), unless ``--allow-dirty``.
 3. Without ``--apply``: ``--verify`` runs in a scratch copy with the change. With it: one
@@ -16,6 +19,7 @@ In order:
 4. A verify that fails after the change is run on the repository without it (the baseline,
    engine.fleet.baseline): red there too makes the row ``baseline_failed``, else
    ``verify_failed``; either way nothing is changed.
+The row's ``costs`` say where the seconds went (server start, plan, verify, baseline).
 """
 
 from __future__ import annotations
@@ -24,16 +28,16 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from engine.api import Engine
-from engine.batch import edit_from, plan_in_scratch, plan_steps
+from engine.batch import edit_from, plan_in_scratch, plan_steps, scratch_engine_like
 from engine.edits.apply import ApplyOptions, DirtyFiles, VerifyFailed
 from engine.edits.diff import FileSummary
 from engine.edits.materialize import FileState
 from engine.edits.patch import git_patch
 from engine.errors import GraftError, Refused, UsageError
-from engine.fleet import journal_outcome
+from engine.fleet import journal_outcome, result_cache
 from engine.fleet.baseline import Baseline, baseline
 from engine.fleet.rows import BUSY, TAIL, FleetOptions, FleetRow, FleetRun
 from engine.opening import open_engine
@@ -57,18 +61,25 @@ def run_repo(plan: list[dict[str, Any]], options: FleetOptions, run: FleetRun, r
     row = FleetRow(repo, run=run.run_id)
     try:
         _run(plan, options, run, Path(repo), row)
-    except VerifyFailed as failed:  # no process support to run the verify: nothing was changed
-        row.status, row.reason, row.patch_text = "verify_failed", failed.message, ""
-    except DirtyFiles as dirty:
-        row.status, row.reason, row.patch_text = "dirty_files", dirty.message, ""
-    except Refused as refused:
-        row.status, row.reason, row.patch_text = "refused", f"{refused.code}: {refused.message}", ""
-    except GraftError as error:
-        row.status, row.reason, row.patch_text = "error", f"{error.code}: {error.message}", ""
     except Exception as error:  # noqa: BLE001 - one repository's bug is its row, never the fleet's end
-        row.status, row.reason, row.patch_text = "error", f"{type(error).__name__}: {error}", ""
+        _failed(row, error)
     row.seconds = time.monotonic() - started
     return {**row.to_json(), "patch_text": row.patch_text}
+
+
+def _failed(row: FleetRow, error: Exception) -> None:
+    """The row of a task that raised: nothing was changed (a transaction rolls back what it raises)."""
+    if isinstance(error, VerifyFailed):  # no process support to run the verify
+        row.status, row.reason = "verify_failed", error.message
+    elif isinstance(error, DirtyFiles):
+        row.status, row.reason = "dirty_files", error.message
+    elif isinstance(error, Refused):
+        row.status, row.reason = "refused", f"{error.code}: {error.message}"
+    elif isinstance(error, GraftError):
+        row.status, row.reason = "error", f"{error.code}: {error.message}"
+    else:
+        row.status, row.reason = "error", f"{type(error).__name__}: {error}"
+    row.patch_text = ""
 
 
 def _run(plan: list[dict[str, Any]], options: FleetOptions, run: FleetRun, root: Path, row: FleetRow) -> None:
@@ -77,23 +88,64 @@ def _run(plan: list[dict[str, Any]], options: FleetOptions, run: FleetRun, root:
     steps = plan_steps(plan, "plan")
     engine = open_engine(root, options.source, tools=True)
     try:
-        row.warnings += [f"an earlier task of this run: {note}" for note in journal_outcome.notes(root, run)]
+        notes = [f"an earlier task of this run: {note}" for note in journal_outcome.notes(root, run)]
         if options.apply and _known_to_the_journal(engine, run, row):
+            row.warnings = notes + row.warnings
             return
-        trial, states = plan_in_scratch(engine, steps, None, None)
-        row.files = [s.path for s in states]
-        row.edits = trial.edits
-        row.source, row.confidence = trial.source.value, trial.confidence.value
-        row.warnings += [warning for step in trial.steps for warning in step.warnings]
-        row.patch_text, left_out = git_patch(states)
-        row.warnings += [f"{path} is not UTF-8 text: left out of the patch" for path in left_out]
-        if options.apply:
-            _apply(engine, states, options, run, row)  # the transaction's own guard refuses dirty files
-        else:
-            _check_clean(engine.tools, states, options, row)
-            _plan_only(engine, root, states, options, row)
+        revision = engine.tools.revision(untracked=True) if engine.tools is not None else None
+        entry = result_cache.key(revision, run.plan_hash, options) if revision is not None else None
+        if entry is None or not _from_cache(root, entry, row):
+            try:
+                _planned(engine, steps, options, run, row)
+            except Exception as error:  # noqa: BLE001 - the row says it; a refusal is cached like any row
+                _failed(row, error)
+            if entry is not None:
+                result_cache.keep(root, entry, row)
+        row.warnings = notes + row.warnings
     finally:
+        row.costs["server_start"] += engine.services.start_seconds() if engine.services is not None else 0.0
         engine.close()
+
+
+def _planned(engine: Engine, steps: Any, options: FleetOptions, run: FleetRun, row: FleetRow) -> None:
+    began = time.monotonic()
+    scratch: list[Engine] = []
+
+    def scratch_engine(copy: Path) -> Engine:
+        scratch.append(scratch_engine_like(engine, copy))
+        return scratch[-1]
+
+    try:
+        trial, states = plan_in_scratch(engine, steps, scratch_engine, None)
+    finally:
+        row.costs["plan"] = time.monotonic() - began
+        # The plan's servers run on the scratch copy (closed by now); their start is still counted.
+        row.costs["server_start"] += sum(e.services.start_seconds() for e in scratch if e.services is not None)
+    row.files = [s.path for s in states]
+    row.edits = trial.edits
+    row.source, row.confidence = trial.source.value, trial.confidence.value
+    row.warnings += [warning for step in trial.steps for warning in step.warnings]
+    row.patch_text, left_out = git_patch(states)
+    row.warnings += [f"{path} is not UTF-8 text: left out of the patch" for path in left_out]
+    if options.apply:
+        _apply(engine, states, options, run, row)  # the transaction's own guard refuses dirty files
+    else:
+        _check_clean(engine.tools, states, options, row)
+        _plan_only(engine, engine.workspace.root, states, options, row)
+
+
+def _from_cache(root: Path, entry: str, row: FleetRow) -> bool:
+    """The row an earlier run computed on this same commit, plan, options and engine."""
+    data = result_cache.cached_row(root, entry)
+    if data is None:
+        return False
+    earlier = FleetRow.from_json(data["row"])
+    for name in ("status", "files", "edits", "source", "confidence", "warnings", "reason", "verify_status",
+                 "verify_tail", "baseline_status", "baseline_tail"):
+        setattr(row, name, getattr(earlier, name))
+    row.patch_text = str(data.get("patch_text") or "")
+    row.cached = f"{data.get('at', 'an earlier run')} (run {earlier.run or 'unknown'}; same commit, plan, options and engine)"
+    return True
 
 
 def _known_to_the_journal(engine: Engine, run: FleetRun, row: FleetRow) -> bool:
@@ -136,7 +188,9 @@ def _apply(engine: Engine, states: list[FileState], options: FleetOptions, run: 
         if options.verify:
             if tools is None:
                 raise VerifyFailed("cannot run the verify command: no process support is installed; nothing was changed")
+            began = time.monotonic()
             status, output = tools.run(options.verify)
+            row.costs["verify"] = time.monotonic() - began
             after.append((status, output))
             row.verify_status, row.verify_tail = status, output[-TAIL:]
             if status != 0:
@@ -156,8 +210,8 @@ def _apply(engine: Engine, states: list[FileState], options: FleetOptions, run: 
         if not after or tools is None or options.verify is None:
             raise
         # The journal has put the old files back: the baseline runs on the repository as it was.
-        _judge(row, options.verify, after[0], baseline(root, tools, options.verify, lambda: tools.run(options.verify or "")),
-               "was rolled back")
+        _judge(row, options.verify, after[0], _timed_baseline(row, root, tools, options.verify,
+                                                              lambda: tools.run(options.verify or "")), "was rolled back")
         return
     except _CommittedMeanwhile:
         _known_to_the_journal(engine, run, row)
@@ -178,7 +232,9 @@ def _plan_only(engine: Engine, root: Path, states: list[FileState], options: Fle
         tools = load_tools(Workspace(copy))
         if tools is None or engine.tools is None:
             raise VerifyFailed("cannot run the verify command: no process support is installed; nothing was changed")
+        began = time.monotonic()
         status, output = tools.run(command)
+        row.costs["verify"] = time.monotonic() - began
         row.verify_status, row.verify_tail = status, output[-TAIL:]
         if status == 0:
             return
@@ -187,8 +243,16 @@ def _plan_only(engine: Engine, root: Path, states: list[FileState], options: Fle
             _write(copy, states, after=False)
             return tools.run(command)
 
-        _judge(row, command, (status, output), baseline(root, engine.tools, command, without_the_change),
+        _judge(row, command, (status, output), _timed_baseline(row, root, engine.tools, command, without_the_change),
                "nothing was changed")
+
+
+def _timed_baseline(row: FleetRow, root: Path, tools: Tools, command: str, run: Callable[[], tuple[int, str]]) -> Baseline:
+    began = time.monotonic()
+    try:
+        return baseline(root, tools, command, run)
+    finally:
+        row.costs["baseline"] = time.monotonic() - began
 
 
 def _judge(row: FleetRow, command: str, after: tuple[int, str], before: Baseline, undone: str) -> None:
