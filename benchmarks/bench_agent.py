@@ -4,6 +4,10 @@ the same project with the same language server (basedpyright).
 
 Run: ``.venv/bin/python benchmarks/bench_agent.py [--project NAME] [--skip-serena] [--serena PATH] [--keep]``
 
+Issue 43's run: ``--all werkzeug,pflag,redux``: the Python tasks on werkzeug 3.1.3, then six
+tasks each on a Go and a TypeScript project (benchmarks/agent_languages.py), codegraft and Serena
+in the same run, ending with one table: tasks right, broken tests, calls, characters, wall time.
+
 A benchmark, not a test: it prints a report and asserts nothing. For every task and server it
 gives the wall time of the first and the second call, the size of each answer in characters
 (its text content plus the JSON of its structured content: what a client receives) and whether
@@ -68,6 +72,7 @@ from benchmarks.bench_real_projects import DATA, unpacked
 from benchmarks.agent_servers import (CALL_TIMEOUT, GIT_IDENTITY, Outcome, ServerSpec, Session,  # noqa: E402
                                       codegraft_spec, find_serena, serena_spec)
 from benchmarks.agent_tasks import TASKS, Context  # noqa: E402
+from benchmarks import agent_languages as languages  # noqa: E402
 
 # -- running a server ------------------------------------------------------------------------
 
@@ -206,7 +211,14 @@ def report(runs: list[ServerRun], targets: Targets, project: str, keep: bool) ->
 # -- main ------------------------------------------------------------------------------------
 
 
+CORPUS = REPO / "benchmarks" / ".corpus"
+
+
 def load_project(name: str) -> tuple[dict[str, Any], Path]:
+    if name == "werkzeug":  # issue 43's project: not one of the suites' projects, fetched as bench_verify.py does
+        from benchmarks.bench_verify import _werkzeug
+        CORPUS.mkdir(parents=True, exist_ok=True)
+        return {"name": "werkzeug", "version": "3.1.3", "pythonpath": "src"}, _werkzeug(CORPUS)
     data = tomllib.loads(DATA.read_text(encoding="utf-8"))
     project = next((p for p in data["project"] if p["name"] == name), None)
     if project is None:
@@ -215,13 +227,88 @@ def load_project(name: str) -> tuple[dict[str, Any], Path]:
     return project, unpacked({**project, "crlf": []})
 
 
+def summary_row(project: str, run: ServerRun, broken: str) -> str:
+    """Tasks right, broken tests, calls, characters and wall time (the calls' seconds, summed)."""
+    if run.skipped:
+        return f"| {project} | {run.name} | skipped: {run.skipped[:120]} | | | | |"
+    calls = [c for o in run.outcomes for c in o.calls]
+    judged = [o for o in run.outcomes if o.verdict != "n/a"]
+    right = sum(o.verdict == "right" for o in judged)
+    na = len(run.outcomes) - len(judged)
+    return (f"| {project} | {run.name} | {right}/{len(judged)}" + (f" ({na} n/a: no tool)" if na else "")
+            + f" | {broken} | {len(calls)} | {sum(c.chars for c in calls):,} | {sum(c.seconds for c in calls):.1f} s |")
+
+
+async def language_runs(name: str, args: argparse.Namespace, scratch: Path) -> list[str]:
+    """A Go or TypeScript project's six tasks with codegraft, then Serena; its summary rows."""
+    project = languages.PROJECTS[name]
+    CORPUS.mkdir(parents=True, exist_ok=True)
+    source = project.fetch(CORPUS)
+    rows = []
+    servers: list[tuple[str, ServerSpec | None, str]] = []
+    root = make_copy(source, scratch / name, "codegraft")
+    servers.append(("codegraft", codegraft_spec(root), ""))
+    if not args.skip_serena:
+        executable, why = find_serena(args.serena)
+        spec = None
+        if executable:
+            spec, why = serena_spec(executable, make_copy(source, scratch / name, "serena"), scratch / name, project.serena_language)
+        servers.append(("serena", spec, why))
+    for server, spec, why in servers:
+        run = ServerRun(server, skipped=why)
+        if spec is not None:
+            run.version, run.language_server = spec.version, spec.language_server
+            copy = scratch / name / server / source.name
+            print(f"{server} on {copy} ...", file=sys.stderr, flush=True)
+            with (scratch / f"{name}.{server}.stderr.log").open("w") as log:
+                async with AsyncExitStack() as stack:
+                    started = time.perf_counter()
+                    try:
+                        client = await stack.enter_async_context(Client(stdio_client(spec.params, errlog=log), cache=None))
+                        await client.list_tools()
+                        run.connect_seconds = time.perf_counter() - started
+                        run.outcomes = await languages.run_tasks(Session(client, args.call_timeout), server, copy, project,
+                                                                 lambda line: print(line, file=sys.stderr, flush=True))
+                    except Exception as error:  # noqa: BLE001  (a server that does not start is reported)
+                        run.skipped = f"did not start: {_innermost(error)}"
+        broken = str(sum(languages.broken(o) for o in run.outcomes))
+        rows.append(summary_row(f"{name} {project.version}", run, broken))
+        for outcome in run.outcomes:
+            print(f"  {name} / {server} / {outcome.task}: {outcome.verdict}: {outcome.reason[:300]} "
+                  f"({len(outcome.calls)} call(s), {sum(c.chars for c in outcome.calls):,} chars, "
+                  f"{sum(c.seconds for c in outcome.calls):.2f} s)")
+    return rows
+
+
 async def main_async(args: argparse.Namespace) -> None:
-    project, source = load_project(args.project)
+    if args.all:
+        scratch = Path(tempfile.mkdtemp(prefix="bench-agent-"))
+        rows = []
+        try:
+            for name in args.all.split(","):
+                if name in languages.PROJECTS:
+                    rows += await language_runs(name, args, scratch)
+                else:
+                    rows += await python_runs(name, args, scratch)
+        finally:
+            if not args.keep:
+                shutil.rmtree(scratch, ignore_errors=True)
+        print("\n| project | server | tasks right | broken tests | calls | characters | wall time (calls) |")
+        print("|---|---|---|---|---|---|---|")
+        print("\n".join(rows))
+        return
+    await python_runs(args.project, args, None)
+
+
+async def python_runs(name: str, args: argparse.Namespace, shared_scratch: Path | None) -> list[str]:
+    """The Python task list on one project (the report above), and its summary rows."""
+    project, source = load_project(name)
     targets = truth.pick_targets(source, str(project.get("pythonpath", "")).strip("./"))
     error = truth.import_error(source, targets)
     if error:
         raise SystemExit(f"{targets.module_name} does not import in the pristine sdist: {error}")
-    scratch = Path(tempfile.mkdtemp(prefix="bench-agent-"))
+    scratch = shared_scratch / name if shared_scratch is not None else Path(tempfile.mkdtemp(prefix="bench-agent-"))
+    scratch.mkdir(parents=True, exist_ok=True)
     runs: list[ServerRun] = []
     try:
         root = make_copy(source, scratch, "codegraft")
@@ -248,16 +335,21 @@ async def main_async(args: argparse.Namespace) -> None:
     finally:
         if args.keep:
             print(f"\nscratch kept: {scratch}")
-        else:
+        elif shared_scratch is None:
             shutil.rmtree(scratch, ignore_errors=True)
+    # The Python tasks are judged by imports and the code, not by the project's test suite.
+    return [summary_row(f"{project['name']} {project['version']}", run, "not run") for run in runs]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--project", default="sqlparse", help="a project of benchmarks/real_projects.toml (default: sqlparse)")
+    parser.add_argument("--project", default="sqlparse", help="a project of benchmarks/real_projects.toml, or werkzeug (default: sqlparse)")
     parser.add_argument("--skip-serena", action="store_true", help="run codegraft only")
     parser.add_argument("--serena", help="the serena executable (default: $SERENA_BIN, PATH, then $TMPDIR/serena-venv/bin/serena)")
     parser.add_argument("--call-timeout", type=float, default=CALL_TIMEOUT, help="seconds one tool call may take (default: 300)")
+    parser.add_argument("--all", metavar="P1,P2", help="several projects in one run, Python ones and "
+                        f"{', '.join(languages.PROJECTS)} (six tasks each), ending with one summary table "
+                        "(issue 43: werkzeug,pflag,redux)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch copies, server logs and every answer (answers.jsonl)")
     asyncio.run(main_async(parser.parse_args()))
 
