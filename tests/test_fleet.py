@@ -543,3 +543,43 @@ def test_a_worker_holding_finished_results_killed_changes_no_repository_twice(
             _git(repo, "apply", "--check", "-R", str(row.patch))
     again = [name for name, row in rows.items() if any("not applied again" in w for w in row.warnings)]
     assert again, "no finished task was run again: the killed worker held no result"
+
+
+def test_a_worker_killed_mid_apply_of_insert_after_changes_every_repository_once(
+        repos: list[Path], tmp_path: Path, cluster: ExternalCluster) -> None:
+    """Issue 48's acceptance, on an external scheduler, with ``insert-after`` (not idempotent): the
+    worker applying bravo is SIGKILLed while its verify runs, with the insert written and not
+    committed. Dask gives the task to the other worker, whose engine rolls back what the killed
+    one left before planning again: every repository on disk matches its row, the insert once."""
+    workers = cluster.live_workers()
+    victim = next(r for r in repos if r.name == "bravo")
+    (victim / ".hang-once").write_text("")  # untracked, and not a file the plan touches
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    verify = f"if [ -e .hang-once ]; then rm .hang-once; echo $PPID > {marks}/worker.pid; sleep 120; fi; {VERIFY}"
+    killed: list[int] = []
+    half_done: list[int] = []
+
+    def killer() -> None:
+        deadline = time.monotonic() + 120
+        while not (marks / "worker.pid").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        half_done.append(_added(victim))  # the insert is on disk, its transaction not committed
+        pid = int((marks / "worker.pid").read_text())
+        os.killpg(pid, signal.SIGKILL)
+        killed.append(pid)
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    rows = _by_name(fleet.run(INSERT, [str(r) for r in repos], out=tmp_path / "out", scheduler=cluster.address,
+                              options=fleet.FleetOptions(apply=True, verify=verify, source=SourcePreference.AST)))
+    thread.join()
+    assert killed and killed[0] in [w.pid for w in workers] and half_done == [1]
+    assert set(rows) == {r.name for r in repos} and len(_results(tmp_path / "out")) == len(repos)
+    for repo in repos:
+        row = rows[repo.name]
+        assert row.status == ("refused" if repo.name == "echo-no-symbol" else "applied"), (repo.name, row.reason)
+        assert _added(repo) == (1 if row.status == "applied" else 0), repo.name
+        if row.status == "applied":
+            _git(repo, "apply", "--check", "-R", str(row.patch))
+            assert not list((repo / ".graft" / "journal").iterdir()), repo.name  # nothing left half-done
