@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.metadata import Scope, Assignment, ClassScope, ExpressionContext, FunctionScope, GlobalScope
+from libcst.metadata import Scope, Assignment, ClassScope, FunctionScope, GlobalScope
 
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.text import line_edits
@@ -27,7 +27,7 @@ from engine.positions import Position, Range
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.extract_variable import NameClash, check_identifier
 from engine.refactor.python.span_nodes import (
-    CannotExtractHere, PythonTree, name_in_use, nodes_within, read_tree, reads_locals_dynamically, trimmed,
+    CannotExtractHere, PythonTree, name_in_use, names_meaning, nodes_within, read_tree, reads_locals_dynamically, trimmed,
 )
 from engine.refactor.selection import Selection
 from engine.symbols import Confidence, Source
@@ -190,10 +190,8 @@ def _flow(tree: PythonTree, statements: list[cst.BaseStatement], inside: Range, 
           owner: cst.FunctionDef | None) -> tuple[list[str], list[str]]:
     if not isinstance(scope, (FunctionScope, GlobalScope)):
         raise CannotExtractHere("the selection is not in a function or module body")
+    region: cst.CSTNode = owner if owner is not None else tree.module
     loops = [tree.span(a) for a in tree.ancestors(statements[0]) if isinstance(a, _LOOPS)]
-
-    def inside_span(node: cst.CSTNode) -> bool:
-        return node in tree.positions and inside.contains(tree.span(node).start)
 
     def reaches(assignment: Assignment) -> bool:
         """Whether a binding outside the span may hold the name's value when the span starts."""
@@ -204,33 +202,78 @@ def _flow(tree: PythonTree, statements: list[cst.BaseStatement], inside: Range, 
 
     local = [a for a in scope.assignments if isinstance(a, Assignment) and a.scope is scope]
     bound_inside: dict[str, list[Assignment]] = {}
-    for assignment in sorted((a for a in local if inside_span(a.node)), key=lambda a: tree.span(a.node).start):
+    for assignment in sorted((a for a in local if a.node in tree.positions and inside.contains(tree.span(a.node).start)),
+                             key=lambda a: tree.span(a.node).start):
         bound_inside.setdefault(assignment.name, []).append(assignment)
     results: list[str] = []
-    for name, assignments in bound_inside.items():
-        for access in (access for assignment in assignments for access in assignment.references):
-            at = tree.span(access.node).start
-            if not inside.contains(at) and (at >= inside.end or any(loop.start <= at for loop in loops)):
+    for name in bound_inside:
+        for read in names_meaning(tree, scope, name, region):
+            at = tree.span(read).start
+            if not inside.contains(at) and (at >= inside.end or any(loop.start <= at < loop.end for loop in loops)):
                 results.append(name)
                 break
     reads: dict[str, list[cst.Name]] = {}
     for statement in statements:
         for node in nodes_within(statement):
-            augmented = isinstance(tree.parents.get(node), cst.AugAssign)  # ``n += 1`` reads n first
-            if isinstance(node, cst.Name) and (tree.contexts.get(node) is ExpressionContext.LOAD or augmented) \
-                    and (augmented and tree.scopes.get(node) is scope
-                         or any(isinstance(r, Assignment) and r.scope is scope for r in _referents(tree, node))):
-                reads.setdefault(node.value, []).append(node)
+            if isinstance(node, cst.Name) and node.value not in reads:
+                found = [n for n in names_meaning(tree, scope, node.value, statement) if n is node]
+                if found:
+                    reads[node.value] = [n for s in statements for n in names_meaning(tree, scope, node.value, s)]
     parameters: list[str] = []
     for name in [*reads, *(r for r in results if r not in reads)]:
         if isinstance(scope, GlobalScope) and name not in bound_inside:
             continue  # a module name the span only reads: the new function reads it as a global too
         if not any(reaches(a) for a in local if a.name == name):
             continue
-        settled = _unconditionally_bound_by(tree, statements, bound_inside.get(name, []))
-        if settled is None or any(tree.span(read).start < settled for read in reads.get(name, [])):
+        uncovered = [read for read in reads.get(name, []) if not _bound_before(tree, read, statements, name)]
+        if uncovered or name in results and _unconditionally_bound_by(tree, statements, bound_inside.get(name, [])) is None:
             parameters.append(name)  # read before the span surely binds it: the caller's value comes in
     return parameters, results
+
+
+def _bound_before(tree: PythonTree, read: cst.Name, statements: list[cst.BaseStatement], name: str) -> bool:
+    """Whether the span binds ``name`` on every path to ``read`` before it: an earlier statement of a
+    block around the read (within the span) that binds it, or a ``for``, ``with`` or ``except`` around
+    the read that binds it in its header."""
+    at = tree.span(read).start
+    child: cst.CSTNode = read
+    for ancestor in tree.ancestors(read):
+        if isinstance(ancestor, cst.For) and child is ancestor.body and _binds(ancestor.target, name):
+            return True
+        if isinstance(ancestor, cst.With) and child is ancestor.body and any(
+                item.asname is not None and _binds(item.asname.name, name) for item in ancestor.items):
+            return True
+        if isinstance(ancestor, cst.ExceptHandler) and child is ancestor.body and ancestor.name is not None \
+                and _binds(ancestor.name.name, name):
+            return True
+        siblings: list[cst.CSTNode] = []
+        if isinstance(ancestor, cst.IndentedBlock):
+            siblings = list(ancestor.body)
+        if any(ancestor is statement for statement in statements):
+            siblings = list(statements)
+        for sibling in siblings:
+            if sibling is child or tree.span(sibling).start >= at:
+                break
+            if isinstance(sibling, cst.SimpleStatementLine) and any(_simple_binds(small, name) for small in sibling.body):
+                return True
+        if any(ancestor is statement for statement in statements):
+            return False
+        child = ancestor
+    return False
+
+
+def _binds(target: cst.CSTNode, name: str) -> bool:
+    return any(isinstance(node, cst.Name) and node.value == name for node in nodes_within(target))
+
+
+def _simple_binds(small: cst.BaseSmallStatement, name: str) -> bool:
+    if isinstance(small, cst.Assign):
+        return any(_binds(target.target, name) for target in small.targets)
+    if isinstance(small, cst.AnnAssign):
+        return small.value is not None and _binds(small.target, name)
+    if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+        return any(_binds(alias.asname.name if alias.asname else alias.name, name) for alias in small.names)
+    return False
 
 
 def _unconditionally_bound_by(tree: PythonTree, statements: list[cst.BaseStatement], assignments: list[Assignment]) -> Position | None:
@@ -241,13 +284,6 @@ def _unconditionally_bound_by(tree: PythonTree, statements: list[cst.BaseStateme
         if isinstance(holder, cst.SimpleStatementLine) and any(holder is statement for statement in statements):
             ends.append(tree.span(holder).end)
     return min(ends) if ends else None
-
-
-def _referents(tree: PythonTree, name: cst.Name) -> list[object]:
-    scope = tree.scopes.get(name)
-    if scope is None:
-        return []
-    return [referent for access in scope.accesses[name] for referent in access.referents]
 
 
 def _method_kind(tree: PythonTree, owner: cst.FunctionDef | None, parameters: list[str]) -> tuple[str, str] | None:

@@ -55,6 +55,8 @@ def plan_extract_variable(selection: Selection, name: str, *, constant: bool, al
                               "or give --match with its text")
     if tree.contexts.get(node) in (ExpressionContext.STORE, ExpressionContext.DEL) or _is_target(tree, node):
         raise NotAnExpression(f"{where}: {_quoted(tree, span)} is assigned to here, not read; select a value")
+    if any(isinstance(ancestor, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)) for ancestor in tree.ancestors(node)):
+        raise NotAnExpression(f"{where}: {_quoted(tree, span)} is a module or name of an import or global statement, not a value")
     statement = statement_of(tree, node)
     _check_evaluated_once(tree, node, statement, where)
     warnings: list[str] = []

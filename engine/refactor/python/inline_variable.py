@@ -21,7 +21,7 @@ from engine.positions import Position
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.span_nodes import (
     EFFECTS, EvaluationOrderChanges, PythonTree, has_effects, nodes_within, observes_state, read_names, read_tree,
-    reads_locals_dynamically, trimmed,
+    names_meaning, reads_locals_dynamically, trimmed,
 )
 from engine.refactor.selection import Selection
 from engine.symbols import Confidence, Source
@@ -83,7 +83,8 @@ def plan_inline_variable(selection: Selection, *, allow_reordering: bool) -> Ref
     value = assign.value
     if value is None:
         raise UnsupportedDefinition(f"{name.value} is only annotated, never given a value; nothing to inline")
-    uses: list[cst.CSTNode] = [access.node for access in binding.references]
+    around: cst.CSTNode = next((a for a in tree.ancestors(binding.node) if isinstance(a, cst.FunctionDef)), tree.module)
+    uses: list[cst.CSTNode] = list(names_meaning(tree, binding.scope, name.value, around))
     if not uses:
         raise NotUsed(f"nothing reads {name.value}; delete the assignment instead (its value is evaluated for nothing)")
     for use in uses:

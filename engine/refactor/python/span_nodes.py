@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import (
-    CodeRange, ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider, PositionProvider,
+    ClassScope, CodeRange, ExpressionContext, ExpressionContextProvider, MetadataWrapper, ParentNodeProvider, PositionProvider,
     Scope, ScopeProvider,
 )
 
@@ -202,3 +202,31 @@ def name_in_use(tree: PythonTree, name: str, within: cst.CSTNode) -> bool:
                 continue
             return True
     return False
+
+
+def resolves_to(tree: PythonTree, node: cst.Name, scope: Scope) -> bool:
+    """Whether the name at ``node`` means ``scope``'s variable of that name. Worked out from the
+    scopes, not from LibCST's access links, which tie a read only to the bindings above it (a loop
+    reading a variable that a later line of its body binds would be missed)."""
+    found = tree.scopes.get(node)
+    first = True
+    while found is not None and found is not scope:
+        # A class body's names are not seen from the functions inside it.
+        if (first or not isinstance(found, ClassScope)) and found.assignments[node.value]:
+            return False
+        first = False
+        parent = found.parent
+        found = parent if parent is not found else None
+    return found is scope
+
+
+def names_meaning(tree: PythonTree, scope: Scope, name: str, within: cst.CSTNode) -> list[cst.Name]:
+    """Every ``name`` in ``within`` that is read (or deleted, or augmented) and means ``scope``'s variable."""
+    found = []
+    for node in nodes_within(within):
+        if isinstance(node, cst.Name) and node.value == name and node in tree.positions:
+            context = tree.contexts.get(node)
+            augmented = isinstance(tree.parents.get(node), cst.AugAssign)
+            if (context in (ExpressionContext.LOAD, ExpressionContext.DEL) or augmented) and resolves_to(tree, node, scope):
+                found.append(node)
+    return found
