@@ -36,6 +36,16 @@ def _source(folder: Path) -> Path:
     return folder / "index.ts"
 
 
+def _six_installed_seven_locked(root: Path) -> None:
+    _installed("6.0.1", root)
+    _locked("7.0.2", root)
+
+
+def _monorepo(root: Path) -> None:
+    _installed("5.9.3", root / "packages" / "old")
+    _installed("7.0.2", root / "packages" / "new")
+
+
 # (layout name, how to build it, {file: expected server})
 LAYOUTS = [
     ("no TypeScript", lambda root: None, {"index.ts": TSLS}),
@@ -43,9 +53,8 @@ LAYOUTS = [
     ("TypeScript 7", lambda root: _installed("7.0.2", root), {"index.ts": TSC_LSP}),
     ("TypeScript 7 from the lock file only", lambda root: _locked("7.0.2", root), {"index.ts": TSC_LSP}),
     ("TypeScript 6 installed beats a lock file saying 7",
-     lambda root: (_installed("6.0.1", root), _locked("7.0.2", root)), {"index.ts": TSLS}),
-    ("monorepo with both", lambda root: (_installed("5.9.3", root / "packages" / "old"),
-                                         _installed("7.0.2", root / "packages" / "new")),
+     lambda root: _six_installed_seven_locked(root), {"index.ts": TSLS}),
+    ("monorepo with both", lambda root: _monorepo(root),
      {"packages/old/index.ts": TSLS, "packages/new/index.ts": TSC_LSP, "index.ts": TSLS}),
     ("TypeScript 7 hoisted to the root serves the packages", lambda root: _installed("7.0.2", root),
      {"packages/a/index.ts": TSC_LSP}),
