@@ -219,6 +219,10 @@ def _flow(tree: PythonTree, statements: list[cst.BaseStatement], inside: Range, 
                 found = [n for n in names_meaning(tree, scope, node.value, statement) if n is node]
                 if found:
                     reads[node.value] = [n for s in statements for n in names_meaning(tree, scope, node.value, s)]
+    for name in bound_inside:
+        # In a loop, a value the span binds and reads before binding it is the next pass's: it goes back out.
+        if loops and name not in results and any(not _bound_before(tree, read, statements, name) for read in reads.get(name, [])):
+            results.append(name)
     parameters: list[str] = []
     for name in [*reads, *(r for r in results if r not in reads)]:
         if isinstance(scope, GlobalScope) and name not in bound_inside:
