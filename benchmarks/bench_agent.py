@@ -227,16 +227,26 @@ def load_project(name: str) -> tuple[dict[str, Any], Path]:
     return project, unpacked({**project, "crlf": []})
 
 
-def summary_row(project: str, run: ServerRun, broken: str) -> str:
+def summary_rows(project: str, runs: list[ServerRun], broken: list[str]) -> list[str]:
+    """One row per server; characters and wall time also over only the tasks every server did
+    (a task one server has no tool for costs it nothing)."""
+    done = [run for run in runs if not run.skipped]
+    shared = [index for index in range(len(done[0].outcomes)) if all(run.outcomes[index].calls for run in done)] if done else []
+    return [summary_row(project, run, count, shared) for run, count in zip(runs, broken)]
+
+
+def summary_row(project: str, run: ServerRun, broken: str, shared: list[int]) -> str:
     """Tasks right, broken tests, calls, characters and wall time (the calls' seconds, summed)."""
     if run.skipped:
-        return f"| {project} | {run.name} | skipped: {run.skipped[:120]} | | | | |"
+        return f"| {project} | {run.name} | skipped: {run.skipped[:120]} | | | | | | |"
+    both = [c for index in shared for c in run.outcomes[index].calls]
     calls = [c for o in run.outcomes for c in o.calls]
     judged = [o for o in run.outcomes if o.verdict != "n/a"]
     right = sum(o.verdict == "right" for o in judged)
     na = len(run.outcomes) - len(judged)
     return (f"| {project} | {run.name} | {right}/{len(judged)}" + (f" ({na} n/a: no tool)" if na else "")
-            + f" | {broken} | {len(calls)} | {sum(c.chars for c in calls):,} | {sum(c.seconds for c in calls):.1f} s |")
+            + f" | {broken} | {len(calls)} | {sum(c.chars for c in calls):,} | {sum(c.seconds for c in calls):.1f} s"
+            f" | {sum(c.chars for c in both):,} | {sum(c.seconds for c in both):.1f} s |")
 
 
 async def language_runs(name: str, args: argparse.Namespace, scratch: Path) -> list[str]:
@@ -244,7 +254,7 @@ async def language_runs(name: str, args: argparse.Namespace, scratch: Path) -> l
     project = languages.PROJECTS[name]
     CORPUS.mkdir(parents=True, exist_ok=True)
     source = project.fetch(CORPUS)
-    rows = []
+    runs: list[ServerRun] = []
     servers: list[tuple[str, ServerSpec | None, str]] = []
     root = make_copy(source, scratch / name, "codegraft")
     servers.append(("codegraft", codegraft_spec(root), ""))
@@ -271,13 +281,12 @@ async def language_runs(name: str, args: argparse.Namespace, scratch: Path) -> l
                                                                  lambda line: print(line, file=sys.stderr, flush=True))
                     except Exception as error:  # noqa: BLE001  (a server that does not start is reported)
                         run.skipped = f"did not start: {_innermost(error)}"
-        broken = str(sum(languages.broken(o) for o in run.outcomes))
-        rows.append(summary_row(f"{name} {project.version}", run, broken))
+        runs.append(run)
         for outcome in run.outcomes:
             print(f"  {name} / {server} / {outcome.task}: {outcome.verdict}: {outcome.reason[:300]} "
                   f"({len(outcome.calls)} call(s), {sum(c.chars for c in outcome.calls):,} chars, "
                   f"{sum(c.seconds for c in outcome.calls):.2f} s)")
-    return rows
+    return summary_rows(f"{name} {project.version}", runs, [str(sum(languages.broken(o) for o in run.outcomes)) for run in runs])
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -293,8 +302,9 @@ async def main_async(args: argparse.Namespace) -> None:
         finally:
             if not args.keep:
                 shutil.rmtree(scratch, ignore_errors=True)
-        print("\n| project | server | tasks right | broken tests | calls | characters | wall time (calls) |")
-        print("|---|---|---|---|---|---|---|")
+        print("\n| project | server | tasks right | broken tests | calls | characters | wall time (calls) "
+              "| characters, tasks both did | wall time, tasks both did |")
+        print("|---|---|---|---|---|---|---|---|---|")
         print("\n".join(rows))
         return
     await python_runs(args.project, args, None)
@@ -338,7 +348,7 @@ async def python_runs(name: str, args: argparse.Namespace, shared_scratch: Path 
         elif shared_scratch is None:
             shutil.rmtree(scratch, ignore_errors=True)
     # The Python tasks are judged by imports and the code, not by the project's test suite.
-    return [summary_row(f"{project['name']} {project['version']}", run, "not run") for run in runs]
+    return summary_rows(f"{project['name']} {project['version']}", runs, ["not run"] * len(runs))
 
 
 def main() -> None:
