@@ -175,6 +175,14 @@ def test_the_cli_flag_and_the_mcp_parameter_reach_the_rename(tmp_path: Path, cap
     assert main([*argv, "--include-docs", "--apply", "--allow-dirty"]) == 0, capsys.readouterr()
     assert (cli_root / "README.md").read_text() == README_RENAMED
 
+    (tmp_path / "batch").mkdir()
+    batch_root = _project(tmp_path / "batch")
+    plan = tmp_path / "plan.toml"
+    plan.write_text('[[step]]\nop = "rename"\naddress = "pkg/greet.py:Greeter/greet"\nnew_name = "renamed"\ninclude_docs = true\n')
+    assert main(["--root", str(batch_root), "--no-daemon", "--source", "ast", "--json", "batch", str(plan), "--apply",
+                 "--allow-dirty"]) == 0, capsys.readouterr()
+    assert (batch_root / "docs" / "api.rst").read_text() == API_RST_RENAMED
+
     mcp_root = _project(tmp_path / "mcp")
     engine = Engine(Workspace(mcp_root), source=SourcePreference.AST)
 
