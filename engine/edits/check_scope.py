@@ -6,14 +6,16 @@ utility module reaches most of the code (werkzeug's ``utils.py``: 121 files) tha
 cost of the check, for an edit that could break none of them: an added function, a fixed body.
 
 So for a Python file the edit rewrites, the names it changes are worked out from the module's
-top-level statements (:func:`changed_names`): those bound by a statement that differs, and then
-those bound by any statement that mentions one of them (a type inferred from a changed name is
-itself changed). Of the file's direct importers, only those that mention a changed name (or
-import everything with ``*``) can see the change, and they are in scope. An importer in scope is
-taken as changed through and through, since what it exports may now have other types: all its
-own importers are in scope, transitively, as before. Anything this cannot read is taken as
-changed through and through too: a file that is not Python, created or deleted, unparsable, or
-whose ``__all__`` or module ``__getattr__`` changed.
+top-level statements (:func:`changed_names`), each read as its interface (``_interface``: a
+function whose return type is declared and whose body binds no attribute or global is its
+signature, a class is its members so read): the names bound by a statement whose interface
+differs, and then those bound by any statement that mentions one of them (a type inferred from a
+changed name is itself changed). Of the file's direct importers, only those that mention a
+changed name (or import everything with ``*``) can see the change, and they are in scope; what
+they change in turn follows by the same rule, from the names they received. Anything this cannot
+read is taken as changed through and through, and all its importers, transitively, are in scope:
+a file that is not Python, created or deleted, unparsable, or whose ``__all__``, module
+``__getattr__`` or star imports changed.
 
 The importers left out are counted (:attr:`Scope.not_affected`) and said with the check.
 """
