@@ -74,7 +74,8 @@ def _rename_def(root: Path) -> WorkspaceEdit:
 
 def _apply(engine: Engine, counted: _Counted, edit: WorkspaceEdit) -> tuple[Any, list[str]]:
     counted.asked.clear()
-    outcome = engine.edits().apply(edit, EditOptions(check=CheckMode.FULL))
+    with engine.workspace.remembering_reads():  # as a call through EngineClient runs: the written files read again
+        outcome = engine.edits().apply(edit, EditOptions(check=CheckMode.FULL))
     return outcome, list(counted.asked)
 
 
@@ -84,8 +85,12 @@ def test_an_apply_after_an_undo_takes_the_errors_before_from_the_earlier_check_a
     with served_engine(tmp_path, "basedpyright") as engine:
         counted = _Counted(engine.services)
         engine.services = counted  # the real server behind it
+        before = hashlib.sha256((tmp_path / "a.py").read_bytes()).hexdigest()
         first, asked_first = _apply(engine, counted, _rename_def(tmp_path))
+        after = hashlib.sha256((tmp_path / "a.py").read_bytes()).hexdigest()
         assert first.verification is not None and {d.file for d in first.verification.new_errors} == {"c.py"}
+        # Kept twice: as it was before the write, and as the write left it (under the new state).
+        assert {file_hash for file_hash, _state in engine.kept_errors.states_of("a.py")} == {before, after}
         engine.edits().undo(first.transaction)
         again, asked_again = _apply(engine, counted, _rename_def(tmp_path))
     # Before the write, the first apply asked about a.py and c.py; the second asked nothing:

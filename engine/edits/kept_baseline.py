@@ -48,6 +48,10 @@ class KeptBaseline:
         while len(kept) > _STATES_PER_FILE:
             del kept[next(iter(kept))]
 
+    def states_of(self, path: str) -> list[tuple[str, str]]:
+        """The (file hash, workspace state) pairs kept for ``path``, oldest first."""
+        return list(self._kept.get(path, {}))
+
     def clear(self) -> None:
         self._kept.clear()
 
