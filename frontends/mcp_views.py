@@ -149,24 +149,65 @@ def outline_view(listing: FileSymbols, depth: int | None, kinds: frozenset[str],
 
 def overview_view(entries: list[OverviewEntry], kinds: frozenset[str], max_chars: int, structured: bool) -> View:
     """Package code first, then tests, then docs and examples (each in path order): the budget
-    goes to what an agent works on."""
-    rows: list[str] = []
-    shown: list[dict[str, Any]] = []
-    for entry in sorted(entries, key=lambda e: file_rank(e.path)):
-        symbols = [s for s in entry.symbols if not kinds or s.kind in kinds]
-        rows.append(f"{entry.path}  [{entry.language or 'unknown'} · {entry.source}]")
-        rows += [f"  {'  ' * (s.name_path or '').count('/')}{s.kind} {s.name_path}  {s.line}" for s in symbols]
-        shown.append({"file": entry.path, "symbols": [[s.name_path, s.kind, s.line] for s in symbols]})
-    text, count = bounded([], rows, lambda left: _left_out(left, "rows", "narrow with under=FOLDER, depth=1 or kinds=[...]"),
-                          max_chars)
-    kept, left = rows[:count], len(rows) - count
-    files_kept = sum(1 for row in kept if not row.startswith(" "))
+    goes to what an agent works on. When not everything fits, every package file is still named,
+    and symbols fill what the budget has left, file by file: an agent that cannot see a module
+    in the overview does not know to ask about it (werkzeug's 52 modules, 13 of them missing from
+    a listing cut at its budget)."""
+    ordered = sorted(entries, key=lambda e: file_rank(e.path))
+    listed = [(entry, _overview_rows(entry, kinds)) for entry in ordered]
+    rows = [row for _entry, (header, symbols) in listed for row in [header, *symbols]]
+
+    def tail(left: int) -> str:
+        return _left_out(left, "rows", "narrow with under=FOLDER, depth=1 or kinds=[...]")
+
+    package = [header for entry, (header, _symbols) in listed if file_rank(entry.path) == 0]
+    room = max_chars - len(tail(len(rows))) - 1
+    kept: list[str]
+    chosen: list[OverviewEntry]
+    shown_symbols: dict[str, int]
+    whole = "\n".join(rows)
+    if len(whole) <= max_chars or sum(len(h) + 1 for h in package) > room:
+        text, count = bounded([], rows, tail, max_chars)
+        kept = rows[:count]
+        shown_symbols = {entry.path: len(symbols) for entry, (_header, symbols) in listed}
+        files_kept = sum(1 for row in kept if not row.startswith(" "))
+        left = len(rows) - count
+        chosen = [entry for entry, _rows in listed][:files_kept]
+    else:
+        # Every package file's row is reserved; symbols and later files take what is left, in order.
+        spare = room - sum(len(h) + 1 for h in package)
+        kept, chosen, shown_symbols = [], [], {}
+        for entry, (header, symbols) in listed:
+            is_package = file_rank(entry.path) == 0
+            if not is_package:
+                if len(header) + 1 > spare:
+                    continue
+                spare -= len(header) + 1
+            taken, _left = fit(symbols, spare)
+            spare -= sum(len(row) + 1 for row in taken)
+            kept += [header, *taken]
+            chosen.append(entry)
+            shown_symbols[entry.path] = len(taken)
+        left = len(rows) - len(kept)
+        files_kept = len(chosen)
+        text = "\n".join([*kept, tail(left)])
     payload: dict[str, Any] = {"files": len(entries), "files_shown": files_kept}
     if left:
         payload["omitted"] = {"rows": left}
     if structured:
-        payload["entries"] = shown[:files_kept]
+        payload["entries"] = [{"file": entry.path, "symbols": [[s.name_path, s.kind, s.line] for s in _chosen(entry, kinds)]
+                               [:shown_symbols.get(entry.path, 0)]} for entry in chosen]
     return payload, text
+
+
+def _chosen(entry: OverviewEntry, kinds: frozenset[str]) -> list[Any]:
+    return [s for s in entry.symbols if not kinds or s.kind in kinds]
+
+
+def _overview_rows(entry: OverviewEntry, kinds: frozenset[str]) -> tuple[str, list[str]]:
+    """A file's row and its symbols' rows."""
+    header = f"{entry.path}  [{entry.language or 'unknown'} · {entry.source}]"
+    return header, [f"  {'  ' * (s.name_path or '').count('/')}{s.kind} {s.name_path}  {s.line}" for s in _chosen(entry, kinds)]
 
 
 def symbols_view(found: SymbolMatches, structured: bool) -> View:

@@ -107,3 +107,22 @@ def test_file_outline_carries_signatures_and_docstrings(project: Path) -> None:
     assert any("class LineItem" in row and "# One product on an order." in row for row in text.splitlines())
     symbols = {s["name_path"]: s for s in data_answer.structured_content["symbols"]}
     assert symbols["Order"]["doc"] == "A customer's order." and symbols["Order/total"]["signature"] == "def total(self) -> Decimal"
+
+
+def test_project_overview_names_every_package_file_when_symbols_do_not_fit(project: Path) -> None:
+    """An agent that cannot see a module in the overview does not know to ask about it (werkzeug:
+    13 of its 52 modules were missing from a listing cut at its budget)."""
+    async def run() -> Any:
+        async with Client(_params(project)) as client:
+            return [await client.call_tool("project_overview", {"under": ".", "depth": 2, "max_chars": budget, "structured": True})
+                    for budget in (1500, 60_000)]
+
+    small, whole = asyncio.run(run())
+    everything = [entry["file"] for entry in whole.structured_content["entries"]]
+    package = [path for path in everything if file_rank(path) == 0]
+    text = small.content[0].text
+    assert len(text) <= 1500
+    assert all(f"{path}  [" in text for path in package), [p for p in package if f"{p}  [" not in text]
+    assert "more rows left out to fit max_chars" in text
+    assert small.structured_content["files_shown"] >= len(package)
+    assert [entry["file"] for entry in small.structured_content["entries"]][:len(package)] == package
