@@ -33,6 +33,11 @@ _BASE = "import os\n\n\ndef f() -> int:\n    return 1\n\n\nx = f()\n\n\nclass C:
     # A method that sets an attribute declares its type: the class changes.
     (_BASE, _BASE.replace("return x", "self.y = 1\n        return x"), {"C"}),
     (_BASE, _BASE.replace("def f() -> int", "def f(a: int = 0) -> int"), {"f", "x"}),
+    # A function's body setting an attribute of anything but its own receiver declares nothing.
+    (_BASE, _BASE.replace("return 1", "os.sep_seen = True\n    return 1"), set()),
+    # A docstring is not an interface, even when its prose names a changed name.
+    (_BASE, _BASE.replace("class C:\n", 'class C:\n    """Uses f."""\n'), set()),
+    (_BASE + "\n\ndef g():\n    return 1\n", _BASE + '\n\ndef g():\n    """Calls x."""\n    return 1\n', set()),
     (_BASE, _BASE.replace("def m(", "def renamed("), {"C"}),
     (_BASE, _BASE.replace("import os", "import os.path as p"), {"os", "p"}),
     # Nothing a module binds: a comment between statements, a docstring added.

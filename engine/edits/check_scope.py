@@ -168,30 +168,50 @@ def _statements(data: bytes) -> list[_Statement] | None:
     return statements
 
 
-def _interface(node: ast.stmt) -> ast.stmt:
+def _interface(node: ast.stmt, *, in_class: bool = False) -> ast.stmt:
     """What a statement tells other statements and modules: the statement itself, but for a
     function whose type does not depend on its body (its return type is declared, and its body
-    binds no attribute and no global, which a checker would infer types from), its signature;
-    and for a class, its members so read. A body-only change to such a function changes no name."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None and not _binds_outside(node):
-        stub = copy.copy(node)
-        stub.body = [ast.Expr(ast.Constant(...))]
-        return stub
+    declares nothing a checker would infer types from: an attribute of its ``self`` or ``cls``, a
+    global), its signature; and for a class, its members so read. A body-only change to such a
+    function changes no name."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        read = copy.copy(node)
+        if node.returns is not None and not _declares_outside(node, _receiver(node) if in_class else None):
+            read.body = [ast.Expr(ast.Constant(...))]
+        else:
+            read.body = _without_docstring(node.body)
+        return read
     if isinstance(node, ast.ClassDef):
         members = copy.copy(node)
-        members.body = [_interface(member) for member in node.body]
+        members.body = [_interface(member, in_class=True) for member in _without_docstring(node.body)]
         return members
     return node
 
 
-def _binds_outside(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether a function's body assigns an attribute (``self.x = ...`` declares an instance
-    attribute's type) or declares a name global or nonlocal."""
+def _without_docstring(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A body without its docstring, which no type depends on (and which names other symbols in prose)."""
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        return body[1:] or [ast.Pass()]
+    return body
+
+
+def _receiver(method: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """A method's first parameter (``self``, ``cls``): what its attribute assignments declare on."""
+    parameters = [*method.args.posonlyargs, *method.args.args]
+    return parameters[0].arg if parameters else None
+
+
+def _declares_outside(function: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str | None) -> bool:
+    """Whether a function's body declares something outside itself: an attribute of its
+    ``receiver`` (``self.x = ...`` declares an instance attribute, its type inferred from the
+    value), or a global or nonlocal name. An attribute of anything else (``response.status = ...``)
+    declares nothing."""
     for statement in function.body:
         for node in ast.walk(statement):
             if isinstance(node, (ast.Global, ast.Nonlocal)):
                 return True
-            if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            if receiver is not None and isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                    and isinstance(node.value, ast.Name) and node.value.id == receiver:
                 return True
     return False
 
