@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.metadata import Scope, Assignment, ClassScope, FunctionScope, GlobalScope
+from libcst.metadata import Assignment, ClassScope, ExpressionContext, FunctionScope, GlobalScope, Scope
 
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.text import line_edits
@@ -27,7 +27,7 @@ from engine.positions import Position, Range
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.extract_variable import NameClash, check_identifier
 from engine.refactor.python.span_nodes import (
-    CannotExtractHere, PythonTree, name_in_use, names_meaning, nodes_within, read_tree, reads_locals_dynamically, trimmed,
+    CannotExtractHere, PythonTree, binding_scope, name_in_use, names_meaning, nodes_within, read_tree, reads_locals_dynamically, trimmed,
 )
 from engine.refactor.selection import Selection
 from engine.symbols import Confidence, Source
@@ -224,6 +224,14 @@ def _flow(tree: PythonTree, statements: list[cst.BaseStatement], inside: Range, 
         if loops and name not in results and any(not _bound_before(tree, read, statements, name) for read in reads.get(name, [])):
             results.append(name)
     parameters: list[str] = []
+    for statement in statements:
+        for node in nodes_within(statement):
+            # A closure's name, bound by a function around the one the span is in: the new function,
+            # at module level, sees it only as a parameter.
+            if isinstance(node, cst.Name) and tree.contexts.get(node) is ExpressionContext.LOAD and node.value not in parameters:
+                outer = binding_scope(tree, node)
+                if isinstance(outer, FunctionScope) and outer is not scope:
+                    parameters.append(node.value)
     for name in [*reads, *(r for r in results if r not in reads)]:
         if isinstance(scope, GlobalScope) and name not in bound_inside:
             continue  # a module name the span only reads: the new function reads it as a global too

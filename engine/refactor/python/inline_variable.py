@@ -209,6 +209,10 @@ def _effects_between(tree: PythonTree, statement: cst.CSTNode, uses: list[cst.CS
     defined = tree.span(statement).end
     last_use = max(tree.span(use).start for use in uses)
     around_uses = {ancestor for use in uses for ancestor in tree.ancestors(use)}
+    for block in tree.ancestors(statement):
+        if isinstance(block, (cst.With, cst.Try)) and block not in around_uses:
+            return (f"{name}'s value reads state or runs code, and leaving the {type(block).__name__.lower()} block on line "
+                    f"{tree.span(block).start.line + 1} runs code before a use; inlined, the value would be evaluated after it")
     for node in nodes_within(tree.module):
         if node not in tree.positions or node in around_uses:
             continue

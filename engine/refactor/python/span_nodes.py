@@ -230,3 +230,16 @@ def names_meaning(tree: PythonTree, scope: Scope, name: str, within: cst.CSTNode
             if (context in (ExpressionContext.LOAD, ExpressionContext.DEL) or augmented) and resolves_to(tree, node, scope):
                 found.append(node)
     return found
+
+
+def binding_scope(tree: PythonTree, node: cst.Name) -> Scope | None:
+    """The scope whose variable the name at ``node`` means (None: a builtin or an unbound name)."""
+    found = tree.scopes.get(node)
+    first = True
+    while found is not None:
+        if (first or not isinstance(found, ClassScope)) and found.assignments[node.value]:
+            return found
+        first = False
+        parent = found.parent
+        found = parent if parent is not found else None
+    return None
