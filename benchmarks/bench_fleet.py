@@ -1,5 +1,8 @@
 """One batch plan across 40 copies of a real project: serially, and on Dask with 2 workers (issue 18).
 
+Issue 48's run (100 repositories, each with a planned outcome checked against its row, the rows'
+costs and the result cache) is benchmarks/bench_fleet_outcomes.py, which reuses this module's parts.
+
 Run: ``.venv/bin/python benchmarks/bench_fleet.py [--copies 40] [--workers 2] [--sources auto,ast] [--apply-copies 8]``
 
 The project is itsdangerous 2.2.0 of the real-project corpus (benchmarks/real_projects.toml,
