@@ -9,11 +9,11 @@ saying why.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from engine.ports import Runtime
+from lsp_pool.typescript7 import package_version
 from lsp_pool.workspace_trust import installed_tsserver
 
 MOVE_TO_FILE = (5, 2)
@@ -46,11 +46,3 @@ def typescript_runtime(root: Path, command: tuple[str, ...], trusted: bool) -> R
     return Runtime("TypeScript", package_version(folder), str(folder), why)
 
 
-def package_version(folder: Path) -> str | None:
-    """The ``version`` of an npm package's ``package.json``, None when it cannot be read."""
-    try:
-        manifest = json.loads((folder / "package.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    version = manifest.get("version") if isinstance(manifest, dict) else None
-    return version if isinstance(version, str) else None
