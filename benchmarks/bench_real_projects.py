@@ -54,6 +54,7 @@ from typing import cast
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+from benchmarks.leftover_places import leftover_places_verdict  # noqa: E402
 from benchmarks.real_project_peers import jedi_tool, raw_server_tool, rope_tool  # noqa: E402
 from benchmarks.stale_references import (  # noqa: E402
     move_verdict, rename_file_verdict, stale_module_references, stale_references)
@@ -345,17 +346,7 @@ def leftover_verdict(root: Path, case: dict[str, object]) -> str:
         return ""
     old = str(case["old"])
     left = name_tokens(root, old)
-    expected = case.get("remaining_at")
-    if isinstance(expected, list):
-        extra = sorted(set(left) - set(map(str, expected)))
-        missing = sorted(set(map(str, expected)) - set(left))
-        problems = ([f"'{old}' left at {', '.join(extra[:4])}"] if extra else []) + (
-            [f"homonym '{old}' renamed at {', '.join(missing[:4])}"] if missing else [])
-        return f"stale: {'; '.join(problems)}" if problems else ""
-    remaining = int(str(case.get("remaining", 0)))
-    if len(left) != remaining:
-        return f"stale: {len(left)} '{old}' names left (expected {remaining}): {', '.join(left[:4])}"
-    return ""
+    return leftover_places_verdict(old, left, case)
 
 
 def scope_verdict(changed: set[str], case: dict[str, object]) -> str:

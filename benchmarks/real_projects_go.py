@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+from benchmarks.leftover_places import leftover_places_verdict
+
 REPO = Path(__file__).resolve().parent.parent
 CACHE = REPO / "benchmarks" / ".corpus" / "go"
 DATA = REPO / "benchmarks" / "real_projects_go.toml"
@@ -275,17 +277,7 @@ def leftover_verdict(root: Path, case: Case) -> str:
         return ""
     old = str(case["old"])
     left = name_tokens(root, old)
-    expected = case.get("remaining_at")
-    if isinstance(expected, list):
-        want = Counter(map(str, expected))
-        extra, missing = sorted((Counter(left) - want).elements()), sorted((want - Counter(left)).elements())
-        problems = ([f"'{old}' left at {', '.join(extra[:4])}"] if extra else []) + (
-            [f"homonym '{old}' renamed at {', '.join(missing[:4])}"] if missing else [])
-        return f"stale: {'; '.join(problems)}" if problems else ""
-    remaining = int(str(case.get("remaining", 0)))
-    if len(left) != remaining:
-        return f"stale: {len(left)} '{old}' names left (expected {remaining}): {', '.join(left[:4])}"
-    return ""
+    return leftover_places_verdict(old, left, case)
 
 
 def scope_verdict(changed: set[str], base: Baseline, case: Case) -> str:

@@ -39,6 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+from benchmarks.leftover_places import leftover_places_verdict
+
 REPO = Path(__file__).resolve().parent.parent
 CACHE = REPO / "benchmarks" / ".corpus" / "npm"
 DATA = REPO / "benchmarks" / "real_projects_ts.toml"
@@ -195,17 +197,7 @@ def leftover_verdict(root: Path, project: Project, case: Case) -> str:
     left = identifier_places(root, old, tuple(cast(list[str], project.get("sources", []))))
     if case["op"] == "move":
         return ""  # the moved name stays the same: placement and tsc judge a move
-    expected = case.get("remaining_at")
-    if isinstance(expected, list):
-        extra = sorted(set(left) - set(map(str, expected)))
-        missing = sorted(set(map(str, expected)) - set(left))
-        problems = ([f"'{old}' left at {', '.join(extra[:4])}"] if extra else []) + (
-            [f"homonym '{old}' renamed at {', '.join(missing[:4])}"] if missing else [])
-        return f"stale: {'; '.join(problems)}" if problems else ""
-    remaining = int(str(case.get("remaining", 0)))
-    if len(left) != remaining:
-        return f"stale: {len(left)} '{old}' tokens left (expected {remaining}): {', '.join(left[:4])}"
-    return ""
+    return leftover_places_verdict(old, left, case, "tokens")
 
 
 _SPECIFIER = re.compile(r"""(?:\bfrom\s*|\brequire\s*\(\s*|\bimport\s*\(\s*|^\s*import\s+)(['"])([^'"]+)\1""", re.M)
