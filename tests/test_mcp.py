@@ -558,6 +558,8 @@ EXPECTED_HINTS: dict[str, tuple[bool, bool, bool]] = {
     "batch_apply": (False, True, False), "apply_code_action": (False, True, False),
     "write_file": (False, True, True), "edit_file": (False, True, False), "find_replace": (False, True, False),
     "transaction_apply": (False, True, False), "undo_edit": (False, True, False), "redo_edit": (False, True, False),
+    "extract_variable": (False, False, False), "extract_function": (False, False, False),
+    "inline_symbol": (False, True, False),  # it deletes the definition it inlines
 }
 
 
@@ -706,7 +708,7 @@ def test_malformed_messages_get_json_rpc_errors_and_notifications_get_none(proje
 
 EDIT_TOOLS = {"rename_symbol", "replace_symbol_body", "insert_before_symbol", "insert_after_symbol", "safe_delete_symbol",
               "move_symbol", "rename_file", "delete_file", "batch_apply", "apply_code_action", "write_file", "edit_file",
-              "transaction_apply", "find_replace"}
+              "transaction_apply", "find_replace", "extract_variable", "extract_function", "inline_symbol"}
 
 
 def test_every_edit_tool_takes_check_and_says_what_its_check_covered(project: Path) -> None:
