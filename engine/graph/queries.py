@@ -17,11 +17,12 @@ import networkx as nx
 
 from engine.errors import Candidate, SymbolNotFound
 from engine.graph.build import ProjectGraph, file_node, symbol_node
-from engine.graph.facts import FileFacts, SymbolFact
+from engine.graph.facts import SymbolFact
+from engine.graph.file_reach import FileReach
 from engine.names import NamePath, PositionAddress, SymbolAddress, parse_address
 from engine.resolve import ambiguous_among
 from engine.symbols import SymbolKind
-from engine.languages import ImportStyle, profile
+from engine.languages import profile
 
 _USE_KINDS = ("imports", "calls", "inherits")
 _TEST_NAME = re.compile(r"^(test|Test)")
@@ -113,7 +114,7 @@ class OverviewEntry:
     source: str
 
 
-class GraphQueries:
+class GraphQueries(FileReach):
     def __init__(self, project: ProjectGraph) -> None:
         self.project = project
         self.graph = project.graph
@@ -195,20 +196,6 @@ class GraphQueries:
 
     # -- relations -------------------------------------------------------------
 
-    def _owned(self, node: str) -> list[str]:
-        """A node and everything it contains (a file's symbols, a class's methods)."""
-        # Walked by hand: networkx's descendants over a filtered view counts the whole view's
-        # nodes through the filter on every call, which made each call cost the graph's size.
-        owned, pending, seen = [node], [node], {node}
-        successors = self.graph.succ
-        while pending:
-            for child, kinds in successors[pending.pop()].items():
-                if "contains" in kinds and child not in seen:
-                    seen.add(child)
-                    owned.append(child)
-                    pending.append(child)
-        return owned
-
     def dependencies(self, address: str) -> list[EdgeRef]:
         """What the target uses: its (and its contents') outgoing imports, calls and bases."""
         node = self.node_for(address)
@@ -241,63 +228,6 @@ class GraphQueries:
                 seen.add(source)
                 yield Reached(self.ref(source), distance + 1, kind)
                 queue.append((source, distance + 1))
-
-    def importing_files(self, paths: list[str]) -> list[str]:
-        """Files that import (from) any of ``paths``, those left out: where a missed reference shows."""
-        wanted = set(paths)
-        found: set[str] = set()
-        for path in paths:
-            node = f"f:{path}"
-            if node not in self.graph:
-                continue
-            for owned in self._owned(node):
-                for source, _target, kind in self.graph.in_edges(owned, keys=True):
-                    importer = source[2:].split(":", 1)[0]
-                    if kind == "imports" and importer not in wanted:
-                        found.add(importer)
-        return sorted(found)
-
-    def _package_siblings(self, paths: list[str]) -> list[str]:
-        """The other files of the packages of ``paths`` where a package is its folder and its files
-        see one another without importing (Go): a definition renamed in one breaks the others and
-        the package's own tests, which no import edge reaches."""
-        folders = {_folder(p) for p in paths if _import_style(self.project.facts.get(p)) is ImportStyle.GO_PACKAGES}
-        if not folders:
-            return []
-        return [p for p, facts in self.project.facts.items()
-                if _folder(p) in folders and _import_style(facts) is ImportStyle.GO_PACKAGES]
-
-    def content_hashes(self) -> dict[str, str]:
-        """Every indexed file's content hash, as the graph last read it."""
-        return {path: facts.sha256 for path, facts in self.project.facts.items()}
-
-    def importers_unknown(self, paths: list[str]) -> list[str]:
-        """Those of ``paths`` in a language whose imports the graph does not follow (C, C++,
-        Rust, Java, C#...): who reads them is not known here."""
-        return [p for p in paths if (facts := self.project.facts.get(p)) is not None and facts.language is not None
-                and _import_style(facts) is ImportStyle.NONE]
-
-    def dependents(self, paths: list[str]) -> list[str]:
-        """The files that see ``paths`` directly: their importers, and in Go the other files of
-        their packages, which see them without an import."""
-        return sorted({*self.importing_files(paths), *self._package_siblings(paths)} - set(paths))
-
-    def importers_by_distance(self, paths: list[str], limit: int) -> tuple[list[str], int]:
-        """Every file that imports ``paths``, directly or through other importers (a test that
-        reaches a module through a re-exporting package included; in Go, the other files of the
-        package), nearest first, at most ``limit`` of them; and how many more there were past it."""
-        found: list[str] = []
-        seen = set(paths)
-        layer = sorted(set(paths))
-        beyond = 0
-        while layer:
-            following = sorted({p for p in self.dependents(layer) if p not in seen})
-            seen.update(following)
-            room = max(limit - len(found), 0)
-            found += following[:room]
-            beyond += len(following[room:])
-            layer = following
-        return found, beyond
 
     def callers(self, address: str) -> list[EdgeRef]:
         return self._edges_at(address, "calls", incoming=True)
@@ -611,12 +541,3 @@ def _sees_uses(language: str | None) -> bool:
     """Whether the graph resolves this language's names, so that its dead-code pass can judge uses."""
     kind = profile(language)
     return kind is not None and kind.graph_sees_uses
-
-
-def _import_style(facts: FileFacts | None) -> ImportStyle:
-    kind = profile(facts.language) if facts is not None else None
-    return kind.imports if kind is not None else ImportStyle.NONE
-
-
-def _folder(path: str) -> str:
-    return path.rpartition("/")[0]
