@@ -1,13 +1,12 @@
-"""go/build's rules as engine.refactor.go.build_constraints reads them: which files a build
+"""go/build's rules as engine.languages.go_builds reads them: which files a build
 configuration leaves out, by name and by ``//go:build`` line."""
 
 from __future__ import annotations
 
 import pytest
 
-from engine.refactor.go.build_constraints import (
-    Build, BuildsChange, NameConstraint, build_expression, checked_file_rename, excluded_by, name_constraint, satisfied,
-)
+from engine.languages.go_builds import Build, NameConstraint, build_expression, excluded_by, name_constraint, satisfied
+from engine.refactor.go.build_constraints import BuildsChange, checked_file_rename
 
 LINUX = Build("linux", "amd64")
 

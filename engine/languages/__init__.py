@@ -15,7 +15,8 @@ from engine.languages.profile import BlankLines, FileMoves, Grammar, ImportStyle
 
 __all__ = ["LANGUAGES", "BlankLines", "FileMoves", "Grammar", "ImportStyle", "Language", "SymbolMoves", "language_of", "profile", "profile_of"]
 
-_NOT_PROFILES = frozenset({"profile", "spec"})
+_NOT_PROFILES = frozenset({"profile", "spec", "go_builds"})
+"""Modules here that define no language: the profiles' types, and rules they share (Go's build constraints)."""
 
 
 def _discover() -> tuple[Language, ...]:

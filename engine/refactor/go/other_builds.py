@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass, replace
 
 from engine.errors import Refused
+from engine.languages.go_builds import Build, excluded_by
 from engine.refactor.corpus import Corpus
-from engine.refactor.go.build_constraints import Build, excluded_by
 from engine.refactor.plan import RefactorPlan
 from engine.symbols import Confidence
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from engine.errors import GraftError, Refused, ServiceUnavailable
 from engine.names import SymbolAddress, parse_address
+from engine.languages.go_builds import default_build
 from engine.refactor.corpus import Corpus
 from engine.refactor.language_passes import replaced_name
 from engine.refactor.go import (assembly, build_constraints, foreign_uses, gofmt, implementations, other_builds,
@@ -48,7 +49,7 @@ def _server_rename_checked(plan: RefactorPlan, context: PlanContext, operation: 
     touched = set(plan.edit.touched)
     # An unexported name is seen by its own package only: the folders the rename edited.
     folders = None if old_name[:1].isupper() else {path.rpartition("/")[0] for path in touched}
-    build = build_constraints.default_build()
+    build = default_build()
     uses = [use for use in other_builds.uses_outside(corpus, old_name, folders, build) if use.path not in touched]
     address = parse_address(operation.address)
     if uses and isinstance(address, SymbolAddress) and address.file is not None:  # a name path: its file declares it
