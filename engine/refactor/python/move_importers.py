@@ -1,10 +1,11 @@
 """Rewrite one importer of a moved Python name so that it takes the name from its new module.
 
-Handled forms (anywhere in the file, function-local imports included):
+Handled forms (anywhere in the file, function-local imports included, each serving its own scope):
 - ``from a import f`` and ``from a import f as g``, also inside parenthesised lists and
   relative imports: the alias leaves the statement, ``from d import f [as g]`` follows it;
 - ``import a`` with ``a.f``, ``import a as x`` with ``x.f``, ``from pkg import a`` with
-  ``a.f``: the attribute is rewritten to the new module, which is imported beside;
+  ``a.f``, and ``import pkg.mod`` with ``pkg.f`` when ``pkg`` is the source: the attribute is
+  rewritten to the new module, which is imported beside;
 - ``from a import *`` where the file uses ``f``: an explicit ``from d import f`` follows.
 In the destination module itself the name is local: its import goes and ``a.f`` becomes ``f``.
 """
@@ -33,6 +34,19 @@ from engine.refactor.python.cst_edits import (
 
 class ImporterClash(Refused):
     code = "name_clash"
+
+
+@dataclass(frozen=True)
+class SourceBinding:
+    """A name the importer binds to the source module."""
+
+    expression: str
+    """How the file names the module: ``a.b`` (``import a.b``), ``x`` (``import a.b as x``)."""
+    statement: cst.CSTNode
+    bound: str
+    relative: bool
+    imports_more: bool = False
+    """``import pkg.mod`` naming the package ``pkg``: the statement also imports ``pkg.mod``, so it stays."""
 
 
 @dataclass(frozen=True)
@@ -67,9 +81,9 @@ def rewrite_importer(tree: cst.Module, module: ModuleName, names: MoveNames, *, 
         return scope_cache[0]
 
     plan = ImporterPlan()
-    module_bindings: dict[str, tuple[cst.CSTNode, str, bool]] = {}
-    """Expression naming the source module → (its import statement, bound name, written relatively)."""
-    dest_expression: str | None = None
+    module_bindings: list[SourceBinding] = []
+    dest_imports: list[tuple[str, cst.CSTNode]] = []
+    """How an import names the destination module, and that import."""
     for node in _imports(tree):
         if isinstance(node, cst.ImportFrom):
             level, written = import_module_of(node)
@@ -93,19 +107,21 @@ def rewrite_importer(tree: cst.Module, module: ModuleName, names: MoveNames, *, 
                     spec = module.spec_for(names.dest.dotted, relative=level > 0)
                     plan.after.setdefault(id(node), []).append(from_import(spec, names.name, alias_as(alias)))
                 elif f"{absolute}.{imported}" == names.source.dotted:
-                    module_bindings[bound_name(alias)] = (node, bound_name(alias), level > 0)
+                    module_bindings.append(SourceBinding(bound_name(alias), node, bound_name(alias), level > 0))
                 elif f"{absolute}.{imported}" == names.dest.dotted and alias_as(alias) is None:
-                    dest_expression = imported
+                    dest_imports.append((imported, node))
         else:
             for alias in node.names:
                 imported = dotted(alias.name) or ""
                 if imported == names.source.dotted:
-                    expression = alias_as(alias) or imported
-                    module_bindings[expression] = (node, bound_name(alias), False)
-                elif imported == names.dest.dotted:
-                    dest_expression = alias_as(alias) or imported
+                    module_bindings.append(SourceBinding(alias_as(alias) or imported, node, bound_name(alias), False))
+                elif alias_as(alias) is None and imported.startswith(names.source.dotted + "."):
+                    # `import pkg.parser` binds the package `pkg` as well: `pkg.name` reads the source.
+                    module_bindings.append(SourceBinding(names.source.dotted, node, bound_name(alias), False, imports_more=True))
+                if imported == names.dest.dotted:
+                    dest_imports.append((alias_as(alias) or imported, node))
     if module_bindings:
-        _rewrite_attributes(tree, scopes(), module, names, module_bindings, dest_expression, plan, is_dest)
+        _rewrite_attributes(tree, scopes(), module, names, module_bindings, dest_imports, plan, is_dest)
     if not (plan.drops or plan.after or plan.attributes):
         return tree
     return tree.visit(_Apply(plan))
@@ -136,35 +152,45 @@ def _reads_unbound(scopes: ScopeMap, name: str) -> bool:
 
 def _rewrite_attributes(
     tree: cst.Module, scopes: ScopeMap, module: ModuleName, names: MoveNames,
-    bindings: dict[str, tuple[cst.CSTNode, str, bool]], dest_expression: str | None, plan: ImporterPlan, is_dest: bool,
+    bindings: list[SourceBinding], dest_imports: list[tuple[str, cst.CSTNode]], plan: ImporterPlan, is_dest: bool,
 ) -> None:
-    """``owner.name`` (and ``"owner.name"`` in string annotations) → the destination's."""
-    attributes: dict[str, list[cst.Attribute]] = {}
+    """``owner.name`` (and ``"owner.name"`` in string annotations) → the destination's. Each binding
+    of the source module is followed to its own uses, so an import inside one function serves
+    that function only: the destination is named through an import its scope sees."""
+    attributes: list[cst.Attribute] = []
 
     class Find(cst.CSTVisitor):
         def visit_Attribute(self, node: cst.Attribute) -> None:
-            owner = dotted(node.value)
-            if owner in bindings and node.attr.value == names.name:
-                attributes.setdefault(owner, []).append(node)
+            if node.attr.value == names.name:
+                attributes.append(node)
 
     tree.visit(Find())
     accesses = [
         access for scope in {id(s): s for s in scopes.values() if s is not None}.values()
         for access in scope.accesses
     ]
-    for owner, (statement, bound, relative) in bindings.items():
-        uses = [a for a in accesses if any(getattr(r, "node", None) is statement and getattr(r, "name", None) == bound for r in a.referents)]
+    named_in: dict[int, str] = {}
+    """id(scope) → how the destination is named there, by an import this plan adds."""
+    for binding in bindings:
+        owner, statement, bound = binding.expression, binding.statement, binding.bound
+        # `import a.b` is referred to as `a.b` by the uses of `a.b.x`, and as `a` by those of `a.x`.
+        uses = [a for a in accesses if any(getattr(r, "node", None) is statement and getattr(r, "name", None) in (bound, owner)
+                                           for r in a.referents)]
+        used = {id(a.node) for a in uses}
         in_strings = re.compile(rf"\b{re.escape(owner)}\.{re.escape(names.name)}\b")
         strings = [a.node for a in uses if isinstance(a.node, cst.SimpleString) and in_strings.search(a.node.value)]
-        found = attributes.get(owner, [])
+        found = [a for a in attributes if id(a.value) in used and dotted(a.value) == owner and id(a) not in plan.attributes]
         if not found and not strings:
             continue
         if is_dest:
             replacement = names.name
         else:
+            scope = scopes[statement]
+            dest_expression = _dest_in_scope(scopes, tree, scope, statement, dest_imports) or named_in.get(id(scope))
             if dest_expression is None:
-                dest_expression, added = _dest_binding(tree, scopes, module, names, owner, relative)
+                dest_expression, added = _dest_binding(tree, scopes, module, names, owner, binding.relative)
                 plan.after.setdefault(id(statement), []).append(added)
+                named_in[id(scope)] = dest_expression
             replacement = f"{dest_expression}.{names.name}"
         for attribute in found:
             plan.attributes[id(attribute)] = cst.parse_expression(replacement)
@@ -174,8 +200,22 @@ def _rewrite_attributes(
             plan.attributes[id(string)] = string.with_changes(value=text)
             if not re.search(rf"\b{re.escape(owner.split('.')[0])}\b", text[1:-1]):
                 rewritten.add(id(string))
-        if all(id(use.node) in rewritten for use in uses):
+        if not binding.imports_more and all(id(use.node) in rewritten for use in uses):
             plan.drops.setdefault(id(statement), set()).add(bound)
+
+
+def _dest_in_scope(
+    scopes: ScopeMap, tree: cst.Module, scope: object, statement: cst.CSTNode, dest_imports: list[tuple[str, cst.CSTNode]]
+) -> str | None:
+    """How the file already names the destination where ``statement`` binds the source: the same
+    statement (`import pkg.parser`), an import in the same scope, or one at module level."""
+    for expression, node in dest_imports:
+        if node is statement:
+            return expression
+    for expression, node in dest_imports:
+        if scopes[node] is scope or scopes[node] is scopes[tree]:
+            return expression
+    return None
 
 
 def _dest_binding(
