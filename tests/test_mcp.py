@@ -786,3 +786,40 @@ def test_an_apply_reports_its_check_and_check_edit_finishes_what_the_budget_left
     assert done["pending"] == [] and set(done["checked"]) == {"a.py", "b.py", "c.py", "tests/test_c.py"}
     assert [e["file"] for e in done["new_errors"]] == ["c.py"]
     assert "checked 4 of 4 file(s): 1 new error(s)" in finished.content[0].text
+
+
+def test_a_refused_edit_asks_no_server_for_errors(tmp_path: Path) -> None:
+    """A replace that would break the syntax is refused before the check's errors-before pass: on
+    werkzeug each such refusal waited 1.5 s for basedpyright's diagnostics of the files in scope.
+    The server's diagnostics are counted as asked (the real server still answers them)."""
+    from tests.test_lsp_e2e import require
+    from tests.test_verification import _two_hops
+
+    require("basedpyright")
+    _two_hops(tmp_path)
+    asked: list[str] = []
+
+    async def steps(client: Client, engine: Engine) -> Any:
+        services = engine.services
+        assert services is not None
+        answer = services.diagnostics
+
+        def counted(source: Any, *args: Any, **kwargs: Any) -> Any:
+            asked.append(source.path)
+            return answer(source, *args, **kwargs)
+
+        services.diagnostics = counted  # type: ignore[method-assign]
+        await client.call_tool("read_symbol", {"address": "a.py:f"})
+        broken = await client.call_tool("replace_symbol_body", {"address": "a.py:f", "text": "def f() -> int:\n    return (1\n",
+                                                                 "apply": True})
+        refused_asked = list(asked)
+        fine = await client.call_tool("replace_symbol_body", {"address": "a.py:f", "text": "def f() -> int:\n    return 2\n",
+                                                               "apply": True})
+        return broken, refused_asked, fine
+
+    broken, refused_asked, fine = _server_session(tmp_path, steps)
+    assert broken.is_error and broken.structured_content["error"]["code"] == "syntax_errors"
+    assert refused_asked == []
+    assert not fine.is_error, fine.content[0].text
+    assert "a.py" in asked  # the same check, on an edit that is written, does ask
+    assert (tmp_path / "a.py").read_text() == "def f() -> int:\n    return 2\n"

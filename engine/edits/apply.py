@@ -125,10 +125,14 @@ class Transactions:
         return materialize(edit, self.workspace)
 
     def apply(self, edit: WorkspaceEdit, options: ApplyOptions = ApplyOptions(),
-              settle: Callable[[list[FileSummary]], None] | None = None) -> EditOutcome:
-        """Write the edit as one journaled transaction. ``settle`` runs once the files are in
-        place and before the commit, under the lock: what it raises rolls the transaction back,
-        and so does a crash while it runs (recovery finds the transaction uncommitted)."""
+              settle: Callable[[list[FileSummary]], None] | None = None,
+              before_write: Callable[[], None] | None = None) -> EditOutcome:
+        """Write the edit as one journaled transaction. ``before_write`` runs under the lock once
+        the edit has passed its checks, before anything is written (the errors before the edit
+        are gathered there, so a refused edit costs no server's time). ``settle`` runs once the
+        files are in place and before the commit, under the lock: what it raises rolls the
+        transaction back, and so does a crash while it runs (recovery finds the transaction
+        uncommitted)."""
         canonical = self.workspace.canonical_all(edit.touched)
         for path in canonical.values():
             self.workspace.check_writable(path)  # before the lock: a refused edit leaves no trace
@@ -137,6 +141,8 @@ class Transactions:
             decoded: dict[str, tuple[str, list[int]]] = {}
             states = self._states(edit, options, canonical, decoded)
             broken = self._checked(states, edit, options, canonical, decoded, dirty)
+            if before_write is not None:
+                before_write()
             record = self._write(states, "apply", (lambda: settle(summarize(states))) if settle is not None else None,
                                  request=options.request)
         return EditOutcome("apply", True, summarize(states), record.id, edits=edit.edit_count, new_syntax_errors=broken)

@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from engine.edits import check_scope, pending_checks
+from engine.edits import check_scope, go_compiled, pending_checks
 from engine.edits.check_scope import Scope
 from engine.edits.kept_baseline import KeptBaseline, workspace_state
 from engine.edits.apply import ApplyOptions, Transactions, VerifyFailed
@@ -153,15 +153,23 @@ class EditSession:
         scope, scope_unknown = self.scope_for(edit, touched) if mode is not CheckMode.NONE else (Scope([], 0), "")
         compared = [*touched, *scope.importers]
         state = self._state() if mode is not CheckMode.NONE else None
-        # Half the budget before the write (its first file may take more), and what is left after
-        # it: the after pass compares the same files, and on a warm server it is the slower one.
-        if mode is not CheckMode.NONE:
+        before: dict[str, list[Diagnostic]] | None = None  # no baseline: nothing is compared after the write either
+        renamed: dict[str, str] = {}
+        comparison = _Comparison()
+
+        def baseline() -> None:
+            # Once the apply's own checks (syntax, uncommitted changes) have passed, under its
+            # locks and before the write: a refused edit never waits for a server's diagnostics.
+            nonlocal before, renamed, comparison
+            if mode is CheckMode.NONE:
+                return
+            # Half the budget before the write (its first file may take more), and what is left after
+            # it: the after pass compares the same files, and on a warm server it is the slower one.
             first = self._errors(compared, started + budget / 2, budget, first_wait=budget * _FIRST_FILE_SHARE, state=state)
-            before: dict[str, list[Diagnostic]] | None = first.found if first.found or first.left_out else None
-        else:
-            first, before = _Pass(), None  # no baseline: nothing is compared after the write either
-        renamed = _renamed_names(edit, self.workspace) if before else {}
-        comparison = _Comparison(unchecked=dict(first.unchecked), servers=set(first.servers), renamed=renamed)
+            before = first.found if first.found or first.left_out else None
+            renamed = _renamed_names(edit, self.workspace) if before else {}
+            comparison = _Comparison(unchecked=dict(first.unchecked), servers=set(first.servers), renamed=renamed)
+
         written: list[str] = []
         rewritten: list[str] = []  # edited in place: existing files, for the servers' sake
 
@@ -183,7 +191,8 @@ class EditSession:
 
         conditional = options.fail_on_new_errors or bool(options.verify)
         try:
-            applied = self.transactions.apply(edit, _apply_options(options), settle=settle if conditional else None)
+            applied = self.transactions.apply(edit, _apply_options(options), settle=settle if conditional else None,
+                                              before_write=baseline)
         except (NewErrors, VerifyFailed):
             self._after_write(written, rewritten)  # the journal put the old files back: the servers and the graph see them again
             raise
@@ -403,8 +412,7 @@ class EditSession:
         ``state``, a file whose errors an earlier check had in that state is not asked again."""
         done = _Pass()
         if self.services is None:
-            done.unchecked = {path: "no language servers are installed" for path in paths}
-            return done
+            return self._compiled(done, {path: "no language servers are installed" for path in paths})
         if state is not None and self.kept is not None:
             hashes, workspace = state
             for path in paths:
@@ -414,12 +422,13 @@ class EditSession:
                     done.servers.add(kept.server)
                     self._server_of[path] = kept.server
             paths = [p for p in paths if p not in done.found]
+        refused: dict[str, str] = {}
         for index, path in enumerate(paths):
             left_out = f"{len(paths) - index} file(s) left out after the {budget or self.diagnostics_budget:g} s budget"
             remaining = deadline - time.monotonic()
             if done.found and remaining < 0:
                 done.left_out = left_out
-                return done
+                return self._compiled(done, refused)
             try:
                 # Compared like with like: each answer from a server that has finished analysing.
                 # One answer may wait on a server (its readiness, a publish after a change): the
@@ -429,10 +438,10 @@ class EditSession:
                                                    timeout=None if math.isinf(remaining) else max(remaining, least))
             except TimeoutError:
                 done.left_out = left_out
-                return done
+                return self._compiled(done, refused)
             except ServiceUnavailable as error:
                 # No server for its language, or its server would not answer for it (gopls: "no package metadata").
-                done.unchecked[path] = error.message
+                refused[path] = error.message
                 continue
             except GraftError:
                 continue  # unreadable now (deleted meanwhile, too large): nothing to compare there
@@ -446,6 +455,23 @@ class EditSession:
             done.found[path] = [d for d in answer.value if d.severity == "error"]
             if answer.current:
                 done.current.add(path)
+        return self._compiled(done, refused)
+
+    def _compiled(self, done: _Pass, refused: dict[str, str]) -> _Pass:
+        """``done`` with the files no server answered for: Go ones compiled by the go command
+        (engine.edits.go_compiled), the others named unchecked with the reason."""
+        go_files = {path: reason for path, reason in refused.items() if path.endswith(".go")}
+        done.unchecked.update({path: reason for path, reason in refused.items() if path not in go_files})
+        if not go_files:
+            return done
+        if self.tools is None:
+            done.unchecked.update(go_files)
+            return done
+        found = go_compiled.compiled(self.tools, self.workspace, go_files)
+        done.unchecked.update(found.unchecked)
+        done.found.update(found.found)
+        done.servers.update(found.checker.values())
+        self._server_of.update(found.checker)
         return done
 
 
