@@ -316,6 +316,12 @@ class Tools(Protocol):
         runs nothing the workspace chose."""
         ...
 
+    def go_build(self, folder: str, settings: dict[str, str], tags: list[str]) -> "GoBuildCheck":
+        """Compile one Go package folder (workspace-relative) and its tests without running them,
+        under ``settings`` (GOOS, GOARCH, CGO_ENABLED) and build ``tags``: the check after an apply
+        for files gopls does not build. Nothing is downloaded and no other toolchain is fetched."""
+        ...
+
 
 @dataclass(frozen=True)
 class Formatted:
@@ -325,6 +331,29 @@ class Formatted:
     """None when it was not formatted."""
     error: str = ""
     """Why not: the formatter is not installed, or the source does not parse."""
+
+
+@dataclass(frozen=True)
+class CompileError:
+    path: str
+    """Workspace-relative."""
+    line: int
+    """1-based, as the compiler prints them."""
+    column: int
+    message: str
+
+
+@dataclass(frozen=True)
+class GoBuildCheck:
+    """What compiling one Go package under a configuration found."""
+
+    command: str
+    """What ran, as a user would type it (``GOOS=windows go test -c -tags integration``)."""
+    included: tuple[str, ...] = ()
+    """The folder's Go files (names) that this configuration builds, tests included."""
+    errors: tuple[CompileError, ...] = ()
+    failure: str = ""
+    """Why nothing was compiled (go not installed, the package could not be loaded); '' when it was."""
 
 
 TOOLS_ENTRY_POINT_GROUP = "codegraft.tools"

@@ -19,9 +19,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from engine.errors import Refused
-from engine.ports import Formatted
+from engine.ports import Formatted, GoBuildCheck
 from engine.settings import workspace_python_trust
 from engine.workspace import Workspace
+from process_tools.go_build import go_build
 
 _OUTPUT_TAIL = 4000
 _GIT_TIMEOUT = 30
@@ -137,6 +138,9 @@ class ProcessTools:
             return [Formatted(None, "gofmt is not installed (it comes with Go: https://go.dev/dl)")] * len(texts)
         with ThreadPoolExecutor(min(4, max(1, len(texts))), thread_name_prefix="graft-gofmt") as workers:
             return list(workers.map(lambda text: _gofmt_one(program, text), texts))
+
+    def go_build(self, folder: str, settings: dict[str, str], tags: list[str]) -> GoBuildCheck:
+        return go_build(self.root, folder, settings, tags)
 
     def _interpreter(self) -> str:
         """The project's own virtual environment's Python when it has one and the workspace's
