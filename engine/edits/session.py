@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from engine.edits import check_scope, pending_checks
+from engine.edits import check_scope, go_compiled, pending_checks
 from engine.edits.check_scope import Scope
 from engine.edits.kept_baseline import KeptBaseline, workspace_state
 from engine.edits.apply import ApplyOptions, Transactions, VerifyFailed
@@ -412,8 +412,7 @@ class EditSession:
         ``state``, a file whose errors an earlier check had in that state is not asked again."""
         done = _Pass()
         if self.services is None:
-            done.unchecked = {path: "no language servers are installed" for path in paths}
-            return done
+            return self._compiled(done, {path: "no language servers are installed" for path in paths})
         if state is not None and self.kept is not None:
             hashes, workspace = state
             for path in paths:
@@ -423,12 +422,13 @@ class EditSession:
                     done.servers.add(kept.server)
                     self._server_of[path] = kept.server
             paths = [p for p in paths if p not in done.found]
+        refused: dict[str, str] = {}
         for index, path in enumerate(paths):
             left_out = f"{len(paths) - index} file(s) left out after the {budget or self.diagnostics_budget:g} s budget"
             remaining = deadline - time.monotonic()
             if done.found and remaining < 0:
                 done.left_out = left_out
-                return done
+                return self._compiled(done, refused)
             try:
                 # Compared like with like: each answer from a server that has finished analysing.
                 # One answer may wait on a server (its readiness, a publish after a change): the
@@ -438,10 +438,10 @@ class EditSession:
                                                    timeout=None if math.isinf(remaining) else max(remaining, least))
             except TimeoutError:
                 done.left_out = left_out
-                return done
+                return self._compiled(done, refused)
             except ServiceUnavailable as error:
                 # No server for its language, or its server would not answer for it (gopls: "no package metadata").
-                done.unchecked[path] = error.message
+                refused[path] = error.message
                 continue
             except GraftError:
                 continue  # unreadable now (deleted meanwhile, too large): nothing to compare there
@@ -455,6 +455,23 @@ class EditSession:
             done.found[path] = [d for d in answer.value if d.severity == "error"]
             if answer.current:
                 done.current.add(path)
+        return self._compiled(done, refused)
+
+    def _compiled(self, done: _Pass, refused: dict[str, str]) -> _Pass:
+        """``done`` with the files no server answered for: Go ones compiled by the go command
+        (engine.edits.go_compiled), the others named unchecked with the reason."""
+        go_files = {path: reason for path, reason in refused.items() if path.endswith(".go")}
+        done.unchecked.update({path: reason for path, reason in refused.items() if path not in go_files})
+        if not go_files:
+            return done
+        if self.tools is None:
+            done.unchecked.update(go_files)
+            return done
+        found = go_compiled.compiled(self.tools, self.workspace, go_files)
+        done.unchecked.update(found.unchecked)
+        done.found.update(found.found)
+        done.servers.update(found.checker.values())
+        self._server_of.update(found.checker)
         return done
 
 
