@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.languages.go_builds import Build, NameConstraint, build_expression, excluded_by, name_constraint, satisfied
+from engine.languages.go_builds import (
+    Build, NameConstraint, build_expression, excluded_by, including_build, name_constraint, satisfied,
+)
 from engine.refactor.go.build_constraints import BuildsChange, checked_file_rename
 
 LINUX = Build("linux", "amd64")
@@ -55,3 +57,21 @@ def test_a_file_rename_that_changes_its_builds_is_refused_unless_allowed() -> No
             checked_file_rename("p/x.go", new, allowed=False)
         assert refused.value.code == "build_constraints_change" and refused.value.option == "build_change"
     assert "tests only" in (checked_file_rename("p/x.go", "p/x_test.go", allowed=True) or "")
+
+
+@pytest.mark.parametrize(("path", "text", "expected"), [
+    ("a.go", "package a\n", "GOOS=linux GOARCH=amd64"),
+    ("a_windows.go", "package a\n", "GOOS=windows GOARCH=amd64"),
+    ("a_darwin_arm64.go", "package a\n", "GOOS=darwin GOARCH=arm64"),
+    ("b.go", "//go:build integration\n\npackage a\n", "GOOS=linux GOARCH=amd64 -tags integration"),
+    ("c.go", "//go:build !cgo && darwin\n\npackage a\n", "GOOS=darwin GOARCH=amd64 CGO_ENABLED=0"),
+    ("e_arm64.go", "//go:build linux && (foo || bar)\n\npackage a\n", "GOOS=linux GOARCH=arm64 -tags bar"),
+    ("f.go", "//go:build windows || plan9\n\npackage a\n", "GOOS=windows GOARCH=amd64"),
+    ("g.go", "//go:build ignore\n\npackage main\n", None),
+    ("h.go", "//go:build a && b && c && d && e && f && g\n\npackage x\n", None),
+])
+def test_a_configuration_that_includes_the_file_is_the_nearest_to_the_default(path: str, text: str, expected: str | None) -> None:
+    """What the check after an apply compiles a file gopls does not build under (engine.edits.go_compiled)."""
+    build = including_build(path, text, LINUX)
+    assert (build.describe() if build is not None else None) == expected
+    assert build is None or excluded_by(path, text, build) is None
