@@ -7,8 +7,9 @@ compiled, and nothing runs. ``go list`` first says which files the configuration
 run that left the file out is never taken for a clean one.
 
 Trust: compiling runs no code of the project. The go command is kept from the network
-(``GOPROXY=off``) and from fetching another toolchain (``GOTOOLCHAIN=local``), which a
-workspace's ``go.mod`` could otherwise ask for.
+(``GOPROXY=off``: what gopls has loaded is in the module cache already) and, unless the user's
+own environment says otherwise, from fetching another toolchain (``GOTOOLCHAIN=local``), which
+a workspace's ``go.mod`` could otherwise ask for.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from engine.ports import CompileError, GoBuildCheck
 
 _GO_TIMEOUT = 120
 _ERROR_LINE = re.compile(r"^(?P<path>[^\s:][^:]*\.go):(?P<line>\d+):(?:(?P<column>\d+):)?\s*(?P<message>.+)$")
-_KEPT_FROM_WORKSPACE = {"GOTOOLCHAIN": "local", "GOPROXY": "off"}
 
 
 def go_build(root: Path, folder: str, settings: dict[str, str], tags: list[str]) -> GoBuildCheck:
@@ -34,7 +34,7 @@ def go_build(root: Path, folder: str, settings: dict[str, str], tags: list[str])
     if program is None:
         return GoBuildCheck(shown, failure="go is not installed (https://go.dev/dl)")
     directory = root / folder
-    environment = {**os.environ, **settings, **_KEPT_FROM_WORKSPACE}
+    environment = {"GOTOOLCHAIN": "local", **os.environ, **settings, "GOPROXY": "off"}
     tag_flags = [f"-tags={','.join(tags)}"] if tags else []
     try:
         listed = subprocess.run([program, "list", "-e", "-json=GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Error", *tag_flags, "."],
