@@ -29,7 +29,7 @@ from engine.languages import SymbolMoves, profile_of
 from engine.refactor.python.dotted_strings import retarget_dotted_strings
 from engine.refactor.python.move_importers import MoveNames, rewrite_importer
 from engine.refactor.python.move_rewrite import rewrite_dest, rewrite_source, top_level_bindings, type_checking_block
-from engine.refactor.python.move_source import CannotMove, CarriedImport, analyse
+from engine.refactor.python.move_source import CannotMove, CarriedImport, SourceAnalysis, analyse
 from engine.refactor.python.import_check import runs_as_script
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.cst_edits import (
@@ -102,6 +102,7 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
                     f"to {existing or 'its own definition'}"
                 )
         (type_checking if carried.type_checking else imports).append(carried.statement)
+    try_blocks = _try_blocks_for(analysis, dest_tree, dest_bindings, dest_path)
     guard = _type_checking_guard(dest_tree, dest_bindings, analysis.imports)
     if type_checking and guard is None:
         imports.append(from_import("typing", "TYPE_CHECKING"))
@@ -172,7 +173,7 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
     elif public is not None and request.reexport is False and not request.shim:
         warnings.append(f"{name} was public in {source_module.dotted} ({public}) and is no longer importable from there (no_reexport)")
     new_dest = rewrite_dest(dest_tree, analysis, imports, type_checking, export=export, create_all=dest_source is None,
-                            guard=guard or "TYPE_CHECKING")
+                            guard=guard or "TYPE_CHECKING", try_blocks=try_blocks)
     if dest_source is None or _imports_grouped(dest_source.text, dest_module):
         new_dest = grouped_imports(new_dest, dest_module.dotted.split(".")[0])
     new_source = rewrite_source(analysis, name, back, local=local, keep_in_all=reexport or request.shim)
@@ -226,6 +227,29 @@ def _plain(carried: CarriedImport) -> str:
     """The module of an unaliased ``import a.b`` (binding ``a``, as the destination may too), else ""."""
     written = code_of(carried.statement)
     return carried.absolute if written.startswith("import ") and " as " not in written else ""
+
+
+def _try_blocks_for(
+    analysis: SourceAnalysis, dest: cst.Module, bindings: dict[str, str | None], dest_path: str
+) -> list[cst.Try]:
+    """The source's ``try`` blocks of imports that the moved code needs and the destination lacks.
+    A name such a block binds that the destination binds to something else is a clash."""
+    needed = []
+    for block in analysis.try_blocks:
+        written = code_of(block.statement).strip()
+        if any(isinstance(s, cst.Try) and code_of(s).strip() == written for s in dest.body):
+            continue
+        if all(bindings.get(name) == absolute for name, absolute in block.names.items() if absolute) and all(
+                name in bindings for name in block.names):
+            continue
+        clashing = sorted(name for name in block.names if name in bindings)
+        if clashing:
+            raise MoveClash(
+                f"the moved code needs the source's try/except block of imports binding {', '.join(sorted(block.names))}, "
+                f"but {dest_path} binds {', '.join(clashing)} otherwise: make them agree first"
+            )
+        needed.append(block.statement)
+    return needed
 
 
 def _type_checking_guard(dest: cst.Module, bindings: dict[str, str | None], carried: list[CarriedImport]) -> str | None:

@@ -9,7 +9,7 @@ from typing import TypeVar
 
 import libcst as cst
 
-from engine.refactor.python.move_source import SourceAnalysis
+from engine.refactor.python.move_source import SourceAnalysis, comments_above
 from engine.refactor.python.cst_edits import (
     AllEditor,
     ModuleName,
@@ -97,6 +97,9 @@ class _SourceEditor(cst.CSTTransformer):
     def leave_If(self, original: cst.If, updated: cst.If) -> cst.If | cst.RemovalSentinel:
         return cst.RemovalSentinel.REMOVE if id(original) in self.analysis.emptied_blocks else updated
 
+    def leave_Try(self, original: cst.Try, updated: cst.Try) -> cst.Try | cst.RemovalSentinel:
+        return cst.RemovalSentinel.REMOVE if id(original) in self.analysis.emptied_blocks else updated
+
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         if self.local_import is None or id(original) not in self.analysis.runtime_uses:
             return updated
@@ -132,6 +135,7 @@ def _kept_lines(statement: TopLevelStatement, carried: list[cst.EmptyLine]) -> l
 def rewrite_dest(
     tree: cst.Module, analysis: SourceAnalysis, imports: list[cst.SimpleStatementLine],
     type_checking: list[cst.SimpleStatementLine], *, export: str | None, create_all: bool, guard: str = "TYPE_CHECKING",
+    try_blocks: Sequence[cst.Try] = (),
 ) -> str:
     """The destination with the moved code at its end, or before the first statement that uses
     it when the module is imported (a decorator, a default, a base, a class body, module-level
@@ -160,6 +164,10 @@ def rewrite_dest(
             body=cst.IndentedBlock(body=type_checking),
             leading_lines=[cst.EmptyLine()],
         ))
+    for fallback in try_blocks:
+        # After the plain imports, apart from them, with the comment lines right above it in the source.
+        comments = comments_above(fallback)
+        added.append(fallback.with_changes(leading_lines=[*([cst.EmptyLine()] if added else []), *comments]))
     tree = insert_top_level(tree, added)
     if analysis.future_annotations and not _has_future_annotations(tree):
         body = list(tree.body)

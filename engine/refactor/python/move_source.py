@@ -39,6 +39,7 @@ from engine.refactor.python.cst_edits import (
     alias_as,
     bound_name,
 )
+from engine.refactor.python.move_try_imports import CarriedTry, carried_try, enclosing_try
 from engine.workspace import SourceFile
 
 
@@ -77,7 +78,10 @@ class SourceAnalysis:
     unused_after: dict[int, set[str]] = field(default_factory=dict)
     """Imports only the moved code used: id(import statement) → the names it binds that go."""
     emptied_blocks: set[int] = field(default_factory=set)
-    """id(``if TYPE_CHECKING:`` block) whose imports all go: the block goes too."""
+    """id(``if TYPE_CHECKING:`` block) whose imports all go, or of a carried ``try`` block whose
+    names only the moved code read: the block goes too."""
+    try_blocks: list[CarriedTry] = field(default_factory=list)
+    """Module-level ``try`` blocks of imports binding names the moved code reads: carried whole."""
     future_annotations: bool = False
     line: int = 0
     """1-based first line of the moved code in the source."""
@@ -94,7 +98,7 @@ def analyse(source: SourceFile, name: str, module: ModuleName, dest: ModuleName)
     decorators = head.decorators if isinstance(head, (cst.FunctionDef, cst.ClassDef)) else ()
     first = positions[decorators[0] if decorators else head].start.line
     last = positions[moved[-1]].end.line
-    comments = _carried_comments(moved[0])
+    comments = comments_above(moved[0])
     analysis = SourceAnalysis(tree, moved, comments, line=first)
 
     def inside(node: cst.CSTNode) -> bool:
@@ -136,6 +140,9 @@ def analyse(source: SourceFile, name: str, module: ModuleName, dest: ModuleName)
                 analysis.imports.append(replace(first_import, line=line))
             for r in import_bindings:
                 used_imports[id(r)] = (r.node, r)
+        elif (block := _try_block(module_level, parents, module, dest)) is not None:
+            if all(b.source_id != block.source_id for b in analysis.try_blocks):
+                analysis.try_blocks.append(block)
         else:
             analysis.source_globals.append(module_level[0].name)
     analysis.imports.sort(key=lambda carried: carried.line)
@@ -144,6 +151,13 @@ def analyse(source: SourceFile, name: str, module: ModuleName, dest: ModuleName)
             # `import a.b` binds `a` (LibCST calls the binding `a.b`).
             analysis.unused_after.setdefault(id(node), set()).add(assignment.name.split(".")[0])
     _drop_emptied_type_checking_blocks(analysis, global_scope, positions)
+    order = {id(statement): index for index, statement in enumerate(tree.body)}
+    analysis.try_blocks.sort(key=lambda block: order[block.source_id])  # the source's order, not the reads'
+    for block in analysis.try_blocks:
+        in_block = [a for a in global_scope.assignments if isinstance(a, Assignment)
+                    and id(enclosing_try(a.node, parents)) == block.source_id]
+        if all(inside(reference.node) for a in in_block for reference in a.references):
+            analysis.emptied_blocks.add(block.source_id)  # only the moved code read its names
     for binding in global_scope.assignments[name]:
         if not (isinstance(binding, Assignment) and _is_moved_definition(binding, moved)):
             continue
@@ -246,7 +260,7 @@ def _target_names(target: cst.BaseExpression) -> set[str]:
     return set()
 
 
-def _carried_comments(statement: TopLevelStatement) -> list[cst.EmptyLine]:
+def comments_above(statement: TopLevelStatement) -> list[cst.EmptyLine]:
     """The comment lines right above a statement (no blank line between) travel with it."""
     lines = list(statement.leading_lines)
     carried: list[cst.EmptyLine] = []
@@ -306,6 +320,17 @@ def _carried(
             return CarriedImport(bound_name(alias), f"{absolute}.{imported}", from_import(spec, imported, alias_as(alias)), type_checking)
         return CarriedImport(bound_name(alias), imported, plain_import(imported, alias_as(alias)), type_checking)
     return None
+
+
+def _try_block(
+    bindings: list[Assignment], parents: Mapping[cst.CSTNode, cst.CSTNode], module: ModuleName, dest: ModuleName
+) -> CarriedTry | None:
+    """The carried block when every binding of a name the moved code reads is in one module-level
+    ``try`` block that can travel whole (``move_try_imports``), else None."""
+    blocks = {id(block): block for r in bindings if (block := enclosing_try(r.node, parents)) is not None}
+    if len(blocks) != 1 or any(enclosing_try(r.node, parents) is None for r in bindings):
+        return None
+    return carried_try(next(iter(blocks.values())), module, dest)
 
 
 def _runtime_function(node: cst.CSTNode, parents: Mapping[cst.CSTNode, cst.CSTNode]) -> cst.FunctionDef | None:
