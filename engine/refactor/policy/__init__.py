@@ -30,6 +30,7 @@ POLICIES: dict[str, str] = {
     "extract-variable": "engine.refactor.policy.extract_variable",
     "extract-function": "engine.refactor.policy.extract_function",
     "inline": "engine.refactor.policy.inline",
+    "introduce-parameter": "engine.refactor.policy.introduce_parameter",
 }
 """An operation's name (engine.refactor.operations.OPERATIONS) → the module whose ``plan``
 plans it. A new operation adds its line here (tests/test_operation_parity.py checks that every

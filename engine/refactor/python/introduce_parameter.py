@@ -1,0 +1,296 @@
+"""Introduce a parameter to a Python function: an expression of its body becomes a new
+parameter, with that expression as its default, or (``pass_at_calls``) passed by keyword at
+every call of the function in the workspace.
+
+A default is evaluated once, when the ``def`` runs, in the scope around the function; the
+expression was evaluated at every call, inside it. So what refuses: an expression that reads a
+name the function (or a function around it) binds (``reads_local``); as a default, one that
+builds a list, dict or set (``mutable_default``: one object would be shared by every call), or
+that calls code or reads state that may change (``evaluation_order_changes``, unless
+``allow_reordering``), or that reads a module name bound after the function (``not_constant``);
+a name the ``def``'s scope sees otherwise (``name_clash``). Passed at the calls: a function that
+is not module-level, or a use of it that is not a call this can change (``unresolved_callers``);
+a call that forwards ``*args``/``**kwargs`` (``forwarded_arguments``); a call in another file when
+the expression reads names that file would have to import (``used_elsewhere``).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import Assignment, BuiltinScope, ClassScope, ExpressionContext, GlobalScope, Scope
+
+from engine.edits.model import FileChange, WorkspaceEdit
+from engine.edits.text import line_edits
+from engine.errors import Refused
+from engine.refactor.plan import RefactorPlan
+from engine.refactor.python.call_sites import find_call_sites
+from engine.refactor.python.extract_variable import NameClash, NotAnExpression, NotConstant, check_identifier
+from engine.refactor.python.inline_function import UsedElsewhere
+from engine.refactor.python.span_nodes import (
+    EFFECTS, EvaluationOrderChanges, PythonTree, binding_scope, expression_at, name_in_use, nodes_within, read_names,
+    read_tree, trimmed,
+)
+from engine.refactor.selection import Selection
+from engine.symbols import Confidence, Source
+from engine.workspace import SourceFile
+
+_MUTABLE = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp, cst.GeneratorExp)
+
+
+class NotInFunction(Refused):
+    code = "not_in_function"
+
+
+class ReadsLocal(Refused):
+    code = "reads_local"
+
+
+class MutableDefault(Refused):
+    code = "mutable_default"
+
+
+class UnresolvedCallers(Refused):
+    code = "unresolved_callers"
+
+
+class ForwardedArguments(Refused):
+    code = "forwarded_arguments"
+
+
+def plan_introduce_parameter(selection: Selection, name: str, *, pass_at_calls: bool, allow_reordering: bool,
+                             other_files: list[SourceFile]) -> RefactorPlan:
+    """``other_files``: the workspace's other Python files whose text names the function (read
+    only when the value is passed at the calls)."""
+    check_identifier(name)
+    tree = read_tree(selection.source)
+    node, function = _expression_in_function(tree, selection)
+    where = selection.describe()
+    _check_reads(tree, node, function, where, as_default=not pass_at_calls)
+    if name_in_use(tree, name, function):
+        raise NameClash(f"{name} is already a name in {function.name.value} (a parameter, a local or a read); choose another name")
+    code = tree.source.text[tree.offset(tree.span(node).start):tree.offset(tree.span(node).end)]
+    if "\n" in code:
+        code = f"({code})"
+    warnings: list[str] = []
+    if pass_at_calls:
+        _check_evaluated_first(tree, node, function, where, allow_reordering, warnings)
+        changes = _pass_at_calls(tree, node, function, name, code, other_files)
+    else:
+        _check_default(tree, node, where, allow_reordering, warnings)
+        changes = [_change(tree, [_replacement(tree, node, name), _parameter(tree, function, f"{name}={code}", keyword=False)])]
+    return RefactorPlan("introduce-parameter", WorkspaceEdit(tuple(changes)), Source.AST, Confidence.HIGH, warnings)
+
+
+def _expression_in_function(tree: PythonTree, selection: Selection) -> tuple[cst.BaseExpression, cst.FunctionDef]:
+    span = trimmed(tree, selection.range)
+    node = expression_at(tree, span)
+    where = selection.describe()
+    if node is None:
+        raise NotAnExpression(f"{where} is not one whole expression; select exactly an expression, or give --match with its text")
+    parent = tree.parents.get(node)
+    if tree.contexts.get(node) in (ExpressionContext.STORE, ExpressionContext.DEL) or isinstance(
+            parent, (cst.AssignTarget, cst.Param)) or isinstance(parent, cst.Arg) and parent.keyword is node:
+        raise NotAnExpression(f"{where} is assigned to or names an argument here, not a value; select a value")
+    child: cst.CSTNode = node
+    for ancestor in tree.ancestors(node):
+        if isinstance(ancestor, cst.FunctionDef):
+            if child is not ancestor.body:
+                break  # in its decorators, defaults or annotations: evaluated outside its calls
+            return node, ancestor
+        if isinstance(ancestor, cst.Lambda):
+            raise NotInFunction(f"{where} is inside a lambda; introduce the parameter to a def")
+        child = ancestor
+    raise NotInFunction(f"{where} is not in the body of a function; a parameter is introduced to the def around it")
+
+
+def _check_reads(tree: PythonTree, node: cst.BaseExpression, function: cst.FunctionDef, where: str, *, as_default: bool) -> None:
+    outside = tree.scopes.get(function)  # the scope the def statement runs in
+    for read in read_names(tree, node):
+        scope = binding_scope(tree, read)
+        if scope is not None and not isinstance(scope, (GlobalScope, BuiltinScope)):
+            raise ReadsLocal(f"{where} reads {read.value}, which {function.name.value} (or a scope around it) binds; a "
+                             "parameter's value comes from outside the function: pass that name in instead")
+        if as_default and outside is not None and _seen_from(outside, read.value) is not scope:
+            raise NameClash(f"{where} reads {read.value}, which means something else where {function.name.value} is "
+                            "defined (a class attribute or an enclosing function's local); as a default it would read that")
+
+
+def _seen_from(scope: Scope, name: str) -> Scope | None:
+    found: Scope | None = scope
+    first = True
+    while found is not None:
+        if (first or not isinstance(found, ClassScope)) and found.assignments[name]:
+            return found
+        first = False
+        parent = found.parent
+        found = parent if parent is not found else None
+    return None
+
+
+def _check_default(tree: PythonTree, node: cst.BaseExpression, where: str, allow: bool, warnings: list[str]) -> None:
+    if any(isinstance(part, _MUTABLE) for part in nodes_within(node)):
+        raise MutableDefault(f"{where} builds a new list, dict or set at every call; as a default one object would be shared "
+                             "by every call (pass it at the calls instead: pass_at_calls)")
+    why = _changing(tree, node)
+    if why is None:
+        return
+    message = f"{where} {why}: as a default it would be evaluated once, when the function is defined, not at every call"
+    if not allow:
+        raise EvaluationOrderChanges(message + "; nothing was changed", option="allow_reordering")
+    warnings.append(message + " (allowed)")
+    return
+
+
+def _changing(tree: PythonTree, node: cst.BaseExpression) -> str | None:
+    """Why the expression's value may differ from one call to the next, or None."""
+    for part in nodes_within(node):
+        if isinstance(part, EFFECTS):
+            return "calls code"
+        if isinstance(part, cst.Subscript):
+            return "reads an item of a container"
+        if isinstance(part, cst.Attribute) and not _module_attribute(tree, part):
+            return f"reads the attribute {part.attr.value} of an object"
+    line = tree.span(node).start.line
+    for read in read_names(tree, node):
+        scope = binding_scope(tree, read)
+        if isinstance(scope, GlobalScope):
+            bindings = list(scope.assignments[read.value])
+            if len(bindings) > 1:
+                return f"reads {read.value}, which its module binds {len(bindings)} times"
+            if bindings and isinstance(bindings[0], Assignment) and bindings[0].node in tree.positions \
+                    and tree.span(bindings[0].node).start.line > line:
+                raise NotConstant(f"{read.value} is bound below the function; a default cannot read it")
+    return None
+
+
+def _module_attribute(tree: PythonTree, node: cst.Attribute) -> bool:
+    """Whether ``node`` is ``mod.NAME`` (or ``pkg.mod.NAME``) after ``import mod``: a module's constant."""
+    root: cst.BaseExpression = node
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if not isinstance(root, cst.Name):
+        return False
+    scope = binding_scope(tree, root)
+    bindings = list(scope.assignments[root.value]) if scope is not None else []
+    return bool(bindings) and all(isinstance(b, Assignment) and isinstance(b.node, (cst.Import, cst.ImportFrom)) for b in bindings)
+
+
+def _check_evaluated_first(tree: PythonTree, node: cst.BaseExpression, function: cst.FunctionDef, where: str, allow: bool,
+                           warnings: list[str]) -> None:
+    """Passed at the calls, the expression runs before the body: refused when it reads state and
+    code of the body may run before it now, or when the body evaluates it only sometimes."""
+    if not any(isinstance(part, (*EFFECTS, cst.Attribute, cst.Subscript)) for part in nodes_within(node)):
+        return
+    start = tree.span(node).start
+    around = set(tree.ancestors(node))
+    earlier = [part for part in nodes_within(function.body) if isinstance(part, EFFECTS) and part not in around
+               and part in tree.positions and tree.span(part).start < start]
+    conditional = any(isinstance(a, (cst.If, cst.IfExp, cst.BooleanOperation, cst.For, cst.While, cst.Try, cst.With))
+                      for a in around if a is not function and function in set(tree.ancestors(a)))
+    if not earlier and not conditional:
+        return
+    message = f"{where} reads state or calls code, and the body {'runs code before it' if earlier else 'evaluates it only sometimes'}"
+    if not allow:
+        raise EvaluationOrderChanges(message + "; passed at the calls it would run first; nothing was changed",
+                                     option="allow_reordering")
+    warnings.append(message + " (allowed)")
+
+
+def _pass_at_calls(tree: PythonTree, node: cst.BaseExpression, function: cst.FunctionDef, name: str, code: str,
+                   other_files: list[SourceFile]) -> list[FileChange]:
+    if not isinstance(tree.parents.get(function), cst.Module):
+        raise UnresolvedCallers(f"{function.name.value} is a method or a nested function: its calls cannot all be found "
+                                "without types; introduce the parameter with a default instead")
+    found = find_call_sites(tree, function, other_files)
+    if found.other_uses:
+        raise UnresolvedCallers(f"{function.name.value} is used where a call cannot be changed: "
+                                + "; ".join(found.other_uses[:5]) + "; nothing was changed")
+    reads = [read.value for read in read_names(tree, node) if isinstance(binding_scope(tree, read), GlobalScope)]
+    changes = []
+    for calls in found.files:
+        edits = []
+        if calls.tree is tree:
+            edits = [_replacement(tree, node, name), _parameter(tree, function, name, keyword=True)]
+        elif reads and calls.calls:
+            raise UsedElsewhere(f"{calls.tree.source.path} calls {function.name.value}, and the value reads {', '.join(reads)}, "
+                                "which that file would have to import; introduce the parameter with a default instead")
+        for call in calls.calls:
+            _check_call(calls.tree, call, function.name.value, reads, tree is calls.tree)
+            edits.append(_argument(calls.tree, call, f"{name}={code}"))
+        if edits:
+            changes.append(_change(calls.tree, edits))
+    return changes
+
+
+def _check_call(tree: PythonTree, call: cst.Call, function: str, reads: list[str], own_module: bool) -> None:
+    line = tree.span(call).start.line + 1
+    if any(argument.star for argument in call.args):
+        raise ForwardedArguments(f"{tree.source.path}:{line} calls {function} with *args or **kwargs, which may already "
+                                 "carry the new argument; nothing was changed")
+    if own_module:
+        for read in reads:
+            if _seen_from(tree.scopes[call], read) is not _global(tree):  # type: ignore[arg-type]
+                raise NameClash(f"{tree.source.path}:{line}: the value reads {read}, which means another variable at this call")
+
+
+def _global(tree: PythonTree) -> Scope | None:
+    scope = tree.scopes.get(tree.module)
+    return scope.globals if scope is not None else None
+
+
+def _replacement(tree: PythonTree, node: cst.BaseExpression, name: str) -> tuple[int, int, str]:
+    span = tree.span(node)
+    return tree.offset(span.start), tree.offset(span.end), name
+
+
+def _parameter(tree: PythonTree, function: cst.FunctionDef, text: str, *, keyword: bool) -> tuple[int, int, str]:
+    """Where the new parameter goes: after the positional ones, or (after ``*args``, or when it has
+    no default and a positional one has) among the keyword-only ones."""
+    params = function.params
+    positional = [*params.posonly_params, *params.params]
+    star = params.star_arg
+    keyword_only = isinstance(star, cst.Param) or keyword and any(p.default is not None for p in positional)
+    if keyword_only:
+        after: list[cst.CSTNode] = [*params.kwonly_params] or ([star] if isinstance(star, cst.Param) else [])
+        if not after:
+            text = f"*, {text}"
+            after = list(positional)
+    else:
+        after = list(params.params)
+        if not after and params.posonly_params:  # after the slash, so that it can be passed by keyword
+            after = [params.posonly_ind] if isinstance(params.posonly_ind, cst.ParamSlash) else list(params.posonly_params)
+    if not after:
+        at = tree.offset(tree.span(params).start)
+        tail = ", " if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.kwonly_params or params.star_kwarg else ""
+        return at, at, text + tail
+    end = _param_end(tree, after[-1])
+    return end, end, f", {text}"
+
+
+def _param_end(tree: PythonTree, param: cst.CSTNode) -> int:
+    parts = [param]
+    if isinstance(param, cst.Param):
+        parts = [p for p in (param.name, param.annotation, param.default) if p is not None]
+    return max(tree.offset(tree.span(part).end) for part in parts)
+
+
+def _argument(tree: PythonTree, call: cst.Call, text: str) -> tuple[int, int, str]:
+    if call.args:
+        end = tree.offset(tree.span(call.args[-1]).end)
+        return end, end, f", {text}"
+    end = tree.offset(tree.span(call).end) - 1  # the closing parenthesis
+    return end, end, text
+
+
+def _change(tree: PythonTree, edits: list[tuple[int, int, str]]) -> FileChange:
+    text = tree.source.text
+    after = text
+    for start, end, replacement in sorted(edits, reverse=True):
+        after = after[:start] + replacement + after[end:]
+    return FileChange(tree.source.path, line_edits(text, after), tree.source.sha256)
+
+
+def enclosing_function_name(selection: Selection) -> str:
+    """The name of the function whose body holds the selected expression (refused as the plan
+    would be when there is none)."""
+    return _expression_in_function(read_tree(selection.source), selection)[1].name.value
