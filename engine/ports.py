@@ -203,6 +203,18 @@ class LanguageServices(Protocol):
         only a command for the server to run. Nothing is applied or executed."""
         ...
 
+    def refactorings(self, source: "SourceFile", span: "Range", kind: str) -> "Answered[list[CodeAction]]":
+        """The server's own refactorings of ``kind`` (``refactor.extract.function``,
+        ``refactor.extract.constant``, ``refactor.inline.call``) for ``span``, its sub-kinds included,
+        as the server titles them. Raises :class:`engine.errors.UnsupportedByServer` when the serving
+        server offers no refactorings (TypeScript 7's ``tsc --lsp``)."""
+        ...
+
+    def refactoring_edit(self, source: "SourceFile", action: "CodeAction") -> "Answered[ServerEdit]":
+        """The edit one of :meth:`refactorings` makes: resolved, or sent back by the server command
+        that carries it out, captured and never applied. Nothing is written."""
+        ...
+
     def diagnostics(self, source: "SourceFile", *, when_ready: bool = False, recheck: bool = False,
                     timeout: float | None = None) -> "Answered[list[Diagnostic]]":
         """The server's diagnostics for a file as it is on disk now; with ``when_ready``, once the

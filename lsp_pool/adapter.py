@@ -24,6 +24,7 @@ from lsp_pool.typescript_version import MOVE_TO_FILE, typescript_runtime
 from lsp_pool.errors import ServerRequestFailed
 from lsp_pool.convert import Converter
 from lsp_pool.features import LanguageApi, resolves_actions
+from lsp_pool import refactorings
 from lsp_pool.server import ManagedServer
 from lsp_pool.sync import SyncLanguageApi
 
@@ -143,6 +144,14 @@ class PoolServices:
             return Answered(resolved.value.edit, resolved.server or api.server_for(path).spec.id, resolved.complete)
 
         return self.api.call(edit)
+
+    def refactorings(self, source: SourceFile, span: Range, kind: str) -> Answered[list[CodeAction]]:
+        path = self.workspace.root / source.path
+        return self.api.call(lambda api: refactorings.refactorings(api, path, span, kind))
+
+    def refactoring_edit(self, source: SourceFile, action: CodeAction) -> Answered[ServerEdit]:
+        path = self.workspace.root / source.path
+        return self.api.call(lambda api: refactorings.refactoring_edit(api, path, action))
 
     def diagnostics(self, source: SourceFile, *, when_ready: bool = False, recheck: bool = False,
                     timeout: float | None = None) -> Answered[list[Diagnostic]]:

@@ -408,6 +408,12 @@ class Connection:
                 return types.ApplyWorkspaceEditResult(applied=True)
             return types.ApplyWorkspaceEditResult(applied=False, failure_reason="codegraft applies edits itself")
 
+        @feature("_typescript.rename")
+        def typescript_rename(params: Any) -> None:
+            # typescript-language-server asks its client to start a rename where an extract put
+            # the new name, once the edit is applied; a refactoring's new name is codegraft's to give.
+            return None
+
         @feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
         def show_message_request(params: types.ShowMessageRequestParams) -> None:
             return None

@@ -202,7 +202,7 @@ class LanguageApi:
             text_document=t.TextDocumentIdentifier(uri=path.as_uri()),
             range=converter.to_lsp_range(path, engine_range),
             context=t.CodeActionContext(
-                diagnostics=list(diagnostics), only=[t.CodeActionKind(k) for k in only] if only else None,
+                diagnostics=list(diagnostics), only=[_kind(k) for k in only] if only else None,
                 trigger_kind=t.CodeActionTriggerKind.Invoked,
             ),
         )
@@ -375,6 +375,13 @@ class LanguageApi:
         # A server restarted before the request knows no open document, and answers an empty
         # report for a closed one: that answer says nothing, so it is not called complete.
         return uri, list(items), reply.complete and server.restarts == restarts, server
+
+
+def _kind(kind: str) -> t.CodeActionKind | str:
+    """A kind LSP names (``refactor.extract``) as its enum member, any other
+    (``refactor.extract.function``) as its string, which the protocol allows too."""
+    known = {member.value for member in t.CodeActionKind}
+    return t.CodeActionKind(kind) if kind in known else kind
 
 
 def resolves_actions(server: ManagedServer) -> bool:

@@ -21,6 +21,9 @@ import pytest
 from engine.api import Engine, SourcePreference
 from engine.edits.session import EditOptions
 from engine.errors import Refused
+from engine.refactor.operations.extract_function import ExtractFunction
+from engine.refactor.operations.extract_variable import ExtractVariable
+from engine.refactor.operations.inline_symbol import Inline
 from engine.refactor.operations.move_file import FileRename
 from engine.refactor.operations.move_symbol import Move
 from engine.refactor.operations.rename_symbol import Rename
@@ -168,6 +171,16 @@ def test_a_move_is_refused_as_unsupported_by_the_typescript_7_server(project: Pa
         engine.plan(Move("src/shapes.ts:perimeter", "src/report.ts"))
     assert refused.value.code == "unsupported_by_server"
     assert f"{TSC_LSP} 7.0.2" in refused.value.message and "no refactoring code actions" in refused.value.message
+    assert changed_files(project) == set()
+
+
+def test_extract_and_inline_are_refused_as_unsupported_by_the_typescript_7_server(project: Path, engine: Engine) -> None:
+    for operation in (ExtractFunction("src/report.ts:4:3-4:40", "describe"), ExtractVariable("src/report.ts:4:19-4:37", "size"),
+                      Inline("src/report.ts:4:19")):
+        with pytest.raises(Refused) as refused:
+            engine.plan(operation)
+        assert refused.value.code == "unsupported_by_server", operation
+        assert f"{TSC_LSP} 7.0.2" in refused.value.message and "no refactoring code actions" in refused.value.message
     assert changed_files(project) == set()
 
 

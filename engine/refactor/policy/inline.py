@@ -1,7 +1,8 @@
 """``inline``: Python's own implementation on LibCST, of a local variable
 (engine.refactor.python.inline_variable) or, when the address names a function, of that function
-at its calls (engine.refactor.python.inline_function); other languages are refused
-(``unsupported_language``)."""
+at its calls (engine.refactor.python.inline_function); TypeScript, JavaScript and Go through their
+servers' refactorings at a position (engine.refactor.code_actions: a variable, or a Go call); other
+languages are refused (``unsupported_language``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import re
 from typing import TYPE_CHECKING
 
 from engine.languages import profile_of
+from engine.errors import UsageError
+from engine.refactor.code_actions import inline, is_served
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.selection import Selection, python_only, select
 from engine.symbols import SymbolKind
@@ -20,6 +23,11 @@ if TYPE_CHECKING:
 
 def plan(operation: Inline, context: PlanContext) -> RefactorPlan:
     selection = select(context, operation.address, match=operation.match)
+    if is_served(selection):
+        if selection.symbol is not None and not operation.match:
+            raise UsageError(f"inline in {selection.source.path} is its server's, at one place: give FILE:LINE:COL on the "
+                             "variable or call, or a name path with --match")
+        return inline(context, operation, selection)
     python_only(selection, operation.name)
     symbol = selection.symbol
     if symbol is not None and not operation.match and symbol.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD):
