@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import re
 from collections import deque
 from dataclasses import dataclass
@@ -156,6 +157,15 @@ class _Statement:
 
 
 def _statements(data: bytes) -> list[_Statement] | None:
+    read = _read_statements(data)
+    return None if read is None else list(read)
+
+
+@functools.lru_cache(maxsize=64)
+def _read_statements(data: bytes) -> tuple[_Statement, ...] | None:
+    """A module's statements, by its content: an apply and the preview before it read the same
+    files, an edit's after is the next edit's before, and a rename back or an undo reads both
+    again; parsing and writing out every statement of a large module is most of the scope's cost."""
     try:
         text = data.decode("utf-8-sig")
         tree = ast.parse(text)
@@ -165,7 +175,7 @@ def _statements(data: bytes) -> list[_Statement] | None:
     for node in tree.body:
         interface = ast.dump(_interface(node))
         statements.append(_Statement(interface, frozenset(_bound_names(node)), frozenset(_WORD.findall(interface))))
-    return statements
+    return tuple(statements)
 
 
 def _interface(node: ast.stmt, *, in_class: bool = False) -> ast.stmt:
