@@ -75,8 +75,9 @@ class UnsupportedLanguage(Refused):
 
 
 def python_only(selection: Selection, operation: str) -> None:
-    """Extract and inline are codegraft's own for Python; for other languages they would be the
-    servers' code actions (tsserver's, gopls's), which are not wired yet: refused, saying so."""
+    """An operation codegraft implements itself for Python only: in another language it is refused,
+    saying so (extract and inline reach TypeScript, JavaScript and Go through
+    engine.refactor.code_actions before this is asked)."""
     language = profile_of(selection.source.path)
     if language is None or language.family != "python":
         name = language.id if language is not None else "this file's language"

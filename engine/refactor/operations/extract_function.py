@@ -13,7 +13,7 @@ from engine.refactor.operations.extract_variable import LINES_HELP, MATCH_HELP, 
 @dataclass(frozen=True)
 class ExtractFunction(RefactorOperation):
     name: ClassVar[str] = "extract-function"
-    summary: ClassVar[str] = "extract whole Python statements into a function (a method if they use self/cls)"
+    summary: ClassVar[str] = "extract whole statements into a function (Python: a method if they use self/cls; TS/Go: the server's)"
     mcp_tool: ClassVar[str] = "extract_function"
     lsp_command: ClassVar[str] = "graft.extractFunction"
     destructive: ClassVar[bool] = False

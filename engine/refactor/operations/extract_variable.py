@@ -16,7 +16,7 @@ MATCH_HELP = "text found exactly once within the name path's symbol"
 @dataclass(frozen=True)
 class ExtractVariable(RefactorOperation):
     name: ClassVar[str] = "extract-variable"
-    summary: ClassVar[str] = "extract a Python expression into a variable (or module constant)"
+    summary: ClassVar[str] = "extract an expression into a variable (or module constant); TS/Go through the server"
     mcp_tool: ClassVar[str] = "extract_variable"
     lsp_command: ClassVar[str] = "graft.extractVariable"
     destructive: ClassVar[bool] = False

@@ -13,7 +13,7 @@ from engine.refactor.operations.extract_variable import MATCH_HELP
 @dataclass(frozen=True)
 class Inline(RefactorOperation):
     name: ClassVar[str] = "inline"
-    summary: ClassVar[str] = "inline a Python local variable: its value replaces its uses"
+    summary: ClassVar[str] = "inline a local variable (or Python function; a Go call): its value replaces its uses"
     mcp_tool: ClassVar[str] = "inline_symbol"
     lsp_command: ClassVar[str] = "graft.inline"
     destructive: ClassVar[bool] = True
