@@ -13,6 +13,7 @@ from typing import Callable
 
 from engine.choices import SourcePreference
 from engine.edits.apply import Transactions
+from engine.edits.baseline_fill import BaselineFill
 from engine.edits.kept_baseline import KeptBaseline
 from engine.edits.session import EditSession
 from engine.errors import AmbiguousAddress, FileNotInWorkspace, GraftError, MalformedAddress, ServiceUnavailable, SymbolNotFound, UnsafePath
@@ -98,6 +99,9 @@ class Engine:
         self._edited_since_refresh: set[str] = set()
         self.kept_errors = KeptBaseline()
         """The errors each apply's check had, for the next check of the same files (engine.edits.kept_baseline)."""
+        self.baseline_fill = BaselineFill()
+        """Asks for the errors before a previewed edit while the preview is read, when a long-lived
+        front end enables it (engine.edits.baseline_fill)."""
         """Files an apply or undo wrote that the graph has not re-read yet: it re-reads them when
         next asked, not while the edit's caller waits (re-reading a file mostly means asking the
         server for its symbols again)."""
@@ -272,7 +276,8 @@ class Engine:
                            diagnostics_budget=self.settings.diagnostics_budget,
                            dependents=lambda paths: self.graph().dependents(paths),
                            importers_unknown=lambda paths: self.graph().importers_unknown(paths),
-                           kept=self.kept_errors, content_hashes=lambda: self.graph().content_hashes())
+                           kept=self.kept_errors, content_hashes=lambda: self.graph().content_hashes(),
+                           fill=self.baseline_fill)
 
     # -- refactorings -----------------------------------------------------------
 

@@ -82,6 +82,8 @@ class EngineClient:
         chosen = options or self.default_options()
         if not apply:
             states, refusal = session.dry_run(edit, chosen)
+            if refusal is None:
+                session.fill_baseline(edit)  # the apply that may follow finds its errors before kept
             return EditOutcome(operation, False, summarize(states), None, edit.edit_count, unified_diff(states), source, confidence,
                                list(warnings), would_refuse=refusal.to_json() if refusal is not None else None)
         diff = unified_diff(session.preview(edit))

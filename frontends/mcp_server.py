@@ -75,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root = Path(args.root).resolve() if args.root else find_root(Path.cwd())
     engine = open_engine(root, SourcePreference(args.source))
+    engine.baseline_fill.enabled = True  # an agent's dry run is usually followed by its apply
     for report in engine.recovered:
         print(f"graft mcp: {report.message()}", file=sys.stderr, flush=True)
     try:

@@ -8,11 +8,13 @@ engine learnt of from the disk, a configuration file) and the server is asked ag
 from __future__ import annotations
 
 import hashlib
+import threading
 from pathlib import Path
 from typing import Any
 
 from engine.answers import Diagnostic, TextEdit
 from engine.api import Engine
+from engine.client import EngineClient
 from engine.edits.kept_baseline import KeptBaseline, workspace_state
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.session import EditOptions
@@ -115,3 +117,76 @@ def test_a_change_the_engine_learns_of_from_the_disk_makes_it_ask_again(tmp_path
         assert "b.py" in engine.refresh_from_disk()
         _again, asked_again = _apply(engine, counted, _rename_def(tmp_path))
     assert asked_again.count("a.py") == 2
+
+
+def test_a_preview_in_a_long_lived_engine_fills_the_errors_before_so_its_apply_asks_only_after(tmp_path: Path) -> None:
+    """The fill starts as the preview is answered (engine.edits.baseline_fill); the apply waits
+    for it, finds every file's errors before kept under the same state, and still finds the break."""
+    require("basedpyright")
+    _project(tmp_path)
+    with served_engine(tmp_path, "basedpyright") as engine:
+        counted = _Counted(engine.services)
+        engine.services = counted
+        engine.baseline_fill.enabled = True
+        client = EngineClient(engine)
+        preview = client.run_edit("apply", _rename_def(tmp_path))
+        assert not preview.applied
+        engine.baseline_fill.settle(300)
+        asked_by_preview = list(counted.asked)
+        outcome, asked_by_apply = _apply(engine, counted, _rename_def(tmp_path))
+    assert sorted(asked_by_preview) == ["a.py", "c.py"]
+    assert asked_by_apply.count("a.py") == 1, asked_by_apply  # after the write only
+    verified = outcome.verification
+    assert verified is not None and verified.checked == ("a.py", "c.py") and {d.file for d in verified.new_errors} == {"c.py"}
+
+
+def test_a_file_changed_while_its_errors_were_asked_for_is_not_kept(tmp_path: Path) -> None:
+    require("basedpyright")
+    _project(tmp_path)
+    with served_engine(tmp_path, "basedpyright") as engine:
+        engine.baseline_fill.enabled = True
+        session = engine.edits()
+
+        class _ChangingAfterTheAnswer(_Counted):
+            def diagnostics(self, source: Any, **kwargs: Any) -> Any:
+                answer = super().diagnostics(source, **kwargs)
+                if source.path == "c.py":
+                    (tmp_path / "c.py").write_text("from a import f\n\n\ndef g() -> int:\n    return f() + 1\n")
+                return answer
+
+        session.services = _ChangingAfterTheAnswer(engine.services)
+        assert session.fill_baseline(_rename_def(tmp_path))
+        engine.baseline_fill.settle(300)
+        assert engine.kept_errors.states_of("a.py") and not engine.kept_errors.states_of("c.py")
+
+
+def test_a_one_shot_engine_fills_nothing(tmp_path: Path) -> None:
+    require("basedpyright")
+    _project(tmp_path)
+    with served_engine(tmp_path, "basedpyright") as engine:
+        assert not engine.edits().fill_baseline(_rename_def(tmp_path))
+
+
+def test_an_apply_right_after_its_preview_waits_for_the_fill_instead_of_asking_twice(tmp_path: Path) -> None:
+    """The fill's first answer is held back a moment, so the apply starts while the fill runs."""
+    require("basedpyright")
+    _project(tmp_path)
+    with served_engine(tmp_path, "basedpyright") as engine:
+        released = threading.Event()
+
+        class _HeldBack(_Counted):
+            def diagnostics(self, source: Any, **kwargs: Any) -> Any:
+                if threading.current_thread().name == "graft-baseline-fill":
+                    released.wait(300)
+                return super().diagnostics(source, **kwargs)
+
+        counted = _HeldBack(engine.services)
+        engine.services = counted
+        engine.baseline_fill.enabled = True
+        EngineClient(engine).run_edit("apply", _rename_def(tmp_path))
+        threading.Timer(1.0, released.set).start()
+        outcome, _asked = _apply(engine, counted, _rename_def(tmp_path))  # _apply clears what the preview asked
+        released.set()
+    # The fill's answer (held back past the apply's start) and the apply's after the write: never a third.
+    assert counted.asked.count("a.py") == 2, counted.asked
+    assert outcome.verification is not None and {d.file for d in outcome.verification.new_errors} == {"c.py"}

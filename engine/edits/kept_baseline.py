@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
@@ -37,23 +38,28 @@ class KeptErrors:
 class KeptBaseline:
     def __init__(self) -> None:
         self._kept: dict[str, dict[tuple[str, str], KeptErrors]] = {}
+        self._lock = threading.Lock()  # a preview's fill keeps errors from its own thread (engine.edits.baseline_fill)
 
     def get(self, path: str, file_hash: str, state: str) -> KeptErrors | None:
-        return self._kept.get(path, {}).get((file_hash, state))
+        with self._lock:
+            return self._kept.get(path, {}).get((file_hash, state))
 
     def put(self, path: str, file_hash: str, state: str, errors: list[Diagnostic], server: str) -> None:
-        kept = self._kept.setdefault(path, {})
-        kept.pop((file_hash, state), None)
-        kept[(file_hash, state)] = KeptErrors(tuple(errors), server)
-        while len(kept) > _STATES_PER_FILE:
-            del kept[next(iter(kept))]
+        with self._lock:
+            kept = self._kept.setdefault(path, {})
+            kept.pop((file_hash, state), None)
+            kept[(file_hash, state)] = KeptErrors(tuple(errors), server)
+            while len(kept) > _STATES_PER_FILE:
+                del kept[next(iter(kept))]
 
     def states_of(self, path: str) -> list[tuple[str, str]]:
         """The (file hash, workspace state) pairs kept for ``path``, oldest first."""
-        return list(self._kept.get(path, {}))
+        with self._lock:
+            return list(self._kept.get(path, {}))
 
     def clear(self) -> None:
-        self._kept.clear()
+        with self._lock:
+            self._kept.clear()
 
 
 CONFIG_FILES = ("pyproject.toml", "pyrightconfig.json", "setup.cfg", "mypy.ini", "tsconfig.json", "jsconfig.json",

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from engine.edits import check_scope, go_compiled, pending_checks
+from engine.edits.baseline_fill import BaselineFill
 from engine.edits.check_scope import Scope
 from engine.edits.kept_baseline import KeptBaseline, workspace_state
 from engine.edits.apply import ApplyOptions, Transactions, VerifyFailed
@@ -104,6 +105,7 @@ class EditSession:
         importers_unknown: Callable[[list[str]], list[str]] | None = None,
         kept: KeptBaseline | None = None,
         content_hashes: Callable[[], dict[str, str]] | None = None,
+        fill: BaselineFill | None = None,
     ) -> None:
         self.workspace = workspace
         self.transactions = transactions
@@ -130,6 +132,8 @@ class EditSession:
         """Every indexed file's content hash (from the project graph): the workspace's state."""
         self._server_of: dict[str, str] = {}
         """The server whose errors of each file a pass last had."""
+        self.fill = fill
+        """Where a preview starts asking for the errors before its edit (engine.edits.baseline_fill)."""
 
     def preview(self, edit: WorkspaceEdit) -> list[FileState]:
         return [s for s in self.transactions.preview(edit) if s.changed]
@@ -138,6 +142,34 @@ class EditSession:
         """What the edit would write, and what an apply with these options would refuse (syntax,
         uncommitted changes, protected paths), found without writing."""
         return self.transactions.dry_run(edit, _apply_options(options))
+
+    def fill_baseline(self, edit: WorkspaceEdit) -> bool:
+        """Start asking, in the background, for the errors before ``edit`` that its apply's check
+        would ask for and that are not kept yet; whether a fill started. The scope and the
+        workspace state are taken now, as the apply will take them."""
+        touched = [p for p in edit.touched if (self.workspace.root / p).is_file()]
+        state = self._state()
+        if self.fill is None or not self.fill.enabled or state is None or self.kept is None or not touched:
+            return False
+        hashes, workspace = state
+        scope, _unknown = self.scope_for(edit, touched)
+        missing = [p for p in [*touched, *scope.importers] if p in hashes and self.kept.get(p, hashes[p], workspace) is None]
+        if not missing:
+            return False
+
+        def work() -> None:
+            found = self._errors(missing, time.monotonic() + self.diagnostics_budget, self.diagnostics_budget,
+                                 first_wait=self.diagnostics_budget * _FIRST_FILE_SHARE)
+            unchanged = {p: errors for p, errors in found.found.items() if self._hash_of(p) == hashes[p]}
+            self._keep(state, unchanged)
+
+        return self.fill.start(work)
+
+    def _hash_of(self, path: str) -> str | None:
+        try:
+            return self.workspace.read(path).sha256
+        except GraftError:
+            return None
 
     def apply(self, edit: WorkspaceEdit, options: EditOptions = EditOptions()) -> EditOutcome:
         """Write the edit as one transaction, with the errors before and after compared over the
@@ -163,6 +195,8 @@ class EditSession:
             nonlocal before, renamed, comparison
             if mode is CheckMode.NONE:
                 return
+            if self.fill is not None:
+                self.fill.settle(budget / 2)  # a preview's fill asks what this pass would: its answers are kept
             # Half the budget before the write (its first file may take more), and what is left after
             # it: the after pass compares the same files, and on a warm server it is the slower one.
             first = self._errors(compared, started + budget / 2, budget, first_wait=budget * _FIRST_FILE_SHARE, state=state)

@@ -94,6 +94,7 @@ class WarmEngines:
             workspace = Workspace(self.root, WorkspaceConfig(max_file_bytes=max_file_bytes))
             workspace.keep_reads_between_calls()
             engine = Engine(workspace, services=self._shared_services(workspace), tools=self._shared_tools(workspace), source=source)
+            engine.baseline_fill.enabled = True  # a preview's apply comes as another call to this engine
             self._engines[key] = engine
         else:
             # A crash of another process (an in-process graft, an MCP server) may have left a
