@@ -63,7 +63,8 @@ def passes_started(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def _plan(tmp_path: Path, port: Port) -> rename.RefactorPlan:
     (tmp_path / "mod.py").write_text("class Old:\n    pass\n\n\nvalue = Old()\n")
     targets = [rename.RenameTarget("mod.py", Position(0, 6))]
-    return rename.plan_rename(Workspace(tmp_path), port, True, targets, "Old", "New", dotted="mod.Old")  # type: ignore[arg-type]
+    request = rename.RenameRequest(Workspace(tmp_path), port, tuple(targets), "Old", "New", dotted="mod.Old")  # type: ignore[arg-type]
+    return rename.plan_rename(request)
 
 
 def test_the_passes_start_once_the_request_is_sent(tmp_path: Path, passes_started: list[str]) -> None:

@@ -16,12 +16,17 @@ from engine.edits.model import FileChange
 from engine.languages import profile_of
 
 if TYPE_CHECKING:
+    from engine.edits.model import WorkspaceEdit
     from engine.errors import Refused, ServiceUnavailable
     from engine.refactor.operations.base import PlanContext, RefactorOperation
+    from engine.refactor.pass_protocol import RenamePass, RenameRequest
     from engine.refactor.plan import RefactorPlan
 
 _PASSES_BY_FAMILY: dict[str, str] = {"go": "engine.refactor.go.passes", "typescript": "engine.refactor.typescript.passes"}
 """A language family's passes module (add yours here)."""
+
+_RENAME_PASSES_BY_FAMILY: dict[str, str] = {"python": "engine.refactor.python.rename_passes"}
+"""A language family's rename pipeline (:class:`RenamePipeline`), when it has one."""
 
 
 class LanguagePasses(Protocol):
@@ -64,3 +69,21 @@ def replaced_name(plan: RefactorPlan, context: PlanContext) -> str | None:
 def server_refusal(path: str, error: ServiceUnavailable, old_name: str, new_name: str) -> Refused | None:
     passes = passes_for(path)
     return passes.server_refusal(error, old_name, new_name) if passes is not None else None
+
+
+class RenamePipeline(Protocol):
+    """A family's ``rename_passes`` module: its passes in order, and its rename without a server."""
+
+    RENAME_PASSES: tuple[type[RenamePass], ...]
+    WITHOUT_SERVER: str
+    """The note of a rename made without a server."""
+
+    def rename_without_server(self, request: RenameRequest) -> WorkspaceEdit: ...
+
+
+def rename_pipeline(path: str) -> RenamePipeline | None:
+    """The rename pipeline of ``path``'s language family, or None: the server's rename is complete
+    there, and without a server only a text rename is possible."""
+    kind = profile_of(path)
+    module = _RENAME_PASSES_BY_FAMILY.get(kind.family) if kind is not None else None
+    return cast("RenamePipeline", import_module(module)) if module is not None else None

@@ -2,29 +2,23 @@
 
 The policy around the rename itself (engine.refactor.rename): which declarations go together
 (an overload stack, the same method across its class hierarchy, stub twins), which names it
-must not take (a sibling's), and the Python passes the server cannot see: keyword arguments
-of a renamed parameter, uses by name in strings, mirror modules, run-time subclasses and
-attribute-name lists.
+must not take (a sibling's), and what the graph knows of the name (GraphFacts) for the passes
+the server cannot see (engine/refactor/python/rename_passes.py: keyword arguments of a renamed
+parameter, uses by name in strings, mirror modules, run-time subclasses, attribute-name lists).
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
-from engine.edits.model import FileChange, WorkspaceEdit
 from engine.errors import BaseUsesAttribute, GraftError, ServiceUnavailable, SymbolNotFound, UsageError
-from engine.graph import GraphQueries
 from engine.graph.queries import NodeRef
 from engine.languages import ImportStyle, language_of, profile_of
 from engine.names import PositionAddress, SymbolAddress, parse_address
 from engine.positions import Position, split_lines
 from engine.refactor import language_passes, rename, skipped_files
-from engine.refactor.python import attribute_strings, member_lookup
-from engine.refactor.python.attribute_lists import with_attribute_lists
-from engine.refactor.corpus import Corpus
-from engine.refactor.python.dynamic_bases import dynamic_subclasses, with_dynamic_overrides
-from engine.refactor.python.inferred_receivers import FixtureMember
+from engine.refactor.pass_protocol import GraphFacts, RenameRequest
 from engine.refactor.python.parameter_address import parameter_position
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.self_assignments import first_assignment_on_self, uses_on_self
@@ -34,8 +28,6 @@ from engine.symbols import Symbol, SymbolKind
 if TYPE_CHECKING:
     from engine.refactor.operations.base import PlanContext
     from engine.refactor.operations.rename_symbol import Rename
-
-EditExtension = Callable[[WorkspaceEdit], tuple[WorkspaceEdit, list[str]]]
 
 
 def plan(operation: Rename, context: PlanContext) -> RefactorPlan:
@@ -51,12 +43,8 @@ def plan(operation: Rename, context: PlanContext) -> RefactorPlan:
     rename.check_not_compiled(context.workspace, symbol.file)
     # Each accessor of a property reaches the same base attribute: one target each.
     targets = list(dict.fromkeys(target for member in family for target in _rename_targets(context, member)))
-    extend: rename.Extension | None = None
-    fixtures: Callable[[Corpus], FixtureMember] | None = None
-    if _graph_sees_uses(symbol.file):
-        extend = _python_passes(operation, context, symbol, targets)
-        fixtures = member_lookup.receiver_members(context.graph(), symbol.name)
-    return _planned(operation, context, targets, symbol.name, extend, fixtures, _dotted_path(context, symbol))
+    facts = GraphFacts(context, symbol=symbol, mirrors=operation.mirrors) if _graph_sees_uses(symbol.file) else None
+    return _planned(operation, context, targets, symbol.name, facts, _dotted_path(context, symbol))
 
 
 def _rename_at(operation: Rename, context: PlanContext, file: str, position: Position) -> RefactorPlan:
@@ -70,21 +58,14 @@ def _rename_at(operation: Rename, context: PlanContext, file: str, position: Pos
     # request to its server, and only a rename by position may be a parameter's.
     from engine.refactor.python import keyword_arguments
 
-    extend: rename.Extension | None = None
     parameter = keyword_arguments.parameter_at(context.workspace, file, position) if _graph_sees_uses(file) else None
-    if parameter is not None:
-        queries = context.graph()
-
-        def keywords(corpus: Corpus) -> EditExtension:
-            return lambda edit: keyword_arguments.keyword_call_sites(context.workspace, queries, parameter, operation.new_name, edit)
-
-        extend = keywords
-    return _planned(operation, context, [rename.RenameTarget(file, position)], match.group(), extend, None, None)
+    facts = GraphFacts(context, parameter=parameter) if parameter is not None else None
+    return _planned(operation, context, [rename.RenameTarget(file, position)], match.group(), facts, None)
 
 
 def _planned(
     operation: Rename, context: PlanContext, targets: list[rename.RenameTarget], old_name: str,
-    extend: rename.Extension | None, fixtures: Callable[[Corpus], FixtureMember] | None, dotted: str | None,
+    facts: GraphFacts | None, dotted: str | None,
 ) -> RefactorPlan:
     if old_name == operation.new_name:
         raise UsageError(f"{operation.address} is already called {operation.new_name}")
@@ -96,73 +77,15 @@ def _planned(
         if context.use_server and context.services is not None:
             shown = files_to_show(context, [old_name], queries.importing_files)  # TypeScript: every project too
             context.services.show_importers(sorted({target.file for target in targets}), shown)
-        return rename.plan_rename(
-            context.workspace, context.services, context.use_server, targets, old_name, operation.new_name, text=operation.text,
-            dotted=dotted, extend=extend, files=list(queries.project.facts), require_server=context.require_server,
-            fixtures=fixtures, listing=context.workspace_files, words=context.file_words(), include_docs=operation.include_docs,
-        )
+        return rename.plan_rename(RenameRequest(
+            context.workspace, context.services, tuple(targets), old_name, operation.new_name, use_server=context.use_server,
+            require_server=context.require_server, text=operation.text, dotted=dotted, files=tuple(queries.project.facts),
+            listing=context.workspace_files, words=context.file_words(), include_docs=operation.include_docs, facts=facts,
+        ))
 
     made = skipped_files.checked(context, targets[0].file, [old_name], f"renaming {old_name} to {operation.new_name}",
                                  operation.strict, planned)
     return language_passes.finished(made, context, operation, targets[0].file)
-
-
-def _python_passes(operation: Rename, context: PlanContext, symbol: Symbol, targets: list[rename.RenameTarget]) -> rename.Extension:
-    """Uses the server cannot see: by name in strings and attribute reads, mirror modules'
-    own bindings, overrides in classes built on run-time bases, attribute-name lists."""
-    queries = context.graph()
-    new_name = operation.new_name
-
-    def passes(corpus: Corpus) -> EditExtension:
-        uses = attribute_strings.find_name_uses(queries, symbol, corpus)
-        twins = _mirror_bindings(context, queries, symbol, corpus) if operation.mirrors else []
-        twin_uses = [(twin, [attribute_strings.definition_use(twin, corpus),
-                             *attribute_strings.find_name_uses(queries, twin, corpus)]) for twin in twins]
-        attribute_strings.scan_code_uses([use for _twin, found in twin_uses for use in found] + uses, corpus)
-        unfollowed = [] if operation.mirrors else attribute_strings.mirror_warnings(queries, symbol, corpus)
-        # A member: a class built on a run-time value may override it.
-        subclasses = dynamic_subclasses(corpus, symbol.name) if len(symbol.path) > 1 else []
-        wanted = {(t.file, t.position.line) for t in targets}
-
-        def add(edit: WorkspaceEdit) -> tuple[WorkspaceEdit, list[str]]:
-            extended, notes = attribute_strings.add_name_uses(edit, uses, new_name, corpus, symbol)
-            for twin, found in twin_uses:
-                extended, _twin_notes = attribute_strings.add_name_uses(extended, found, new_name, corpus, twin)
-                notes.append(f"mirror binding renamed too: {twin.file}:{twin.selection_range.start.line + 1} "
-                             f"mirrors the public names of {symbol.file} (turn mirrors off to leave it)")
-            extended, overrides = with_dynamic_overrides(
-                context.workspace, corpus, extended, subclasses, symbol.name, new_name, wanted,
-                member_lookup.member_of(queries, symbol.name))
-            if len(symbol.path) == 2:  # a member of a top-level class
-                extended, listed = with_attribute_lists(corpus, extended, symbol.file, symbol.path[0].name, symbol.name, new_name)
-                overrides += listed
-            extended, entry_points = _with_entry_points(context, queries, symbol, new_name, extended)
-            return extended, [*notes, *overrides, *entry_points, *unfollowed]
-
-        return add
-
-    return passes
-
-
-def _with_entry_points(context: PlanContext, queries: GraphQueries, symbol: Symbol, new_name: str,
-                       edit: WorkspaceEdit) -> tuple[WorkspaceEdit, list[str]]:
-    """Entry points (``tool = "pkg.cli:main"``) naming the symbol are references: the installed
-    command imports it by that name. One naming it through a module that re-exports it counts
-    when the rename renamed that module's binding too."""
-    from engine.refactor.python.module_mentions import entry_point_edits, entry_point_references
-
-    references = entry_point_references(context.workspace)
-    if not references:
-        return edit, []
-    renamed_in = {change.path for change in edit.operations
-                  if isinstance(change, FileChange) and any(e.new_text == new_name for e in change.edits)}
-    naming = [reference for reference in references
-              if (file := queries.project.module_file(reference.module)) is not None
-              and (file == symbol.file or (file in renamed_in and reference.attrs[0] == symbol.path[0].name))]
-    changes, places = entry_point_edits(context.workspace, naming, tuple(segment.name for segment in symbol.path), new_name, None)
-    if not changes:
-        return edit, []
-    return rename.merge([edit, WorkspaceEdit(tuple(changes))]), [f"entry points renamed too: {', '.join(places)}"]
 
 
 def _rename_targets(context: PlanContext, symbol: Symbol) -> list[rename.RenameTarget]:
@@ -266,14 +189,6 @@ def _dotted_path(context: PlanContext, symbol: Symbol) -> str | None:
         return None  # only Python strings name a symbol by its dotted module path
     module = context.graph().project.module_name(symbol.file)
     return f"{module}.{'.'.join(s.name for s in symbol.path)}" if module else None
-
-
-def _mirror_bindings(context: PlanContext, queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> list[Symbol]:
-    """The old name's own top-level binding in each mirror module of the symbol's module."""
-    found = []
-    for path, _shared in attribute_strings.mirror_modules(queries, symbol, corpus):
-        found += [s for s in context.outline(path).symbols if s.name == symbol.name and len(s.path) == 1]
-    return found
 
 
 def _graph_sees_uses(path: str) -> bool:

@@ -33,6 +33,7 @@ from typing import Any
 
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.errors import EditsOutsideWorkspace, Refused
+from engine.refactor.pass_protocol import RenameUnavailable
 from engine.answers import TextEdit
 from engine.positions import Position, Range, split_lines
 from engine.edits.text import line_edits
@@ -43,10 +44,6 @@ from engine.workspace import Workspace
 _BOM = "\ufeff"
 _jedi_lock = threading.Lock()
 """jedi's settings and parso's caches are process-wide: one rename through them at a time."""
-
-
-class RenameUnavailable(Refused):
-    code = "rename_unavailable"
 
 
 class SourceChangedUnderJedi(Refused):
