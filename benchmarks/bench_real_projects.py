@@ -3,7 +3,8 @@ rope and jedi side by side, in the same run.
 
 Run: ``.venv/bin/python benchmarks/bench_real_projects.py [--server] [--indexed-words] [--only NAME] [--tools codegraft,rope,jedi]``
 (``--language go``: the Go module corpus instead, benchmarks/real_projects_go.toml, codegraft with
-gopls, judged by go build, go vet and go test: benchmarks/real_projects_go.py)
+gopls, judged by go build, go vet and go test: benchmarks/real_projects_go.py; ``--language typescript
+[--backend tsserver|tsc-lsp|both]``: the npm corpus on tsserver and/or TypeScript 7: benchmarks/real_projects_ts.py)
 (rope is installed into the venv on first use; sdists are fetched from PyPI once, into
 benchmarks/.corpus/). Projects and cases are data: benchmarks/real_projects.toml.
 
@@ -487,13 +488,17 @@ def main() -> None:
                         help="python: the PyPI corpus, codegraft beside its peers; go: the Go module corpus "
                              "(benchmarks/real_projects_go.toml), codegraft with gopls; typescript: the npm corpus "
                              "(benchmarks/real_projects_ts.toml), codegraft with typescript-language-server")
+    parser.add_argument("--backend", choices=("tsserver", "tsc-lsp", "both"), default="tsserver",
+                        help="--language typescript: the projects as published, on typescript-language-server "
+                             "(tsserver); each made a TypeScript 7 project, on TypeScript 7's tsc --lsp (tsc-lsp); or both")
     parser.add_argument("--indexed-words", action="store_true",
                         help="codegraft with its files' words indexed first, as the CLI's daemon has them after a call")
     args = parser.parse_args()
     if args.language == "typescript":
         from benchmarks import real_projects_ts
 
-        real_projects_ts.main(set(args.only.split(",")) if args.only else None)
+        backends = real_projects_ts.BACKENDS if args.backend == "both" else (args.backend,)
+        real_projects_ts.main(set(args.only.split(",")) if args.only else None, backends)
         return
     if args.language == "go":
         from benchmarks import real_projects_go

@@ -1,15 +1,23 @@
 """Issue 40's TypeScript/JavaScript corpus: codegraft's refactorings on real npm packages
 (benchmarks/real_projects_ts.toml), judged without the engine's help.
 
-Run: ``.venv/bin/python benchmarks/bench_real_projects.py --language typescript [--only NAME]``
+Run: ``.venv/bin/python benchmarks/bench_real_projects.py --language typescript [--backend both] [--only NAME]``
 (tarballs come from the npm registry once, into benchmarks/.corpus/npm/; the test runners and
 the packages a project's tests or types need are installed beside it, from the registry).
+
+Two backends (issue 47): ``tsserver``, the projects as published (no TypeScript of their own:
+typescript-language-server on TypeScript 5.9), and ``tsc-lsp``, each project made a TypeScript 7
+project (its package.json and node_modules, benchmarks/real_projects_ts7.py), so that codegraft
+serves it with TypeScript 7's ``tsc --lsp`` as it would a real one. A rename's plan must say it
+came from that backend's server. TypeScript 7's server has no move: on ``tsc-lsp`` a move passes
+only when refused with the code ``unsupported_by_server`` (or the case's own ``expect`` code).
 
 A case passes when, after codegraft's plan is applied to a fresh copy:
 - something changed; a move's definition left the source and is in the destination; a renamed
   file left its old path; a deleted symbol's definition is gone;
 - the project's own tests (where they ship and run offline) pass with the same count as before;
-- ``tsc --noEmit`` is clean over every tsconfig/jsconfig the project has (``tsconfigs``);
+- ``tsc --noEmit`` is clean over every tsconfig/jsconfig the project has (``tsconfigs``), with the
+  project's own compiler (TypeScript 7's on ``tsc-lsp``);
 - no stale reference: the old identifier's tokens left in code (comments and strings skipped)
   are exactly the case's ``remaining_at`` places (homonyms), or number ``remaining``; after a
   rename-file no import or require names the old path;
@@ -34,12 +42,15 @@ import tarfile
 import tempfile
 import time
 import tomllib
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
 from benchmarks.leftover_places import leftover_places_verdict
+from benchmarks.real_projects_ts7 import (
+    BACKENDS, SERVER_NAMES, TSC_LSP, TSSERVER, project_compiler, typescript7_missing, typescript7_variant)
 
 REPO = Path(__file__).resolve().parent.parent
 CACHE = REPO / "benchmarks" / ".corpus" / "npm"
@@ -63,12 +74,13 @@ class Outcome:
 # -- projects -------------------------------------------------------------------------------
 
 
-def tool_missing() -> str:
-    """Why the corpus cannot run here ('' when it can): it needs node, npm, tsc and the server."""
+def tool_missing(backend: str = TSSERVER) -> str:
+    """Why the corpus cannot run here on ``backend`` ('' when it can): it needs node, npm, tsc and
+    the server (on ``tsc-lsp``, the pinned TypeScript 7)."""
     for tool in ("node", "npm", "tsc", "typescript-language-server"):
         if shutil.which(tool) is None:
             return f"{tool} is not installed (.ci/install-servers installs it)"
-    return ""
+    return typescript7_missing() if backend == TSC_LSP else ""
 
 
 def load() -> list[Project]:
@@ -148,13 +160,31 @@ def run_tests(root: Path, project: Project) -> tuple[bool, int, str]:
     return ran.returncode == 0, count, output[-800:]
 
 
-def type_check(root: Path, project: Project) -> str:
-    """'' when ``tsc --noEmit`` is clean over each of the project's configs, else the first errors."""
+def type_check(root: Path, project: Project, *, baseline: bool = False) -> str:
+    """'' when ``tsc --noEmit`` over each of the project's configs, with the project's own compiler,
+    reports no error but the ones the toml lists for it (``tsc7_errors``: TypeScript 7 rejects some
+    JSDoc that 5.9 took, so a JavaScript project can be red on it as published), else the first
+    errors. ``baseline``: the project as it is must report exactly the listed ones."""
+    compiler = project_compiler(root)
+    known = Counter(cast(list[str], project.get("tsc7_errors", [])) if compiler != "tsc" else [])
+    found: dict[str, str] = {}  # "config: file: TScode" -> the first such error line
+    keys: Counter[str] = Counter()
     for config in cast(list[str], project.get("tsconfigs", [])):
-        checked = subprocess.run(["tsc", "--noEmit", "-p", config], cwd=root, capture_output=True, text=True, timeout=600)
-        if checked.returncode != 0:
-            errors = [line for line in checked.stdout.splitlines() if "error TS" in line]
-            return f"tsc -p {config}: {len(errors)} errors: {'; '.join(errors[:2])[:300]}"
+        checked = subprocess.run([compiler, "--noEmit", "-p", config], cwd=root, capture_output=True, text=True, timeout=600)
+        errors = [line for line in checked.stdout.splitlines() if "error TS" in line]
+        if checked.returncode != 0 and not errors:
+            return f"tsc -p {config} failed: {(checked.stdout + checked.stderr)[-300:]}"
+        for line in errors:
+            spot = re.match(r"(.+?)\(\d+,\d+\): error (TS\d+)", line)
+            key = f"{config}: {spot.group(1)}: {spot.group(2)}" if spot else f"{config}: {line}"
+            keys[key] += 1
+            found.setdefault(key, line)
+    if baseline and keys != known:
+        return f"tsc: the errors are not the listed tsc7_errors: {sorted(keys.elements())[:6]}"
+    new = keys - known
+    if new:
+        lines = [found[key] for key in new]
+        return f"tsc: {sum(new.values())} errors: {'; '.join(lines[:2])[:300]}"
     return ""
 
 
@@ -339,20 +369,27 @@ class BaselineRed(Exception):
     """The project fails its own judges before anything changed: nothing can be judged on it."""
 
 
-def green_baseline(project: Project) -> tuple[Path, int]:
-    source = unpacked(project)
-    why = type_check(source, project)
+def green_baseline(project: Project, backend: str = TSSERVER) -> tuple[Path, int]:
+    source = project_source(project, backend)
+    why = type_check(source, project, baseline=True)
     green, count, tail = run_tests(source, project)
     if why or not green:
         raise BaselineRed(f"{project['name']} is red before any refactoring: {why or tail}")
     return source, count
 
 
+def project_source(project: Project, backend: str) -> Path:
+    """The unpacked project as ``backend`` serves it: as published, or made a TypeScript 7 project."""
+    source = unpacked(project)
+    return typescript7_variant(source) if backend == TSC_LSP else source
+
+
 # -- codegraft ------------------------------------------------------------------------------
 
 
-def codegraft(root: Path, case: Case) -> None:
-    """Plan and apply the case with codegraft and its language server; refusals propagate."""
+def codegraft(root: Path, case: Case) -> tuple[str, ...]:
+    """Plan and apply the case with codegraft and its language server: the plan's warnings
+    (which say the server it came from); refusals propagate."""
     from engine.api import Engine, SourcePreference
     from engine.edits.session import EditOptions
     from engine.refactor.operations.move_file import FileRename
@@ -376,20 +413,45 @@ def codegraft(root: Path, case: Case) -> None:
             engine.edits().apply(plan.edit, EditOptions(allow_dirty=True))
     finally:
         engine.close()
+    return tuple(plan.warnings)
+
+
+UNSUPPORTED = "unsupported_by_server"
+
+
+def expected_codes(case: Case, backend: str) -> tuple[str, ...]:
+    """The refusal codes that pass the case on ``backend`` (() when it must be applied; "refusal":
+    any engine error). TypeScript 7's server cannot move: its only right answer is that code."""
+    expect = (str(case["expect"]),) if case.get("expect") else ()
+    if backend == TSC_LSP and case["op"] == "move":
+        return (*expect, UNSUPPORTED)
+    return expect
+
+
+def served_verdict(case: Case, backend: str, warnings: tuple[str, ...]) -> str:
+    """'' when a rename's plan came from ``backend``'s server (a corpus run on TypeScript 7 that
+    tsserver answered would prove nothing), else why not."""
+    server = SERVER_NAMES[backend]
+    if case["op"] != "rename" or f"from {server}" in warnings:
+        return ""
+    said = [warning for warning in warnings if warning.startswith("from ")]
+    return f"not from {server}: {said[0] if said else 'the plan names no server'}"
 
 
 def verdict(root: Path, before: Mapping[str, str], project: Project, case: Case, baseline: int,
-            pristine: Mapping[str, str], error: BaseException | None) -> tuple[str, str]:
+            pristine: Mapping[str, str], error: BaseException | None, backend: str = TSSERVER,
+            warnings: tuple[str, ...] = ()) -> tuple[str, str]:
     """(why not, note) for codegraft's attempt at a case."""
     from engine.errors import GraftError
 
-    expect = case.get("expect")
-    if expect:
+    codes = expected_codes(case, backend)
+    if codes:
+        expect = " or ".join(codes)
         if error is None:
             return f"expected a refusal ({expect}), but it applied the change", ""
         if not isinstance(error, GraftError):
             return f"{type(error).__name__}: {str(error)[:150]}", ""
-        if expect != "refusal" and error.code != expect:
+        if "refusal" not in codes and error.code not in codes:
             return f"refused with code {error.code}, expected {expect}: {str(error).splitlines()[0][:120]}", ""
         if digest(root) != before:
             return "refused, but files changed", ""
@@ -397,23 +459,24 @@ def verdict(root: Path, before: Mapping[str, str], project: Project, case: Case,
     if error is not None:
         code = f" [{error.code}]" if isinstance(error, GraftError) else ""
         return f"{type(error).__name__}{code}: {str(error).splitlines()[0][:200] if str(error) else ''}", ""
-    return judge(root, before, project, case, baseline, pristine), ""
+    return served_verdict(case, backend, warnings) or judge(root, before, project, case, baseline, pristine), ""
 
 
 def attempt(source: Path, before: Mapping[str, str], project: Project, case: Case, baseline: int,
-            pristine: Mapping[str, str], scratch: Path) -> Outcome:
-    """codegraft on a fresh copy of the project (its node_modules link kept): applied, timed, judged."""
+            pristine: Mapping[str, str], scratch: Path, backend: str = TSSERVER) -> Outcome:
+    """codegraft on a fresh copy of the project (its node_modules links kept): applied, timed, judged."""
     root = scratch / "p"
     shutil.copytree(source, root, symlinks=True)
     error: BaseException | None = None
+    warnings: tuple[str, ...] = ()
     started = time.perf_counter()
     try:
-        codegraft(root, case)
+        warnings = codegraft(root, case)
     except Exception as failure:  # noqa: BLE001 - a refusal or a crash is a result here
         error = failure
     seconds = time.perf_counter() - started
     try:
-        why, note = verdict(root, before, project, case, baseline, pristine, error)
+        why, note = verdict(root, before, project, case, baseline, pristine, error, backend, warnings)
     except Exception as failure:  # noqa: BLE001 - e.g. a judge timed out
         why, note = f"{type(failure).__name__}: {failure}", ""
     return Outcome(not why, seconds, why, note)
@@ -423,39 +486,62 @@ def case_label(project: Project, case: Case) -> str:
     return f"{project['name']}: {case['op']} {case['address']}"
 
 
-def main(only: set[str] | None = None) -> None:
-    missing = tool_missing()
-    if missing:
-        raise SystemExit(missing)
-    passed = total = 0
-    refused_ok = 0
-    rows = []
-    started = time.perf_counter()
+Row = tuple[Project, Case, Outcome]
+
+
+def run_backend(backend: str, only: set[str] | None) -> list[Row]:
+    """Every case of the corpus (or of the ``only`` projects) on ``backend``, each on a fresh copy."""
+    rows: list[Row] = []
     for project in load():
         if only is not None and project["name"] not in only:
             continue
         try:
-            source, baseline = green_baseline(project)
+            source, baseline = green_baseline(project, backend)
         except BaselineRed as red:
             raise SystemExit(str(red)) from None
         before, pristine = digest(source), texts(source)
-        print(f"{project['name']} {project['version']}: baseline green ({baseline} tests)", file=sys.stderr)
+        print(f"[{backend}] {project['name']} {project['version']}: baseline green ({baseline} tests)", file=sys.stderr)
         for case in cast(list[Case], project["case"]):
             with tempfile.TemporaryDirectory() as scratch:
-                outcome = attempt(source, before, project, case, baseline, pristine, Path(scratch))
-            passed += outcome.passed
-            total += 1
-            refused_ok += bool(outcome.note)
-            rows.append((case_label(project, case), outcome))
+                outcome = attempt(source, before, project, case, baseline, pristine, Path(scratch), backend)
+            rows.append((project, case, outcome))
             print(f"  {'PASS' if outcome.passed else 'fail'} {outcome.seconds:6.2f}s  {case['op']:<11} {case['address']}"
                   + (f"\n      {outcome.why or outcome.note}" if outcome.why or outcome.note else ""), file=sys.stderr)
-    print()
-    for label, outcome in rows:
-        print(f"{label[:90]:<92}{'PASS' if outcome.passed else 'fail'} {outcome.seconds:6.2f}s  {outcome.why[:120]}")
-    print(f"total passed: {passed}/{total} ({refused_ok} of them refusals with the expected code), "
-          f"{time.perf_counter() - started:.0f}s")
+    return rows
+
+
+def summary(backend: str, rows: list[Row]) -> str:
+    """Per project: cases, passed, refused with the expected code, median seconds; then the total."""
+    lines = [f"| project ({backend}) | cases | passed | refused as expected | median s |", "|---|---|---|---|---|"]
+    names = list(dict.fromkeys(str(project["name"]) for project, _, _ in rows))
+    for name in [*names, None]:
+        mine = [outcome for project, _, outcome in rows if name is None or project["name"] == name]
+        seconds = sorted(outcome.seconds for outcome in mine)
+        median = seconds[len(seconds) // 2] if seconds else 0.0
+        label = f"{name}" if name else "**total**"
+        lines.append(f"| {label} | {len(mine)} | {sum(o.passed for o in mine)} | {sum(bool(o.note) for o in mine)} | "
+                     f"{median:.1f} |")
+    return "\n".join(lines)
+
+
+def main(only: set[str] | None = None, backends: tuple[str, ...] = (TSSERVER,)) -> None:
+    for backend in backends:
+        missing = tool_missing(backend)
+        if missing:
+            raise SystemExit(f"{backend}: {missing}")
+    for backend in backends:
+        started = time.perf_counter()
+        rows = run_backend(backend, only)
+        print(f"\n== {backend}")
+        for project, case, outcome in rows:
+            print(f"{case_label(project, case)[:90]:<92}{'PASS' if outcome.passed else 'fail'} {outcome.seconds:6.2f}s  "
+                  f"{outcome.why[:120]}")
+        passed, refused = sum(o.passed for _, _, o in rows), sum(bool(o.note) for _, _, o in rows)
+        print(f"total passed on {backend}: {passed}/{len(rows)} ({refused} of them refusals with the expected code), "
+              f"{time.perf_counter() - started:.0f}s")
+        print(summary(backend, rows))
 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(REPO))
-    main(set(sys.argv[1].split(",")) if len(sys.argv) > 1 else None)
+    main(set(sys.argv[1].split(",")) if len(sys.argv) > 1 else None, BACKENDS)
