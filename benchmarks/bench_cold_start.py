@@ -8,7 +8,11 @@ barrel, Go through an import of the core package), then, per language:
 - raw: the bare server (benchmarks/raw_lsp.py) started, initialised, shown the file (tsserver needs
   it open) and asked ``textDocument/rename``: the first answer after start, then warm answers;
 - codegraft: a fresh engine on a workspace without ``.graft/`` (no index cache) plans the same
-  rename, server start included (cold), then plans it again (warm).
+  rename, server start included (cold), then warm plans.
+
+Warm runs are never the cold request again: run i renames ``scaleBy`` (even i) or ``offsetBy``
+(odd i) to a name used nowhere before (``MultiplyBy<i>``, ``ShiftBy<i>``), and the raw server is
+asked the same sequence, so no answer can come from an earlier identical request.
 
 Targets: cold TypeScript ≤ 3 s, Go ≤ 2 s; warm ≤ 1.5× the raw server's warm rename.
 
@@ -53,6 +57,14 @@ class Case:
     line: int
     character: int
     language_id: str
+    other: tuple[str, int, int]
+    """The second function (address, line, character): warm runs alternate between the two."""
+
+    def warm_target(self, run: int) -> tuple[str, int, int, str]:
+        """(address, line, character, new name) of warm run ``run``: never the cold request again."""
+        if run % 2 == 0:
+            return self.address, self.line, self.character, f"MultiplyBy{run}"
+        return (*self.other, f"ShiftBy{run}")
 
 
 def typescript_project(files: int) -> Case:
@@ -66,7 +78,8 @@ def typescript_project(files: int) -> Case:
     (root / "src" / "index.ts").write_text('export { scaleBy, offsetBy } from "./core.js";\n')
     for index in range(files):
         (root / "src" / f"module{index}.ts").write_text(ts_module(index))
-    return Case("typescript", "typescript-language-server", root, "src/core.ts", "src/core.ts:scaleBy", 0, 17, "typescript")
+    return Case("typescript", "typescript-language-server", root, "src/core.ts", "src/core.ts:scaleBy", 0, 17, "typescript",
+                ("src/core.ts:offsetBy", 4, 17))
 
 
 GO_CORE = """package core
@@ -114,7 +127,7 @@ def go_project(files: int) -> Case:
         folder = root / f"module{index}"
         folder.mkdir()
         (folder / f"module{index}.go").write_text(go_module(index))
-    return Case("go", "gopls", root, "core/core.go", "core/core.go:ScaleBy", 3, 5, "go")
+    return Case("go", "gopls", root, "core/core.go", "core/core.go:ScaleBy", 3, 5, "go", ("core/core.go:OffsetBy", 8, 5))
 
 
 def lines_of(case: Case) -> int:
@@ -151,9 +164,11 @@ def raw_rename(case: Case, runs: int) -> tuple[float, list[float], int]:
     cold = time.perf_counter() - started
     edits = _edits(first)
     warm = []
-    for _ in range(runs):
+    for run in range(runs):
+        _, line, character, new_name = case.warm_target(run)
+        asked = {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}, "newName": new_name}
         began = time.perf_counter()
-        client.request("textDocument/rename", params)
+        client.request("textDocument/rename", asked)
         warm.append(time.perf_counter() - began)
     client.close()
     return cold, warm, edits
@@ -190,10 +205,11 @@ def codegraft_rename(case: Case, runs: int, profile: str | None) -> tuple[float,
         warm = []
         for run in range(runs):
             profiler = cProfile.Profile() if profile and run == runs - 1 else None
+            address, _, _, new_name = case.warm_target(run)
             began = time.perf_counter()
             if profiler is not None:
                 profiler.enable()
-            engine.plan(operation)
+            engine.plan(Rename(address, new_name))
             warm.append(time.perf_counter() - began)
             if profiler is not None:
                 profiler.disable()

@@ -5,16 +5,20 @@ function of ``src/core.ts`` through the barrel ``src/index.ts``; a lock file say
 under benchmarks/.corpus/ts7, then measures:
 
 - cold: a fresh engine's first rename plan of ``core.ts:scaleBy``, the server's start included;
-- warm: the same plan again, against the raw server's bare ``textDocument/rename`` (benchmarks/raw_lsp.py);
+- warm: plans of other renames (run i renames ``scaleBy`` or ``offsetBy``, alternately, to a name
+  used nowhere before: never the cold request again), against the raw server's bare
+  ``textDocument/rename`` of the same sequence (benchmarks/raw_lsp.py);
 - apply with the full check: the warm plan applied with ``fail_on_new_errors`` (the whole scope
   compared), then undone (not timed).
 
-    .venv/bin/python benchmarks/bench_ts7.py [--files 50] [--runs 5]
+    .venv/bin/python benchmarks/bench_ts7.py [--files 50] [--runs 5] [--profile FILE]
+        (cProfile of the cold plan and the last warm plan, written to FILE.cold and FILE.warm)
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import shutil
 import statistics
 import sys
@@ -81,6 +85,13 @@ def generate(files: int) -> Path:
     return root
 
 
+def warm_target(run: int) -> tuple[int, str, str]:
+    """(line in core.ts, address, new name) of warm run ``run``: never the cold request again."""
+    if run % 2 == 0:
+        return 0, "src/core.ts:scaleBy", f"multiplyBy{run}"
+    return 4, "src/core.ts:offsetBy", f"shiftBy{run}"
+
+
 def lines_of(root: Path) -> int:
     return sum(len(path.read_text().splitlines()) for path in root.rglob("*.ts"))
 
@@ -107,9 +118,11 @@ def raw_rename(command: tuple[str, ...], root: Path, runs: int) -> tuple[float, 
     edits = sum(len(changes) for changes in (first or {}).get("changes", {}).values())
     print(f"raw rename: {len((first or {}).get('changes', {}))} files, {edits} edits")
     warm = []
-    for _ in range(runs):
+    for run in range(runs):
+        line, _, new_name = warm_target(run)
+        asked = {"textDocument": {"uri": core}, "position": {"line": line, "character": 17}, "newName": new_name}
         began = time.perf_counter()
-        client.request("textDocument/rename", params)
+        client.request("textDocument/rename", asked)
         warm.append(time.perf_counter() - began)
     client.close()
     return cold, warm
@@ -119,6 +132,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", type=int, default=50)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--profile", help="write cProfile stats of the cold and the last warm plan to PROFILE.cold|warm")
     args = parser.parse_args()
     command = pinned_command()
     if command is None:
@@ -130,15 +144,28 @@ def main() -> None:
 
     engine = engine_on(root)
     try:
+        profiler = cProfile.Profile() if args.profile else None
         began = time.perf_counter()
+        if profiler is not None:
+            profiler.enable()
         plan = engine.plan(Rename("src/core.ts:scaleBy", "multiplyBy"))
         cold = time.perf_counter() - began
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(f"{args.profile}.cold")
         edits = sum(len(getattr(operation, "edits", ())) for operation in plan.edit.operations)
         warm = []
-        for _ in range(args.runs):
+        for run in range(args.runs):
+            _, address, new_name = warm_target(run)
+            profiler = cProfile.Profile() if args.profile and run == args.runs - 1 else None
             began = time.perf_counter()
-            plan = engine.plan(Rename("src/core.ts:scaleBy", "multiplyBy"))
+            if profiler is not None:
+                profiler.enable()
+            engine.plan(Rename(address, new_name))
             warm.append(time.perf_counter() - began)
+            if profiler is not None:
+                profiler.disable()
+                profiler.dump_stats(f"{args.profile}.warm")
         applies = []
         for _ in range(args.runs):
             plan = engine.plan(Rename("src/core.ts:scaleBy", "multiplyBy"))

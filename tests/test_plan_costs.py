@@ -2,7 +2,11 @@
 for every file or use it touched where only a few could need it. Counted, never timed.
 
 - TypeScript: the clash check and the shorthand pass walked the scopes of every edited file; now
-  only of a file that holds the new name (a clash needs it there) or an edited shorthand.
+  only of a file that holds the new name (a clash needs it there) or an edited shorthand. They
+  also parsed every edited file on every plan and asked the graph for the importers of all of
+  them; now a file's exports and shorthands are kept by content (a later plan parses only the
+  files that hold its new name or an edited shorthand), and only the files whose exports the
+  rename changes are followed to their re-exporters.
 - Go: every renamed ``x.Name`` was asked of gopls (one definition request each) to find a use of
   another module's method; a package-level declaration has no such use (its selectors are all
   ``pkg.Name``), so its rename asks none, and a method's rename still asks.
@@ -17,6 +21,7 @@ import pytest
 
 from engine.answers import Location, TextEdit
 from engine.edits.model import FileChange, WorkspaceEdit
+from engine.extract.treesitter import TreeSitterExtractor
 from engine.ports import Answered
 from engine.positions import Position, Range
 from engine.refactor.operations.rename_symbol import Rename
@@ -69,6 +74,40 @@ def test_typescript_rename_passes_walk_scopes_only_where_the_new_name_or_a_short
     assert len(walked) == 2, "then src/d.ts, for its shorthand { scaleBy }"
     assert any("src/d.ts:2" in note for note in notes), notes
     assert kept is not edit
+
+
+def test_a_later_typescript_rename_parses_only_files_holding_its_new_name_or_an_edited_shorthand(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for path, text in TS_FILES.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    workspace = Workspace(tmp_path)
+    first = _renaming(workspace, "scaleBy", "multiplyBy")
+    parsed = ParsedFiles(workspace)
+    rename_clashes(workspace, first, "scaleBy", "multiplyBy", lambda files: [], parsed)
+    keep_shorthand_keys(workspace, first, "scaleBy", "multiplyBy", parsed)
+    parses: list[int] = []
+    real = TreeSitterExtractor.parse
+
+    def counted(self: TreeSitterExtractor, language: str, text: bytes) -> object:
+        parses.append(1)
+        return real(self, language, text)
+
+    monkeypatch.setattr(TreeSitterExtractor, "parse", counted)
+    asked: list[list[str]] = []
+
+    def re_exporters(files: list[str]) -> list[str]:
+        asked.append(sorted(files))
+        return []
+
+    later = _renaming(workspace, "scaleBy", "timesBy")  # another plan: a new ParsedFiles, the files unchanged
+    parsed = ParsedFiles(workspace)
+    assert rename_clashes(workspace, later, "scaleBy", "timesBy", re_exporters, parsed) == []
+    assert parses == [], "no file holds timesBy: the exports are known by content"
+    assert asked == [["src/core.ts"]], "only core.ts's exports change: only its re-exporters can gain a name"
+    kept, notes = keep_shorthand_keys(workspace, later, "scaleBy", "timesBy", parsed)
+    assert len(parses) == 1, "src/d.ts alone, for its edited shorthand { scaleBy }"
+    assert any("src/d.ts:2" in note for note in notes), notes
 
 
 class CountingDefinitions:

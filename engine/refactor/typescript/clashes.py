@@ -26,6 +26,7 @@ from engine.answers import TextEdit
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.extract.treesitter import TreeSitterExtractor
 from engine.languages import language_of
+from engine.refactor.typescript.file_tables import NAMES, STAR, FileTable, table_of
 from engine.refactor.typescript.scopes import FileScopes, file_scopes
 from engine.workspace import SourceFile, Workspace
 
@@ -46,29 +47,50 @@ class Clash:
 
 
 class ParsedFiles:
-    """Each file read and parsed once per check; its scopes walked only when asked for (the walk
-    costs several times the parse, and most files a rename edits never need it)."""
+    """Each file read and parsed at most once per check, and parsed only when a pass needs its tree;
+    its scopes walked only when asked for (the walk costs several times the parse, and most files a
+    rename edits never need it). What every rename needs of a file (its exports, its shorthands)
+    is kept by content across checks (engine.refactor.typescript.file_tables)."""
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
         self._extractor = TreeSitterExtractor()
-        self._trees: dict[str, tuple[SourceFile, Node] | None] = {}
+        self._sources: dict[str, tuple[SourceFile, str] | None] = {}
+        self._trees: dict[str, Node] = {}
         self._scopes: dict[str, FileScopes] = {}
 
-    def get(self, path: str) -> tuple[SourceFile, Node] | None:
-        if path not in self._trees:
+    def source(self, path: str) -> SourceFile | None:
+        """The file's text, when it is a readable file in a language with a parser."""
+        found = self._source(path)
+        return found[0] if found is not None else None
+
+    def _source(self, path: str) -> tuple[SourceFile, str] | None:
+        if path not in self._sources:
             language = language_of(path)
             try:
                 source = self.workspace.read(path)
             except (OSError, UnicodeDecodeError, ValueError):
-                self._trees[path] = None
-                return None
-            if language is None or not self._extractor.supports(language):
-                self._trees[path] = None
-                return None
-            root = self._extractor.parse(language, source.text.encode("utf-8")).root_node
-            self._trees[path] = (source, root)
+                source = None
+            known = source is not None and language is not None and self._extractor.supports(language)
+            self._sources[path] = (source, language) if known else None  # type: ignore[assignment]
+        return self._sources[path]
+
+    def get(self, path: str) -> tuple[SourceFile, Node] | None:
+        found = self._source(path)
+        return (found[0], self._tree(path, *found)) if found is not None else None
+
+    def _tree(self, path: str, source: SourceFile, language: str) -> Node:
+        if path not in self._trees:
+            self._trees[path] = self._extractor.parse(language, source.text.encode("utf-8")).root_node
         return self._trees[path]
+
+    def table(self, path: str) -> FileTable | None:
+        """The file's exports and shorthands (parsed only when its content was not seen before)."""
+        found = self._source(path)
+        if found is None:
+            return None
+        source, language = found
+        return table_of((language, source.sha256), lambda: self._tree(path, source, language))
 
     def scopes(self, path: str, root: Node) -> FileScopes:
         """The scopes of ``path``, whose tree is ``root`` (from :meth:`get`)."""
@@ -88,21 +110,42 @@ def rename_clashes(workspace: Workspace, edit: WorkspaceEdit, old: str, new: str
     for change in edit.operations:
         if not isinstance(change, FileChange) or language_of(change.path) is None:
             continue
-        found = parsed.get(change.path)
-        if found is None:
+        source = parsed.source(change.path)
+        if source is None:
             continue
-        source, root = found
         spans = _renamed_starts(source, change.edits, old, new)
         changed[change.path] = spans
         if not new_word.search(source.text):
             # A scope clash needs the new name in the file already (a binding of it, or a use
             # that the renamed binding would capture): without it nothing there can clash.
             continue
-        clashes += _scope_clashes(change.path, parsed.scopes(change.path, root), spans, old, new)
-        clashes += _member_clashes(change.path, root, spans, old, new)
-    for path in dict.fromkeys([*changed, *re_exporters(list(changed))]):
-        clashes += _export_clashes(parsed, path, changed, old, new)
+        found = parsed.get(change.path)
+        if found is not None:
+            clashes += _scope_clashes(change.path, parsed.scopes(change.path, found[1]), spans, old, new)
+            clashes += _member_clashes(change.path, found[1], spans, old, new)
+    clashes += _all_export_clashes(parsed, changed, old, new, re_exporters)
     return sorted(set(clashes), key=lambda c: (c.file, c.line, c.what))
+
+
+def _all_export_clashes(parsed: ParsedFiles, changed: dict[str, set[int]], old: str, new: str,
+                        re_exporters: Callable[[list[str]], list[str]]) -> list[Clash]:
+    """The export clashes of the edited files, and of the files that re-export them with ``export
+    *``, followed from re-exporter to re-exporter for as long as what a file exports changes (only
+    such a file's re-exporters can gain a name)."""
+    clashes: list[Clash] = []
+    checked: set[str] = set()
+    frontier = list(changed)
+    while frontier:
+        exporting_otherwise = []
+        for path in frontier:
+            checked.add(path)
+            before = _exports(parsed, path, changed, old, new, renamed=False, seen=set())
+            after = _exports(parsed, path, changed, old, new, renamed=True, seen=set())
+            if before != after:
+                exporting_otherwise.append(path)
+                clashes += _export_clash(path, before.get(new, []), after.get(new, []), new)
+        frontier = [path for path in re_exporters(exporting_otherwise) if path not in checked] if exporting_otherwise else []
+    return clashes
 
 
 def _renamed_starts(source: SourceFile, edits: tuple[TextEdit, ...], old: str, new: str) -> set[int]:
@@ -168,13 +211,9 @@ def _member_clashes(path: str, root: Node, spans: set[int], old: str, new: str) 
     return found
 
 
-def _export_clashes(parsed: ParsedFiles, path: str, changed: dict[str, set[int]], old: str, new: str) -> list[Clash]:
-    """A module that would export ``new`` twice, counting what its ``export *`` sources export."""
-    found = parsed.get(path)
-    if found is None:
-        return []
-    before = _exports(parsed, path, changed, old, new, renamed=False, seen=set()).get(new, [])
-    after = _exports(parsed, path, changed, old, new, renamed=True, seen=set()).get(new, [])
+def _export_clash(path: str, before: list[tuple[str, int]], after: list[tuple[str, int]], new: str) -> list[Clash]:
+    """A module that would export ``new`` twice (``before``/``after``: where its exports of ``new``
+    come from), counting what its ``export *`` sources export."""
     if _exported_twice(before) or not _exported_twice(after):
         return []
     return [Clash(path, after[1][1], f"{path} would export {new} twice: "
@@ -191,71 +230,34 @@ def _exported_twice(origins: list[tuple[str, int]]) -> bool:
 def _exports(parsed: ParsedFiles, path: str, changed: dict[str, set[int]], old: str, new: str, *, renamed: bool,
              seen: set[str]) -> dict[str, list[tuple[str, int]]]:
     """Every name ``path`` exports, with where each comes from (file, line); ``renamed``: after the edit."""
-    found = parsed.get(path)
-    if found is None or path in seen:
+    table = parsed.table(path)
+    if table is None or path in seen:
         return {}
     seen.add(path)
-    _source, root = found
     spans = changed.get(path, set()) if renamed else set()
-
-    def named(node: Node) -> str:
-        text = (node.text or b"").decode("utf-8", errors="replace")
-        return new if node.start_byte in spans and text == old else text
-
     exports: dict[str, list[tuple[str, int]]] = {}
-
-    def add(name: str, line: int, origin: str) -> None:
-        exports.setdefault(name, []).append((origin, line))
-
-    for statement in root.named_children:
-        if statement.type != "export_statement":
-            continue
-        line = statement.start_point[0] + 1
-        source_node = statement.child_by_field_name("source")
-        declaration = statement.child_by_field_name("declaration")
-        clause = next((c for c in statement.named_children if c.type == "export_clause"), None)
-        if clause is not None:
-            for specifier in clause.named_children:
-                public = specifier.child_by_field_name("alias") or specifier.child_by_field_name("name")
-                if public is not None:
-                    add(named(public), line, path)
-        elif declaration is not None:
-            if declaration.type == "function_signature":
-                continue  # an overload signature: its implementation exports the name once
-            for name in _declared_names(declaration):
-                add(named(name), line, path)
-        elif source_node is not None:
-            namespace = next((c for c in statement.named_children if c.type == "namespace_export"), None)
-            if namespace is not None:
-                for alias in namespace.named_children:
-                    add(named(alias), line, path)
-                continue
-            target = module_file(parsed, path, source_node)
+    for statement in table.exports:
+        if statement.kind == NAMES:
+            for start, text in statement.names:
+                exports.setdefault(new if start in spans and text == old else text, []).append((path, statement.line))
+        elif statement.kind == STAR:
+            target = resolved_module(parsed.workspace, path, statement.specifier)
             if target is not None:
                 for brought in _exports(parsed, target, changed, old, new, renamed=renamed, seen=seen):
                     if brought != "default":
-                        add(brought, line, f"export * from {target}")
-        elif any(child.type == "default" for child in statement.children):
-            add("default", line, path)
+                        exports.setdefault(brought, []).append((f"export * from {target}", statement.line))
+        else:
+            exports.setdefault("default", []).append((path, statement.line))
     return exports
-
-
-def _declared_names(declaration: Node) -> list[Node]:
-    name = declaration.child_by_field_name("name")
-    if name is not None:
-        return [name]
-    names = []
-    for declarator in declaration.named_children:
-        if declarator.type == "variable_declarator":
-            target = declarator.child_by_field_name("name")
-            if target is not None and target.type == "identifier":
-                names.append(target)
-    return names
 
 
 def module_file(parsed: ParsedFiles, importer: str, specifier: Node) -> str | None:
     """The workspace file a relative module specifier names, as TypeScript resolves it."""
-    text = (specifier.text or b"").decode("utf-8", errors="replace").strip("'\"`")
+    return resolved_module(parsed.workspace, importer, (specifier.text or b"").decode("utf-8", errors="replace").strip("'\"`"))
+
+
+def resolved_module(workspace: Workspace, importer: str, text: str) -> str | None:
+    """The workspace file the relative module specifier ``text`` names, as TypeScript resolves it."""
     if not text.startswith("."):
         return None
     base = posixpath.normpath(posixpath.join(posixpath.dirname(importer), text))
@@ -263,6 +265,6 @@ def module_file(parsed: ParsedFiles, importer: str, specifier: Node) -> str | No
     for stem in stems:
         for suffix in _MODULE_SUFFIXES:
             candidate = stem + suffix
-            if (parsed.workspace.root / candidate).is_file() and language_of(candidate) is not None:
+            if (workspace.root / candidate).is_file() and language_of(candidate) is not None:
                 return candidate
     return None

@@ -23,7 +23,9 @@ def keep_shorthand_keys(workspace: Workspace, edit: WorkspaceEdit, old: str, new
     operations: list[Operation] = []
     notes: list[str] = []
     for operation in edit.operations:
-        found = parsed.get(operation.path) if isinstance(operation, FileChange) else None
+        table = parsed.table(operation.path) if isinstance(operation, FileChange) else None
+        # No shorthand in the file: its tree is not needed.
+        found = parsed.get(operation.path) if isinstance(operation, FileChange) and table is not None and table.shorthands else None
         if not isinstance(operation, FileChange) or found is None:
             operations.append(operation)
             continue
