@@ -22,8 +22,8 @@ def register_symbol_reads(server: GraftMCPServer, tools: GraftTools) -> None:
     """Outlines, symbol search, a symbol's source, references, definitions, explanations."""
     engine = tools.engine
 
-    @server.tool(annotations=READS, description=("To decide what to read or call in a file: its symbols with signatures, one-line docstrings "
-                              "and lines, within max_chars (depth=1: top level only)."))
+    @server.tool(annotations=READS, description=("To decide what to read or call in a file: its top level with signatures, docstrings' first "
+                              "sentences and lines, members by name; depth=2 lists members the same way."))
     def file_outline(path: str, depth: int | None = None, kinds: list[str] | None = None, max_chars: int = DEFAULT_MAX_CHARS,
                      structured: STRUCTURED = False) -> Result:
         return tools.show(lambda: engine.outline(path),

@@ -124,9 +124,72 @@ def file_rank(path: str) -> int:
     return _KIND_RANK["code"]
 
 
+_SIGNATURE_WIDTH = 120
+"""A signature kept in a summary row, at most (the … says it was longer; read_symbol has it whole)."""
+_SUMMARY_DOC_WIDTH = 72
+
+
+def _clipped(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+_SIGNATURE_END = re.compile(r"\s*:?\s*(#.*)?$")
+"""A definition line's colon and trailing comment (``class _RangeWrapper: # private``), not part of its signature."""
+
+
+def _first_sentence(line: str) -> str:
+    """A docstring line up to the end of its first sentence, its spaces collapsed."""
+    line = " ".join(line.split())
+    end = line.find(". ")
+    return line[: end + 1] if end > 0 else line
+
+
+def summary_rows(listing: FileSymbols, text: str) -> list[str]:
+    """The top level: each symbol's lines, signature and docstring's first line; a symbol with
+    members gets one more row naming them (overloads counted: ``get ×6``)."""
+    lines = text.splitlines()
+    rows = []
+    for symbol in listing.symbols:
+        signature = _SIGNATURE_END.sub("", " ".join(symbol.signature.split()).replace("( ", "(").replace(" )", ")").replace(",)", ")"))
+        said = _clipped(signature, _SIGNATURE_WIDTH) if symbol.name in signature else f"{symbol.kind.label} {symbol.name}"
+        doc = _clipped(_first_sentence(_doc_line(symbol, lines)), _SUMMARY_DOC_WIDTH)
+        first, last = symbol.range.first_line, symbol.range.last_line
+        rows.append(f"{first}{f'-{last}' if last != first else ''}  {said}{f'  # {doc}' if doc else ''}")
+        if symbol.children:
+            counted: dict[str, int] = {}
+            for member in symbol.children:
+                counted[member.name] = counted.get(member.name, 0) + 1
+            rows.append("  members: " + ", ".join(name if count == 1 else f"{name} ×{count}" for name, count in counted.items()))
+    return rows
+
+
+def _summary_view(listing: FileSymbols, max_chars: int, structured: bool, source_text: str) -> View:
+    """The default outline: what a module offers, at a glance; depth=2 gives the members' rows."""
+    rows = summary_rows(listing, source_text)
+    everything = sum(1 for top in listing.symbols for _s in top.walk())
+    head = (f"# {listing.file} ({listing.language or 'unknown'}, {listing.source.value}, {listing.confidence.value}): "
+            f"{len(listing.symbols)} top-level of {everything} symbol(s); members named (depth=2: their signatures too)")
+    text, shown = bounded([head], rows, lambda left: _left_out(left, "rows", "narrow with kinds=[...]"), max_chars)
+    left = len(rows) - shown
+    payload: dict[str, Any] = {"total": everything, "shown": sum(1 for row in rows[:shown] if not row.startswith(" "))}
+    if left:
+        payload["omitted"] = {"rows": left}
+    if structured:
+        payload |= {"file": listing.file, "language": listing.language, "source": listing.source.value,
+                    "confidence": listing.confidence.value, "notes": listing.notes}
+        lines = source_text.splitlines()
+        payload["symbols"] = [{"name_path": s.name_path, "kind": s.kind.label, "line": s.range.first_line,
+                               "end_line": s.range.last_line, "signature": s.signature, "doc": _doc_line(s, lines),
+                               "members": [c.name for c in s.children]} for s in listing.symbols[: payload["shown"]]]
+    return payload, text
+
+
 def outline_view(listing: FileSymbols, depth: int | None, kinds: frozenset[str], max_chars: int, structured: bool,
                  source_text: str = "") -> View:
-    """``source_text``: the file's text, for the docstrings' first lines."""
+    """``source_text``: the file's text, for the docstrings' first lines. Without depth or kinds,
+    the summary (:func:`_summary_view`); with either, a row per symbol chosen."""
+    if depth is None and not kinds:
+        return _summary_view(listing, max_chars, structured, source_text)
     chosen = [s for top in listing.symbols for s in top.walk()
               if (depth is None or len(s.path) <= depth) and (not kinds or s.kind.label in kinds)]
     rows = outline_rows(listing, chosen, source_text)

@@ -98,8 +98,8 @@ def test_project_overview_ranks_package_code_then_tests_then_docs(project: Path)
 def test_file_outline_carries_signatures_and_docstrings(project: Path) -> None:
     async def run() -> Any:
         async with Client(_params(project)) as client:
-            return (await client.call_tool("file_outline", {"path": "shop/models.py"}),
-                    await client.call_tool("file_outline", {"path": "shop/models.py", "structured": True}))
+            return (await client.call_tool("file_outline", {"path": "shop/models.py", "depth": 2}),
+                    await client.call_tool("file_outline", {"path": "shop/models.py", "depth": 2, "structured": True}))
 
     text_answer, data_answer = asyncio.run(run())
     text = text_answer.content[0].text
@@ -107,6 +107,30 @@ def test_file_outline_carries_signatures_and_docstrings(project: Path) -> None:
     assert any("class LineItem" in row and "# One product on an order." in row for row in text.splitlines())
     symbols = {s["name_path"]: s for s in data_answer.structured_content["symbols"]}
     assert symbols["Order"]["doc"] == "A customer's order." and symbols["Order/total"]["signature"] == "def total(self) -> Decimal"
+
+
+def test_file_outline_by_default_is_the_top_level_with_members_named(project: Path) -> None:
+    """An outline row per symbol was 5.7k characters on werkzeug's wsgi.py: by default the top
+    level comes with signatures and first sentences, each class's members by name (overloads
+    counted), and the head says how to get the members' rows (depth=2)."""
+    async def run() -> Any:
+        async with Client(_params(project)) as client:
+            return (await client.call_tool("file_outline", {"path": "shop/models.py"}),
+                    await client.call_tool("file_outline", {"path": "shop/models.py", "structured": True}),
+                    await client.call_tool("file_outline", {"path": "shop/models.py", "depth": 2}))
+
+    summary, data, members = asyncio.run(run())
+    rows = summary.content[0].text.splitlines()
+    assert "5 top-level of" in rows[0] and "depth=2" in rows[0]
+    assert "70-73  def next_order_number() -> int" in rows
+    assert "15-25  class LineItem  # One product on an order." in rows
+    assert "  members: customer, items, currency, Status, add ×3, total, describe" in rows
+    assert not any("def add(" in row for row in rows)  # the members' signatures are depth=2's
+    assert "def add(self, sku: str, quantity: int, unit_price: Decimal) -> Order" in members.content[0].text
+    order = next(s for s in data.structured_content["symbols"] if s["name_path"] == "Order")
+    assert order["members"] == ["customer", "items", "currency", "Status", "add", "add", "add", "total", "describe"]
+    assert data.structured_content["shown"] == 5 and "omitted" not in data.structured_content
+    assert len(summary.content[0].text) < len(members.content[0].text)
 
 
 def test_project_overview_names_every_package_file_when_symbols_do_not_fit(project: Path) -> None:
