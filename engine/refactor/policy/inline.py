@@ -1,6 +1,7 @@
 """``inline``: Python's own implementation on LibCST, of a local variable
-(engine.refactor.python.inline_variable) or, when the address names a function, of that function
-at its calls (engine.refactor.python.inline_function); TypeScript, JavaScript and Go through their
+(engine.refactor.python.inline_variable) or of a function (engine.refactor.python.inline_calls): at
+one call when the address is that call's span, at every call in the workspace when it names the
+function; TypeScript, JavaScript and Go through their
 servers' refactorings at a position (engine.refactor.code_actions: a variable, or a Go call); other
 languages are refused (``unsupported_language``)."""
 
@@ -32,13 +33,22 @@ def plan(operation: Inline, context: PlanContext) -> RefactorPlan:
     symbol = selection.symbol
     if symbol is not None and not operation.match and symbol.kind in (SymbolKind.FUNCTION, SymbolKind.METHOD):
         return _inline_function(selection, context, operation.allow_reordering)
-    from engine.refactor.python.inline_variable import plan_inline_variable
+    import libcst as cst
 
+    from engine.refactor.python.inline_calls import plan_inline_call
+    from engine.refactor.python.inline_variable import plan_inline_variable
+    from engine.refactor.python.span_nodes import expression_at, read_tree, trimmed
+
+    tree = read_tree(selection.source)
+    selected = expression_at(tree, trimmed(tree, selection.range)) if selection.range.start != selection.range.end else None
+    if isinstance(selected, cst.Call):  # a call: its function inlined there only
+        return plan_inline_call(tree, selected, allow_reordering=operation.allow_reordering)
     return plan_inline_variable(selection, allow_reordering=operation.allow_reordering)
 
 
 def _inline_function(selection: Selection, context: PlanContext, allow_reordering: bool) -> RefactorPlan:
-    from engine.refactor.python.inline_function import NotInlinable, function_at, plan_inline_function
+    from engine.refactor.python.inline_calls import plan_inline_function
+    from engine.refactor.python.inline_function import NotInlinable, function_at
     from engine.refactor.python.span_nodes import read_tree
 
     symbol = selection.symbol
@@ -55,6 +65,7 @@ def _inline_function(selection: Selection, context: PlanContext, allow_reorderin
         language = profile_of(path)
         if path == selection.source.path or language is None or language.family != "python":
             continue
-        if word.search(context.workspace.read(path).text):
-            others.append(path)
+        source = context.workspace.read(path)
+        if word.search(source.text):
+            others.append(source)
     return plan_inline_function(tree, function, others, allow_reordering=allow_reordering)

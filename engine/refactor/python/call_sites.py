@@ -30,11 +30,22 @@ class FileCalls:
     """``from mod import f`` aliases binding the function (inline removes them once unused)."""
 
 
+@dataclass(frozen=True)
+class OtherUse:
+    """A use of the function that is not a call this can change."""
+
+    path: str
+    line: int
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.why}"
+
+
 @dataclass
 class CallSites:
     files: list[FileCalls]
-    other_uses: list[str]
-    """Where the function is used other than by a call this can change (``path:line: why``)."""
+    other_uses: list[OtherUse]
 
 
 def module_level_binding(tree: PythonTree, function: cst.FunctionDef) -> Assignment | None:
@@ -53,15 +64,15 @@ def find_call_sites(tree: PythonTree, function: cst.FunctionDef, others: list[So
     from engine.refactor.python.span_nodes import read_tree
 
     name = function.name.value
-    other_uses: list[str] = []
+    other_uses: list[OtherUse] = []
     own = FileCalls(tree)
     binding = module_level_binding(tree, function)
     if binding is None:
-        other_uses.append(f"{tree.source.path}: {name} is bound more than once in its module")
+        other_uses.append(OtherUse(tree.source.path, tree.span(function.name).start.line + 1, f"{name} is bound more than once in its module"))
         return CallSites([own], other_uses)
     _collect_calls(tree, [access.node for access in binding.references], own, other_uses)
     if name in (all_names(tree.module) or []):
-        other_uses.append(f"{tree.source.path}: {name} is listed in __all__ (a star import may call it unseen)")
+        other_uses.append(OtherUse(tree.source.path, 0, f"{name} is listed in __all__ (a star import may call it unseen)"))
     files = [own]
     for source in others:
         other = read_tree(source)
@@ -72,17 +83,17 @@ def find_call_sites(tree: PythonTree, function: cst.FunctionDef, others: list[So
     return CallSites(files, other_uses)
 
 
-def _collect_calls(tree: PythonTree, uses: list[cst.CSTNode], into: FileCalls, other_uses: list[str]) -> None:
+def _collect_calls(tree: PythonTree, uses: list[cst.CSTNode], into: FileCalls, other_uses: list[OtherUse]) -> None:
     for use in uses:
         call = tree.parents.get(use)
         if isinstance(call, cst.Call) and call.func is use:
             into.calls.append(call)
         else:
             line = tree.span(use).start.line + 1 if use in tree.positions else 0
-            other_uses.append(f"{tree.source.path}:{line}: used other than by a call")
+            other_uses.append(OtherUse(tree.source.path, line, "used other than by a call"))
 
 
-def _calls_in_importer(tree: PythonTree, defining: str, name: str, into: FileCalls, other_uses: list[str]) -> None:
+def _calls_in_importer(tree: PythonTree, defining: str, name: str, into: FileCalls, other_uses: list[OtherUse]) -> None:
     """The calls of ``name`` from ``defining`` in an importing file; every mention of the word
     that is neither one of them nor an import of another module's name is an unresolved use."""
     accounted: set[cst.CSTNode] = set()
@@ -96,7 +107,7 @@ def _calls_in_importer(tree: PythonTree, defining: str, name: str, into: FileCal
                     bound = alias.asname.name if alias.asname is not None else alias.name
                     accounted.update(_uses_of_binding(tree, alias, bound, into, other_uses))
         elif isinstance(statement, cst.ImportFrom) and _names_module(tree, statement, defining):
-            other_uses.append(f"{tree.source.path}:{tree.span(statement).start.line + 1}: a star import of its module")
+            other_uses.append(OtherUse(tree.source.path, tree.span(statement).start.line + 1, "a star import of its module"))
         elif isinstance(statement, cst.Import):
             for alias in statement.names:
                 if dotted(alias.name) in _module_names(defining):
@@ -104,7 +115,7 @@ def _calls_in_importer(tree: PythonTree, defining: str, name: str, into: FileCal
     for node in nodes_within(tree.module):
         if isinstance(node, cst.Name) and node.value == name and node not in accounted and _is_reference(tree, node):
             line = tree.span(node).start.line + 1 if node in tree.positions else 0
-            other_uses.append(f"{tree.source.path}:{line}: names {name} in a way not followed to its definition")
+            other_uses.append(OtherUse(tree.source.path, line, f"names {name} in a way not followed to its definition"))
 
 
 def _is_reference(tree: PythonTree, node: cst.Name) -> bool:
@@ -121,7 +132,7 @@ def _is_reference(tree: PythonTree, node: cst.Name) -> bool:
 
 
 def _uses_of_binding(tree: PythonTree, alias: cst.ImportAlias, bound: cst.BaseExpression, into: FileCalls,
-                     other_uses: list[str]) -> set[cst.CSTNode]:
+                     other_uses: list[OtherUse]) -> set[cst.CSTNode]:
     scope = tree.scopes.get(alias)
     if scope is None or not isinstance(bound, cst.Name):
         return set()
@@ -134,7 +145,7 @@ def _uses_of_binding(tree: PythonTree, alias: cst.ImportAlias, bound: cst.BaseEx
 
 
 def _attribute_uses(tree: PythonTree, alias: cst.ImportAlias, name: str, into: FileCalls,
-                    other_uses: list[str]) -> set[cst.CSTNode]:
+                    other_uses: list[OtherUse]) -> set[cst.CSTNode]:
     """``m.f`` after ``import mod as m`` (or ``mod.f`` after ``import mod``)."""
     module = dotted(alias.name) or ""
     bound = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else module

@@ -1,32 +1,28 @@
-"""Inline a Python function whose body is one ``return EXPRESSION`` (after its docstring, if
-any): each call in its module becomes the expression with the call's arguments in place of the
-parameters, and the definition goes.
+"""What inlining a Python function asks of the function and of each call, and the call of a
+function whose body is one ``return EXPRESSION`` (after its docstring, if any): the expression
+with the call's arguments in place of the parameters (engine.refactor.python.inline_calls plans
+one call or all of them; inline_body takes a body of statements).
 
-A first step, and refused where it could not be faithful: a function that is a method, is
-decorated, async, a generator, takes ``*args``/``**kwargs`` or keyword-only parameters, or has
-more than a single return (``not_inlinable``); one that calls itself (``recursive``); one that
-other files name, whose imports the inlined code would need (``used_elsewhere``); one its module
-uses other than by calling it (``not_only_called``); a call with ``*``/``**`` arguments
-(``not_inlinable``); an argument that reads state or runs code and that the expression would
-evaluate not exactly once, or out of the call's order (``evaluation_order_changes``, unless
-``allow_reordering``); a name the expression reads that the call's scope binds otherwise
-(``name_clash``).
+Refused where it could not be faithful: a function that is a method, is decorated, async, takes
+``*args``/``**kwargs`` or keyword-only parameters (``not_inlinable``); a call with ``*``/``**``
+arguments, or leaving out a parameter (``not_inlinable``); an argument that reads state or runs
+code and that the expression would evaluate not exactly once, or out of the call's order
+(``evaluation_order_changes``, unless ``allow_reordering``); a name the expression reads that
+the call's scope binds otherwise (``name_clash``), or, in another file, a name of the function's
+module (``used_elsewhere``: the import it needs is not added).
 """
 
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import Assignment, FunctionScope, GlobalScope
+from libcst.metadata import Assignment, BuiltinScope, FunctionScope, GlobalScope
 
-from engine.edits.model import FileChange, WorkspaceEdit
-from engine.edits.text import line_edits
 from engine.errors import Refused
-from engine.refactor.plan import RefactorPlan
-from engine.refactor.python.cst_edits import all_names
 from engine.refactor.python.extract_variable import NameClash
 from engine.refactor.python.inline_variable import bare_value, shareable, stands_alone
-from engine.refactor.python.span_nodes import EvaluationOrderChanges, PythonTree, nodes_within, observes_state, read_names
-from engine.symbols import Confidence, Source
+from engine.refactor.python.span_nodes import (
+    EvaluationOrderChanges, PythonTree, binding_scope, nodes_within, observes_state, read_names,
+)
 
 
 class NotInlinable(Refused):
@@ -55,63 +51,9 @@ def function_at(tree: PythonTree, line: int, column: int) -> cst.FunctionDef | N
     return None
 
 
-def plan_inline_function(tree: PythonTree, function: cst.FunctionDef, other_files: list[str], *,
-                         allow_reordering: bool) -> RefactorPlan:
-    name = function.name.value
-    expression = _returned(tree, function)
-    if other_files:
-        raise UsedElsewhere(f"{name} is named in {len(other_files)} other file(s) ({', '.join(other_files[:5])}); inlining "
-                            "there would need the imports its code reads, which is not done yet; nothing was changed")
-    scope = tree.scopes.get(function)
-    binding = [a for a in scope[name] if isinstance(a, Assignment) and a.node is function] if scope is not None else []
-    if scope is None or not binding or len(scope[name]) != 1:
-        raise NotInlinable(f"{name} is bound more than once in its scope; only a function defined once is inlined")
-    calls: list[cst.Call] = []
-    for access in binding[0].references:
-        call = tree.parents.get(access.node)
-        if not isinstance(call, cst.Call) or call.func is not access.node:
-            line = tree.span(access.node).start.line + 1
-            raise NotOnlyCalled(f"{name} is used on line {line} other than by a call; inlining would leave it dangling")
-        if any(ancestor is function for ancestor in tree.ancestors(call)):
-            raise Recursive(f"{name} calls itself; a recursive function cannot be inlined")
-        calls.append(call)
-    if not calls:
-        raise NotOnlyCalled(f"nothing calls {name}; delete it instead")
-    if name in (all_names(tree.module) or []):
-        raise NotOnlyCalled(f"{name} is exported by the module's __all__; inlining would delete a name it promises")
-    parameters = [param.name.value for param in function.params.params]
-    defaults = {param.name.value: param.default for param in function.params.params if param.default is not None}
-    text = tree.source.text
-    replacements: list[tuple[int, int, str]] = []
-    for call in calls:
-        arguments = _arguments(tree, call, parameters, defaults, name)
-        _check_names_mean_the_same(tree, expression, call, name)
-        code = _substituted(tree, expression, arguments, allow_reordering, name, call)
-        span = tree.span(call)
-        # A bare parameter name takes its argument's shape: only stand-alone places skip the parentheses then.
-        wrapped = code if stands_alone(tree, call) or bare_value(expression) and not isinstance(expression, cst.Name) \
-            else f"({code})"
-        replacements.append((tree.offset(span.start), tree.offset(span.end), wrapped))
-    first, last = _definition_lines(tree, function)
-    starts = tree.source.line_starts
-    begin = starts[first]
-    finish = starts[last + 1] if last + 1 < len(starts) else len(text)
-    # The blank lines after the definition go with it (those before keep what is above apart from what follows).
-    while finish < len(text) and text[finish] in "\r\n":
-        finish += 1
-    if finish >= len(text):  # the last definition of the file: the blank lines above it go instead
-        while begin > 0 and text[begin - 1] in "\r\n" and begin >= 2 and text[begin - 2] in "\r\n":
-            begin -= 1
-    after = text
-    for start, end, replacement in sorted([*replacements, (begin, finish, "")], reverse=True):
-        after = after[:start] + replacement + after[end:]
-    change = FileChange(tree.source.path, line_edits(text, after), tree.source.sha256)
-    warnings = [] if name.startswith("_") else [
-        f"{name} was a public name of {tree.source.path}: code outside this workspace that imports it will break"]
-    return RefactorPlan("inline", WorkspaceEdit((change,)), Source.AST, Confidence.HIGH, warnings)
-
-
-def _returned(tree: PythonTree, function: cst.FunctionDef) -> cst.BaseExpression:
+def inlinable_body(tree: PythonTree, function: cst.FunctionDef) -> cst.BaseExpression | list[cst.BaseStatement]:
+    """The expression of a body that is one ``return EXPRESSION``; else its statements (its
+    docstring left out), which only a call that is a whole statement can take (engine.refactor.python.inline_body)."""
     name = function.name.value
     if function.decorators or function.asynchronous is not None:
         raise NotInlinable(f"{name} is decorated or async; only a plain function is inlined")
@@ -125,8 +67,7 @@ def _returned(tree: PythonTree, function: cst.FunctionDef) -> cst.BaseExpression
     statements = [s for s in body if not _is_docstring(s)]
     if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine) or len(statements[0].body) != 1 \
             or not isinstance(statements[0].body[0], cst.Return) or statements[0].body[0].value is None:
-        raise NotInlinable(f"{name}'s body is not a single `return EXPRESSION`; a function with statements or several "
-                           "returns cannot be inlined into an expression faithfully")
+        return statements
     expression = statements[0].body[0].value
     if any(isinstance(node, (cst.Yield, cst.Await, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
                              cst.NamedExpr)) for node in nodes_within(expression)):
@@ -134,12 +75,28 @@ def _returned(tree: PythonTree, function: cst.FunctionDef) -> cst.BaseExpression
     return expression
 
 
+def expression_for_call(fn_tree: PythonTree, function: cst.FunctionDef, expression: cst.BaseExpression,
+                        call_tree: PythonTree, call: cst.Call, allow_reordering: bool) -> tuple[int, int, str]:
+    """The edit that puts ``expression``, its parameters replaced by ``call``'s arguments, in place of the call."""
+    name = function.name.value
+    parameters = [param.name.value for param in function.params.params]
+    defaults = {param.name.value: param.default for param in function.params.params if param.default is not None}
+    arguments = call_arguments(call_tree, call, parameters, defaults, name)
+    check_reads_mean_the_same(fn_tree, expression, call_tree, call, name)
+    code = _substituted(fn_tree, expression, arguments, allow_reordering, name, call_tree, call)
+    span = call_tree.span(call)
+    # A bare parameter name takes its argument's shape: only stand-alone places skip the parentheses then.
+    wrapped = code if stands_alone(call_tree, call) or bare_value(expression) and not isinstance(expression, cst.Name) \
+        else f"({code})"
+    return call_tree.offset(span.start), call_tree.offset(span.end), wrapped
+
+
 def _is_docstring(statement: cst.CSTNode) -> bool:
     return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and isinstance(
         statement.body[0], cst.Expr) and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
 
 
-def _arguments(tree: PythonTree, call: cst.Call, parameters: list[str], defaults: dict[str, cst.BaseExpression],
+def call_arguments(tree: PythonTree, call: cst.Call, parameters: list[str], defaults: dict[str, cst.BaseExpression],
                name: str) -> dict[str, tuple[cst.BaseExpression, int]]:
     """Parameter → (the expression that gives its value, its place in the call's evaluation order)."""
     given: dict[str, tuple[cst.BaseExpression, int]] = {}
@@ -167,22 +124,27 @@ def _arguments(tree: PythonTree, call: cst.Call, parameters: list[str], defaults
     return given
 
 
-def _check_names_mean_the_same(tree: PythonTree, expression: cst.BaseExpression, call: cst.Call, name: str) -> None:
-    scope = tree.scopes.get(call)
+def check_reads_mean_the_same(fn_tree: PythonTree, code: cst.CSTNode, call_tree: PythonTree, call: cst.Call, name: str) -> None:
+    """The names ``code`` (of ``fn_tree``'s function) reads that are not the function's own must
+    mean at the call what they mean in the function's module; in another file only builtins do."""
+    scope = call_tree.scopes.get(call)
     if scope is None:
         return
-    for read in read_names(tree, expression):
-        own = tree.scopes.get(read)
-        if own is None or any(isinstance(a, Assignment) and a.scope is own for a in own[read.value]):
-            continue  # a parameter of the function: replaced by its argument
+    line = call_tree.span(call).start.line + 1
+    for read in read_names(fn_tree, code):
+        meant = binding_scope(fn_tree, read)
+        if meant is not None and not isinstance(meant, (GlobalScope, BuiltinScope)):
+            continue  # the function's own (a parameter, a local)
+        if call_tree is not fn_tree and isinstance(meant, GlobalScope):
+            raise UsedElsewhere(f"{name} reads {read.value}, a name of {fn_tree.source.path}, which {call_tree.source.path} "
+                                f"(line {line}) does not import; nothing was changed")
         if not isinstance(scope, GlobalScope) and any(
                 isinstance(a, Assignment) and a.scope is not scope.globals and not isinstance(a.scope, GlobalScope)
                 for a in scope[read.value]):
-            raise NameClash(f"{name}'s expression reads {read.value}, which the call on line {tree.span(call).start.line + 1} "
-                            "sees as a local; inlined, it would read that instead")
-        if isinstance(scope, FunctionScope) and read.value in {p.name.value for p in _params_of(tree, call)}:
-            raise NameClash(f"{name}'s expression reads {read.value}, a parameter at the call on line "
-                            f"{tree.span(call).start.line + 1}")
+            raise NameClash(f"{name}'s code reads {read.value}, which the call on line {line} sees as a local; inlined, it "
+                            "would read that instead")
+        if isinstance(scope, FunctionScope) and read.value in {p.name.value for p in _params_of(call_tree, call)}:
+            raise NameClash(f"{name}'s code reads {read.value}, a parameter at the call on line {line}")
 
 
 def _params_of(tree: PythonTree, node: cst.CSTNode) -> list[cst.Param]:
@@ -193,7 +155,7 @@ def _params_of(tree: PythonTree, node: cst.CSTNode) -> list[cst.Param]:
 
 
 def _substituted(tree: PythonTree, expression: cst.BaseExpression, arguments: dict[str, tuple[cst.BaseExpression, int]],
-                 allow: bool, name: str, call: cst.Call) -> str:
+                 allow: bool, name: str, call_tree: PythonTree, call: cst.Call) -> str:
     uses: dict[str, list[cst.Name]] = {parameter: [] for parameter in arguments}
     for read in read_names(tree, expression):
         own = tree.scopes.get(read)
@@ -206,11 +168,11 @@ def _substituted(tree: PythonTree, expression: cst.BaseExpression, arguments: di
         value = arguments[parameter][0]
         if (observes_state(value) or len(found) > 1 and not shareable(value)) and len(found) != 1 and not allow:
             raise EvaluationOrderChanges(
-                f"the argument for {parameter} at the call on line {tree.span(call).start.line + 1} runs code or reads state, "
+                f"the argument for {parameter} at the call on line {call_tree.span(call).start.line + 1} runs code or reads state, "
                 f"and {name} reads it {len(found)} times: inlined, it would be evaluated {len(found)} times; nothing was changed",
                 option="allow_reordering")
     if [place for _, place in order] != sorted(place for _, place in order) and not allow:
-        raise EvaluationOrderChanges(f"the call on line {tree.span(call).start.line + 1} evaluates its arguments in another order "
+        raise EvaluationOrderChanges(f"the call on line {call_tree.span(call).start.line + 1} evaluates its arguments in another order "
                                      f"than {name}'s expression reads them; nothing was changed", option="allow_reordering")
     base = tree.offset(tree.span(expression).start)
     code = tree.source.text[base:tree.offset(tree.span(expression).end)]
@@ -218,14 +180,14 @@ def _substituted(tree: PythonTree, expression: cst.BaseExpression, arguments: di
                     for parameter, found in uses.items() for node in found), reverse=True)
     for start, end, parameter in edits:
         value = arguments[parameter][0]
-        value_code = tree.module.code_for_node(value)
+        value_code = call_tree.module.code_for_node(value)
         node = next(n for n in uses[parameter] if tree.offset(tree.span(n).start) - base == start)
         replacement = value_code if bare_value(value) or stands_alone(tree, node) else f"({value_code})"
         code = code[:start] + replacement + code[end:]
     return code
 
 
-def _definition_lines(tree: PythonTree, function: cst.FunctionDef) -> tuple[int, int]:
+def definition_lines(tree: PythonTree, function: cst.FunctionDef) -> tuple[int, int]:
     span = tree.span(function)
     first = span.start.line
     for decorator in function.decorators:

@@ -204,7 +204,7 @@ def _pass_at_calls(tree: PythonTree, node: cst.BaseExpression, function: cst.Fun
     found = find_call_sites(tree, function, other_files)
     if found.other_uses:
         raise UnresolvedCallers(f"{function.name.value} is used where a call cannot be changed: "
-                                + "; ".join(found.other_uses[:5]) + "; nothing was changed")
+                                + "; ".join(str(use) for use in found.other_uses[:5]) + "; nothing was changed")
     reads = [read.value for read in read_names(tree, node) if isinstance(binding_scope(tree, read), GlobalScope)]
     changes = []
     for calls in found.files:
