@@ -288,7 +288,7 @@ def symbols_view(found: SymbolMatches, structured: bool) -> View:
 
 def located_view(result: NavigationResult, lines: list[LocatedLine], max_chars: int, structured: bool) -> View:
     """References or definitions, one standalone line each: where, inside which symbol, and the code."""
-    rows = [line.render() for line in lines]
+    rows = [_located_row(line) for line in lines]
     head = f"{len(lines)} location(s) from {result.source.value} ({result.confidence.value})"
     text, count = bounded([head, *(f"note: {n}" for n in result.notes)], rows,
                           lambda left: _left_out(left, "locations", "ask about a narrower symbol"), max_chars)
@@ -300,6 +300,13 @@ def located_view(result: NavigationResult, lines: list[LocatedLine], max_chars: 
         payload |= {"source": result.source.value, "confidence": result.confidence.value, "notes": result.notes}
         payload["locations"] = [line.to_json() for line in lines[: len(kept)]]
     return payload, text
+
+
+def _located_row(line: LocatedLine) -> str:
+    """``file:line:col  [Class/method]  code``: the enclosing symbol by its name path in the row's own
+    file, nothing at module level (its kind and file are the structured rows', with structured=true)."""
+    inside = line.enclosing.removeprefix(f"{line.file}:") if line.enclosing else ""
+    return f"{line.file}:{line.line}:{line.column}  " + (f"[{inside}]  " if inside else "") + line.text
 
 
 def _node(node: NodeRef) -> dict[str, Any]:

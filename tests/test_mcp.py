@@ -462,7 +462,9 @@ def test_each_reference_line_stands_alone(project: Path) -> None:
     for row, data in zip(rows, found.structured_content["locations"]):
         assert row.startswith(f"{data['file']}:{data['line']}:{data['column']}")
         assert "round_cents" in data["text"] and data["text"] in row
-    assert any("[shop/pricing.py:apply_discount · function]" in row for row in rows)
+    # The enclosing symbol by its name path in the row's file; at module level, nothing.
+    assert any(re.fullmatch(r"shop/pricing\.py:\d+:\d+  \[apply_discount\]  .*round_cents.*", row) for row in rows), rows
+    assert all("[module]" not in row and " · " not in row for row in rows)
 
 
 def test_list_dir_batch_apply_and_delete_file(project: Path) -> None:
