@@ -208,13 +208,14 @@ def edit_result(outcome: EditOutcome, target: str = "", structured: bool = False
                                        if full[key] is not None}
     verified = full["verified"]
     if not structured and isinstance(verified, dict):
-        # What a script decides on (was it all checked, did it break anything); the scope, the
-        # files left for later and the fixed errors come with structured=true.
+        # What a script decides on (was it all checked, how sure, did it break anything); the
+        # checker and the counts are in the text's note, and the scope, the files left for later
+        # and the fixed errors come with structured=true.
         payload["verified"] = {key: verified[key] for key in VERIFIED_BRIEFLY}
     return tool_result(payload, "\n".join(filter(None, [text, notes])))
 
 
-VERIFIED_BRIEFLY = ("complete", "confidence", "by", "files_checked", "files_in_scope", "new_errors")
+VERIFIED_BRIEFLY = ("complete", "confidence", "new_errors")
 """The part of an apply's ``verified`` every answer carries (engine.edits.verification.Verification.to_json)."""
 
 
