@@ -12,18 +12,19 @@ way not followed), a call of itself (``recursive``), and whatever one call refus
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import Assignment, GlobalScope
+from libcst.metadata import Assignment, GlobalScope, Scope
 
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.text import line_edits
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.call_sites import FileCalls, find_call_sites
-from engine.refactor.python.cst_edits import without_aliases
+from engine.refactor.python.cst_edits import bound_name, without_aliases
 from engine.refactor.python.inline_body import statements_for_call
 from engine.refactor.python.inline_function import (
     NotInlinable, NotOnlyCalled, Recursive, UsedElsewhere, definition_lines, expression_for_call, inlinable_body,
 )
-from engine.refactor.python.span_nodes import PythonTree, binding_scope
+from engine.refactor.python.extract_variable import NameClash
+from engine.refactor.python.span_nodes import PythonTree, binding_scope, read_names
 from engine.symbols import Confidence, Source
 from engine.workspace import SourceFile
 
@@ -77,6 +78,7 @@ def plan_inline_function(tree: PythonTree, function: cst.FunctionDef, others: li
             edits.append(_definition_removal(tree, function))
         else:
             edits.extend(_import_removals(calls))
+            edits.extend(_imports_added(tree, function, calls))
         changes.append(_change(calls.tree, edits))
     warnings = [] if name.startswith("_") else [
         f"{name} was a public name of {tree.source.path}: code outside this workspace that imports it will break"]
@@ -142,3 +144,69 @@ def _change(tree: PythonTree, edits: list[tuple[int, int, str]]) -> FileChange:
     for start, end, replacement in sorted(edits, reverse=True):
         after = after[:start] + replacement + after[end:]
     return FileChange(tree.source.path, line_edits(text, after), tree.source.sha256)
+
+
+def _imports_added(fn_tree: PythonTree, function: cst.FunctionDef, calls: FileCalls) -> list[tuple[int, int, str]]:
+    """The imports an importer needs for the names of the function's module its inlined code
+    reads, placed above its import of the function: the module's own import of a name
+    when it has one (``import math``), else the name from the module (``from geo import SCALE``)."""
+    needed = sorted({read.value for read in read_names(fn_tree, function.body)
+                     if isinstance(binding_scope(fn_tree, read), GlobalScope)})
+    if not needed or not calls.calls:
+        return []
+    tree = calls.tree
+    anchor = next((tree.parents.get(alias) for alias in calls.from_imports), None)
+    if not isinstance(anchor, cst.ImportFrom):
+        raise UsedElsewhere(f"{function.name.value} reads {', '.join(needed)} of {fn_tree.source.path}, and "
+                            f"{tree.source.path} reaches it as a module attribute; import the function by name there first")
+    module = "." * len(anchor.relative) + (tree.module.code_for_node(anchor.module) if anchor.module is not None else "")
+    lines = []
+    scope = fn_tree.scopes.get(function)
+    for name in needed:
+        line = _import_line(fn_tree, scope, name, module) if scope is not None else f"from {module} import {name}"
+        already = _module_level_imports(tree, name)
+        if already is not None:
+            if not {line, f"from {module} import {name}"} & already:
+                raise NameClash(f"{function.name.value} reads {name} of {fn_tree.source.path}, and {tree.source.path} binds "
+                                f"{name} otherwise; nothing was changed")
+            continue
+        lines.append(line + tree.source.newline)
+    statement = tree.parents.get(anchor)
+    at = tree.source.line_starts[tree.span(statement if statement is not None else anchor).start.line]
+    return [(at, at, "".join(lines))] if lines else []
+
+
+def _import_line(fn_tree: PythonTree, scope: Scope, name: str, module: str) -> str:
+    for assignment in scope.assignments[name]:
+        found = _import_of(fn_tree, getattr(assignment, "node", None), name)
+        if found is not None and not found.startswith("from ."):
+            return found
+    return f"from {module} import {name}"
+
+
+def _import_of(tree: PythonTree, node: object, name: str) -> str | None:
+    """``import X [as name]`` or ``from M import X [as name]``: the import statement ``node`` binds ``name`` by."""
+    if not isinstance(node, (cst.Import, cst.ImportFrom)) or isinstance(node.names, cst.ImportStar):
+        return None
+    aliases = [a for a in node.names if bound_name(a) == name]
+    if not aliases:
+        return None
+    alias = tree.module.code_for_node(aliases[0].with_changes(comma=cst.MaybeSentinel.DEFAULT))
+    if isinstance(node, cst.Import):
+        return f"import {alias}"
+    module = "." * len(node.relative) + (tree.module.code_for_node(node.module) if node.module is not None else "")
+    return f"from {module} import {alias}"
+
+
+def _module_level_imports(tree: PythonTree, name: str) -> set[str] | None:
+    """How an importer binds ``name`` at module level (its import lines; an empty set when by
+    something else than an import), or None when it does not."""
+    scope = tree.scopes.get(tree.module.body[0]) if tree.module.body else None
+    if scope is None or not scope.globals.assignments[name]:
+        return None
+    found = set()
+    for assignment in scope.globals.assignments[name]:
+        line = _import_of(tree, getattr(assignment, "node", None), name)
+        if line is not None:
+            found.add(line)
+    return found

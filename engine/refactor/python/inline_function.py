@@ -8,8 +8,7 @@ Refused where it could not be faithful: a function that is a method, is decorate
 arguments, or leaving out a parameter (``not_inlinable``); an argument that reads state or runs
 code and that the expression would evaluate not exactly once, or out of the call's order
 (``evaluation_order_changes``, unless ``allow_reordering``); a name the expression reads that
-the call's scope binds otherwise (``name_clash``), or, in another file, a name of the function's
-module (``used_elsewhere``: the import it needs is not added).
+the call's scope binds otherwise (``name_clash``).
 """
 
 from __future__ import annotations
@@ -126,7 +125,8 @@ def call_arguments(tree: PythonTree, call: cst.Call, parameters: list[str], defa
 
 def check_reads_mean_the_same(fn_tree: PythonTree, code: cst.CSTNode, call_tree: PythonTree, call: cst.Call, name: str) -> None:
     """The names ``code`` (of ``fn_tree``'s function) reads that are not the function's own must
-    mean at the call what they mean in the function's module; in another file only builtins do."""
+    mean at the call what they mean in the function's module: the call's scope must not bind them
+    (in another file, engine.refactor.python.inline_calls imports the module's names it needs)."""
     scope = call_tree.scopes.get(call)
     if scope is None:
         return
@@ -135,9 +135,6 @@ def check_reads_mean_the_same(fn_tree: PythonTree, code: cst.CSTNode, call_tree:
         meant = binding_scope(fn_tree, read)
         if meant is not None and not isinstance(meant, (GlobalScope, BuiltinScope)):
             continue  # the function's own (a parameter, a local)
-        if call_tree is not fn_tree and isinstance(meant, GlobalScope):
-            raise UsedElsewhere(f"{name} reads {read.value}, a name of {fn_tree.source.path}, which {call_tree.source.path} "
-                                f"(line {line}) does not import; nothing was changed")
         if not isinstance(scope, GlobalScope) and any(
                 isinstance(a, Assignment) and a.scope is not scope.globals and not isinstance(a.scope, GlobalScope)
                 for a in scope[read.value]):
