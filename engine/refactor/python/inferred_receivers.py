@@ -53,20 +53,20 @@ def inferred_receiver_uses(
     jedi's own) or the receiver's pytest fixture resolves to one of ``declarations``; notes say
     what was added and what nobody could follow. ``uses``: :func:`attribute_uses`, found beside the server."""
     edited = {op.path: op for op in edit.operations if isinstance(op, FileChange)}
-    candidates = _uncovered_attribute_uses(edited, uses)
+    candidates = uncovered_attribute_uses(edited, uses)
     if not candidates:
         return edit, []
     asked = candidates[:MAX_ASKED]
     wanted = {(d.path, d.position.line, d.position.column) for d in declarations}
     found = jedi_definitions(workspace, asked) if ask_jedi else [set() for _ in asked]
-    classes = _Classes(corpus)
+    classes = DeclaringClasses(corpus)
     added: dict[str, list[TextEdit]] = {}
     untyped: list[str] = []
     through_fixtures: list[str] = []
     through_self: list[str] = []
     for (path, position), definitions in zip(asked, found):
         span = TextEdit(Range(position, Position(position.line, position.column + len(old))), new)
-        receiver = _receiver(corpus.source(path).text, corpus.source(path).line_starts[position.line] + position.column)
+        receiver = receiver_name(corpus.source(path).text, corpus.source(path).line_starts[position.line] + position.column)
         if receiver in ("self", "cls") and fixture_member is not None:
             # jedi lands an assignment `self.old = ...` on itself; the class's hierarchy decides.
             if classes.same(fixture_member(path, position.line + 1, receiver), declarations):
@@ -107,7 +107,7 @@ def _shown(places: list[str]) -> list[str]:
     return places[:10] + ([f"and {len(places) - 10} more"] if len(places) > 10 else [])
 
 
-def _receiver(text: str, offset: int) -> str | None:
+def receiver_name(text: str, offset: int) -> str | None:
     """The bare name before ``.old`` at ``offset`` (``signer`` of ``signer.unsign``), else None.
     An instance of self's own class made on the spot (``self.__class__(value).unescape()``,
     ``type(self)(...)``: markupsafe's striptags) is ``self`` as far as its members go."""
@@ -140,7 +140,7 @@ def attribute_uses(corpus: Corpus, old: str) -> list[tuple[str, Position]]:
     return found
 
 
-def _uncovered_attribute_uses(edited: dict[str, FileChange], uses: list[tuple[str, Position]]) -> list[tuple[str, Position]]:
+def uncovered_attribute_uses(edited: dict[str, FileChange], uses: list[tuple[str, Position]]) -> list[tuple[str, Position]]:
     """The :func:`attribute_uses` that the edit does not change, per file in order."""
     coverages: dict[str, Coverage] = {}
     found = []
@@ -162,7 +162,7 @@ def without_self_homonyms(
     the same name elsewhere (boltons urlutils' own copy of OrderedMultiDict, with its own
     ``_insert``), which the server took for the renamed class. (Within the renamed member's own
     class, a property's setter and getter are one member.)"""
-    classes = _Classes(corpus)
+    classes = DeclaringClasses(corpus)
     operations = list(edit.operations)
     dropped: list[str] = []
     for index, change in enumerate(operations):
@@ -173,7 +173,7 @@ def without_self_homonyms(
         for text_edit in change.edits:
             start = text_edit.range.start
             offset = source.line_starts[start.line] + start.column if start.line < len(source.line_starts) else -1
-            receiver = _receiver(source.text, offset) if offset > 0 and source.text[offset - 1] == "." else None
+            receiver = receiver_name(source.text, offset) if offset > 0 and source.text[offset - 1] == "." else None
             if receiver in ("self", "cls") and source.text[offset:offset + len(old)] == old:
                 member = fixture_member(change.path, start.line + 1, receiver)
                 if member is not None and not classes.same(member, declarations):
@@ -188,7 +188,7 @@ def without_self_homonyms(
     return WorkspaceEdit(tuple(operations), edit.annotations), notes
 
 
-class _Classes:
+class DeclaringClasses:
     """Which class a declaration sits in (file and the ``class`` line), from Python's own trees."""
 
     def __init__(self, corpus: Corpus) -> None:

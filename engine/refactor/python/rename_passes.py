@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from engine.edits.model import WorkspaceEdit
 from engine.refactor.pass_protocol import RenamePass, RenameRequest, merge
+from engine.refactor.python.copied_receivers import CopiedReceivers
 from engine.refactor.python.jedi_rename import jedi_rename
 from engine.refactor.python.receiver_passes import InferredReceivers, LocalTwins, NameCaptures, SelfHomonyms
 from engine.refactor.python.string_passes import AllEntries, Doctests, DottedStrings, DynamicLookups
@@ -28,6 +29,7 @@ RENAME_PASSES: tuple[type[RenamePass], ...] = (
     DynamicLookups,
     SelfHomonyms,
     InferredReceivers,
+    CopiedReceivers,
     LocalTwins,  # after every pass that adds edits: a module with a twin keeps its name
     NameCaptures,  # last: judges the final edit
 )
