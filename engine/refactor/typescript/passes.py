@@ -16,6 +16,7 @@ from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.language_passes import replaced_name
 from engine.refactor.rename import NameClash
+from engine.refactor.typescript import implementers
 from engine.refactor.typescript.barrels import stale_re_exports
 from engine.refactor.typescript.clashes import ParsedFiles, rename_clashes
 from engine.refactor.typescript.shorthands import destructured_local_reaches, keep_shorthand_keys
@@ -48,6 +49,7 @@ def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperatio
         listing = "\n  ".join(clash.message() for clash in clashes)
         raise NameClash(f"renaming {old_name} to {operation.new_name} would clash:\n  {listing}\n"
                         "nothing was changed; choose another name, or rename the other binding first")
+    implementers.check(context, plan.edit, old_name, operation.new_name, parsed)
     edited = {op.path for op in plan.edit.operations if isinstance(op, FileChange)}
     refuse_unseen_mentions(context, [old_name], edited, f"renaming {old_name} to {operation.new_name}")
     _refuse_a_property_renamed_through_a_local(plan, context, operation, old_name)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from engine.refactor.operations.base import PlanContext
 
 FAMILY = "typescript"
-_LANGUAGES = tuple(language.id for language in LANGUAGES if language.family == FAMILY)
+LANGUAGE_IDS = tuple(language.id for language in LANGUAGES if language.family == FAMILY)
 
 
 def in_family(path: str) -> bool:
@@ -53,7 +53,7 @@ def files_to_show(
 def project_files(context: PlanContext, names: Sequence[str]) -> list[str]:
     """One mentioning file per project, and every mentioning loose file (see the module's text)."""
     corpus = Corpus(context.workspace, list(context.graph().project.facts), context.workspace_files, context.file_words())
-    mentioning = list(dict.fromkeys(path for name in names for language in _LANGUAGES
+    mentioning = list(dict.fromkeys(path for name in names for language in LANGUAGE_IDS
                                     for path in corpus.mentioning(name, language)))
     if not mentioning:
         return []
@@ -80,7 +80,7 @@ def refuse_unseen_mentions(context: PlanContext, names: Sequence[str], answered:
     out: the server resolved that file's imports without the config's paths, so its silence
     there proves nothing."""
     corpus = Corpus(context.workspace, list(context.graph().project.facts), context.workspace_files, context.file_words())
-    mentioning = dict.fromkeys(path for name in names for language in _LANGUAGES for path in corpus.mentioning(name, language))
+    mentioning = dict.fromkeys(path for name in names for language in LANGUAGE_IDS for path in corpus.mentioning(name, language))
     configs = ProjectConfigs(context.workspace_files(), lambda path: _text(context, path))
     own_name = _package_name(context)
     unseen = []

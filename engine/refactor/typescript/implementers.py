@@ -1,0 +1,227 @@
+"""A TypeScript interface member's rename must reach the classes that satisfy the interface.
+
+Both TypeScript servers (tsserver and TypeScript 7's ``tsc --lsp``) rename, with an interface's
+member, the members of the classes that declare ``implements I`` and of the object literals
+typed as ``I``. A class that satisfies ``I`` only structurally (no ``implements``: an instance
+passed or assigned where ``I`` is expected) is not among them: its member keeps the old name and
+tsc breaks where the instance meets ``I`` (TS2345, TS2322), or, where the class was only ever
+meant to fit, nothing says so at all.
+
+So a plan that renames a member of an interface (or of an object type alias) is checked: a class
+refuses the plan, listed (``implementations_left_behind``, as Go's), when
+- it declares the member, and the plan leaves that declaration as it is;
+- it declares the interface's other required members too (its own body and its constructor's
+  parameter properties: inherited members are not followed);
+- and some file spells both the class's name and the interface's (where an instance meets the
+  interface, or the class's own file naming it): without that, a class that has the same members
+  by chance (``height`` of a shape and of a one-member ``Box``) would refuse every such rename.
+It may still be a class that fits by chance; the user decides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable
+
+from tree_sitter import Node
+
+from engine.edits.model import FileChange, WorkspaceEdit
+from engine.errors import Refused
+from engine.refactor.corpus import Corpus
+from engine.refactor.typescript.clashes import ParsedFiles
+from engine.refactor.typescript.visibility import LANGUAGE_IDS, in_family
+
+if TYPE_CHECKING:
+    from engine.refactor.operations.base import PlanContext
+
+_INTERFACES = frozenset({"interface_declaration", "type_alias_declaration"})
+_MEMBER_SIGNATURES = frozenset({"property_signature", "method_signature"})
+_CLASSES = frozenset({"class_declaration", "abstract_class_declaration", "class"})
+_CLASS_MEMBERS = frozenset({"method_definition", "public_field_definition", "field_definition",
+                            "abstract_method_signature", "method_signature"})
+_HIDDEN = frozenset({"private", "protected"})
+
+
+class ImplementationsLeftBehind(Refused):
+    """The rename of an interface's member leaves classes that satisfy the interface behind."""
+
+    code = "implementations_left_behind"
+
+    def __init__(self, message: str, members: list[str]) -> None:
+        super().__init__(message)
+        self.members = members
+
+    def to_json(self) -> dict[str, object]:
+        return {**super().to_json(), "members": self.members}
+
+
+@dataclass(frozen=True)
+class RenamedInterface:
+    path: str
+    name: str
+    others: frozenset[str]
+    """The interface's other required members (not optional: a class need not have those)."""
+
+
+@dataclass(frozen=True)
+class ClassMember:
+    path: str
+    line: int
+    """0-based line of the member's name."""
+    column: int
+    class_name: str
+    members: frozenset[str]
+    """Every instance member the class's own body declares (constructor parameter properties too)."""
+
+    def label(self, old: str) -> str:
+        return f"{self.path}:{self.line + 1} ({self.class_name}.{old})"
+
+
+def check(context: PlanContext, edit: WorkspaceEdit, old: str, new: str, parsed: ParsedFiles) -> None:
+    """Raises ImplementationsLeftBehind when the plan renames an interface's member ``old`` and
+    leaves classes that satisfy the interface structurally as they are (see the module's text)."""
+    renamed = edit_starts(edit)
+    interfaces: list[RenamedInterface] = []
+    for path, starts in renamed.items():
+        tree = parsed.get(path) if in_family(path) else None
+        if tree is not None:
+            interfaces += renamed_interfaces(path, tree[1], tree[0].text.encode("utf-8"), starts, old)
+    if not interfaces:
+        return
+    corpus = Corpus(context.workspace, list(context.graph().project.facts), context.workspace_files, context.file_words())
+
+    def mentioning(name: str) -> set[str]:
+        return {path for language in LANGUAGE_IDS for path in corpus.mentioning(name, language)}
+
+    classes: list[ClassMember] = []
+    for path in sorted(mentioning(old)):
+        tree = parsed.get(path)
+        if tree is not None:
+            classes += class_members_named(path, tree[1], tree[0].text.encode("utf-8"), old)
+    met = {interface.name: mentioning(interface.name) for interface in interfaces}
+    left = [member for member in left_behind(interfaces, classes, renamed)
+            if any(met[interface.name] & mentioning(member.class_name) for interface in interfaces
+                   if interface.others <= member.members)]
+    left.sort(key=lambda member: (member.path, member.line))
+    if left:
+        raise refusal(interfaces, left, old, new)
+
+
+def edit_starts(edit: WorkspaceEdit) -> dict[str, set[tuple[int, int]]]:
+    """Where the plan's edits start, by file: (0-based line, column)."""
+    starts: dict[str, set[tuple[int, int]]] = {}
+    for change in edit.operations:
+        if isinstance(change, FileChange):
+            starts.setdefault(change.path, set()).update((e.range.start.line, e.range.start.column) for e in change.edits)
+    return starts
+
+
+def renamed_interfaces(path: str, root: Node, text: bytes, renamed: set[tuple[int, int]], old: str) -> list[RenamedInterface]:
+    """The interfaces and object type aliases of a file whose member ``old`` the plan renames."""
+    found = []
+    for declaration in _walk(root, _INTERFACES):
+        body = declaration.child_by_field_name("body") or declaration.child_by_field_name("value")
+        if body is None or body.type not in ("interface_body", "object_type"):
+            continue
+        members = [(_name(member), member) for member in body.named_children if member.type in _MEMBER_SIGNATURES]
+        target = [member for name, member in members if name is not None and name.text == old.encode()
+                  and _start(name, text) in renamed]
+        if target:
+            others = {name.text.decode() for name, member in members if name is not None and name.text
+                      and name.text != old.encode() and not any(child.type == "?" for child in member.children)}
+            name_node = declaration.child_by_field_name("name")
+            found.append(RenamedInterface(path, name_node.text.decode() if name_node and name_node.text else "?",
+                                          frozenset(others)))
+    return found
+
+
+def class_members_named(path: str, root: Node, text: bytes, old: str) -> list[ClassMember]:
+    """The classes of a file that declare an instance member ``old`` another class could see."""
+    found = []
+    for declaration in _walk(root, _CLASSES):
+        body = declaration.child_by_field_name("body")
+        if body is None:
+            continue
+        members: dict[str, Node] = {}
+        for member in body.named_children:
+            name = _name(member) if member.type in _CLASS_MEMBERS else None
+            if name is not None and name.text and not _static_or_hidden(member):
+                members.setdefault(name.text.decode(), name)
+        members.update({name: node for name, node in _parameter_properties(body)})
+        if old in members:
+            name_node = declaration.child_by_field_name("name")
+            if name_node is None and declaration.parent is not None and declaration.parent.type == "variable_declarator":
+                name_node = declaration.parent.child_by_field_name("name")  # const Square = class { ... }
+            if name_node is None or not name_node.text:
+                continue  # an anonymous class: no name to find its uses by
+            line, column = _start(members[old], text)
+            found.append(ClassMember(path, line, column, name_node.text.decode(), frozenset(members)))
+    return found
+
+
+def left_behind(interfaces: Iterable[RenamedInterface], classes: Iterable[ClassMember],
+                renamed: dict[str, set[tuple[int, int]]]) -> list[ClassMember]:
+    """The classes whose member the plan leaves as it is though they have every other required
+    member of a renamed interface."""
+    interfaces = list(interfaces)
+    return [member for member in classes if (member.line, member.column) not in renamed.get(member.path, set())
+            and any(interface.others <= member.members for interface in interfaces)]
+
+
+def refusal(interfaces: list[RenamedInterface], left: list[ClassMember], old: str, new: str) -> ImplementationsLeftBehind:
+    names = ", ".join(sorted({interface.name for interface in interfaces}))
+    labels = [member.label(old) for member in left]
+    listing = "\n  ".join(labels)
+    return ImplementationsLeftBehind(
+        f"renaming {names}.{old} to {new} leaves {len(left)} member(s) of classes that satisfy {names} without "
+        f"`implements` as they are (the server renames only the classes that declare `implements {names}` and the "
+        f"objects typed as it; these would stop fitting {names} wherever they are used as one):\n  {listing}\n"
+        f"nothing was changed; add `implements {names}` to those that are meant to fit, then rename again, or rename "
+        f"each member first (each with its uses)", labels)
+
+
+def _walk(node: Node, types: frozenset[str]) -> Iterable[Node]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in types:
+            yield current
+        stack.extend(reversed(current.named_children))
+
+
+def _name(member: Node) -> Node | None:
+    name = member.child_by_field_name("name") or member.child_by_field_name("property")
+    return name if name is not None and name.type == "property_identifier" else None
+
+
+def _static_or_hidden(member: Node) -> bool:
+    for child in member.children:
+        if child.type == "static" or (child.type == "accessibility_modifier" and child.text
+                                      and child.text.decode() in _HIDDEN):
+            return True
+    return False
+
+
+def _parameter_properties(body: Node) -> list[tuple[str, Node]]:
+    """``constructor(public name: string)``: the parameters a constructor makes public members."""
+    found = []
+    for member in body.named_children:
+        name = _name(member)
+        if member.type != "method_definition" or name is None or name.text != b"constructor":
+            continue
+        parameters = member.child_by_field_name("parameters")
+        for parameter in parameters.named_children if parameters is not None else []:
+            modifiers = [child for child in parameter.children if child.type in ("accessibility_modifier", "readonly")]
+            pattern = parameter.child_by_field_name("pattern")
+            hidden = any(child.text and child.text.decode() in _HIDDEN for child in modifiers)
+            if modifiers and not hidden and pattern is not None and pattern.type == "identifier" and pattern.text:
+                found.append((pattern.text.decode(), pattern))
+    return found
+
+
+def _start(node: Node, text: bytes) -> tuple[int, int]:
+    """(0-based line, column in code points) of a node, as the plan's edits count (tree-sitter's
+    columns are bytes)."""
+    line, byte_column = node.start_point
+    line_start = node.start_byte - byte_column
+    return line, len(text[line_start:node.start_byte].decode("utf-8", errors="replace"))
