@@ -7,6 +7,8 @@ for every file or use it touched where only a few could need it. Counted, never 
   them; now a file's exports and shorthands are kept by content (a later plan parses only the
   files that hold its new name or an edited shorthand), and only the files whose exports the
   rename changes are followed to their re-exporters.
+- Go: the check for implementations left behind blanked the comments and strings of every edited
+  file to look for the renamed method's interface; now only of a file that declares an interface.
 - Go: every renamed ``x.Name`` was asked of gopls (one definition request each) to find a use of
   another module's method; a package-level declaration has no such use (its selectors are all
   ``pkg.Name``), so its rename asks none, and a method's rename still asks.
@@ -24,6 +26,8 @@ from engine.edits.model import FileChange, WorkspaceEdit
 from engine.extract.treesitter import TreeSitterExtractor
 from engine.ports import Answered
 from engine.positions import Position, Range
+from engine.refactor.corpus import Corpus
+from engine.refactor.go import implementations
 from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.typescript import clashes
 from engine.refactor.typescript.clashes import ParsedFiles, rename_clashes
@@ -128,6 +132,39 @@ class CountingDefinitions:
 
 GO_CORE = "package core\n\n// Scale multiplies.\nfunc Scale(v int) int { return v * 2 }\n\n// Box holds a value.\ntype Box struct{ V int }\n\n// Get reads it.\nfunc (b Box) Get() int { return b.V }\n"
 GO_USER = 'package {name}\n\nimport "example.com/costs/core"\n\n// Use calls it.\nfunc Use() int {{ return core.Scale(1) + core.Box{{V: 2}}.Get() }}\n'
+
+
+def test_a_go_rename_looks_for_its_interface_only_in_files_that_declare_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "core").mkdir()
+    (tmp_path / "core" / "core.go").write_text(GO_CORE)
+    users = ["one", "two", "three"]
+    for name in users:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}.go").write_text(GO_USER.format(name=name))
+    (tmp_path / "core" / "shape.go").write_text("package core\n\n// Shape scales.\ntype Shape interface {\n\tScale(v int) int\n}\n")
+    workspace = Workspace(tmp_path)
+    paths = ["core/core.go", "core/shape.go", *(f"{name}/{name}.go" for name in users)]
+    blanked: list[int] = []
+    real = implementations._code
+
+    def counted(text: str) -> str:
+        blanked.append(1)
+        return real(text)
+
+    monkeypatch.setattr(implementations, "_code", counted)
+
+    def renaming(path: str) -> FileChange:
+        source = workspace.read(path)
+        edits = tuple(TextEdit(Range(Position(number, m.start()), Position(number, m.end())), "Double")
+                      for number, line in enumerate(source.text.splitlines()) for m in re.finditer(r"\bScale\b", line))
+        return FileChange(path, edits, source.sha256)
+
+    function = WorkspaceEdit(tuple(renaming(path) for path in paths if path != "core/shape.go"))
+    implementations.check(function, Corpus(workspace, paths), "Scale", "Double")
+    assert blanked == [], "no edited file declares an interface"
+    implementations.check(WorkspaceEdit((renaming("core/shape.go"),)), Corpus(workspace, paths), "Scale", "Double")
+    assert blanked, "an interface's method renamed: its file, then the files of the packages it may reach, read as code"
 
 
 @pytest.mark.e2e
