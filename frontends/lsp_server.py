@@ -3,7 +3,9 @@
 - ``textDocument/documentSymbol`` serves the engine's outline; ``prepareRename`` and
   ``rename`` its rename (the editor asks for the new name and applies the edit itself).
 - Code actions on the symbol under the cursor, one per operation of the registry that has
-  one (engine.refactor.operations: rename, move, safe delete, replace body), each a command.
+  one (engine.refactor.operations: rename, move, safe delete, replace body), each a command;
+  on a non-empty selection, extract function and extract variable of that span, and inline on
+  a name (``graft.extractFunction``, ``graft.extractVariable``, ``graft.inline``).
 - One command per registered operation (``graft.rename``, ``graft.move``, ``graft.renameFile``,
   ``graft.safeDelete``, ``graft.replaceSymbolBody``, ``graft.insertBefore``, ``graft.insertAfter``),
   its arguments the operation's fields in order or one object of them: it plans the
@@ -41,6 +43,7 @@ from __future__ import annotations
 import argparse
 import functools
 import inspect
+import re
 import sys
 import traceback
 import uuid
@@ -56,7 +59,7 @@ from pygls.lsp.server import LanguageServer
 from engine.api_surface import (
     capped, ChangeAnnotation, CheckMode, Confidence, EditOptions, EditorCheck, Engine, EngineClient, FieldInfo, keep_editor_check,
     prepare_editor_check,
-    GraftError, LineIndex, MalformedAddress, open_engine, OPERATIONS, parse_address, Position, PositionAddress,
+    GraftError, language_of, LineIndex, MalformedAddress, open_engine, OPERATIONS, parse_address, Position, PositionAddress,
     PositionEncoding, RefactorOperation, RefactorPlan, Rename, SourcePreference, Symbol, SymbolNotFound, to_lsp,
     UsageError, WorkspaceEdit,
 )
@@ -344,14 +347,56 @@ def _register_rename_and_actions(server: GraftLanguageServer) -> None:
     @server.feature(t.TEXT_DOCUMENT_CODE_ACTION, t.CodeActionOptions(code_action_kinds=[t.CodeActionKind.Refactor]))
     @typed_errors
     def code_action(ls: GraftLanguageServer, params: t.CodeActionParams) -> list[t.CodeAction]:
+        spans = _selection_actions(ls, params)
         try:
             symbol = ls.symbol_at(params.text_document.uri, params.range.start)
         except SymbolNotFound:
-            return []  # no symbol under the cursor: nothing to offer, not a failure
+            return spans  # no symbol under the cursor: nothing more to offer, not a failure
         offered = [(o.lsp_command, o.code_action) for o in OPERATIONS.values() if o.code_action is not None]
-        return [t.CodeAction(title=f"{action.title}: {symbol.name_path}", kind=t.CodeActionKind(action.kind),
-                             command=t.Command(title=action.title, command=command, arguments=[symbol.address]))
-                for command, action in offered if len(symbol.path) == 1 or not action.top_level_only]
+        return spans + [t.CodeAction(title=f"{action.title}: {symbol.name_path}", kind=t.CodeActionKind(action.kind),
+                                     command=t.Command(title=action.title, command=command, arguments=[symbol.address]))
+                        for command, action in offered if len(symbol.path) == 1 or not action.top_level_only]
+
+
+_SPAN_ACTIONS = (("extract-function", "Extract function (graft)", "refactor.extract.function", "extracted function"),
+                 ("extract-variable", "Extract variable (graft)", "refactor.extract.variable", "extracted value"))
+"""What a non-empty selection offers: the operation, its title and kind, and the words of the
+name it is given (the editor's rename renames it after)."""
+
+
+def _selection_actions(ls: GraftLanguageServer, params: t.CodeActionParams) -> list[t.CodeAction]:
+    """Extract function and extract variable for the editor's selection, inline for the name under
+    an empty one: each a command running the registry's operation on the span, as
+    ``FILE:LINE:COL-LINE:COL``. Whether it can be done is found when it runs (a refusal is shown then)."""
+    if params.context.only and not any(str(kind).startswith("refactor") for kind in params.context.only):
+        return []
+    path = ls.path_of(params.text_document.uri)
+    start, end = ls.to_engine(path, params.range.start), ls.to_engine(path, params.range.end)
+    text = (ls.require_engine().workspace.root / path).read_text(encoding="utf-8-sig", errors="replace")
+    if start == end:
+        line = text.splitlines()[start.line] if start.line < len(text.splitlines()) else ""
+        if not re.match(r"\w", line[start.column:start.column + 1]) and not re.search(r"\w$", line[:start.column]):
+            return []
+        inline = OPERATIONS["inline"]
+        address = f"{path}:{start.line + 1}:{start.column + 1}"
+        return [t.CodeAction(title="Inline (graft)", kind=t.CodeActionKind.RefactorInline,
+                             command=t.Command(title="Inline (graft)", command=inline.lsp_command, arguments=[{"address": address}]))]
+    span = f"{path}:{start.line + 1}:{start.column + 1}-{end.line + 1}:{end.column + 1}"
+    actions = []
+    for name, title, kind, words in _SPAN_ACTIONS:
+        arguments = {"address": span, "new_name": _free_name(text, words, language_of(path))}
+        actions.append(t.CodeAction(title=title, kind=kind,
+                                    command=t.Command(title=title, command=OPERATIONS[name].lsp_command, arguments=[arguments])))
+    return actions
+
+
+def _free_name(text: str, words: str, language: str | None) -> str:
+    """``words`` as the language writes a name (snake_case in Python, camelCase elsewhere), with a
+    number added when the file already has it as a word."""
+    first, *rest = words.split()
+    stem = "_".join(words.split()) if language == "python" else first + "".join(word.title() for word in rest)
+    taken = set(re.findall(r"\w+", text))
+    return next(name for name in (f"{stem}{n}" if n else stem for n in range(len(taken) + 2)) if name not in taken)
 
 
 def _register_data_commands(server: GraftLanguageServer) -> None:
