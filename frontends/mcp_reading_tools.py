@@ -44,7 +44,7 @@ def register_symbol_reads(server: GraftMCPServer, tools: GraftTools) -> None:
             payload = render.read_json(found)
             if not structured:
                 payload = {key: payload[key] for key in ("start_line", "end_line")}  # the text shows the rest
-            return tool_result(payload, render.read_text(found))
+            return tool_result(payload, render.read_text(found, stamped=False))
         return tools.show(lambda: engine.read(parse_address(address)), present)
 
     @server.tool(annotations=READS,

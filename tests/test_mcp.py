@@ -828,3 +828,17 @@ def test_a_refused_edit_asks_no_server_for_errors(tmp_path: Path) -> None:
     assert not fine.is_error, fine.content[0].text
     assert "a.py" in asked  # the same check, on an edit that is written, does ask
     assert (tmp_path / "a.py").read_text() == "def f() -> int:\n    return 2\n"
+
+
+def test_read_symbol_leaves_the_file_stamp_to_structured_content(project: Path) -> None:
+    """The text is the symbol's lines under a short header; the file's sha256 and mtime (what a
+    script compares) come with structured=true: the session's read ledger, not the agent, keeps
+    what was read, so a write after it needs no hash from the agent."""
+    async def steps(client: Client) -> Any:
+        return (await client.call_tool("read_symbol", {"address": "shop/pricing.py:apply_discount"}),
+                await client.call_tool("read_symbol", {"address": "shop/pricing.py:apply_discount", "structured": True}))
+
+    plain, data = session(project, steps)
+    head = plain.content[0].text.splitlines()[0]
+    assert head.startswith("# shop/pricing.py:apply_discount  function  lines ") and "sha256=" not in head and "mtime=" not in head
+    assert re.fullmatch(r"[0-9a-f]{64}", data.structured_content["sha256"]) and data.structured_content["mtime"]

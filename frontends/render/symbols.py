@@ -101,13 +101,16 @@ def find_text(result: FindResult) -> str:
     return "\n".join(rows)
 
 
-def read_text(result: SymbolText) -> str:
+def read_text(result: SymbolText, *, stamped: bool = True) -> str:
+    """The symbol's lines behind a gutter, under a header; ``stamped``: the header also gives the
+    file's sha256 and mtime (MCP leaves them to its structured answer: its read ledger, not the
+    agent, keeps what was read)."""
     symbol = result.symbol
     last = result.first_line + len(result.lines) - 1
+    stamp = f"sha256={result.file.sha256}  mtime={_iso(result.file.mtime)}  " if stamped else ""
     header = (
         f"# {symbol.address}  {symbol.kind.label}  lines {result.first_line}-{last}  "
-        f"sha256={result.file.sha256}  mtime={_iso(result.file.mtime)}  "
-        f"[{symbol.source.value} · {symbol.confidence.value}]"
+        f"{stamp}[{symbol.source.value} · {symbol.confidence.value}]"
     )
     width = len(str(last))
     body = [f"{number:>{width}} | {line}" for number, line in enumerate(result.lines, start=result.first_line)]
