@@ -127,7 +127,9 @@ class ActionDetails:
     """Why the server says it cannot be applied now, if it says so."""
 
 
-class LanguageServices(Protocol):
+class NavigationServices(Protocol):
+    """What a language server says about the code: symbols, references, definitions, calls, hovers."""
+
     def document_symbols(self, source: "SourceFile") -> "FileSymbols":
         """Symbols from the language server for this file's language.
 
@@ -160,6 +162,9 @@ class LanguageServices(Protocol):
         makes (``callHierarchy/incomingCalls`` or ``outgoingCalls``), asked of the server of
         ``source``, the file the hierarchy was prepared in."""
         ...
+
+class EditServices(Protocol):
+    """The edits a language server computes: renames, file moves, code actions, refactorings."""
 
     def rename(
         self, source: "SourceFile", position: "Position", new_name: str, sent: "Callable[[], None] | None" = None,
@@ -215,6 +220,9 @@ class LanguageServices(Protocol):
         that carries it out, captured and never applied. Nothing is written."""
         ...
 
+class ServerLifecycle(Protocol):
+    """The servers themselves: started, warmed, told of changes, asked for diagnostics, closed."""
+
     def diagnostics(self, source: "SourceFile", *, when_ready: bool = False, recheck: bool = False,
                     timeout: float | None = None) -> "Answered[list[Diagnostic]]":
         """The server's diagnostics for a file as it is on disk now; with ``when_ready``, once the
@@ -262,6 +270,10 @@ class LanguageServices(Protocol):
     def close(self) -> None:
         """Shut down every server this object started."""
         ...
+
+
+class LanguageServices(NavigationServices, EditServices, ServerLifecycle, Protocol):
+    """The port through which the engine asks language servers (lsp_pool implements it)."""
 
 
 LanguageServicesFactory = Callable[["Workspace"], LanguageServices]

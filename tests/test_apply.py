@@ -411,7 +411,8 @@ def test_before_images_are_the_files_themselves_and_undo_checks_them(project: Pa
 
 
 def test_renamed_names_are_read_from_the_edit(tmp_path: Path) -> None:
-    from engine.edits.session import _new_errors, _renamed_names
+    from engine.edits.renamed_names import renamed_names
+    from engine.edits.session import _new_errors
     from engine.answers import Diagnostic
 
     (tmp_path / "a.py").write_text("import pkg.old\nx = Box()\ny = Box()\nz = Other\n")
@@ -423,7 +424,7 @@ def test_renamed_names_are_read_from_the_edit(tmp_path: Path) -> None:
         TextEdit(Range(Position(3, 4), Position(3, 9)), "Other()"),  # not a name for a name: left out
     )
     edit = WorkspaceEdit((FileChange("a.py", edits, hashlib.sha256(data).hexdigest()),))
-    renamed = _renamed_names(edit, Workspace(tmp_path))
+    renamed = renamed_names(edit, Workspace(tmp_path))
     assert renamed == {"pkg.old": "pkg.new", "Box": "Crate"}
 
     def error(message: str) -> Diagnostic:

@@ -24,7 +24,7 @@ ENGINE_LAYERS = (
     {"edits", "graph"},
     {"references", "served_graph", "files", "located", "symbol_search", "doctor"},
     {"refactor"},
-    {"server_answers"},
+    {"server_answers", "reading"},
     {"api"},
     {"client", "batch", "opening"},
     {"fleet"},
@@ -200,6 +200,23 @@ def test_functions_of_the_split_modules_stay_short() -> None:
                     if length > MAX_FUNCTION_LINES:
                         long.append(f"{path.relative_to(REPO)}:{node.lineno} {node.name} is {length} lines")
     assert long == []
+
+
+MAX_PUBLIC_METHODS = 15
+"""A class in engine/ with more is a facade doing everything (issue 42): split it by concern, as
+Engine's reading (engine/reading/) and GraphQueries's bases (engine/graph/) are."""
+
+
+def test_no_engine_class_has_more_than_fifteen_public_methods() -> None:
+    large = []
+    for path in python_files("engine"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                public = [item.name for item in node.body
+                          if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not item.name.startswith("_")]
+                if len(public) > MAX_PUBLIC_METHODS:
+                    large.append(f"{path.relative_to(REPO)}:{node.lineno} {node.name} has {len(public)} public methods")
+    assert large == []
 
 
 def test_front_ends_reach_language_servers_only_through_the_engine() -> None:

@@ -23,7 +23,8 @@ from pathlib import Path
 from engine.edits import pending_checks
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.pending_checks import PendingCheck
-from engine.edits.session import EditSession, _renamed_names
+from engine.edits.renamed_names import renamed_names
+from engine.edits.session import EditSession
 from engine.edits.verification import CheckMode, Unchecked, Verification
 
 UNSAVED = "not compared yet: the editor has not saved the edited files (compared once it has)"
@@ -70,7 +71,7 @@ def prepare(session: EditSession, edit: WorkspaceEdit, mode: CheckMode) -> Edito
                                 by=tuple(sorted(found.servers)), seconds=time.monotonic() - started, scope_unknown=scope_unknown,
                                 not_affected=found_scope.not_affected)
     before = PendingCheck(check_id, dict(found.found), {}, compared, [p for p in scope if p not in found.found],
-                          _renamed_names(edit, session.workspace)) if compared else None
+                          renamed_names(edit, session.workspace)) if compared else None
     return EditorCheck(check_id, verification, before, saved_first)
 
 

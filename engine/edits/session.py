@@ -4,7 +4,6 @@ told of the files written, the verify command run, and the whole transaction und
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -18,9 +17,9 @@ from engine.edits.apply import ApplyOptions, Transactions, VerifyFailed
 from engine.edits.diff import FileSummary
 from engine.edits.outcome import EditOutcome
 from engine.edits.pending_checks import PendingCheck
-from engine.edits.model import FileChange, WorkspaceEdit
+from engine.edits.renamed_names import renamed_names, renaming
+from engine.edits.model import WorkspaceEdit
 from engine.edits.materialize import FileState
-from engine.edits.text import offset_of
 from engine.edits.verification import SCOPE_LIMIT, CheckMode, Unchecked, Verification
 from engine.errors import GraftError, Refused, ServiceUnavailable
 from engine.answers import Diagnostic
@@ -201,7 +200,7 @@ class EditSession:
             # it: the after pass compares the same files, and on a warm server it is the slower one.
             first = self._errors(compared, started + budget / 2, budget, first_wait=budget * _FIRST_FILE_SHARE, state=state)
             before = first.found if first.found or first.left_out else None
-            renamed = _renamed_names(edit, self.workspace) if before else {}
+            renamed = renamed_names(edit, self.workspace) if before else {}
             comparison = _Comparison(unchecked=dict(first.unchecked), servers=set(first.servers), renamed=renamed)
 
         written: list[str] = []
@@ -212,16 +211,7 @@ class EditSession:
             rewritten.extend(f.path for f in files if f.status == "modified")
             self._after_write(written, rewritten)
             self._compare(before, files, renamed, started + budget, budget, comparison)
-            if comparison.new and options.fail_on_new_errors:
-                listing = "\n  ".join(f"{d.file}:{d.range.start.line + 1}: {d.message}" for d in comparison.new)
-                raise NewErrors(f"the edit introduced {len(comparison.new)} error(s), so it was rolled back:\n  {listing}")
-            if options.verify:
-                if self.tools is None:
-                    raise VerifyFailed("cannot run the verify command: no process support is installed; the edit was rolled back")
-                status, comparison.verify_output = self.tools.run(options.verify)
-                if status != 0:
-                    raise VerifyFailed(f"`{options.verify}` failed with status {status}, so the edit was rolled back:\n"
-                                       f"{comparison.verify_output}")
+            self._check_conditions(options, comparison)
 
         conditional = options.fail_on_new_errors or bool(options.verify)
         try:
@@ -235,25 +225,52 @@ class EditSession:
         if state is not None:
             self._keep(state, before or {})
             self._keep(self._state_after(state, applied.files), comparison.after or {})
+        return self._outcome(applied, mode, compared, scope, scope_unknown, before, comparison, renamed, started)
+
+    def _outcome(
+        self, applied: EditOutcome, mode: CheckMode, compared: list[str], scope: Scope, scope_unknown: str,
+        before: dict[str, list[Diagnostic]] | None, comparison: _Comparison, renamed: dict[str, str], started: float,
+    ) -> EditOutcome:
+        """The applied edit's outcome with its check, the check kept for ``graft check``."""
         checked = before is not None and comparison.after is not None
         pending = self._unfinished(applied.transaction, before, comparison, compared, renamed)
-        not_kept = ""
-        try:
-            pending_checks.save(self.workspace.root, pending)
-        except (OSError, GraftError) as error:  # the edit is written: losing the rest of the check is not worth failing it
-            not_kept = f"the rest of the check could not be kept for later ({getattr(error, 'message', error)})"
         verification = replace(self._verification(mode, compared, scope.beyond, before, comparison, pending, applied.files,
                                                    time.monotonic() - started),
                                scope_unknown=scope_unknown, not_affected=scope.not_affected)
-        if applied.transaction is not None:
-            try:
-                pending_checks.save_last(self.workspace.root, applied.transaction, verification)
-            except (OSError, GraftError) as error:
-                not_kept = f"the check could not be kept for `graft check --last` ({getattr(error, 'message', error)})"
+        not_kept = self._kept_for_later(applied.transaction, pending, verification)
         # What the budget left out is in the summary already; only a failure to keep it is added.
         note = verification.summary() + (f"; {not_kept}" if not_kept else "")
         return replace(applied, new_diagnostics=comparison.new, diagnostics_checked=checked, verify_output=comparison.verify_output,
                        diagnostics_note=note, diagnostics_complete=pending is None, verification=verification)
+
+    def _check_conditions(self, options: EditOptions, comparison: _Comparison) -> None:
+        """``fail_on_new_errors`` and ``verify``, settled before the transaction commits: a failed
+        one raises, and the transaction rolls the edit back."""
+        if comparison.new and options.fail_on_new_errors:
+            listing = "\n  ".join(f"{d.file}:{d.range.start.line + 1}: {d.message}" for d in comparison.new)
+            raise NewErrors(f"the edit introduced {len(comparison.new)} error(s), so it was rolled back:\n  {listing}")
+        if options.verify:
+            if self.tools is None:
+                raise VerifyFailed("cannot run the verify command: no process support is installed; the edit was rolled back")
+            status, comparison.verify_output = self.tools.run(options.verify)
+            if status != 0:
+                raise VerifyFailed(f"`{options.verify}` failed with status {status}, so the edit was rolled back:\n"
+                                   f"{comparison.verify_output}")
+
+    def _kept_for_later(self, transaction: str | None, pending: PendingCheck | None, verification: Verification) -> str:
+        """Keeps the rest of the check (``graft check``) and this one (``graft check --last``);
+        what could not be kept, or ''. The edit is written: losing the check is not worth failing it."""
+        not_kept = ""
+        try:
+            pending_checks.save(self.workspace.root, pending)
+        except (OSError, GraftError) as error:
+            not_kept = f"the rest of the check could not be kept for later ({getattr(error, 'message', error)})"
+        if transaction is not None:
+            try:
+                pending_checks.save_last(self.workspace.root, transaction, verification)
+            except (OSError, GraftError) as error:
+                not_kept = f"the check could not be kept for `graft check --last` ({getattr(error, 'message', error)})"
+        return not_kept
 
     def scope_for(self, edit: WorkspaceEdit, touched: list[str]) -> tuple[Scope, str]:
         """The importers the check after ``edit`` compares besides the ``touched`` files, and why
@@ -509,43 +526,12 @@ class EditSession:
         return done
 
 
-def _renamed_names(edit: WorkspaceEdit, workspace: Workspace) -> dict[str, str]:
-    """The names the edit swaps for others (old -> new): every text edit that replaces a name,
-    dotted or not, with another. Messages that quote a renamed name change with it (a type
-    checker's '"cached_property" is not iterable' becomes '"memoized_property" is not
-    iterable'), and such an error is not new. A name swapped for two different names is left out."""
-    swaps: dict[str, set[str]] = {}
-    for operation in edit.operations:
-        if not isinstance(operation, FileChange) or not (workspace.root / operation.path).is_file():
-            continue
-        source = workspace.read(operation.path)
-        text, starts = source.text, source.line_starts
-        for text_edit in operation.edits:
-            old = text[offset_of(text, starts, text_edit.range.start):offset_of(text, starts, text_edit.range.end)]
-            if old != text_edit.new_text and _is_name(old) and _is_name(text_edit.new_text):
-                swaps.setdefault(old, set()).add(text_edit.new_text)
-    return {old: next(iter(new)) for old, new in swaps.items() if len(new) == 1}
-
-
-def _is_name(text: str) -> bool:
-    return bool(text) and all(part.isidentifier() for part in text.split("."))
-
-
-def _renaming(renamed: dict[str, str]) -> Callable[[str], str]:
-    """Rewrites a message as it would read with the renamed names (whole words only)."""
-    if not renamed:
-        return lambda message: message
-    longest_first = sorted(renamed, key=len, reverse=True)
-    pattern = re.compile(r"(?<!\w)(" + "|".join(re.escape(old) for old in longest_first) + r")(?!\w)")
-    return lambda message: pattern.sub(lambda match: renamed[match.group(1)], message)
-
-
 def _new_errors(
     before: dict[str, list[Diagnostic]], after: dict[str, list[Diagnostic]], renamed: dict[str, str] | None = None,
 ) -> list[Diagnostic]:
     """After minus before, per file, by message and code (lines move when code is inserted above);
     a message from before counts with the edit's renamed names in it."""
-    as_renamed = _renaming(renamed or {})
+    as_renamed = renaming(renamed or {})
     new = []
     for path, diagnostics in after.items():
         remaining = Counter((_headline(as_renamed(d.message)), d.code) for d in before.get(path, []))
@@ -569,7 +555,7 @@ def _fixed_errors(before: dict[str, list[Diagnostic]], after: dict[str, list[Dia
                   renamed: dict[str, str]) -> list[Diagnostic]:
     """Before minus after: the errors the edit took away (as the new ones, by message and code,
     a message from before read with the renamed names)."""
-    as_renamed = _renaming(renamed)
+    as_renamed = renaming(renamed)
     fixed = []
     for path, diagnostics in before.items():
         remaining = Counter((_headline(d.message), d.code) for d in after.get(path, []))

@@ -31,6 +31,7 @@ from engine.refactor.corpus import Corpus
 from engine.refactor.python.local_scopes import LocalScopes
 from engine.refactor.python.receivers import Receivers
 from engine.symbols import Symbol
+from engine.workspace import SourceFile
 
 _CALLS = r"(?:setattr|getattr|hasattr|delattr|patch\.object)\(\s*([\w.]+|(?:importlib\.)?import_module\(\s*[\"'][\w.]+[\"']\s*\))\s*,\s*([\"']){name}\2"
 _IMPORT_MODULE = re.compile(r"(?:importlib\.)?import_module\(\s*[\"']([\w.]+)[\"']\s*\)")
@@ -48,6 +49,33 @@ class NameUse:
     """annotation | attribute-string | code"""
     offset: int
     """Where the name starts in the file's text."""
+
+
+def _attribute_strings(
+    queries: GraphQueries, path: str, source: SourceFile, name: str, calls: re.Pattern[str], target: str,
+) -> list[NameUse]:
+    """The name quoted in ``getattr``-like calls whose owner resolves it to ``target``."""
+    text, starts = source.text, source.line_starts
+    # Calls may span lines (`monkeypatch.setattr(\n    module, "NAME", …)`): searched in the whole
+    # text, where the name is quoted at all (the pattern's alternation is tried at every offset).
+    if f'"{name}"' not in text and f"'{name}'" not in text:
+        return []
+    uses = []
+    for match in calls.finditer(text):
+        number = bisect_right(starts, match.start()) - 1
+        owner = match.group(1)
+        imported = _IMPORT_MODULE.fullmatch(owner)
+        if imported is not None:  # importlib.import_module("pkg.mod"): that module
+            module_file = queries.project.module_file(imported.group(1))
+            found = queries.project.resolve_in_module(module_file, name) if module_file else None
+        else:
+            # `owner.name` resolves to the symbol exactly when the owner is its module or class.
+            found = queries.project.resolve_expression(path, f"{owner}.{name}", number + 1)
+        if found == target:
+            end = match.end() - 1  # before the closing quote
+            at = bisect_right(starts, end) - 1
+            uses.append(NameUse(path, _span(at, end - starts[at], name), "attribute-string", end - len(name)))
+    return uses
 
 
 def find_name_uses(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> list[NameUse]:
@@ -69,23 +97,7 @@ def find_name_uses(queries: GraphQueries, symbol: Symbol, corpus: Corpus) -> lis
         text, starts = source.text, source.line_starts
         receivers: Receivers | None = None
         locals_: LocalScopes | None = None
-        # Calls may span lines (`monkeypatch.setattr(\n    module, "NAME", …)`): searched in the whole
-        # text, where the name is quoted at all (the pattern's alternation is tried at every offset).
-        quoted = f'"{name}"' in text or f"'{name}'" in text
-        for match in calls.finditer(text) if quoted else ():
-            number = bisect_right(starts, match.start()) - 1
-            owner = match.group(1)
-            imported = _IMPORT_MODULE.fullmatch(owner)
-            if imported is not None:  # importlib.import_module("pkg.mod"): that module
-                module_file = queries.project.module_file(imported.group(1))
-                found = queries.project.resolve_in_module(module_file, name) if module_file else None
-            else:
-                # `owner.name` resolves to the symbol exactly when the owner is its module or class.
-                found = resolve(path, f"{owner}.{name}", number + 1)
-            if found == target:
-                end = match.end() - 1  # before the closing quote
-                at = bisect_right(starts, end) - 1
-                uses.append(NameUse(path, _span(at, end - starts[at], name), "attribute-string", end - len(name)))
+        uses += _attribute_strings(queries, path, source, name, calls, target)
         for number in sorted({bisect_right(starts, offset) - 1 for offset in word_offsets(text, name, "_")}):
             line_start = starts[number]
             line = text[line_start:starts[number + 1] if number + 1 < len(starts) else len(text)].rstrip("\r\n")
