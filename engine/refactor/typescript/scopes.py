@@ -22,6 +22,11 @@ _FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration"
 _BLOCKS = frozenset({"statement_block", "for_statement", "for_in_statement", "switch_body", "class_body"})
 _TYPE_DECLARATIONS = frozenset({"interface_declaration", "type_alias_declaration"})
 _NAME_NODES = frozenset({"identifier", "type_identifier", "shorthand_property_identifier"})
+_BINDING_NODES = _TYPE_DECLARATIONS | frozenset({
+    "class_declaration", "abstract_class_declaration", "class", "enum_declaration", "internal_module", "module",
+    "lexical_declaration", "variable_declaration", "import_statement", "export_statement", "catch_clause", "for_in_statement",
+})
+"""What a scope walk binds names for (_Builder._declaration and _binding)."""
 _DECLARED_KIND = {"let": "let", "const": "const", "using": "const"}
 
 
@@ -137,62 +142,7 @@ class _Builder:
         if kind in _FUNCTIONS:
             self._function(node, scope)
             return
-        if kind in ("class_declaration", "abstract_class_declaration", "class"):
-            name = node.child_by_field_name("name")
-            inner = Scope(node, scope, False)
-            if name is not None:
-                self.bind(name, scope if kind != "class" else inner, "class", BOTH, node)
-            self._type_parameters(node, inner)
-            self._children(node, inner)
-            return
-        if kind in _TYPE_DECLARATIONS:
-            name = node.child_by_field_name("name")
-            if name is not None:
-                self.bind(name, scope, "type", frozenset({TYPE}), node)
-            inner = Scope(node, scope, False)
-            self._type_parameters(node, inner)
-            self._children(node, inner)
-            return
-        if kind == "enum_declaration":
-            name = node.child_by_field_name("name")
-            if name is not None:
-                self.bind(name, scope, "enum", BOTH, node)
-            return  # its members are not names of this scope
-        if kind in ("internal_module", "module"):
-            name = node.child_by_field_name("name")
-            if name is not None and name.type == "identifier":
-                self.bind(name, scope, "namespace", BOTH, node)
-            body = node.child_by_field_name("body")
-            if body is not None:
-                self._children(body, Scope(body, scope, True))
-            return
-        if kind in ("lexical_declaration", "variable_declaration"):
-            declared = "var" if kind == "variable_declaration" else _DECLARED_KIND.get(_text(node.children[0]), "let")
-            for declarator in node.named_children:
-                if declarator.type == "variable_declarator":
-                    self.bind_pattern(declarator.child_by_field_name("name"), scope, declared, declarator)
-            self._children(node, scope)
-            return
-        if kind == "import_statement":
-            self._import(node, scope)
-            return
-        if kind == "export_statement":
-            self._export(node, scope)
-            return
-        if kind == "catch_clause":
-            inner = Scope(node, scope, False)
-            self.bind_pattern(node.child_by_field_name("parameter"), inner, "catch", node)
-            body = node.child_by_field_name("body")
-            if body is not None:
-                self._children(body, inner)  # `catch (e) { let e }` is refused: one scope
-            return
-        if kind in ("for_in_statement",):
-            inner = Scope(node, scope, False)
-            keyword = node.child_by_field_name("kind")
-            declared = "var" if keyword is not None and _text(keyword) == "var" else "let" if keyword is not None else ""
-            if declared:
-                self.bind_pattern(node.child_by_field_name("left"), inner, declared, node)
-            self._children(node, inner)
+        if kind in _BINDING_NODES and (self._declaration(node, scope) or self._binding(node, scope)):
             return
         if kind in _BLOCKS:
             self._children(node, Scope(node, scope, False))
@@ -202,6 +152,74 @@ class _Builder:
             self.uses.append(Use(_text(node), node, scope, namespace))
             return
         self._children(node, scope)
+
+    def _declaration(self, node: Node, scope: Scope) -> bool:
+        """A class, type, enum or namespace declaration bound in ``scope`` and walked; False for other nodes."""
+        kind = node.type
+        if kind in ("class_declaration", "abstract_class_declaration", "class"):
+            name = node.child_by_field_name("name")
+            inner = Scope(node, scope, False)
+            if name is not None:
+                self.bind(name, scope if kind != "class" else inner, "class", BOTH, node)
+            self._type_parameters(node, inner)
+            self._children(node, inner)
+            return True
+        if kind in _TYPE_DECLARATIONS:
+            name = node.child_by_field_name("name")
+            if name is not None:
+                self.bind(name, scope, "type", frozenset({TYPE}), node)
+            inner = Scope(node, scope, False)
+            self._type_parameters(node, inner)
+            self._children(node, inner)
+            return True
+        if kind == "enum_declaration":
+            name = node.child_by_field_name("name")
+            if name is not None:
+                self.bind(name, scope, "enum", BOTH, node)
+            return True  # its members are not names of this scope
+        if kind in ("internal_module", "module"):
+            name = node.child_by_field_name("name")
+            if name is not None and name.type == "identifier":
+                self.bind(name, scope, "namespace", BOTH, node)
+            body = node.child_by_field_name("body")
+            if body is not None:
+                self._children(body, Scope(body, scope, True))
+            return True
+        return False
+
+    def _binding(self, node: Node, scope: Scope) -> bool:
+        """A variable declaration, an import or export, a catch clause or a for-in bound and walked;
+        False for other nodes."""
+        kind = node.type
+        if kind in ("lexical_declaration", "variable_declaration"):
+            declared = "var" if kind == "variable_declaration" else _DECLARED_KIND.get(_text(node.children[0]), "let")
+            for declarator in node.named_children:
+                if declarator.type == "variable_declarator":
+                    self.bind_pattern(declarator.child_by_field_name("name"), scope, declared, declarator)
+            self._children(node, scope)
+            return True
+        if kind == "import_statement":
+            self._import(node, scope)
+            return True
+        if kind == "export_statement":
+            self._export(node, scope)
+            return True
+        if kind == "catch_clause":
+            inner = Scope(node, scope, False)
+            self.bind_pattern(node.child_by_field_name("parameter"), inner, "catch", node)
+            body = node.child_by_field_name("body")
+            if body is not None:
+                self._children(body, inner)  # `catch (e) { let e }` is refused: one scope
+            return True
+        if kind in ("for_in_statement",):
+            inner = Scope(node, scope, False)
+            keyword = node.child_by_field_name("kind")
+            declared = "var" if keyword is not None and _text(keyword) == "var" else "let" if keyword is not None else ""
+            if declared:
+                self.bind_pattern(node.child_by_field_name("left"), inner, declared, node)
+            self._children(node, inner)
+            return True
+        return False
 
     def _children(self, node: Node, scope: Scope) -> None:
         for child in node.named_children:
