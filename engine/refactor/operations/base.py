@@ -155,6 +155,9 @@ class RefactorOperation:
     code_action: ClassVar[CodeAction | None] = None
     reads_graph: ClassVar[bool] = False
     """Whether planning reads the project graph: a cold server's start then overlaps building it."""
+    span_only: ClassVar[bool] = False
+    """Whether planning needs only its target's lines in one file (engine.refactor.syntactic_target):
+    no server is started ahead of the plan, which asks one only when the syntax tree cannot settle it."""
     destructive: ClassVar[bool]
     """Whether applying it loses content (a deletion, a declaration replaced) rather than only
     changing names and places or adding code: MCP's destructiveHint, what an agent asks about."""

@@ -17,6 +17,7 @@ class _Insert(RefactorOperation):
     before: ClassVar[bool]
     destructive: ClassVar[bool] = False
     idempotent: ClassVar[bool] = False
+    span_only: ClassVar[bool] = True
 
     address: str = param(FieldKind.ADDRESS, "the symbol to insert next to")
     text: str = param(FieldKind.CODE, "the code to insert (re-indented to fit)", cli_flag="--text-file")

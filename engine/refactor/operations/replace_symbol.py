@@ -17,6 +17,7 @@ class Replace(RefactorOperation):
     lsp_command: ClassVar[str] = "graft.replaceSymbolBody"
     destructive: ClassVar[bool] = True
     idempotent: ClassVar[bool] = True
+    span_only: ClassVar[bool] = True
     code_action: ClassVar[CodeAction | None] = CodeAction("Replace body…", "refactor.rewrite")
 
     address: str = param(FieldKind.ADDRESS, "the symbol to replace")

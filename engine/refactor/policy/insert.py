@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from engine.names import parse_address
 from engine.refactor import symbol_edits
 from engine.refactor.plan import RefactorPlan
+from engine.refactor.syntactic_target import span_target
 
 if TYPE_CHECKING:
     from engine.refactor.operations.base import PlanContext
@@ -15,5 +17,6 @@ if TYPE_CHECKING:
 
 
 def plan(operation: _Insert, context: PlanContext) -> RefactorPlan:
-    symbol = context.resolve(parse_address(operation.address))
-    return symbol_edits.plan_insert(symbol, context.workspace.read(symbol.file), operation.text, before=operation.before)
+    symbol, notes = span_target(context, parse_address(operation.address))
+    planned = symbol_edits.plan_insert(symbol, context.workspace.read(symbol.file), operation.text, before=operation.before)
+    return replace(planned, warnings=[*notes, *planned.warnings])
