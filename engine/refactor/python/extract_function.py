@@ -25,6 +25,7 @@ from engine.edits.text import line_edits
 from engine.errors import Refused
 from engine.positions import Position, Range
 from engine.refactor.plan import RefactorPlan
+from engine.refactor.python.cst_edits import bound_name
 from engine.refactor.python.extract_variable import NameClash, check_identifier
 from engine.refactor.python.span_nodes import (
     CannotExtractHere, PythonTree, binding_scope, name_in_use, names_meaning, nodes_within, read_tree, reads_locals_dynamically, trimmed,
@@ -264,7 +265,8 @@ def _bound_before(tree: PythonTree, read: cst.Name, statements: list[cst.BaseSta
         if any(ancestor is statement for statement in statements):
             siblings = list(statements)
         for sibling in siblings:
-            if sibling is child or tree.span(sibling).start >= at:
+            # The read's own statement binds after it reads (``n = n + 1``): only earlier ones count.
+            if sibling is child or sibling is ancestor or tree.span(sibling).start >= at:
                 break
             if isinstance(sibling, cst.SimpleStatementLine) and any(_simple_binds(small, name) for small in sibling.body):
                 return True
@@ -275,7 +277,15 @@ def _bound_before(tree: PythonTree, read: cst.Name, statements: list[cst.BaseSta
 
 
 def _binds(target: cst.CSTNode, name: str) -> bool:
-    return any(isinstance(node, cst.Name) and node.value == name for node in nodes_within(target))
+    """Whether assigning to ``target`` binds the variable ``name`` (``self.name = ...`` and
+    ``items[name] = ...`` bind none)."""
+    if isinstance(target, cst.Name):
+        return target.value == name
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_binds(element.value, name) for element in target.elements)
+    if isinstance(target, cst.StarredElement):
+        return _binds(target.value, name)
+    return False
 
 
 def _simple_binds(small: cst.BaseSmallStatement, name: str) -> bool:
@@ -284,7 +294,7 @@ def _simple_binds(small: cst.BaseSmallStatement, name: str) -> bool:
     if isinstance(small, cst.AnnAssign):
         return small.value is not None and _binds(small.target, name)
     if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
-        return any(_binds(alias.asname.name if alias.asname else alias.name, name) for alias in small.names)
+        return any(bound_name(alias) == name for alias in small.names)
     return False
 
 
