@@ -53,6 +53,9 @@ def statements_for_call(fn_tree: PythonTree, function: cst.FunctionDef, statemen
             continue
         code = call_tree.module.code_for_node(value)
         bindings.append(f"{parameter} = {f'({code})' if chr(10) in code else code}")
+    target = small.targets[0].target if isinstance(small, cst.Assign) else None
+    if isinstance(target, cst.Name):
+        kept.add(target.value)  # x = f(...) whose body binds x: the caller's x is bound by the call's statement anyway
     _check_locals_free(fn_tree, statements, parameters, kept, call_tree, caller, name)
     indent = _indent_of(call_tree, small)
     body = _reindented(fn_tree, statements[:-1] if final is not None else statements, indent)
@@ -161,7 +164,8 @@ def _final_line(fn_tree: PythonTree, small: cst.BaseSmallStatement, final: cst.R
     if isinstance(small, cst.Return):
         return f"return {value}" if value != "None" else "return"
     if isinstance(small, cst.Assign):
-        return f"{_target_code(small)} = {value}"
+        target = _target_code(small)
+        return "" if target == value else f"{target} = {value}"
     # A bare call: its value was thrown away; the final expression runs only when it may do something.
     return value if final is not None and final.value is not None and has_effects(final.value) else ""
 
