@@ -5,6 +5,7 @@ a target the tree cannot settle alone still asks the real server, and the plan s
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import sys
 from pathlib import Path
@@ -47,6 +48,12 @@ def test_the_engine_plans_insert_after_and_replace_from_the_tree_without_a_serve
         replaced = engine.plan(build("replace", {"address": "pkg/core.py:old_api",
                                                  "text": "def old_api():\n    return 2\n"}, where="t"))
         assert engine.services is not None and engine.services.start_seconds() == 0.0
+        # Not even started ahead of the plan (a warm-up the close would cut short): the pool has no
+        # server at all, once what was handed to its loop before now has had its turn.
+        pool_loop = getattr(engine.services, "api", None)
+        if pool_loop is not None:
+            pool_loop.run(lambda: asyncio.sleep(1.0), timeout=120)
+        assert {s.id: s.state for s in engine.services.status() if s.state not in ("stopped", "not-found", "too-old")} == {}
     finally:
         engine.close()
     assert {(p.source.value, p.confidence.value) for p in (inserted, replaced)} == {("ast", "high")}
