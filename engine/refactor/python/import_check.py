@@ -81,25 +81,8 @@ def check_imports(workspace: Workspace, queries: GraphQueries, tools: Tools | No
     try:
         _copy_python_tree(workspace, scratch)
         _copy_ignored_modules(workspace, scratch, {_package_of(path, name) for path, name in modules})
-        already_broken = []
-        for path, name in modules:
-            if (scratch / path).is_file():
-                imported, output = tools.import_module(scratch, roots, name)
-                if not imported:
-                    already_broken.append((name, _last_line(output)))
-        scripts_broken = []
-        for path in scripts:
-            if (scratch / path).is_file():
-                ran, output = tools.run_as_script(scratch, roots, str(scratch / path))
-                if not ran:
-                    scripts_broken.append((path, _last_line(output)))
-        for path, data in planned.items():
-            target = scratch / path
-            if target.exists() or target.is_symlink():
-                target.unlink()  # a hard link to the user's file: never written through
-            if data is not None:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(data)
+        already_broken, scripts_broken = _broken_before(tools, scratch, roots, modules, scripts)
+        _write_planned(scratch, planned)
         broken_before = {name for name, _ in already_broken}
         errors_before = {error for _, error in already_broken}
         checked = []
@@ -122,6 +105,42 @@ def check_imports(workspace: Workspace, queries: GraphQueries, tools: Tools | No
         scripts_run = _run_scripts(tools, scratch, roots, [p for p in scripts if p not in dict(scripts_broken)], what)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    return ImportCheck(checked, _note(checked, scripts_run, scripts_broken, already_broken))
+
+
+def _broken_before(
+    tools: Tools, scratch: Path, roots: list[str], modules: list[tuple[str, str]], scripts: list[str],
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The modules that do not import, and the scripts that do not run, before the plan: (name or
+    path, the error's last line) each; the check after the plan leaves them out."""
+    already_broken = []
+    for path, name in modules:
+        if (scratch / path).is_file():
+            imported, output = tools.import_module(scratch, roots, name)
+            if not imported:
+                already_broken.append((name, _last_line(output)))
+    scripts_broken = []
+    for path in scripts:
+        if (scratch / path).is_file():
+            ran, output = tools.run_as_script(scratch, roots, str(scratch / path))
+            if not ran:
+                scripts_broken.append((path, _last_line(output)))
+    return already_broken, scripts_broken
+
+
+def _write_planned(scratch: Path, planned: dict[str, bytes | None]) -> None:
+    """The planned files written into the scratch copy (a deleted one removed)."""
+    for path, data in planned.items():
+        target = scratch / path
+        if target.exists() or target.is_symlink():
+            target.unlink()  # a hard link to the user's file: never written through
+        if data is not None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+
+
+def _note(checked: list[str], scripts_run: list[str], scripts_broken: list[tuple[str, str]],
+          already_broken: list[tuple[str, str]]) -> str:
     parts = [f"import check: {', '.join(checked)} import(s) with the plan applied"] if checked else []
     if scripts_run:
         parts.append(f"run as a script (`python PATH`, its main block not run): {', '.join(scripts_run)}")
@@ -132,7 +151,7 @@ def check_imports(workspace: Workspace, queries: GraphQueries, tools: Tools | No
     if already_broken:
         skipped = "; ".join(f"{name} ({error})" for name, error in already_broken)
         note = (note + "; " if note else "") + f"import check skipped for modules that do not import even now: {skipped}"
-    return ImportCheck(checked, note)
+    return note
 
 
 def _run_scripts(tools: Tools, scratch: Path, roots: list[str], scripts: list[str], what: str) -> list[str]:

@@ -21,14 +21,14 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from engine.edits.model import WorkspaceEdit
+from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.materialize import materialize
 from engine.errors import DestinationMissing, Refused, UsageError
 from engine.graph.queries import GraphQueries
 from engine.languages import SymbolMoves, profile_of
 from engine.refactor.python.dotted_strings import retarget_dotted_strings
 from engine.refactor.python.move_importers import MoveNames, rewrite_importer
-from engine.refactor.python.move_rewrite import rewrite_dest, rewrite_source, top_level_bindings, type_checking_block
+from engine.refactor.python.move_rewrite import Bindings, rewrite_dest, rewrite_source, top_level_bindings, type_checking_block
 from engine.refactor.python.move_source import CannotMove, CarriedImport, SourceAnalysis, analyse
 from engine.refactor.python.import_check import runs_as_script
 from engine.refactor.plan import RefactorPlan
@@ -65,8 +65,8 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
     symbol, name = request.symbol, request.symbol.name
     source = workspace.read(symbol.file)
     dest_path, dest_source = _destination(workspace, request)
-    source_module = _module_name(queries, source.path)
-    dest_module = _module_name(queries, dest_path)
+    sides = _Sides(source, dest_path, dest_source, _module_name(queries, source.path), _module_name(queries, dest_path))
+    source_module, dest_module = sides.source_module, sides.dest_module
     analysis = analyse(source, name, source_module, dest_module)
     warnings: list[str] = []
     if analysis.unresolved:
@@ -74,16 +74,84 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
         warnings.append(f"names the moved code reads but nothing in {source.path} binds: {', '.join(analysis.unresolved)}{stars}")
 
     dest_tree = parse(dest_source) if dest_source is not None else cst.parse_module("")
-    exported = _star_exported(analysis.tree, name)
-    names = MoveNames(name, source_module, dest_module, exported)
+    names = MoveNames(name, source_module, dest_module, _star_exported(analysis.tree, name))
     dest_tree = rewrite_importer(dest_tree, dest_module, names, is_dest=True)
     bound = top_level_bindings(dest_tree, dest_module)
     dest_bindings = bound.names
-    only_for_types = bound.type_checking.names if bound.type_checking is not None else {}
     if name in dest_bindings:
         raise MoveClash(f"{dest_path} already binds {name}; moving {symbol.address} there would replace it")
+    imports, type_checking = _destination_imports(analysis, bound, dest_path)
+    try_blocks = _try_blocks_for(analysis, dest_tree, dest_bindings, dest_path)
+    guard = _type_checking_guard(dest_tree, dest_bindings, analysis.imports)
+    if type_checking and guard is None:
+        imports.append(from_import("typing", "TYPE_CHECKING"))
+    needed_globals = [g for g in analysis.source_globals if dest_bindings.get(g) != f"{source_module.dotted}.{g}"
+                      and not _same_definition(analysis.tree, dest_tree, g)]
+    for global_name in needed_globals:
+        if global_name in dest_bindings:
+            raise MoveClash(f"the moved code uses {global_name} from {source.path}, but {dest_path} binds that name already")
 
-    # Imports for the destination, checked against what it already binds.
+    source_all = all_names(analysis.tree)
+    public = _public(name, source_all, source_module)
+    back = _back_import(queries, request, analysis, sides, public, needed_globals, dest_tree, imports, warnings)
+    back_spec = source_module.spec_for(dest_module.dotted, relative=_prefers_relative(analysis.tree))
+    # In a stub, `X as X` is what makes an import a re-export.
+    back_alias = name if back.reexport and source.path.endswith(".pyi") else None
+    back_statement = from_import(back_spec, name, back_alias) if back.needed else None
+    export = name if source_all is not None and name in source_all else None
+    warnings += _reexport_warnings(request, name, sides, public, back, back_spec)
+    new_dest = rewrite_dest(dest_tree, analysis, imports, type_checking, export=export, create_all=dest_source is None,
+                            guard=guard or "TYPE_CHECKING", try_blocks=try_blocks)
+    if dest_source is None or _imports_grouped(dest_source.text, dest_module):
+        new_dest = grouped_imports(new_dest, dest_module.dotted.split(".")[0])
+    new_source = rewrite_source(analysis, name, back_statement, local=back.local, keep_in_all=back.reexport or request.shim)
+
+    operations = move_operations(source, new_source, dest_path, dest_source, new_dest)
+    operations += _importer_changes(workspace, queries, names, {source.path, dest_path})
+    edit = WorkspaceEdit(tuple(operations))
+    if not (request.shim or back.uses_left):
+        edit = retarget_dotted_strings(
+            workspace, edit, f"{source_module.dotted}.{name}", f"{dest_module.dotted}.{name}", list(queries.project.facts)
+        )
+    if not request.stub_moved:
+        warnings += _stub_warnings(workspace, source.path, name)
+    warnings += _doctest_warnings(source, symbol, analysis.tree, source_module, new_dest, dest_module)
+    warnings += _stale(workspace, edit, source_module, name, back.needed)
+    return RefactorPlan("move", edit, Source.AST, Confidence.HIGH if not warnings else Confidence.MEDIUM, warnings)
+
+
+@dataclass(frozen=True)
+class _Sides:
+    """The move's two modules: the source, and the destination (None: created by the move)."""
+
+    source: SourceFile
+    dest_path: str
+    dest_source: SourceFile | None
+    source_module: ModuleName
+    dest_module: ModuleName
+
+
+@dataclass(frozen=True)
+class _BackImport:
+    """How the source keeps the moved name, once cycles are ruled out."""
+
+    reexport: bool
+    """It stays importable from the source (a public name)."""
+    needed: bool
+    """The source imports the name back (a shim, a re-export, or its own remaining uses)."""
+    local: bool
+    """Inside the functions that use it: a module-level import would be circular."""
+    uses_left: bool
+    """The source still uses the name itself."""
+
+
+def _destination_imports(
+    analysis: SourceAnalysis, bound: Bindings, dest_path: str,
+) -> tuple[list[cst.SimpleStatementLine], list[cst.SimpleStatementLine]]:
+    """The imports the moved code needs in the destination (for run time, for type checkers only),
+    checked against what the destination already binds (MoveClash)."""
+    dest_bindings = bound.names
+    only_for_types = bound.type_checking.names if bound.type_checking is not None else {}
     imports: list[cst.SimpleStatementLine] = []
     type_checking: list[cst.SimpleStatementLine] = []
     for carried in analysis.imports:
@@ -102,23 +170,22 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
                     f"to {existing or 'its own definition'}"
                 )
         (type_checking if carried.type_checking else imports).append(carried.statement)
-    try_blocks = _try_blocks_for(analysis, dest_tree, dest_bindings, dest_path)
-    guard = _type_checking_guard(dest_tree, dest_bindings, analysis.imports)
-    if type_checking and guard is None:
-        imports.append(from_import("typing", "TYPE_CHECKING"))
-    needed_globals = [g for g in analysis.source_globals if dest_bindings.get(g) != f"{source_module.dotted}.{g}"
-                      and not _same_definition(analysis.tree, dest_tree, g)]
-    for global_name in needed_globals:
-        if global_name in dest_bindings:
-            raise MoveClash(f"the moved code uses {global_name} from {source.path}, but {dest_path} binds that name already")
+    return imports, type_checking
 
-    # Cycles: the destination importing the source back, while the source imports the destination.
-    source_all = all_names(analysis.tree)
-    public = _public(name, source_all, source_module)
+
+def _back_import(
+    queries: GraphQueries, request: MoveRequest, analysis: SourceAnalysis, sides: _Sides, public: str | None,
+    needed_globals: list[str], dest_tree: cst.Module, imports: list[cst.SimpleStatementLine], warnings: list[str],
+) -> _BackImport:
+    """Cycles: the destination importing the source back, while the source imports the destination.
+    Adds the import of ``needed_globals`` to ``imports`` and the warnings; refuses (MoveCycle) a cycle
+    no function-local import avoids."""
+    name, source, dest_path = request.symbol.name, sides.source, sides.dest_path
+    source_module, dest_module = sides.source_module, sides.dest_module
     uses_left = bool(analysis.import_time_uses or analysis.runtime_uses)
     reexport = request.reexport and public is not None and not request.shim
     source_needs_name = request.shim or reexport or uses_left
-    source_reaches_dest = queries.import_path(source.path, dest_path) if dest_source is not None else None
+    source_reaches_dest = queries.import_path(source.path, dest_path) if sides.dest_source is not None else None
     if needed_globals:
         if source_reaches_dest:
             raise MoveCycle(
@@ -127,10 +194,11 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
                 "move them first, or choose another destination"
             )
         # The destination's own import style, when it has one.
-        spec = dest_module.spec_for(source_module.dotted, relative=_prefers_relative(dest_tree if dest_source is not None else analysis.tree))
+        relative = _prefers_relative(dest_tree if sides.dest_source is not None else analysis.tree)
+        spec = dest_module.spec_for(source_module.dotted, relative=relative)
         imports.append(parse_simple_statement(f"from {spec} import {', '.join(needed_globals)}\n"))
     dest_reaches_source = [dest_path, source.path] if needed_globals else (
-        queries.import_path(dest_path, source.path) if dest_source is not None else None
+        queries.import_path(dest_path, source.path) if sides.dest_source is not None else None
     )
     local = False
     if reexport and dest_reaches_source and _imports_at_module_level(analysis.tree, source_module, dest_module.dotted):
@@ -157,46 +225,38 @@ def plan_move(workspace: Workspace, queries: GraphQueries, request: MoveRequest)
             )
         local = True
         warnings.append(f"{source.path} imports {name} inside the functions that use it: a module-level import would be circular ({cycle})")
+    return _BackImport(reexport, source_needs_name, local, uses_left)
 
-    back_spec = source_module.spec_for(dest_module.dotted, relative=_prefers_relative(analysis.tree))
-    # In a stub, `X as X` is what makes an import a re-export.
-    back_alias = name if reexport and source.path.endswith(".pyi") else None
-    back = from_import(back_spec, name, back_alias) if source_needs_name else None
-    export = name if source_all is not None and name in source_all else None
-    if reexport:
-        warnings.append(f"{name} was public in {source_module.dotted} ({public}): it stays importable from there through "
-                        f"`from {back_spec} import {name}`; pass no_reexport to drop that")
-    elif public is None and not name.startswith("_") and not source_needs_name:
-        warnings.append(f"{name} is no longer importable from {source_module.dotted} (this project's importers now take it from "
-                        f"{dest_module.dotted}); code outside it that does `from {source_module.dotted} import {name}` breaks: "
-                        "pass shim to keep a re-export")
-    elif public is not None and request.reexport is False and not request.shim:
-        warnings.append(f"{name} was public in {source_module.dotted} ({public}) and is no longer importable from there (no_reexport)")
-    new_dest = rewrite_dest(dest_tree, analysis, imports, type_checking, export=export, create_all=dest_source is None,
-                            guard=guard or "TYPE_CHECKING", try_blocks=try_blocks)
-    if dest_source is None or _imports_grouped(dest_source.text, dest_module):
-        new_dest = grouped_imports(new_dest, dest_module.dotted.split(".")[0])
-    new_source = rewrite_source(analysis, name, back, local=local, keep_in_all=reexport or request.shim)
 
-    operations = move_operations(source, new_source, dest_path, dest_source, new_dest)
-    for path in _candidate_importers(workspace, queries, name, source_module, {source.path, dest_path}):
+def _reexport_warnings(
+    request: MoveRequest, name: str, sides: _Sides, public: str | None, back: _BackImport, back_spec: str,
+) -> list[str]:
+    """What becomes of the name's importers outside this project."""
+    source_module, dest_module = sides.source_module, sides.dest_module
+    if back.reexport:
+        return [f"{name} was public in {source_module.dotted} ({public}): it stays importable from there through "
+                f"`from {back_spec} import {name}`; pass no_reexport to drop that"]
+    if public is None and not name.startswith("_") and not back.needed:
+        return [f"{name} is no longer importable from {source_module.dotted} (this project's importers now take it from "
+                f"{dest_module.dotted}); code outside it that does `from {source_module.dotted} import {name}` breaks: "
+                "pass shim to keep a re-export"]
+    if public is not None and request.reexport is False and not request.shim:
+        return [f"{name} was public in {source_module.dotted} ({public}) and is no longer importable from there (no_reexport)"]
+    return []
+
+
+def _importer_changes(workspace: Workspace, queries: GraphQueries, names: MoveNames, skip: set[str]) -> list[FileChange]:
+    """Every other importer, taking the name from the destination."""
+    changes = []
+    for path in _candidate_importers(workspace, queries, names.name, names.source, skip):
         importer = workspace.read(path)
         # A script outside any package still has absolute imports to rewrite.
         module = ModuleName(queries.project.module_name_for(path) or "", path.endswith(("__init__.py", "__init__.pyi")))
         rewritten = rewrite_importer(parse(importer), module, names, is_dest=False).code
         change = file_change(importer, rewritten)
         if change is not None:
-            operations.append(change)
-    edit = WorkspaceEdit(tuple(operations))
-    if not (request.shim or uses_left):
-        edit = retarget_dotted_strings(
-            workspace, edit, f"{source_module.dotted}.{name}", f"{dest_module.dotted}.{name}", list(queries.project.facts)
-        )
-    if not request.stub_moved:
-        warnings += _stub_warnings(workspace, source.path, name)
-    warnings += _doctest_warnings(source, symbol, analysis.tree, source_module, new_dest, dest_module)
-    warnings += _stale(workspace, edit, source_module, name, source_needs_name)
-    return RefactorPlan("move", edit, Source.AST, Confidence.HIGH if not warnings else Confidence.MEDIUM, warnings)
+            changes.append(change)
+    return changes
 
 
 def _destination(workspace: Workspace, request: MoveRequest) -> tuple[str, SourceFile | None]:

@@ -10,7 +10,7 @@ between a module-level and a function-local import when a cycle threatens.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -22,6 +22,7 @@ from libcst.metadata import (
     ImportAssignment,
     ParentNodeProvider,
     PositionProvider,
+    Scope,
     ScopeProvider,
 )
 
@@ -94,12 +95,8 @@ def analyse(source: SourceFile, name: str, module: ModuleName, dest: ModuleName)
     positions = wrapper.resolve(PositionProvider)
     parents = wrapper.resolve(ParentNodeProvider)
     moved = _moved_statements(tree, name, source.path)
-    head = moved[0]
-    decorators = head.decorators if isinstance(head, (cst.FunctionDef, cst.ClassDef)) else ()
-    first = positions[decorators[0] if decorators else head].start.line
-    last = positions[moved[-1]].end.line
-    comments = comments_above(moved[0])
-    analysis = SourceAnalysis(tree, moved, comments, line=first)
+    first, last = _lines_of(moved, positions)
+    analysis = SourceAnalysis(tree, moved, comments_above(moved[0]), line=first)
 
     def inside(node: cst.CSTNode) -> bool:
         return first <= positions[node].start.line <= last
@@ -107,13 +104,9 @@ def analyse(source: SourceFile, name: str, module: ModuleName, dest: ModuleName)
     global_scope = scopes[tree]
     if not isinstance(global_scope, GlobalScope):
         raise CannotMove(f"cannot analyse the scopes of {source.path}")
-    accesses: dict[int, Access] = {}
-    for scope in {id(s): s for s in scopes.values() if s is not None}.values():
-        for access in scope.accesses:
-            accesses[id(access)] = access
     seen: set[str] = set()
     used_imports: dict[int, tuple[cst.CSTNode, ImportAssignment]] = {}
-    for access in accesses.values():
+    for access in _all_accesses(scopes).values():
         if not inside(access.node):
             continue
         written = code_of(access.node)
@@ -151,15 +144,49 @@ def analyse(source: SourceFile, name: str, module: ModuleName, dest: ModuleName)
             # `import a.b` binds `a` (LibCST calls the binding `a.b`).
             analysis.unused_after.setdefault(id(node), set()).add(assignment.name.split(".")[0])
     _drop_emptied_type_checking_blocks(analysis, global_scope, positions)
-    order = {id(statement): index for index, statement in enumerate(tree.body)}
+    _mark_emptied_try_blocks(analysis, global_scope, parents, inside)
+    _remaining_uses(analysis, global_scope, name, parents, positions, inside)
+    analysis.future_annotations = _has_future_annotations(tree)
+    return analysis
+
+
+def _lines_of(moved: list[TopLevelStatement], positions: Mapping[cst.CSTNode, CodeRange]) -> tuple[int, int]:
+    """The first line (its first decorator's) and the last of the moved statements."""
+    head = moved[0]
+    decorators = head.decorators if isinstance(head, (cst.FunctionDef, cst.ClassDef)) else ()
+    return positions[decorators[0] if decorators else head].start.line, positions[moved[-1]].end.line
+
+
+def _all_accesses(scopes: Mapping[cst.CSTNode, Scope | None]) -> dict[int, Access]:
+    """Every access of every scope, once each."""
+    accesses: dict[int, Access] = {}
+    for scope in {id(s): s for s in scopes.values() if s is not None}.values():
+        for access in scope.accesses:
+            accesses[id(access)] = access
+    return accesses
+
+
+def _mark_emptied_try_blocks(
+    analysis: SourceAnalysis, global_scope: GlobalScope, parents: Mapping[cst.CSTNode, cst.CSTNode],
+    inside: Callable[[cst.CSTNode], bool],
+) -> None:
+    """The carried ``try`` blocks in the source's order, and those whose names only the moved code read."""
+    order = {id(statement): index for index, statement in enumerate(analysis.tree.body)}
     analysis.try_blocks.sort(key=lambda block: order[block.source_id])  # the source's order, not the reads'
     for block in analysis.try_blocks:
         in_block = [a for a in global_scope.assignments if isinstance(a, Assignment)
                     and id(enclosing_try(a.node, parents)) == block.source_id]
         if all(inside(reference.node) for a in in_block for reference in a.references):
             analysis.emptied_blocks.add(block.source_id)  # only the moved code read its names
+
+
+def _remaining_uses(
+    analysis: SourceAnalysis, global_scope: GlobalScope, name: str, parents: Mapping[cst.CSTNode, cst.CSTNode],
+    positions: Mapping[cst.CSTNode, CodeRange], inside: Callable[[cst.CSTNode], bool],
+) -> None:
+    """The source's uses of the moved name left behind: in function bodies, or run at import time."""
     for binding in global_scope.assignments[name]:
-        if not (isinstance(binding, Assignment) and _is_moved_definition(binding, moved)):
+        if not (isinstance(binding, Assignment) and _is_moved_definition(binding, analysis.moved)):
             continue
         for reference in binding.references:
             if inside(reference.node):
@@ -169,12 +196,14 @@ def analyse(source: SourceFile, name: str, module: ModuleName, dest: ModuleName)
                 analysis.import_time_uses.append(positions[reference.node].start.line)
             else:
                 analysis.runtime_uses[id(function)] = function
-    analysis.future_annotations = any(
+
+
+def _has_future_annotations(tree: cst.Module) -> bool:
+    return any(
         isinstance(small, cst.ImportFrom) and dotted(small.module) == "__future__"
         and not isinstance(small.names, cst.ImportStar) and any(a.name.value == "annotations" for a in small.names)
         for statement in tree.body if isinstance(statement, cst.SimpleStatementLine) for small in statement.body
     )
-    return analysis
 
 
 def _drop_emptied_type_checking_blocks(
