@@ -232,3 +232,43 @@ def test_go_refusals_by_code_change_nothing(go: tuple[Path, Engine]) -> None:
     for operation, code in cases:
         assert refused(engine, operation).code == code, operation
     assert (root / "shapes.go").read_text() == GO_SOURCE
+
+
+GO_ARRAY = """\
+package shapes
+
+type Grid [4]int
+
+type Counts map[string]int
+
+// Fill sets every cell; "filled" is said in a comment only.
+func Fill(value int) Grid {
+\tvar grid Grid
+\tfor i := range grid {
+\t\tgrid[i] = value
+\t}
+\treturn grid
+}
+
+func Tally(words []string) Counts {
+\tcounts := Counts{}
+\tfor _, word := range words {
+\t\tcounts[word]++
+\t}
+\treturn counts
+}
+"""
+
+
+def test_go_extract_function_refused_when_gopls_would_change_a_copied_array(go: tuple[Path, Engine]) -> None:
+    """gopls passes ``grid`` (an array) by value and does not return it: the cells the loop sets
+    would be lost, and the code would still compile (found on google/uuid's Parse). A map type
+    (a reference) is extracted; a name found only in a comment is no clash."""
+    root, engine = go
+    (root / "grid.go").write_text(GO_ARRAY)
+    error = refused(engine, ExtractFunction("grid.go:10:2-12:3", "filled"))
+    assert error.code == "copies_a_value" and "grid (Grid, an array)" in error.message, error.message
+    assert (root / "grid.go").read_text() == GO_ARRAY
+    apply(engine, ExtractFunction("grid.go:18:2-20:3", "countWords"))
+    assert "\tcountWords(words, counts)\n\treturn counts\n" in (root / "grid.go").read_text()
+    go_checks(root)

@@ -10,7 +10,8 @@ A server picks the new symbol's name (``newFunction``, ``newLocal``, ``newVar``)
 occurs nowhere in the file. The name asked for replaces it wherever the server's edit writes it,
 which is a rename of that new symbol: the server's name is new to the file, so each of its
 occurrences in the edit is the new symbol. It is refused when the asked name is already a word
-of the file (it could capture or shadow another), or when the edit's new symbol cannot be found.
+of the file's code, comments and quoted strings aside (it could capture or shadow another), or
+when the edit's new symbol cannot be found.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ _SERVER_NAME = re.compile(r"(?:new[A-Z][A-Za-z]*|extracted[A-Za-z]*)(?:_?\d+)?")
 """The names servers give what they extract: tsserver's newFunction, newLocal, newMethod (with
 _1 for a second), gopls's newFunction, newVar, newConst (with 1 for a second)."""
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+_COMMENT_OR_QUOTED = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S)
+"""Comments and quoted strings of TypeScript, JavaScript and Go, where a name is no binding; a
+template literal is kept (its ``${...}`` is code), and a Go raw string with it."""
 
 
 class NotOffered(Refused):
@@ -124,6 +128,7 @@ def renamed_new_symbol(edit: ServerEdit, selection: Selection, new_name: str) ->
     edit writes it; refused when that cannot be done safely (see the module's docstring)."""
     text = selection.source.text
     words = set(_IDENTIFIER.findall(text))
+    code_words = set(_IDENTIFIER.findall(_COMMENT_OR_QUOTED.sub(" ", text)))
     written = {word for change in edit.files for one in change.edits for word in _IDENTIFIER.findall(one.new_text)}
     fresh = sorted(word for word in written - words if _SERVER_NAME.fullmatch(word))
     if len(fresh) != 1:
@@ -133,8 +138,9 @@ def renamed_new_symbol(edit: ServerEdit, selection: Selection, new_name: str) ->
     server_name = fresh[0]
     if new_name == server_name:
         return edit
-    if new_name in words:
-        lines = [str(number + 1) for number, line in enumerate(text.splitlines()) if _word(new_name).search(line)]
+    if new_name in code_words:
+        code = _COMMENT_OR_QUOTED.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+        lines = [str(number + 1) for number, line in enumerate(code.splitlines()) if _word(new_name).search(line)]
         raise NameClash(f"{new_name!r} already occurs in {selection.source.path} (line {', '.join(lines[:5])}): the new "
                         "symbol would clash with it or hide it; choose another name. Nothing was changed")
     pattern = _word(server_name)

@@ -10,11 +10,13 @@ from engine.names import SymbolAddress, parse_address
 from engine.languages.go_builds import default_build
 from engine.refactor.corpus import Corpus
 from engine.refactor.language_passes import replaced_name
-from engine.refactor.go import (assembly, build_constraints, foreign_uses, gofmt, implementations, other_builds,
+from engine.refactor.go import (assembly, build_constraints, extract_checks, foreign_uses, gofmt, implementations, other_builds,
                                qualified_uses, rename_checks)
+from engine.refactor.operations.extract_function import ExtractFunction
 from engine.refactor.operations.move_file import FileRename
 from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.plan import RefactorPlan
+from engine.refactor.selection import select
 from engine.symbols import Source, SymbolKind
 
 if TYPE_CHECKING:
@@ -27,6 +29,9 @@ def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperatio
         plan = replace(plan, warnings=[*plan.warnings, warning]) if warning else plan
     if isinstance(operation, Rename) and plan.source is Source.LSP:
         plan = _server_rename_checked(plan, context, operation)
+    if isinstance(operation, ExtractFunction) and plan.source is Source.LSP:
+        span = select(context, operation.address, operation.lines, operation.match)
+        extract_checks.refuse_copied_values(plan, context, span.text, operation.new_name)
     return gofmt.keep_gofmt(plan, context.workspace, context.tools)
 
 
