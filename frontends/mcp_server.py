@@ -36,6 +36,9 @@ def build_server(engine: Engine, *, output_schemas: bool = False) -> GraftMCPSer
     server = GraftMCPServer(
         output_schemas=output_schemas,
         name="codegraft",
+        # The SDK sets the root logger to its level: at INFO, pygls logged every message to a
+        # language server (a file's whole text on each open and change) to stderr.
+        log_level="WARNING",
         instructions=(
             "Semantic code tools. Address symbols by name path (pkg/models.py:Order/total, overloads as name[1]) "
             "or FILE:LINE:COL. Edit tools are dry runs returning a diff until called with apply=true. Read a file "

@@ -842,3 +842,30 @@ def test_read_symbol_leaves_the_file_stamp_to_structured_content(project: Path) 
     head = plain.content[0].text.splitlines()[0]
     assert head.startswith("# shop/pricing.py:apply_discount  function  lines ") and "sha256=" not in head and "mtime=" not in head
     assert re.fullmatch(r"[0-9a-f]{64}", data.structured_content["sha256"]) and data.structured_content["mtime"]
+
+
+def test_the_stdio_server_does_not_log_the_language_servers_traffic(tmp_path: Path) -> None:
+    """Each message to a language server (a file's whole text on every open and change) went to
+    stderr, 1.4 MB over six calls on pflag: a client that does not drain stderr would block the
+    server on a full pipe. The server logs warnings and errors only."""
+    from mcp.client.stdio import stdio_client
+
+    from tests.test_lsp_e2e import require
+    from tests.test_verification import _two_hops
+
+    require("basedpyright")
+    _two_hops(tmp_path)
+    graft = shutil.which("graft", path=str(Path(sys.executable).parent))
+    assert graft is not None
+    params = StdioServerParameters(command=graft, args=["mcp", "--root", str(tmp_path)])
+    log_path = tmp_path.parent / "mcp-stderr.log"
+
+    async def run() -> Any:
+        with log_path.open("w") as log:
+            async with Client(stdio_client(params, errlog=log)) as client:
+                return await client.call_tool("find_references", {"address": "a.py:f"})
+
+    found = asyncio.run(run())
+    assert not found.is_error and "from basedpyright" in found.content[0].text, found.content[0].text
+    logged = log_path.read_text()
+    assert "Sending data" not in logged and "def f() -> int" not in logged, logged[:500]
