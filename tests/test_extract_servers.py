@@ -162,6 +162,31 @@ def test_typescript_extract_function_named_at_module_level_in_the_files_style(ty
     type_checks(root)
 
 
+TS_CLASS = """\
+export class Basket {
+  private items: number[] = [];
+
+  total(discount: number): number {
+    let sum = 0;
+    for (const item of this.items) {
+      sum += item;
+    }
+    return sum - discount;
+  }
+}
+"""
+
+
+def test_typescript_extract_function_in_a_method_is_a_method_not_an_inner_function(typescript: tuple[Path, Engine]) -> None:
+    """tsserver also offers "Extract to inner function in method 'total'", where ``this`` would be lost."""
+    root, engine = typescript
+    (root / "basket.ts").write_text(TS_CLASS)
+    apply(engine, ExtractFunction("basket.ts:5:5-8:6", "itemsSum"))
+    text = (root / "basket.ts").read_text()
+    assert "    let sum = this.itemsSum();\n    return sum - discount;\n  }\n\n  private itemsSum() {\n" in text
+    type_checks(root)
+
+
 def test_typescript_extract_variable_and_module_constant(typescript: tuple[Path, Engine]) -> None:
     root, engine = typescript
     apply(engine, ExtractVariable("lib.ts:3:18-3:32", "narrow"))

@@ -117,7 +117,9 @@ def choose_extraction(actions: list[CodeAction], scope: str) -> CodeAction | Non
         return None
     if scope == "innermost":
         return actions[0]
-    methods = [a for a in actions if "method" in a.title.lower() or a.kind.endswith(".method")]
+    # tsserver's "Extract to method in class 'C'", gopls's "Extract method" (tsserver's "inner
+    # function in method 'm'" is no method).
+    methods = [a for a in actions if re.match(r"Extract (?:to )?method\b", a.title) or a.kind.endswith(".method")]
     if methods:
         return methods[0]
     return actions[-1]
