@@ -2,7 +2,7 @@
 and how large a file may be read.
 
 Kept apart, with nothing but the standard library: the daemon's side of a call decides with
-these before the engine is imported (frontends.cli.early_servers). The thin client itself uses
+these before the engine is imported (frontends.cli.startup). The thin client itself uses
 engine.root_folder and the sources' values, without ``enum``.
 """
 

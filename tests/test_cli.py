@@ -478,13 +478,13 @@ def test_rename_command(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> N
 
 
 def test_the_thin_client_lets_a_server_answer_for_the_same_sources_as_the_engine() -> None:
-    """call_words.SERVER_SOURCES spells engine.choices.SourcePreference's values without importing enum."""
+    """startup.SERVER_SOURCES spells engine.choices.SourcePreference's values without importing enum."""
     from engine.choices import SourcePreference
-    from frontends.cli import call_words
+    from frontends.cli import startup
 
-    assert call_words.SERVER_SOURCES == (SourcePreference.AUTO.value, SourcePreference.LSP.value)
-    assert call_words.may_use_server("find", {}) and call_words.may_use_server("find", {"--source": "lsp"})
-    assert not call_words.may_use_server("find", {"--source": "ast"}) and not call_words.may_use_server("search", {})
+    assert startup.SERVER_SOURCES == (SourcePreference.AUTO.value, SourcePreference.LSP.value)
+    assert startup.may_use_server("find", {}) and startup.may_use_server("find", {"--source": "lsp"})
+    assert not startup.may_use_server("find", {"--source": "ast"}) and not startup.may_use_server("search", {})
 
 
 def test_an_option_that_turns_a_setting_off_says_so_once(capsys: pytest.CaptureFixture[str]) -> None:

@@ -115,10 +115,10 @@ _FIRST_CALL = """
 import json, sys, time
 from pathlib import Path
 from engine.workspace import Workspace
-from frontends.cli.early_servers import start_servers_named
+from frontends.cli.startup import start_early
 from lsp_pool import early
 root = Path(sys.argv[1]).resolve()
-files, discard = start_servers_named(["rename", "shop/models.py:Order/total", "grand_total"], Workspace(root))
+files, discard = start_early(["rename", "shop/models.py:Order/total", "grand_total"], root)
 before = {"lsprotocol": "lsprotocol" in sys.modules, "waiting": [[*key, pid] for key, pid in early.waiting().items()]}
 from engine.ports import load_language_services
 services = load_language_services(Workspace(root))

@@ -1,5 +1,5 @@
 """The daemon's first call starts the servers of the files it names before it imports the pool and
-the engine (frontends.cli.early_servers): the words it reads, and the order, with a real basedpyright."""
+the engine (frontends.cli.startup): the words it reads, and the order, with a real basedpyright."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from engine.workspace import Workspace
-from frontends.cli.early_servers import files_named
+from frontends.cli.startup import files_named
 from lsp_pool.registry import SPECS_BY_ID, locate
 from tests.conftest import REPO, SAMPLE
 

@@ -40,13 +40,13 @@ from engine.api_surface import (
 )
 from frontends.cli import daemon_client
 from frontends.cli.daemon_housekeeping import Housekeeping, resident_mb
-from frontends.cli.early_servers import start_servers_named
+from frontends.cli.startup import start_early
 
 if TYPE_CHECKING:
     from engine.api_surface import Engine
 
 # The engine and the CLI (slow imports) are imported by the first call, after it has
-# started the servers it names (start_servers_named): see frontends.cli.early_servers.
+# started the servers it names (start_servers_named): see frontends.cli.startup.
 
 
 class WarmEngines:
@@ -67,10 +67,11 @@ class WarmEngines:
         call imports the engine while they boot."""
         if self._services_loaded:
             return
+        files, self._discard_early_servers = start_early(argv, self.root)
+        if not files:
+            return
         try:
-            workspace = Workspace(self.root)
-            files, self._discard_early_servers = start_servers_named(argv, workspace)
-            services = self._shared_services(workspace) if files else None
+            services = self._shared_services(Workspace(self.root))
         except (GraftError, OSError):
             return  # only a head start: the call meets the same failure and reports it
         if services is not None:

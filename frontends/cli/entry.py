@@ -26,11 +26,7 @@ import sys
 
 from engine.api_surface import find_root_folder
 from frontends.cli import daemon_client
-from frontends.cli.call_words import may_use_server, scan_call
-
-TYPE_CHECKING = False  # importing typing would cost the thin client on every call; mypy reads this name as True
-if TYPE_CHECKING:
-    from typing import Callable
+from frontends.cli.startup import may_use_server, scan_call, start_early
 
 #: Commands that always run here: the long-lived front ends, the daemon's own control, and the doctor
 #: (which servers this machine has now: a daemon's pool keeps what it found when it started).
@@ -126,35 +122,12 @@ def _in_process(argv: list[str], stdin: str | None = None, request: str | None =
     if stdin is not None:  # already read for the daemon: the command reads it again from here
         import io
         sys.stdin = io.StringIO(stdin)
-    discard_early_servers = _start_servers_named(argv)
+    _files, discard_early_servers = start_early(argv)  # before the heavy import: the servers boot meanwhile
     from frontends.cli.main import main as run_here  # the heavy import, paid only on this path
     try:
         return run_here(argv, request=request)
     finally:
         discard_early_servers()
-
-
-def _start_servers_named(argv: list[str]) -> Callable[[], None]:
-    """The servers of the files the call names, started before the heavy import (as the daemon
-    does: frontends.cli.early_servers); returns what kills those the call did not use."""
-    # Imported here, not at the top: the heavy import that follows pays for them anyway, and the
-    # thin client's path through the daemon never does.
-    from pathlib import Path
-
-    from engine.api_surface import GraftError
-    from engine.api_surface import nothing_to_discard
-    from engine.api_surface import Workspace
-    from frontends.cli.early_servers import start_servers_named
-
-    command, options = scan_call(argv)
-    if not may_use_server(command, options):
-        return nothing_to_discard
-
-    try:
-        workspace = Workspace(Path(options.get("--root") or find_root_folder(os.getcwd())))
-        return start_servers_named(argv, workspace)[1]
-    except (GraftError, OSError):
-        return nothing_to_discard  # the call meets the same failure and says so
 
 
 def _asks_for_help(argv: list[str]) -> bool:
