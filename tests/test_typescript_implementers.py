@@ -37,16 +37,20 @@ FILES = {
     # A Shape by its parameter property `name`.
     "src/disc.ts": ("export class Disc {\n  constructor(public name: string, private r: number) {}\n"
                     "  area(): number {\n    return 3 * this.r * this.r;\n  }\n}\n"),
-    # Has `area` but not `name`: not a Shape, never listed.
-    "src/plot.ts": "export class Plot {\n  area(): number {\n    return 0;\n  }\n}\n",
+    # Has `area` but not `name`: not a Shape, never listed. `legend` has both, but no file that
+    # names Shape names it: a fit by chance, not listed either.
+    "src/plot.ts": ("export class Plot {\n  area(): number {\n    return 0;\n  }\n}\n\n"
+                    'export const legend = { name: "legend", area: 0 };\n'),
+    # An untyped object constant that meets Shape only where report.ts passes it.
+    "src/presets.ts": 'export const unit = {\n  name: "unit",\n  area() {\n    return 1;\n  },\n};\n',
     # Declares `implements Shape`: the server renames it.
     "src/tile.ts": ('import { Shape } from "./shape";\n\nexport class Tile implements Shape {\n  name = "tile";\n'
                     "  area(): number {\n    return 1;\n  }\n}\n"),
     "src/report.ts": ('import { Shape } from "./shape";\nimport { Square } from "./square";\nimport { Disc } from "./disc";\n'
-                      'import { Tile } from "./tile";\nimport { Plot } from "./plot";\n\n'
+                      'import { Tile } from "./tile";\nimport { Plot } from "./plot";\nimport { unit } from "./presets";\n\n'
                       "export function total(shapes: Shape[]): number {\n"
                       "  return shapes.reduce((sum, shape) => sum + shape.area(), 0);\n}\n\n"
-                      "export const sum = total([new Square(2), new Disc(\"d\", 1), new Tile()]);\n"
+                      "export const sum = total([new Square(2), new Disc(\"d\", 1), new Tile(), unit]);\n"
                       'export const circle: Shape = { name: "circle", area: () => 3 };\n'
                       "export const plotted = new Plot().area();\n"),
 }
@@ -84,14 +88,17 @@ def test_a_member_rename_is_refused_listing_the_classes_that_fit_without_impleme
     assert refused.value.code == "implementations_left_behind", refused.value.message
     message = refused.value.message
     assert "src/square.ts:4 (Square.area)" in message and "src/disc.ts:3 (Disc.area)" in message, message
-    assert "Plot" not in message and "Tile" not in message, message  # not a Shape; renamed by the server
-    assert refused.value.to_json()["members"] == ["src/disc.ts:3 (Disc.area)", "src/square.ts:4 (Square.area)"]
+    assert "src/presets.ts:3 (unit.area)" in message, message
+    assert "Plot" not in message and "Tile" not in message and "legend" not in message, message
+    assert refused.value.to_json()["members"] == ["src/disc.ts:3 (Disc.area)", "src/presets.ts:3 (unit.area)",
+                                                   "src/square.ts:4 (Square.area)"]
     assert _snapshot(root) == before
 
 
 @pytest.mark.parametrize("backend", ["typescript-language-server", TSC_LSP])
 def test_once_they_declare_implements_the_rename_reaches_them_and_tsc_stays_clean(tmp_path: Path, backend: str) -> None:
-    """The way out the refusal names: each class says ``implements Shape``; the server renames them all."""
+    """The way out the refusal names: each class says ``implements Shape`` (the object is typed as
+    one); the server renames them all."""
     if backend == TSC_LSP:
         tsc = require_typescript7()[0]
     else:
@@ -101,6 +108,8 @@ def test_once_they_declare_implements_the_rename_reaches_them_and_tsc_stays_clea
     for path, name in (("src/square.ts", "Square"), ("src/disc.ts", "Disc")):
         text = (root / path).read_text().replace(f"export class {name} {{", f"export class {name} implements Shape {{")
         (root / path).write_text(f'import {{ Shape }} from "./shape";\n\n{text}')
+    presets = (root / "src" / "presets.ts").read_text().replace("export const unit = {", "export const unit: Shape = {")
+    (root / "src" / "presets.ts").write_text(f'import {{ Shape }} from "./shape";\n\n{presets}')
     workspace = Workspace(root)
     engine = Engine(workspace, services=PoolServices(workspace, PoolConfig()), source=SourcePreference.LSP)
     try:
@@ -110,6 +119,7 @@ def test_once_they_declare_implements_the_rename_reaches_them_and_tsc_stays_clea
     finally:
         engine.close()
     assert "area" not in (root / "src" / "square.ts").read_text() + (root / "src" / "disc.ts").read_text()
+    assert "surface()" in (root / "src" / "presets.ts").read_text()
     assert "area()" in (root / "src" / "plot.ts").read_text()
     checked = subprocess.run([str(tsc), "--noEmit", "-p", "."], cwd=root, capture_output=True, text=True, timeout=300)
     assert checked.returncode == 0, checked.stdout + checked.stderr

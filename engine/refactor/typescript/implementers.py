@@ -10,6 +10,8 @@ meant to fit, nothing says so at all.
 So a plan that renames a member of an interface (or of an object type alias) is checked: a class
 refuses the plan, listed (``implementations_left_behind``, as Go's), when
 - it declares the member, and the plan leaves that declaration as it is;
+  (an untyped object constant of a module, ``export const square = { area() {…}, name: "sq" }``,
+  is checked the same way, by its variable's name);
 - it declares the interface's other required members too (its own body and its constructor's
   parameter properties: inherited members are not followed);
 - and some file spells both the class's name and the interface's (where an instance meets the
@@ -65,6 +67,8 @@ class RenamedInterface:
 
 @dataclass(frozen=True)
 class ClassMember:
+    """A class's member, or an object constant's (its variable's name as ``class_name``)."""
+
     path: str
     line: int
     """0-based line of the member's name."""
@@ -98,6 +102,7 @@ def check(context: PlanContext, edit: WorkspaceEdit, old: str, new: str, parsed:
         tree = parsed.get(path)
         if tree is not None:
             classes += class_members_named(path, tree[1], tree[0].text.encode("utf-8"), old)
+            classes += object_constants_named(path, tree[1], tree[0].text.encode("utf-8"), old)
     met = {interface.name: mentioning(interface.name) for interface in interfaces}
     left = [member for member in left_behind(interfaces, classes, renamed)
             if any(met[interface.name] & mentioning(member.class_name) for interface in interfaces
@@ -159,6 +164,37 @@ def class_members_named(path: str, root: Node, text: bytes, old: str) -> list[Cl
     return found
 
 
+def object_constants_named(path: str, root: Node, text: bytes, old: str) -> list[ClassMember]:
+    """A module's untyped object constants with a member ``old`` (``export const square = { area() {…}, name }``):
+    an object typed as the interface (annotated, ``satisfies``, ``as``, or written where one is expected)
+    is renamed by the server, one that meets the interface later, through its variable, is not."""
+    found = []
+    for statement in root.named_children:
+        declaration = statement.child_by_field_name("declaration") if statement.type == "export_statement" else statement
+        if declaration is None or declaration.type not in ("lexical_declaration", "variable_declaration"):
+            continue
+        for declarator in declaration.named_children:
+            value, name = declarator.child_by_field_name("value"), declarator.child_by_field_name("name")
+            if (declarator.type != "variable_declarator" or value is None or value.type != "object" or name is None
+                    or name.type != "identifier" or not name.text or declarator.child_by_field_name("type") is not None):
+                continue
+            keys = _object_keys(value)
+            if old in keys:
+                line, column = _start(keys[old], text)
+                found.append(ClassMember(path, line, column, name.text.decode(), frozenset(keys)))
+    return found
+
+
+def _object_keys(literal: Node) -> dict[str, Node]:
+    keys: dict[str, Node] = {}
+    for member in literal.named_children:
+        key = (member if member.type == "shorthand_property_identifier"
+               else member.child_by_field_name("key") if member.type == "pair" else _name(member))
+        if key is not None and key.type in ("property_identifier", "shorthand_property_identifier") and key.text:
+            keys.setdefault(key.text.decode(), key)
+    return keys
+
+
 def left_behind(interfaces: Iterable[RenamedInterface], classes: Iterable[ClassMember],
                 renamed: dict[str, set[tuple[int, int]]]) -> list[ClassMember]:
     """The classes whose member the plan leaves as it is though they have every other required
@@ -173,11 +209,11 @@ def refusal(interfaces: list[RenamedInterface], left: list[ClassMember], old: st
     labels = [member.label(old) for member in left]
     listing = "\n  ".join(labels)
     return ImplementationsLeftBehind(
-        f"renaming {names}.{old} to {new} leaves {len(left)} member(s) of classes that satisfy {names} without "
-        f"`implements` as they are (the server renames only the classes that declare `implements {names}` and the "
-        f"objects typed as it; these would stop fitting {names} wherever they are used as one):\n  {listing}\n"
-        f"nothing was changed; add `implements {names}` to those that are meant to fit, then rename again, or rename "
-        f"each member first (each with its uses)", labels)
+        f"renaming {names}.{old} to {new} leaves {len(left)} member(s) of classes or object constants that satisfy "
+        f"{names} without saying so as they are (the server renames only the classes that declare `implements {names}` "
+        f"and the objects typed as it; these would stop fitting {names} wherever they are used as one):\n  {listing}\n"
+        f"nothing was changed; add `implements {names}` to the classes (the type `{names}` to the objects) that are "
+        f"meant to fit, then rename again, or rename each member first (each with its uses)", labels)
 
 
 def _walk(node: Node, types: frozenset[str]) -> Iterable[Node]:
