@@ -50,6 +50,7 @@ def _inline_function(selection: Selection, context: PlanContext, allow_reorderin
     from engine.refactor.python.inline_calls import plan_inline_function
     from engine.refactor.python.inline_function import NotInlinable, function_at
     from engine.refactor.python.span_nodes import read_tree
+    from engine.refactor.python.unused_imports import pruned
 
     symbol = selection.symbol
     if symbol is None:
@@ -68,4 +69,6 @@ def _inline_function(selection: Selection, context: PlanContext, allow_reorderin
         source = context.workspace.read(path)
         if word.search(source.text):
             others.append(source)
-    return plan_inline_function(tree, function, others, allow_reordering=allow_reordering)
+    planned = plan_inline_function(tree, function, others, allow_reordering=allow_reordering)
+    # The definition goes: the imports only it read go too (the inlined code in this module reads them still, if it does).
+    return pruned(context.workspace, planned, selection.source)
