@@ -27,12 +27,14 @@ from frontends.mcp_core import GraftMCPServer, GraftTools
 from frontends.mcp_core import fit as _fit  # noqa: F401  (tests cut results with it directly)
 from frontends.mcp_edit_tools import register_refactorings
 from frontends.mcp_file_tools import register_file_reads, register_file_writes, register_find_replace, register_listing, register_undo
+from frontends.mcp_warm_up import warm_up_in_background
 from frontends.mcp_reading_tools import register_graph_and_checks, register_project, register_server_answers, register_symbol_reads
 
 
 
-def build_server(engine: Engine, *, output_schemas: bool = False) -> GraftMCPServer:
-    """``output_schemas``: list each tool's output schema (for clients that use structured output)."""
+def build_server(engine: Engine, *, output_schemas: bool = False, warm_up: bool = False) -> GraftMCPServer:
+    """``output_schemas``: list each tool's output schema (for clients that use structured output);
+    ``warm_up``: start the main languages' servers now, in the background (frontends.mcp_warm_up)."""
     server = GraftMCPServer(
         output_schemas=output_schemas,
         name="codegraft",
@@ -52,6 +54,8 @@ def build_server(engine: Engine, *, output_schemas: bool = False) -> GraftMCPSer
         ),
     )
     tools = GraftTools(engine)
+    if warm_up:
+        warm_up_in_background(engine, tools.lock)
 
     register_symbol_reads(server, tools)
     register_server_answers(server, tools)
@@ -82,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     for report in engine.recovered:
         print(f"graft mcp: {report.message()}", file=sys.stderr, flush=True)
     try:
-        server = build_server(engine, output_schemas=args.structured_output)
+        server = build_server(engine, output_schemas=args.structured_output, warm_up=True)
         if not args.http:
             server.run("stdio")
             return 0

@@ -869,3 +869,37 @@ def test_the_stdio_server_does_not_log_the_language_servers_traffic(tmp_path: Pa
     assert not found.is_error and "from basedpyright" in found.content[0].text, found.content[0].text
     logged = log_path.read_text()
     assert "Sending data" not in logged and "def f() -> int" not in logged, logged[:500]
+
+
+def test_the_stdio_server_starts_the_main_languages_server_while_the_client_connects(tmp_path: Path) -> None:
+    """An agent's first question waited for its server's start (gopls, basedpyright: about a
+    second; tsserver: several): ``graft mcp`` starts the servers of the workspace's main languages
+    in the background once it is up, so server_status shows basedpyright without any call having
+    asked it anything. A language with a few files among many (one .js here) starts nothing."""
+    from frontends.mcp_warm_up import main_languages
+    from tests.test_lsp_e2e import require
+    from tests.test_verification import _two_hops
+
+    require("basedpyright")
+    _two_hops(tmp_path)
+    graft = shutil.which("graft", path=str(Path(sys.executable).parent))
+    assert graft is not None
+    params = StdioServerParameters(command=graft, args=["mcp", "--root", str(tmp_path)])
+
+    async def run() -> list[str]:
+        seen = []
+        async with Client(params) as client:
+            deadline = time.monotonic() + 90  # generous: the start runs beside other helpers' servers
+            while time.monotonic() < deadline:
+                status = await client.call_tool("server_status", {})
+                seen.append(status.content[0].text)
+                if re.search(r"^basedpyright +(starting|ready) ", seen[-1], re.MULTILINE):
+                    break
+                await asyncio.sleep(0.5)
+        return seen
+
+    seen = asyncio.run(run())
+    assert re.search(r"^basedpyright +(starting|ready) ", seen[-1], re.MULTILINE), seen[-1]
+    assert re.search(r"^gopls +stopped ", seen[-1], re.MULTILINE)  # no Go here: not started
+    assert main_languages(["a.py", "b.py", "c.py", "d.py", "tests/test_c.py", "web/app.js"]) == {"python": "a.py"}
+    assert main_languages(["a.py", "b.go", "README.md"]) == {"python": "a.py", "go": "b.go"}
