@@ -142,7 +142,7 @@ def rewrite_dest(
     code: at the end, that use would raise NameError), and the imports it needs after its own."""
     moved = list(analysis.moved)
     body = list(tree.body)
-    at = first_import_time_use(body, moved_names(moved))
+    at = first_import_time_use(body, with_readers(body, moved_names(moved)))
     if at is None:
         gap = [cst.EmptyLine(), cst.EmptyLine()] if body else []
         moved[0] = moved[0].with_changes(leading_lines=[*gap, *analysis.carried_comments])
@@ -281,6 +281,32 @@ def moved_names(moved: Sequence[cst.BaseStatement]) -> set[str]:
                     [small.target] if isinstance(small, cst.AnnAssign) else [])
                 names |= {t.value for t in targets if isinstance(t, cst.Name)}
     return names
+
+
+def with_readers(body: Sequence[cst.BaseStatement], names: set[str]) -> set[str]:
+    """``names`` and the module's own top-level functions and classes that read one of them anywhere
+    (their bodies too), and those that read these, and so on: running one of them at import time
+    (a metaclass, a base, a decorator, a module-level call) needs the names defined by then
+    (jmespath's ``class Functions(metaclass=FunctionRegistry)``, whose ``__init__`` calls ``get_methods``)."""
+    found = set(names)
+    definitions = [s for s in body if isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+    while True:
+        more = {d.name.value for d in definitions if d.name.value not in found and _reads_anywhere(d, found)}
+        if not more:
+            return found
+        found |= more
+
+
+def _reads_anywhere(node: cst.CSTNode, names: set[str]) -> bool:
+    found = False
+
+    class Find(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            nonlocal found
+            found = found or name.value in names
+
+    node.visit(Find())
+    return found
 
 
 def first_import_time_use(body: Sequence[cst.BaseStatement], names: set[str]) -> int | None:
