@@ -238,7 +238,7 @@ def summary_rows(project: str, runs: list[ServerRun], broken: list[str]) -> list
 def summary_row(project: str, run: ServerRun, broken: str, shared: list[int]) -> str:
     """Tasks right, broken tests, calls, characters and wall time (the calls' seconds, summed)."""
     if run.skipped:
-        return f"| {project} | {run.name} | skipped: {run.skipped[:120]} | | | | | | |"
+        return f"| {project} | {run.name} | skipped: {run.skipped[:120]} | | | | | | | |"
     both = [c for index in shared for c in run.outcomes[index].calls]
     calls = [c for o in run.outcomes for c in o.calls]
     judged = [o for o in run.outcomes if o.verdict != "n/a"]
@@ -246,7 +246,7 @@ def summary_row(project: str, run: ServerRun, broken: str, shared: list[int]) ->
     na = len(run.outcomes) - len(judged)
     return (f"| {project} | {run.name} | {right}/{len(judged)}" + (f" ({na} n/a: no tool)" if na else "")
             + f" | {broken} | {len(calls)} | {sum(c.chars for c in calls):,} | {sum(c.seconds for c in calls):.1f} s"
-            f" | {sum(c.chars for c in both):,} | {sum(c.seconds for c in both):.1f} s |")
+            f" | {sum(c.chars for c in both):,} | {sum(c.seconds for c in both):.1f} s | {run.connect_seconds:.1f} s |")
 
 
 async def language_runs(name: str, args: argparse.Namespace, scratch: Path) -> list[str]:
@@ -302,9 +302,11 @@ async def main_async(args: argparse.Namespace) -> None:
         finally:
             if not args.keep:
                 shutil.rmtree(scratch, ignore_errors=True)
+        # The calls' wall time leaves out the connection (start, initialize, list_tools), where a
+        # server may start its language server: that is the last column.
         print("\n| project | server | tasks right | broken tests | calls | characters | wall time (calls) "
-              "| characters, tasks both did | wall time, tasks both did |")
-        print("|---|---|---|---|---|---|---|---|---|")
+              "| characters, tasks both did | wall time, tasks both did | connect + list_tools |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         print("\n".join(rows))
         return
     await python_runs(args.project, args, None)
