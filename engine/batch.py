@@ -146,21 +146,31 @@ def plan_in_scratch(
         shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns(".git", ".graft"))
         trial = scratch_engine(copy) if scratch_engine is not None else scratch_engine_like(engine, copy)
         try:
-            # Each step written in the copy for the next to plan on; the copy's errors are not the
-            # batch's answer (its net effect is checked where it is applied), so none are compared.
-            outcome = _step_by_step(trial, steps, EditOptions(allow_dirty=True, check=CheckMode.NONE), progress, scratch=True)
-        except BatchStepRefused as refused:
-            message = refused.message.replace(" stay applied (--each)", " were planned")
-            raise BatchStepRefused(f"{message}; nothing was changed") from None
+            return plan_in_copy(trial, root, steps, progress)
         finally:
             trial.close()
-        states = []
-        for path in sorted({f.path for f in outcome.files}):
-            original, after = root / path, copy / path
-            before_bytes = original.read_bytes() if original.is_file() else None
-            after_bytes = after.read_bytes() if after.is_file() else None
-            mode = (after if after.exists() else original).stat().st_mode & 0o777
-            states.append(FileState(path, before_bytes, after_bytes, mode))
+
+
+def plan_in_copy(
+    trial: Engine, root: Path, steps: list[RefactorOperation], progress: Callable[[int, int, str], None] | None,
+) -> tuple[EditOutcome, list[FileState]]:
+    """Every step applied in ``trial``'s workspace, a copy of ``root`` (which is only read), and
+    the before/after of every file the batch changes."""
+    copy = trial.workspace.root
+    try:
+        # Each step written in the copy for the next to plan on; the copy's errors are not the
+        # batch's answer (its net effect is checked where it is applied), so none are compared.
+        outcome = _step_by_step(trial, steps, EditOptions(allow_dirty=True, check=CheckMode.NONE), progress, scratch=True)
+    except BatchStepRefused as refused:
+        message = refused.message.replace(" stay applied (--each)", " were planned")
+        raise BatchStepRefused(f"{message}; nothing was changed") from None
+    states = []
+    for path in sorted({f.path for f in outcome.files}):
+        original, after = root / path, copy / path
+        before_bytes = original.read_bytes() if original.is_file() else None
+        after_bytes = after.read_bytes() if after.is_file() else None
+        mode = (after if after.exists() else original).stat().st_mode & 0o777
+        states.append(FileState(path, before_bytes, after_bytes, mode))
     steps_out = [replace(s, transaction=None) for s in outcome.steps]
     return replace(outcome, applied=False, transaction=None, steps=steps_out), [s for s in states if s.changed]
 

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterator
 
 from distributed import Client, LocalCluster, Lock, as_completed, get_client, get_worker
 
+from engine.fleet import kept_scratch
 from engine.ports import FleetTask, RunAlive
 
 _WAIT_LIMIT = 1800
@@ -61,6 +62,10 @@ class DaskExecutor:
         return DriverConnected(self._client.id)
 
     def close(self) -> None:
+        try:  # the servers each worker kept between its repositories stop with the run
+            self._client.run(kept_scratch.release_all)
+        except Exception as error:  # noqa: BLE001 - a worker gone has nothing left to stop; the close goes on
+            _log.warning("could not stop the workers' kept language servers: %s: %s", type(error).__name__, error)
         self._client.close()
         if self._cluster is not None:
             self._cluster.close()

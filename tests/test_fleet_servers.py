@@ -14,6 +14,7 @@ import pytest
 
 from engine import fleet
 from engine.choices import SourcePreference
+from engine.fleet import kept_scratch
 from engine.opening import open_engine
 from engine.refactor.operations import build
 from tests.test_fleet import _repository
@@ -95,3 +96,40 @@ def test_an_overload_stack_is_left_to_the_server_with_a_note(tmp_path: Path) -> 
     finally:
         engine.close()
     assert any("does not settle pkg/ov.py:f[2]" in warning for warning in planned.warnings), planned.warnings
+
+
+RENAME = [{"op": "rename", "address": "pkg/core.py:old_api", "new_name": "new_api"}]
+
+
+@needs_basedpyright
+def test_one_worker_keeps_its_server_between_repositories_and_answers_about_each_repository(tmp_path: Path) -> None:
+    """In one process, one after another: a repository with one more module that uses the name,
+    one without the symbol, one without that module, and one whose pyproject.toml differs. The
+    server started for the first answers for the next three... except the last, whose setup
+    differs: each row's status and files are its own repository's, never the one before's."""
+    from tests.test_fleet import _git
+
+    root = tmp_path / "repos"
+    extra = _repository(root, "alpha-extra")
+    (extra / "pkg" / "extra.py").write_text("from pkg.core import old_api\n\n\ndef thrice():\n    return 3 * old_api()\n")
+    _git(extra, "add", ".")
+    _git(extra, "commit", "-qm", "extra")
+    missing, plain, other = (_repository(root, "bravo-no-symbol", symbol=False), _repository(root, "charlie"),
+                             _repository(root, "delta-other-setup"))
+    (other / "pyproject.toml").write_text("[project]\nname = 'delta'\n\n[tool.basedpyright]\ntypeCheckingMode = 'basic'\n")
+    _git(other, "commit", "-qam", "setup")
+    kept = kept_scratch.for_this_thread()  # the copy the run's tasks, in this thread, will use
+    rows = {Path(row.repo).name: row for row in fleet.run(RENAME, [extra, missing, plain, other], out=tmp_path / "out",
+                                                            executor="local")}
+    assert {name: row.status for name, row in rows.items()} == {
+        "alpha-extra": "planned", "bravo-no-symbol": "refused", "charlie": "planned", "delta-other-setup": "planned"}
+    assert rows["alpha-extra"].files == ["pkg/core.py", "pkg/extra.py", "pkg/use.py"]
+    assert rows["charlie"].files == rows["delta-other-setup"].files == ["pkg/core.py", "pkg/use.py"]
+    assert all(rows[name].source == "lsp" for name in ("alpha-extra", "charlie", "delta-other-setup"))
+    assert rows["alpha-extra"].costs["server_start"] > 0
+    assert rows["bravo-no-symbol"].costs["server_start"] == rows["charlie"].costs["server_start"] == 0.0
+    assert rows["delta-other-setup"].costs["server_start"] > 0  # a new server for another setup
+    patch = Path(str(rows["charlie"].patch)).read_text()
+    assert "new_api" in patch and "extra.py" not in patch
+    # The run is over: nothing is kept, in this process or on disk.
+    assert kept.closed and not kept.copy.exists()

@@ -30,6 +30,7 @@ from engine.errors import UsageError
 from engine.fleet.rows import (
     BUSY, FAILED, STATUSES, FleetOptions, FleetProgress, FleetRow, FleetRun, always_alive, plan_hash,
 )
+from engine.fleet import kept_scratch
 from engine.fleet.run_record import RUN_FILE, open_run
 from engine.fleet.task import run_repo
 from engine.ports import FleetExecutor, FleetTask, RunAlive, load_fleet_executor
@@ -174,4 +175,4 @@ class LocalExecutor:
         return always_alive  # the tasks run in the driver itself: while one runs, so does the driver
 
     def close(self) -> None:
-        pass
+        kept_scratch.release_all()  # the servers kept between this run's repositories, in this process

@@ -7,7 +7,8 @@ In order:
 2. The result cache (engine.fleet.result_cache): a working tree that is exactly a commit
    this plan, these options and this engine already ran on gets that row again (``cached`` says
    from when) without planning; a row computed now is kept there. Otherwise
-   the plan, in a scratch copy (``graft batch``'s planning); files it touches that have
+   the plan, in this worker thread's scratch copy (engine.fleet.kept_scratch: a path that stays,
+   whose language servers are kept between the repositories it plans); files it touches that have
    uncommitted or untracked changes make the row ``dirty_files`` (a patch over them would not
    apply to a clean checkout), unless ``--allow-dirty``.
 3. Without ``--apply``: ``--verify`` runs in a scratch copy with the change. With it: one
@@ -31,13 +32,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from engine.api import Engine
-from engine.batch import edit_from, plan_in_scratch, plan_steps, scratch_engine_like
+from engine.batch import edit_from, plan_in_copy, plan_steps
 from engine.edits.apply import ApplyOptions, DirtyFiles, VerifyFailed
 from engine.edits.diff import FileSummary
 from engine.edits.materialize import FileState
 from engine.edits.patch import git_patch
 from engine.errors import GraftError, Refused, UsageError
-from engine.fleet import journal_outcome, result_cache
+from engine.fleet import journal_outcome, kept_scratch, result_cache
 from engine.fleet.baseline import Baseline, baseline
 from engine.fleet.rows import BUSY, TAIL, FleetOptions, FleetRow, FleetRun
 from engine.opening import open_engine
@@ -109,18 +110,16 @@ def _run(plan: list[dict[str, Any]], options: FleetOptions, run: FleetRun, root:
 
 def _planned(engine: Engine, steps: Any, options: FleetOptions, run: FleetRun, row: FleetRow) -> None:
     began = time.monotonic()
-    scratch: list[Engine] = []
-
-    def scratch_engine(copy: Path) -> Engine:
-        scratch.append(scratch_engine_like(engine, copy))
-        return scratch[-1]
-
+    kept = kept_scratch.for_this_thread()
+    started = kept.start_seconds()
+    copy = kept.engine_for(engine)  # this thread's copy, made equal to the repository, its servers kept
     try:
-        trial, states = plan_in_scratch(engine, steps, scratch_engine, None)
+        trial, states = plan_in_copy(copy, engine.workspace.root, steps, None)
     finally:
+        kept.done_with(copy)
         row.costs["plan"] = time.monotonic() - began
-        # The plan's servers run on the scratch copy (closed by now); their start is still counted.
-        row.costs["server_start"] += sum(e.services.start_seconds() for e in scratch if e.services is not None)
+        # Only the starts this plan waited for: a server kept from an earlier repository costs nothing here.
+        row.costs["server_start"] += kept.start_seconds() - started
     row.files = [s.path for s in states]
     row.edits = trial.edits
     row.source, row.confidence = trial.source.value, trial.confidence.value
