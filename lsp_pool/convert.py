@@ -307,12 +307,16 @@ def _once(edits: list[TextEdit]) -> tuple[TextEdit, ...]:
     (``export { parse as read }``) once per overload signature of what it re-exports, the same
     edit three times, which would read as overlapping edits. Two equal insertions are kept: an
     insertion twice is two insertions."""
-    seen: set[TextEdit] = set()
+    # Keyed by plain tuples: hashing and comparing the position dataclasses, field by field in
+    # Python, was most of this loop over a rename's thousand edits.
+    seen: set[tuple[int, int, int, int, str]] = set()
     kept = []
     for edit in edits:
-        if edit.range.start != edit.range.end:
-            if edit in seen:
+        start, end = edit.range.start, edit.range.end
+        if start.line != end.line or start.column != end.column:
+            key = (start.line, start.column, end.line, end.column, edit.new_text)
+            if key in seen:
                 continue
-            seen.add(edit)
+            seen.add(key)
         kept.append(edit)
     return tuple(kept)

@@ -214,7 +214,11 @@ SPECS: tuple[ServerSpec, ...] = (
         # A real rename: tsserver's default keeps the old public name where a module re-exports
         # it (``export { newName as oldName }``), a silent bridge that leaves the barrel's
         # importers and every other use through it on the old name.
-        initialization_options={"preferences": {"providePrefixAndSuffixTextForRename": False}},
+        # One tsserver: the syntax-only one started beside it by default answers while the
+        # project loads, with the open file's results alone (never used: requests wait for the
+        # load), and competed with that load for the processor (benchmarks/RESULTS.md, "Cold start").
+        initialization_options={"preferences": {"providePrefixAndSuffixTextForRename": False},
+                                "tsserver": {"useSyntaxServer": "never"}},
         needs_open=True,
         tsserver_diagnostics=True,
         project_style=True,

@@ -358,3 +358,35 @@ def test_a_rename_the_server_cannot_see_through_a_self_import_is_refused(
             engine.plan(Rename("src/lib.ts:helper", "increment"))
     assert refused.value.code == "project_not_loaded" and unseen in refused.value.message
     assert all((root / path).read_text() == text for path, text in files.items())
+
+
+def test_typescript_language_server_runs_one_tsserver_and_no_syntax_server_beside_it(project: Path) -> None:
+    """By default typescript-language-server starts a syntax-only tsserver (``--serverMode
+    partialSemantic``) beside the one that loads the project. It answers while the project loads,
+    with the open file's results alone, which codegraft never uses (it waits for the load), and on
+    a loaded 2-core machine it competed with that load: told ``useSyntaxServer: never``, the cold
+    rename plan's server was faster (benchmarks/RESULTS.md, "Cold start")."""
+    with served_engine(project, "typescript-language-server") as engine:
+        engine.plan(Rename("src/stack.ts:Stack/push", "add"))
+        assert isinstance(engine.services, PoolServices)
+        server = next(s for s in engine.services.api.pool.running() if s.spec.id == "typescript-language-server")
+        assert server.connection is not None and server.connection.pid is not None
+        tsservers = _group_commands(server.connection.pid, b"tsserver.js")
+    assert len(tsservers) == 1, tsservers
+    assert b"partialSemantic" not in tsservers[0]
+
+
+def _group_commands(group: int, needle: bytes) -> list[bytes]:
+    """The command lines holding ``needle`` of the processes in process group ``group``."""
+    found = []
+    for folder in Path("/proc").iterdir():
+        if not folder.name.isdigit():
+            continue
+        try:
+            stat = (folder / "stat").read_text()
+            command = (folder / "cmdline").read_bytes()
+        except OSError:
+            continue  # gone meanwhile
+        if int(stat.rpartition(")")[2].split()[2]) == group and needle in command:
+            found.append(command.replace(b"\0", b" "))
+    return found

@@ -151,12 +151,13 @@ def _all_export_clashes(parsed: ParsedFiles, changed: dict[str, set[int]], old: 
 def _renamed_starts(source: SourceFile, edits: tuple[TextEdit, ...], old: str, new: str) -> set[int]:
     """Byte offsets of the names the edits turn from ``old`` into ``new``."""
     text = source.text
+    one_byte_each = text.isascii()  # then an offset is its byte offset: no prefix encoded per edit
     starts = set()
     for text_edit in edits:
         start = source.line_starts[text_edit.range.start.line] + text_edit.range.start.column
         end = source.line_starts[text_edit.range.end.line] + text_edit.range.end.column
         if text[start:end] == old and text_edit.new_text == new:
-            starts.add(len(text[:start].encode("utf-8")))
+            starts.add(start if one_byte_each else len(text[:start].encode("utf-8")))
     return starts
 
 
