@@ -706,7 +706,7 @@ def test_malformed_messages_get_json_rpc_errors_and_notifications_get_none(proje
         assert replies[0]["error"]["message"], line
     unknown_tool = answered[14][0]["error"]["message"]
     assert "no_such_tool" in unknown_tool and "file_outline" in unknown_tool  # the tools it has
-    assert "function money" in last["result"]["content"][0]["text"]
+    assert "def money(" in last["result"]["content"][0]["text"]
 
 
 EDIT_TOOLS = {"rename_symbol", "replace_symbol_body", "insert_before_symbol", "insert_after_symbol", "safe_delete_symbol",
