@@ -91,6 +91,12 @@ def _absolute_paths(paths: object, base: Path) -> list[str]:
     return [str((base / p).resolve()) for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
 
 
+def project_settings(root: Path) -> dict[str, Any]:
+    """The settings of the pyright config the server would read ({} without one, or unreadable)."""
+    found = _project_config(root)
+    return (found[1] or {}) if found is not None else {}
+
+
 def _project_config(root: Path) -> tuple[Path, dict[str, Any] | None] | None:
     """The config the server would read, in its order: pyrightconfig.json, else the pyproject
     section. An unreadable one is returned with None for its settings (it may narrow: assume it does)."""

@@ -23,6 +23,7 @@ from engine.ports import Formatted, GoBuildCheck
 from engine.settings import workspace_python_trust
 from engine.workspace import Workspace
 from process_tools.go_build import go_build
+from process_tools.interpreter import project_interpreter
 
 _OUTPUT_TAIL = 4000
 _GIT_TIMEOUT = 30
@@ -143,14 +144,9 @@ class ProcessTools:
         return go_build(self.root, folder, settings, tags)
 
     def _interpreter(self) -> str:
-        """The project's own virtual environment's Python when it has one and the workspace's
-        code is trusted (the engine does not ask for an import otherwise), else codegraft's."""
-        if not self.trusted:
-            return sys.executable
-        for candidate in (".venv/bin/python", "venv/bin/python"):
-            if (self.root / candidate).is_file():
-                return str(self.root / candidate)
-        return sys.executable
+        """The project's own Python, found as its language server finds it (process_tools.interpreter),
+        when the workspace's code is trusted (the engine does not ask for an import otherwise), else codegraft's."""
+        return project_interpreter(self.root) if self.trusted else sys.executable
 
     def _git(self, *arguments: str) -> subprocess.CompletedProcess[bytes]:
         """git with every program the repository's config could make it run switched off."""
