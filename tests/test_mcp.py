@@ -903,3 +903,42 @@ def test_the_stdio_server_starts_the_main_languages_server_while_the_client_conn
     assert re.search(r"^gopls +stopped ", seen[-1], re.MULTILINE)  # no Go here: not started
     assert main_languages(["a.py", "b.py", "c.py", "d.py", "tests/test_c.py", "web/app.js"]) == {"python": "a.py"}
     assert main_languages(["a.py", "b.go", "README.md"]) == {"python": "a.py", "go": "b.go"}
+
+
+def test_an_edit_back_to_a_checked_state_takes_its_kept_errors(tmp_path: Path) -> None:
+    """A rename and the rename back: the second write returns the workspace to the state the first
+    one's check had before it, so its check takes those errors (the server's answers for exactly
+    that content) on both sides and asks the server nothing; the error the first edit made is
+    found fixed, and the check is as whole as before."""
+    from tests.test_lsp_e2e import require
+    from tests.test_verification import _two_hops
+
+    require("basedpyright")
+    _two_hops(tmp_path)
+    asked: list[str] = []
+
+    async def steps(client: Client, engine: Engine) -> Any:
+        services = engine.services
+        assert services is not None
+        answer = services.diagnostics
+
+        def counted(source: Any, *args: Any, **kwargs: Any) -> Any:
+            asked.append(source.path)
+            return answer(source, *args, **kwargs)
+
+        services.diagnostics = counted  # type: ignore[method-assign]
+        await client.call_tool("read_file", {"path": "a.py"})
+        there = await client.call_tool("edit_file", {"path": "a.py", "old_string": "def f(", "new_string": "def renamed(",
+                                                     "apply": True, "check": "full"})
+        asked_there = list(asked)
+        asked.clear()
+        back = await client.call_tool("edit_file", {"path": "a.py", "old_string": "def renamed(", "new_string": "def f(",
+                                                    "apply": True, "check": "full", "structured": True})
+        return there, asked_there, back
+
+    there, asked_there, back = _server_session(tmp_path, steps)
+    assert "checked 4 of 4 file(s): 1 new error(s)" in there.content[0].text and "c.py" in asked_there
+    assert not back.is_error and "checked 4 of 4 file(s): no new errors" in back.content[0].text, back.content[0].text
+    verified = back.structured_content["verified"]
+    assert verified["complete"] and verified["new_errors"] == [] and [e["file"] for e in verified["fixed_errors"]] == ["c.py"]
+    assert asked == []

@@ -210,7 +210,10 @@ class EditSession:
             written.extend(f.path for f in files)
             rewritten.extend(f.path for f in files if f.status == "modified")
             self._after_write(written, rewritten)
-            self._compare(before, files, renamed, started + budget, budget, comparison)
+            # The state after the write may be one a check has had (an edit undone by hand, a rename
+            # back): the errors kept for it are taken, as the pass before the write takes them.
+            after_state = self._state_after(state, files) if state is not None else None
+            self._compare(before, files, renamed, started + budget, budget, comparison, state=after_state)
             self._check_conditions(options, comparison)
 
         conditional = options.fail_on_new_errors or bool(options.verify)
@@ -389,13 +392,15 @@ class EditSession:
         return transaction, verification
 
     def _compare(self, before: dict[str, list[Diagnostic]] | None, files: list[FileSummary], renamed: dict[str, str],
-                 deadline: float, budget: float, comparison: "_Comparison") -> None:
-        """The after pass and its recheck, until ``deadline`` (what the budget has left)."""
+                 deadline: float, budget: float, comparison: "_Comparison",
+                 state: tuple[dict[str, str], str] | None = None) -> None:
+        """The after pass and its recheck, until ``deadline`` (what the budget has left); ``state``:
+        the workspace's after the write, whose kept errors are taken (see :meth:`_errors`)."""
         if before is None:
             return
         deleted = {f.path for f in files if f.status == "deleted"}
         after_paths = [p for p in before if p not in deleted] + [f.path for f in files if f.status == "created"]
-        second = self._errors(after_paths, deadline, budget)
+        second = self._errors(after_paths, deadline, budget, state=state)
         comparison.servers |= second.servers
         for path, reason in second.unchecked.items():
             comparison.unchecked.setdefault(path, reason)
@@ -470,6 +475,7 @@ class EditSession:
                 kept = self.kept.get(path, hashes[path], workspace) if path in hashes else None
                 if kept is not None:
                     done.found[path] = list(kept.errors)
+                    done.current.add(path)  # a server's answer for exactly this workspace state: no re-check can change it
                     done.servers.add(kept.server)
                     self._server_of[path] = kept.server
             paths = [p for p in paths if p not in done.found]
