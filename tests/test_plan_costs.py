@@ -7,6 +7,8 @@ for every file or use it touched where only a few could need it. Counted, never 
   them; now a file's exports and shorthands are kept by content (a later plan parses only the
   files that hold its new name or an edited shorthand), and only the files whose exports the
   rename changes are followed to their re-exporters.
+- TypeScript: the check for classes an interface member's rename leaves behind parsed and walked
+  every edited file for the interface; now only a file with the word ``interface`` or ``type``.
 - Go: the check for implementations left behind blanked the comments and strings of every edited
   file to look for the renamed method's interface; now only of a file that declares an interface.
 - Go: every renamed ``x.Name`` was asked of gopls (one definition request each) to find a use of
@@ -29,7 +31,8 @@ from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
 from engine.refactor.go import implementations
 from engine.refactor.operations.rename_symbol import Rename
-from engine.refactor.typescript import clashes
+from engine.api import Engine, SourcePreference
+from engine.refactor.typescript import clashes, implementers
 from engine.refactor.typescript.clashes import ParsedFiles, rename_clashes
 from engine.refactor.typescript.shorthands import keep_shorthand_keys
 from engine.workspace import SourceFile, Workspace
@@ -109,6 +112,8 @@ def test_a_later_typescript_rename_parses_only_files_holding_its_new_name_or_an_
     assert rename_clashes(workspace, later, "scaleBy", "timesBy", re_exporters, parsed) == []
     assert parses == [], "no file holds timesBy: the exports are known by content"
     assert asked == [["src/core.ts"]], "only core.ts's exports change: only its re-exporters can gain a name"
+    implementers.check(Engine(workspace, source=SourcePreference.AST), later, "scaleBy", "timesBy", parsed)
+    assert parses == [], "no file has the word interface or type: none declares an interface whose member is renamed"
     kept, notes = keep_shorthand_keys(workspace, later, "scaleBy", "timesBy", parsed)
     assert len(parses) == 1, "src/d.ts alone, for its edited shorthand { scaleBy }"
     assert any("src/d.ts:2" in note for note in notes), notes

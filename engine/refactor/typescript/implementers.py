@@ -22,6 +22,7 @@ It may still be a class that fits by chance; the user decides.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
@@ -42,6 +43,8 @@ _CLASSES = frozenset({"class_declaration", "abstract_class_declaration", "class"
 _CLASS_MEMBERS = frozenset({"method_definition", "public_field_definition", "field_definition",
                             "abstract_method_signature", "method_signature"})
 _HIDDEN = frozenset({"private", "protected"})
+_MAY_DECLARE_AN_INTERFACE = re.compile(r"\b(?:interface|type)\b")
+"""The keyword each of _INTERFACES begins with, as a word: a file without either declares none."""
 
 
 class ImplementationsLeftBehind(Refused):
@@ -87,7 +90,10 @@ def check(context: PlanContext, edit: WorkspaceEdit, old: str, new: str, parsed:
     renamed = edit_starts(edit)
     interfaces: list[RenamedInterface] = []
     for path, starts in renamed.items():
-        tree = parsed.get(path) if in_family(path) else None
+        source = parsed.source(path) if in_family(path) else None
+        if source is None or not _MAY_DECLARE_AN_INTERFACE.search(source.text):
+            continue  # neither keyword as a word: no interface or type alias here, and no parse
+        tree = parsed.get(path)
         if tree is not None:
             interfaces += renamed_interfaces(path, tree[1], tree[0].text.encode("utf-8"), starts, old)
     if not interfaces:
