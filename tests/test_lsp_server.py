@@ -168,6 +168,27 @@ def test_a_buffer_with_unsaved_changes_is_not_renamed_from_stale_disk(project: P
     assert "unsaved changes" in outcome and edits == []
 
 
+def test_a_rename_that_would_edit_another_open_buffer_with_unsaved_changes_is_refused(project: Path) -> None:
+    """The request's own file is saved; the package's __init__ that re-exports the function is
+    open with unsaved changes, and the rename would edit it from the stale disk (check_plan_saved)."""
+    pricing, package = uri(project, "shop/pricing.py"), uri(project, "shop/__init__.py")
+    text = (project / "shop/pricing.py").read_text()
+    line = next(n for n, row in enumerate(text.splitlines()) if row.startswith("def apply_discount"))
+
+    async def steps(client: LanguageClient) -> Any:
+        client.text_document_did_open(t.DidOpenTextDocumentParams(t.TextDocumentItem(pricing, "python", 1, text)))
+        client.text_document_did_open(t.DidOpenTextDocumentParams(
+            t.TextDocumentItem(package, "python", 1, (project / "shop/__init__.py").read_text() + "\n# typing…\n")))
+        try:
+            await client.text_document_rename_async(t.RenameParams(t.TextDocumentIdentifier(pricing), t.Position(line, 6), "discounted"))
+        except Exception as error:  # noqa: BLE001 - the server's refusal arrives as a JSON-RPC error
+            return str(error)
+        return "renamed"
+
+    outcome, edits, _ = asyncio.run(session(project, steps))
+    assert "shop/__init__.py has unsaved changes" in outcome and edits == []
+
+
 def test_edits_carry_the_open_buffers_versions(project: Path) -> None:
     """The plan is checked against open buffers; its edit names each one's version, so an editor
     whose buffer moved on since refuses it. Files not open carry none (null: the disk)."""
