@@ -147,9 +147,13 @@ def test_resume_skips_the_repositories_with_a_row(repos: list[Path], tmp_path: P
     first = fleet.run(PLAN, [str(r) for r in repos[:3]], out=out, executor="local",
                       options=fleet.FleetOptions(source=SourcePreference.AST))
     assert len(first) == 3 and all(row.worker == "local" for row in first)
+    for repo in repos[:3]:
+        (repo / "pkg" / "core.py").unlink()  # run again, these would be refused: their kept rows show they were not
     again = fleet.run(PLAN, [str(r) for r in repos], out=out, executor="local", resume=True,
                       options=fleet.FleetOptions(source=SourcePreference.AST))
     assert len(again) == len(repos) and len(_results(out)) == len(repos)  # three kept, three run: one row each
+    kept = _by_name(again)
+    assert [kept[r.name].status for r in repos[:3]] == [row.status for row in first] == ["planned"] * 3
 
 
 def test_the_python_api_takes_path_objects_or_strings(repos: list[Path], tmp_path: Path) -> None:
