@@ -1,0 +1,268 @@
+"""Extract function, extract variable, inline (a variable, a function at one call or at all of
+them) and introduce parameter on real projects from PyPI, codegraft and rope on the same cases
+in the same run (issue 44).
+
+Run: ``.venv/bin/python benchmarks/bench_extract_corpus.py [--only PROJECT] [--tools codegraft,rope]``
+
+The cases are in benchmarks/extract_corpus.toml, picked from each project's code by syntax
+alone (benchmarks/extract_corpus_pick.py, seeded) and frozen there; the projects' versions and
+test commands are benchmarks/real_projects.toml's. Each tool runs each case on a fresh copy of
+the project (its sdist, fetched once into benchmarks/.corpus/), and a case passes when:
+
+* the tool made an edit (a refusal is no pass, but no breakage either);
+* exactly the case's file changed (``files`` when it names others);
+* every changed Python file compiles;
+* the name asked for is in the changed file (extract and introduce: where it was asked);
+* pyflakes reports nothing new in the changed files (no undefined or unused name);
+* the project's own suite passes as many tests as before.
+
+A tool's edit that fails any of the last four is a *silent breakage*: it was not refused. Times
+are each tool's own planning and writing, in this process (codegraft's engine made per case,
+as rope's project is), without the tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from benchmarks.bench_real_projects import BaselineRed, changed_files, digest, green_baseline  # noqa: E402
+
+CASES = REPO / "benchmarks" / "extract_corpus.toml"
+PROJECTS = REPO / "benchmarks" / "real_projects.toml"
+PYFLAKES = REPO / "benchmarks" / ".corpus" / "pyflakes-4.1.0"
+
+
+@dataclass
+class Outcome:
+    passed: bool
+    refused: bool
+    seconds: float
+    why: str
+
+
+def project_of(name: str) -> dict[str, object]:
+    """The project's entry of real_projects.toml (version, tests, test_deps) with this corpus's own keys."""
+    known = {str(p["name"]): p for p in tomllib.loads(PROJECTS.read_text(encoding="utf-8"))["project"]}
+    ours = {str(p["name"]): p for p in tomllib.loads(CASES.read_text(encoding="utf-8")).get("project", [])}
+    merged = {key: value for key, value in known[name].items() if key != "case"}
+    merged.update({key: value for key, value in ours.get(name, {}).items() if key != "case"})
+    merged["case"] = ours.get(name, {}).get("case", [])
+    return merged
+
+
+def case_file(case: dict[str, object]) -> str:
+    return re.split(r":(?=\d|[A-Za-z_/])", str(case["address"]), maxsplit=1)[0]
+
+
+# -- the tools ----------------------------------------------------------------------------
+
+
+def codegraft(root: Path, case: dict[str, object]) -> None:
+    from engine.api import Engine, SourcePreference
+    from engine.edits.session import EditOptions
+    from engine.refactor.operations import build
+    from engine.workspace import Workspace
+    from process_tools.adapter import ProcessTools
+
+    workspace = Workspace(root)
+    engine = Engine(workspace, tools=ProcessTools(workspace), source=SourcePreference.AST)
+    try:
+        fields: dict[str, object] = {key: case[key] for key in ("address", "new_name", "match") if key in case}
+        plan = engine.plan(build(case["op"], fields))
+        engine.edits().apply(plan.edit, EditOptions(allow_dirty=True))
+    finally:
+        engine.close()
+
+
+def rope(root: Path, case: dict[str, object], source_folder: str = ".") -> None:
+    import rope.base.project
+    from rope.refactor.extract import ExtractMethod, ExtractVariable
+    from rope.refactor.inline import create_inline
+    from rope.refactor.introduce_parameter import IntroduceParameter
+
+    # A src/ layout's folder is named to rope, as the project's tests find it on the path.
+    folders = [source_folder] if source_folder != "." else []
+    project = rope.base.project.Project(str(root), ropefolder=None, source_folders=folders)
+    try:
+        resource = project.get_resource(case_file(case))
+        text = resource.read()
+        start, end = _offsets(text, case)
+        kind = str(case["kind"])
+        if kind == "extract-function":
+            changes = ExtractMethod(project, resource, start, end).get_changes(str(case["new_name"]))
+        elif kind == "extract-variable":
+            changes = ExtractVariable(project, resource, start, end).get_changes(str(case["new_name"]))
+        elif kind == "introduce-parameter":
+            changes = IntroduceParameter(project, resource, start).get_changes(str(case["new_name"]))
+        elif kind == "inline-call":
+            changes = create_inline(project, resource, start).get_changes(only_current=True, remove=False)
+        else:
+            changes = create_inline(project, resource, start).get_changes()
+        project.do(changes)
+    finally:
+        project.close()
+
+
+def _offsets(text: str, case: dict[str, object]) -> tuple[int, int]:
+    """(start, end) character offsets of the case's span; for a function named by its path, its name."""
+    address = str(case["address"])
+    lines = text.splitlines(keepends=True)
+    spans = re.search(r":(\d+):(\d+)(?:-(\d+):(\d+))?$", address)
+    if spans is None:  # FILE:function: rope is pointed at the def's name
+        name = address.rsplit(":", 1)[1]
+        found = re.search(rf"^def {re.escape(name)}\b", text, re.MULTILINE)
+        if found is None:
+            raise LookupError(f"no def {name}")
+        return found.start() + 4, found.start() + 4 + len(name)
+
+    def offset(line: str, column: str) -> int:
+        return sum(len(part) for part in lines[: int(line) - 1]) + int(column) - 1
+    start = offset(spans.group(1), spans.group(2))
+    end = offset(spans.group(3), spans.group(4)) if spans.group(3) else start
+    return start, end
+
+
+# -- the verdict ----------------------------------------------------------------------------
+
+
+SUITE_SECONDS = 240
+"""A suite still running after this is a hang the edit caused (each of these suites takes seconds)."""
+
+
+def run_tests(root: Path, project: dict[str, object]) -> tuple[bool, int, str]:
+    """bench_real_projects.run_tests, with a shorter limit: rope's inline of cachetools' RRCache.popitem hangs its suite."""
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *map(str, cast(list[object], project["tests"]))]
+    env = {"PYTHONPATH": str(root / str(project.get("pythonpath", "."))), "PATH": "/usr/bin:/bin", "HOME": str(root),
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    ran = subprocess.run(command, cwd=root, capture_output=True, text=True, env=env, timeout=SUITE_SECONDS)
+    found = re.search(r"(\d+) passed", ran.stdout)
+    return ran.returncode == 0, int(found.group(1)) if found else 0, ran.stdout[-600:] + ran.stderr[-600:]
+
+
+def pyflakes_messages(root: Path, files: list[str]) -> Counter[str]:
+    """pyflakes's messages on ``files``, without their line numbers (compared before and after)."""
+    if not files:
+        return Counter()
+    ran = subprocess.run([sys.executable, "-m", "pyflakes", *files], cwd=root, capture_output=True, text=True,
+                         env={"PYTHONPATH": str(PYFLAKES), "PATH": "/usr/bin:/bin"}, timeout=120)
+    return Counter(re.sub(r"^[^:]+:\d+:(\d+:)? ", "", line) for line in ran.stdout.splitlines() if line.strip())
+
+
+def verdict(root: Path, source: Path, before: dict[str, str], project: dict[str, object], case: dict[str, object],
+            baseline: int) -> str:
+    changed = changed_files(before, digest(root))
+    expected = set(cast(list[str], case.get("files", [case_file(case)])))
+    if not changed:
+        return "no change"
+    if changed != expected:
+        return f"files changed: {', '.join(sorted(changed))} (expected {', '.join(sorted(expected))})"
+    python = sorted(path for path in changed if path.endswith(".py"))
+    for path in python:
+        try:
+            ast.parse((root / path).read_text(encoding="utf-8"))
+        except SyntaxError as error:
+            return f"syntax error: {path}:{error.lineno}: {error.msg}"
+    name = case.get("new_name")
+    if name is not None and not re.search(rf"\b{re.escape(str(name))}\b", (root / case_file(case)).read_text(encoding="utf-8")):
+        return f"{name} is not in {case_file(case)}"
+    new = pyflakes_messages(root, python) - pyflakes_messages(source, python)
+    if new:
+        return "pyflakes: " + "; ".join(sorted(new))[:200]
+    green, count, tail = run_tests(root, project)
+    if not green or count != baseline:
+        last = tail.strip().splitlines()[-1] if tail.strip() else ""
+        return f"tests: {count}/{baseline} passed" + ("" if green else f" (red) {last[:160]}")
+    return ""
+
+
+def attempt(tool: str, source: Path, project: dict[str, object], case: dict[str, object], baseline: int) -> Outcome:
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch) / "p"
+        shutil.copytree(source, root)
+        before = digest(root)
+        started = time.perf_counter()
+        try:
+            if tool == "codegraft":
+                codegraft(root, case)
+            else:
+                rope(root, case, str(project.get("pythonpath", ".")))
+        except Exception as failure:  # noqa: BLE001 - a refusal or a tool's failure is a result here
+            seconds = time.perf_counter() - started
+            code = getattr(failure, "code", None)
+            why = f"refused: {code}" if code else f"error: {type(failure).__name__}: {str(failure).splitlines()[0][:120] if str(failure) else ''}"
+            return Outcome(False, True, seconds, why)
+        seconds = time.perf_counter() - started
+        try:
+            why = verdict(root, source, before, project, case, baseline)
+        except subprocess.TimeoutExpired:
+            why = f"tests: the suite did not finish in {SUITE_SECONDS} s (a hang)"
+    return Outcome(not why, False, seconds, why)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", help="one project")
+    parser.add_argument("--tools", default="codegraft,rope")
+    options = parser.parse_args()
+    tools = options.tools.split(",")
+    names = [str(p["name"]) for p in tomllib.loads(CASES.read_text(encoding="utf-8"))["project"]]
+    totals: dict[str, list[Outcome]] = {tool: [] for tool in tools}
+    per_kind: dict[tuple[str, str], list[Outcome]] = {}
+    for name in names:
+        if options.only and name != options.only:
+            continue
+        project = project_of(name)
+        try:
+            source, baseline = green_baseline(project)
+        except BaselineRed as red:
+            print(f"{name}: skipped, {red}", file=sys.stderr)
+            continue
+        print(f"\n## {name} {project['version']} ({baseline} tests)")
+        for number, case in enumerate(cast(list[dict[str, object]], project["case"]), 1):
+            cells = []
+            for tool in tools:
+                outcome = attempt(tool, source, project, case, baseline)
+                totals[tool].append(outcome)
+                per_kind.setdefault((tool, str(case["kind"])), []).append(outcome)
+                mark = "PASS" if outcome.passed else "refused" if outcome.refused else "BROKE"
+                cells.append(f"{tool}={mark} {outcome.seconds:.2f}s{'' if outcome.passed else ' (' + outcome.why + ')'}")
+            print(f"{number:2} {case['kind']:<19} {case['address']}\n     " + "\n     ".join(cells), flush=True)
+    summarize(tools, totals, per_kind)
+
+
+def summarize(tools: list[str], totals: dict[str, list[Outcome]], per_kind: dict[tuple[str, str], list[Outcome]]) -> None:
+    print("\n| tool | passed | refused | silent breakage | median time per case |")
+    print("|---|---|---|---|---|")
+    for tool in tools:
+        found = totals[tool]
+        times = sorted(o.seconds for o in found)
+        median = times[len(times) // 2] if times else 0.0
+        print(f"| {tool} | {sum(o.passed for o in found)}/{len(found)} | {sum(o.refused for o in found)} | "
+              f"{sum(not o.passed and not o.refused for o in found)} | {median:.2f} s |")
+    kinds = sorted({kind for _, kind in per_kind})
+    print("\n| kind | " + " | ".join(tools) + " |")
+    print("|---|" + "---|" * len(tools))
+    for kind in kinds:
+        cells = []
+        for tool in tools:
+            found = per_kind.get((tool, kind), [])
+            cells.append(f"{sum(o.passed for o in found)}/{len(found)} ({sum(not o.passed and not o.refused for o in found)} broke)")
+        print(f"| {kind} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
