@@ -106,3 +106,32 @@ def test_mcp_extracts_a_function_as_a_dry_run_until_applied_undoes_it_and_refuse
     assert not done.is_error and changed == EXTRACTED, done.content[0].text
     assert not undone.is_error and (project / "orders.py").read_text() == SOURCE
     assert refused.is_error and refused.structured_content["error"]["code"] == "reassigned"
+
+
+def test_introduce_parameter_through_the_cli_and_mcp_with_its_refusal_codes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`graft introduce-parameter` and MCP `introduce_parameter`: the header's text becomes a
+    default, applied; reading a local is refused with the engine's code, nothing written."""
+    code, dry = graft(project, "introduce-parameter", "orders.py:report", "title", "--match", '"Orders"', capsys=capsys)
+    assert code == 0 and dry["applied"] is False and '+def report(orders, limit, title="Orders"):' in dry["diff"]
+    code, refused = graft(project, "introduce-parameter", "orders.py:report", "bound", "--match", "order > limit",
+                          capsys=capsys)
+    assert code == 1 and refused["error"]["code"] == "reads_local"
+    assert (project / "orders.py").read_text() == SOURCE
+    engine = Engine(Workspace(project), source=SourcePreference.AST)
+
+    async def run() -> Any:
+        async with Client(build_server(engine)) as client:
+            done = await client.call_tool("introduce_parameter", {"address": "orders.py:report", "match": '"Orders"',
+                                                                  "new_name": "title", "apply": True, "allow_dirty": True})
+            passed = await client.call_tool("introduce_parameter", {"address": "orders.py:bump", "match": "1",
+                                                                    "new_name": "step", "pass_at_calls": True})
+            return done, passed
+
+    try:
+        done, passed = asyncio.run(run())
+    finally:
+        engine.close()
+    assert not done.is_error, done.content[0].text
+    assert '    header = title\n' in (project / "orders.py").read_text()
+    # Nothing in the workspace calls bump: no call to change, and a warning for the callers outside it.
+    assert not passed.is_error and "calls outside this workspace do not pass step" in passed.content[0].text, passed.content[0].text

@@ -75,6 +75,9 @@ def plan_introduce_parameter(selection: Selection, name: str, *, pass_at_calls: 
     if pass_at_calls:
         _check_evaluated_first(tree, node, function, where, allow_reordering, warnings)
         changes = _pass_at_calls(tree, node, function, name, code, other_files)
+        if not function.name.value.startswith("_"):
+            warnings.append(f"{function.name.value} is a public name of {tree.source.path}: calls outside this workspace "
+                            f"do not pass {name} and will fail")
     else:
         _check_default(tree, node, where, allow_reordering, warnings)
         changes = [_change(tree, [_replacement(tree, node, name), _parameter(tree, function, f"{name}={code}", keyword=False)])]
