@@ -161,3 +161,75 @@ def test_a_module_read_once_is_not_parsed_again(monkeypatch: pytest.MonkeyPatch)
     again = changed_names("m.py", after, before)
     assert first == again == {"Y"}
     assert len(parsed) == 2  # each content once
+
+
+# -- Go: a file's declarations read as their interfaces (engine.edits.go_statements) ------------
+
+_GO = ("package a\n\nimport \"fmt\"\n\n// T is a thing.\ntype T struct{ X int }\n\nconst (\n\tA = iota\n\tB\n)\n\n"
+       "var v = Make()\n\nfunc Make() T { return T{} }\n\nfunc (t T) Value() int {\n\treturn t.X\n}\n\n"
+       "func helper() { fmt.Println() }\n")
+
+
+@pytest.mark.parametrize(("after", "expected"), [
+    (_GO.replace("return t.X", "return t.X + 1"), set()),  # a body: Go declares every type it returns
+    (_GO.replace("// T is a thing.", "// T is a thing, really."), set()),
+    (_GO.replace("func Make() T { return T{} }", "func Make()   T {\n\treturn T{}\n}"), set()),
+    (_GO + "\nfunc Added() int { return 1 }\n", {"Added"}),
+    (_GO.replace("Value() int", "Value() int64"), {"Value", "T", "Make", "v"}),  # a method changes its type's method set
+    (_GO.replace("X int", "X, Y int"), {"T", "Value", "Make", "v"}),
+    (_GO.replace("A = iota", "A = iota + 1"), {"A", "B"}),  # a const group's values follow each other
+    (_GO.replace('import "fmt"', 'import (\n\t"fmt"\n\t"os"\n)'), set()),  # an import is the file's own
+    ("//go:build linux\n\n" + _GO, None),
+    (_GO.replace("package a", "package b"), None),
+    (_GO + "\nfunc (\n", None),
+    (_GO.replace('import "fmt"', 'import "C"\nimport "fmt"'), None),  # cgo: its preamble is a comment
+])
+def test_the_names_an_edit_of_a_go_file_changes(after: str, expected: set[str] | None) -> None:
+    found = changed_names("a/a.go", _GO.encode(), after.encode())
+    assert (set(found) if found is not None else None) == expected
+
+
+def _embedding_project(root: Path) -> None:
+    """a.T has a method; a.S embeds T in another file; c converts an a.S to d.Valuer, naming
+    neither T nor the method; a/other.go and e use nothing of T."""
+    (root / "go.mod").write_text("module example.com/m\n\ngo 1.21\n")
+    for folder in ("a", "c", "d", "e"):
+        (root / folder).mkdir()
+    (root / "a" / "a.go").write_text("package a\n\n// T is a thing.\ntype T struct{}\n\n// Value is one.\nfunc (T) Value() int {\n\treturn 1\n}\n")
+    (root / "a" / "s.go").write_text("package a\n\n// S embeds T.\ntype S struct{ T }\n")
+    (root / "a" / "other.go").write_text("package a\n\n// Other is two.\nfunc Other() int {\n\treturn 2\n}\n")
+    (root / "d" / "d.go").write_text("package d\n\n// Valuer has a value.\ntype Valuer interface{ Value() int }\n")
+    (root / "c" / "c.go").write_text('package c\n\nimport (\n\t"example.com/m/a"\n\t"example.com/m/d"\n)\n\nvar _ d.Valuer = a.S{}\n')
+    (root / "e" / "e.go").write_text('package e\n\nimport "example.com/m/a"\n\n// Two is a.Other.\nvar Two = a.Other()\n')
+
+
+def _go_edit(root: Path, path: str, old: str, new: str, *, on: str | None = None) -> WorkspaceEdit:
+    """``old`` replaced by ``new`` on the first line holding ``on`` (else ``old``)."""
+    data = (root / path).read_bytes()
+    lines = data.decode().splitlines()
+    line = next(n for n, row in enumerate(lines) if (on or old) in row)
+    column = lines[line].index(old)
+    return WorkspaceEdit((FileChange(path, (TextEdit(Range(Position(line, column), Position(line, column + len(old))), new),),
+                                     hashlib.sha256(data).hexdigest()),))
+
+
+def test_go_a_break_carried_by_an_embedding_type_to_a_file_that_names_neither_is_in_scope_and_caught(tmp_path: Path) -> None:
+    require("gopls")
+    _embedding_project(tmp_path)
+    with served_engine(tmp_path, "gopls") as engine:
+        verified = engine.edits().apply(_go_edit(tmp_path, "a/a.go", "Value", "Amount", on="func (T)"), EditOptions(check=CheckMode.FULL)).verification
+    assert verified is not None
+    assert set(verified.in_scope) == {"a/a.go", "a/s.go", "c/c.go"} and verified.checked == verified.in_scope, verified.to_json()
+    assert verified.not_affected == 2  # a/other.go and e/e.go
+    assert {d.file for d in verified.new_errors} == {"c/c.go"}
+
+
+def test_go_an_added_function_checks_the_written_file_alone(tmp_path: Path) -> None:
+    require("gopls")
+    _embedding_project(tmp_path)
+    edit = _go_edit(tmp_path, "a/other.go", "// Other is two.", "// Added is three.\nfunc Added() int {\n\treturn 3\n}\n\n// Other is two.")
+    with served_engine(tmp_path, "gopls") as engine:
+        verified = engine.edits().apply(edit, EditOptions(check=CheckMode.FULL)).verification
+    assert verified is not None
+    assert verified.in_scope == verified.checked == ("a/other.go",), verified.to_json()
+    assert verified.not_affected == 4 and verified.label() == (Confidence.HIGH, "")

@@ -101,7 +101,7 @@ def test_a_file_the_go_command_does_not_build_stays_unchecked_never_clean(tagged
 def test_a_file_only_a_build_ignore_line_names_stays_unchecked_with_the_reason(tagged_project: Path) -> None:
     """``//go:build ignore`` files are built by no configuration a check would set; without a
     server to answer for them, they are named unchecked."""
-    (tagged_project / "a" / "gen.go").write_text("//go:build ignore\n\npackage main\n\nfunc main() {}\n")
+    (tagged_project / "a" / "gen.go").write_text("//go:build ignore\n\npackage main\n\n// main prints T's values.\nfunc main() {}\n")
     verified = _checked(tagged_project, with_server=False)
     reasons = {u.path: u.reason for u in verified.unchecked}
     assert "no build configuration" in reasons["a/gen.go"], verified.to_json()

@@ -135,7 +135,8 @@ def test_go_a_file_gopls_gives_no_diagnostics_for_is_unchecked_with_the_reason_n
     _three_packages(tmp_path)
     (tmp_path / "node_modules" / "x").mkdir(parents=True)
     (tmp_path / "node_modules" / "x" / "x.go").write_text('package x\n\nimport "example.com/m/a"\n\nvar _ = a.T{}.Value()\n')
-    edit = WorkspaceEdit((_rename_at(tmp_path, "a/a.go", "return ", "1", "2"),))
+    # A method added to T: every file that names T may see it, and none breaks.
+    edit = WorkspaceEdit((_rename_at(tmp_path, "a/a.go", "return ", "1", "1\n}\n\n// Other is two.\nfunc (T) Other() int {\n\treturn 2"),))
     with served_engine(tmp_path, "gopls") as engine:
         graph_dependents = engine.edits().dependents
         assert graph_dependents is not None

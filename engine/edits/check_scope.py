@@ -17,6 +17,9 @@ read is taken as changed through and through, and all its importers, transitivel
 a file that is not Python, created or deleted, unparsable, or whose ``__all__``, module
 ``__getattr__`` or star imports changed.
 
+Go files are read the same way, from their top-level declarations (engine.edits.go_statements);
+there a file's dependents are its package's other files as well as its importers.
+
 The importers left out are counted (:attr:`Scope.not_affected`) and said with the check.
 """
 
@@ -30,7 +33,11 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
+from engine.edits.go_statements import go_declarations
+
 _PYTHON_SUFFIXES = (".py", ".pyi")
+_READ_SUFFIXES = (*_PYTHON_SUFFIXES, ".go")
+"""Files whose changed names are read (Go's through engine.edits.go_statements); any other written file changes everything."""
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _STAR_IMPORT = re.compile(r"\bimport\s*\(?\s*\*")
 _MODULE_HOOKS = frozenset({"__all__", "__getattr__", "__dir__", "*"})
@@ -61,11 +68,11 @@ def scope_of(written: Iterable[tuple[str, bytes | None, bytes | None]], dependen
 
 
 def changed_names(path: str, before: bytes | None, after: bytes | None) -> frozenset[str] | None:
-    """The module-level names of a Python file whose meaning the edit may change; None when it
-    may change any of them (see the module's docstring)."""
-    if not path.endswith(_PYTHON_SUFFIXES) or before is None or after is None:
+    """The module-level names of a Python or Go file whose meaning the edit may change; None when
+    it may change any of them (see the module's docstring)."""
+    if not path.endswith(_READ_SUFFIXES) or before is None or after is None:
         return None
-    old, new = _statements(before), _statements(after)
+    old, new = _statements(path, before), _statements(path, after)
     if old is None or new is None:
         return None
     differing: set[str] = set()
@@ -114,7 +121,7 @@ def every_importer(paths: Iterable[str], dependents: Callable[[list[str]], list[
 
 def _module_statements(path: str, read: Callable[[str], str | None]) -> list["_Statement"] | None:
     text = read(path)
-    return _statements(text.encode("utf-8")) if text is not None and path.endswith(_PYTHON_SUFFIXES) else None
+    return _statements(path, text.encode("utf-8")) if text is not None and path.endswith(_READ_SUFFIXES) else None
 
 
 def _grown_in(statements: list["_Statement"] | None, names: frozenset[str]) -> frozenset[str] | None:
@@ -156,8 +163,13 @@ class _Statement:
     node names, which can only add to what is taken as changed)."""
 
 
-def _statements(data: bytes) -> list[_Statement] | None:
-    read = _read_statements(data)
+def _statements(path: str, data: bytes) -> list[_Statement] | None:
+    if path.endswith(".go"):
+        declarations = go_declarations(data)
+        read = None if declarations is None else tuple(
+            _Statement(text, bound, frozenset(_WORD.findall(words))) for text, bound, words in declarations)
+    else:
+        read = _read_statements(data)
     return None if read is None else list(read)
 
 
