@@ -94,6 +94,11 @@ class PoolServices:
                 # has to wait first (a server starting): either way the request needs no more
                 # of this thread's time until the answer.
                 asyncio.get_running_loop().call_soon(sent)
+            if api.server_for(path).spec.rename_says_when_it_cannot:
+                answer = await renaming
+                if answer.value == ServerEdit():
+                    raise ServerRequestFailed(answer.server, "textDocument/rename", None, "nothing to rename here")
+                return answer
             try:
                 prepared = await api.prepare_rename(path, position)
                 if prepared.value is None:

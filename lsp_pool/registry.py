@@ -92,6 +92,11 @@ class ServerSpec:
     no_refactor_actions: str = ""
     """Why the server offers no refactoring code actions (move, extract, inline) where its
     family's other server does, said when one is asked for (refused as ``unsupported_by_server``)."""
+    rename_says_when_it_cannot: bool = False
+    """The rename itself answers nothing wherever prepareRename would refuse (typescript-language-
+    server: both read tsserver's ``canRename``), so prepareRename is not asked: tsserver answers one
+    request at a time, and the prepareRename sent beside every rename cost it a third of the
+    rename's own time."""
     opens_projects: bool = False
     """The server answers unopened files from disk, but loads a config's project only once one of
     its files is open (TypeScript 7: a tests/ tsconfig): the files of other projects are opened
@@ -219,6 +224,7 @@ SPECS: tuple[ServerSpec, ...] = (
         # load), and competed with that load for the processor (benchmarks/RESULTS.md, "Cold start").
         initialization_options={"preferences": {"providePrefixAndSuffixTextForRename": False},
                                 "tsserver": {"useSyntaxServer": "never"}},
+        rename_says_when_it_cannot=True,
         needs_open=True,
         tsserver_diagnostics=True,
         project_style=True,

@@ -9,6 +9,10 @@ for every file or use it touched where only a few could need it. Counted, never 
   rename changes are followed to their re-exporters.
 - TypeScript: the check for classes an interface member's rename leaves behind parsed and walked
   every edited file for the interface; now only a file with the word ``interface`` or ``type``.
+- tsserver: a prepareRename went out beside every rename, and tsserver answers one request at a
+  time: a third of the rename's time again. typescript-language-server's rename answers nothing
+  where its prepareRename refuses (both read tsserver's canRename), so it is asked no prepareRename,
+  and a position with nothing to rename is still refused.
 - Go: the check for implementations left behind blanked the comments and strings of every edited
   file to look for the renamed method's interface; now only of a file that declares an interface.
 - Go: every renamed ``x.Name`` was asked of gopls (one definition request each) to find a use of
@@ -32,10 +36,12 @@ from engine.refactor.corpus import Corpus
 from engine.refactor.go import implementations
 from engine.refactor.operations.rename_symbol import Rename
 from engine.api import Engine, SourcePreference
+from engine.errors import ServiceUnavailable
 from engine.refactor.typescript import clashes, implementers
 from engine.refactor.typescript.clashes import ParsedFiles, rename_clashes
 from engine.refactor.typescript.shorthands import keep_shorthand_keys
 from engine.workspace import SourceFile, Workspace
+from lsp_pool.features import LanguageApi
 from tests.test_lsp_e2e import require, served_engine
 
 TS_FILES = {
@@ -190,3 +196,28 @@ def test_a_go_package_level_rename_asks_no_definition_per_use_and_a_method_renam
         method = engine.plan(Rename("core/core.go:Box/Get", "Read"))
         assert len(method.edit.operations) == 4
         assert counting.asked == 3, "each renamed .Get() is still followed to its declaration"
+
+
+@pytest.mark.e2e
+def test_a_tsserver_rename_asks_no_prepare_rename_and_a_position_with_nothing_to_rename_is_still_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    require("typescript-language-server")
+    (tmp_path / "tsconfig.json").write_text('{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}\n')
+    for path, text in TS_FILES.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    asked: list[int] = []
+    real = LanguageApi.prepare_rename
+
+    async def counted(self: LanguageApi, path: Path, position: Position) -> object:
+        asked.append(1)
+        return await real(self, path, position)
+
+    monkeypatch.setattr(LanguageApi, "prepare_rename", counted)
+    with served_engine(tmp_path, "typescript-language-server") as engine:
+        engine.source = SourcePreference.LSP  # the server's answer or its refusal, no fallback
+        plan = engine.plan(Rename("src/core.ts:scaleBy", "timesBy"))
+        assert len(plan.edit.operations) == 5
+        assert asked == []
+        with pytest.raises(ServiceUnavailable):
+            engine.plan(Rename("src/core.ts:1:37", "Zed"))  # the type keyword number
