@@ -72,7 +72,8 @@ def nodes_within(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 
 def expression_at(tree: PythonTree, span: Range) -> cst.BaseExpression | None:
-    """The outermost expression whose extent is ``span`` exactly, or one pair of parentheses inside it."""
+    """The outermost expression whose extent is ``span`` exactly, or one pair of parentheses inside it;
+    None for one string of an implicit concatenation."""
     wanted = [span]
     text = tree.source.text[tree.offset(span.start):tree.offset(span.end)]
     if text.startswith("(") and text.endswith(")") and span.end.column > 0:
@@ -80,7 +81,8 @@ def expression_at(tree: PythonTree, span: Range) -> cst.BaseExpression | None:
     for candidate in wanted:
         for node in nodes_within(tree.module):
             if isinstance(node, cst.BaseExpression) and node in tree.positions and tree.span(node) == candidate:
-                return node
+                # One string of "a" "b" is no value of its own: a name in its place would not parse.
+                return None if isinstance(tree.parents.get(node), cst.ConcatenatedString) else node
     return None
 
 
