@@ -133,3 +133,22 @@ def test_one_worker_keeps_its_server_between_repositories_and_answers_about_each
     assert "new_api" in patch and "extra.py" not in patch
     # The run is over: nothing is kept, in this process or on disk.
     assert kept.closed and not kept.copy.exists()
+
+
+def test_a_copy_left_by_a_killed_worker_is_removed_by_the_next_one(tmp_path: Path) -> None:
+    import subprocess
+    import tempfile
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    left = Path(tempfile.mkdtemp(prefix=f"graft-fleet-kept-{gone.pid}-"))
+    (left / "repo").mkdir()
+    kept = kept_scratch.KeptScratch()
+    try:
+        assert not left.exists()
+        assert kept.copy.exists()  # its own, named by this living process, stays
+        kept_scratch.KeptScratch().close()
+        assert kept.copy.exists()
+    finally:
+        kept.close()
+        shutil.rmtree(left, ignore_errors=True)

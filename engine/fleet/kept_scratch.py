@@ -40,13 +40,34 @@ CONFIG_NAMES = frozenset({
 repository whose set of these differs from the last one gets new servers."""
 
 _SKIPPED = frozenset({".git", ".graft"})
+_PREFIX = "graft-fleet-kept-"
+
+
+def _sweep_dead() -> None:
+    """Remove the copies of worker processes that died without releasing them (a killed worker):
+    a folder names its process, and one whose process is gone is nobody's."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{_PREFIX}*-*"):
+        owner = folder.name[len(_PREFIX):].split("-", 1)[0]
+        if owner.isdigit() and not _alive(int(owner)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process: alive, and not ours to sweep
+    return True
 
 
 class KeptScratch:
     """This process's scratch copy and the servers kept on it."""
 
     def __init__(self) -> None:
-        self._folder = Path(tempfile.mkdtemp(prefix="graft-fleet-kept-"))
+        _sweep_dead()
+        self._folder = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
         self.copy = self._folder / "repo"
         self.copy.mkdir()
         self._services: LanguageServices | None = None
