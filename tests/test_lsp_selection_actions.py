@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Union, cast
 
 from lsprotocol import types as t
 from pygls.lsp.client import LanguageClient
@@ -42,7 +42,9 @@ def _read_code_actions_whole(client: LanguageClient) -> None:
     converter = client.protocol._converter
 
     def structure(value: Any, _: type) -> t.Command | t.CodeAction:
-        return converter.structure(value, t.Command if isinstance(value.get("command"), str) else t.CodeAction)
+        if isinstance(value.get("command"), str):
+            return cast(t.Command, converter.structure(value, t.Command))
+        return cast(t.CodeAction, converter.structure(value, t.CodeAction))
 
     converter.register_structure_hook(Union[t.Command, t.CodeAction], structure)
 

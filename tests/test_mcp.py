@@ -892,7 +892,9 @@ def test_the_stdio_server_starts_the_main_languages_server_while_the_client_conn
             deadline = time.monotonic() + 90  # generous: the start runs beside other helpers' servers
             while time.monotonic() < deadline:
                 status = await client.call_tool("server_status", {})
-                seen.append(status.content[0].text)
+                first = status.content[0]
+                assert isinstance(first, TextContent), first
+                seen.append(first.text)
                 if re.search(r"^basedpyright +(starting|ready) ", seen[-1], re.MULTILINE):
                     break
                 await asyncio.sleep(0.5)
