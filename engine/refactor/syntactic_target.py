@@ -9,7 +9,8 @@ more symbols: attributes bound through ``self.name = …``, which can make an ad
 finds once name two things. So the tree answers only when Python's own parser finds exactly one
 binding of the name where the server could list one (the whole file for a bare name, since a
 name path matches as a suffix; the parent's body otherwise), the file has no syntax errors, and
-the address names a file. Otherwise the server is asked as before, and a name the tree finds
+the address names a file (in Go, where gopls lists nothing the tree does not, the tree's one match,
+unless a field the tree does not list may have the name). Otherwise the server is asked as before, and a name the tree finds
 bound more than once says so in the plan's warnings. The symbol keeps its source, ``ast``, with
 high confidence: the plan says where its facts came from.
 """
@@ -17,6 +18,7 @@ high confidence: the plan says where its facts came from.
 from __future__ import annotations
 
 import ast
+import re
 from typing import TYPE_CHECKING
 
 from engine.errors import GraftError
@@ -39,10 +41,11 @@ def span_target(context: PlanContext, address: Address) -> tuple[Symbol, list[st
         source = context.workspace.read(address.file)
     except GraftError:
         return context.resolve(address), []  # its own refusal says why
-    if source.language != "python":
+    if source.language not in ("python", "go"):
         return context.resolve(address), []
     outline = context.extractor.extract(source)
-    found, doubt = _settled(outline, source.text, address.name_path)
+    settle = _settled if source.language == "python" else _settled_go
+    found, doubt = settle(outline, source.text, address.name_path)
     if found is not None:
         return found, []
     notes = [f"the syntax tree alone does not settle {address} ({doubt}): the language server was asked"] if doubt else []
@@ -68,6 +71,23 @@ def _settled(outline: FileSymbols, text: str, name_path: NamePath) -> tuple[Symb
     bindings = [line for line in _binding_lines(module, name) if lines is None or any(a <= line <= b for a, b in lines)]
     if len(bindings) != 1:
         return None, f"'{name}' is bound {len(bindings)} times where the server would list it"
+    return matches[0], None
+
+
+def _settled_go(outline: FileSymbols, text: str, name_path: NamePath) -> tuple[Symbol | None, str | None]:
+    """Go: gopls's outline lists what the tree's rules list (package-level declarations, methods,
+    fields, interface methods) and no locals, so the tree's one match is the server's, unless an
+    embedded field (``struct{ T }``, which the tree does not list) or a field declared with others
+    (``X, Y int``) has the name."""
+    if outline.confidence is not Confidence.HIGH:
+        return None, "the file has syntax errors"
+    matches = match_name_path([outline], name_path)
+    if len(matches) != 1:
+        return None, f"{len(matches)} declarations match" if matches else None
+    name = re.escape(name_path.segments[-1].name)
+    unlisted = re.compile(rf"^\s*(?:\*?(?:\w+\.)?{name}\s*(?:$|//|`|\")|(?:\w+\s*,\s*)+{name}\b|{name}\s*,)", re.MULTILINE)
+    if unlisted.search(text):
+        return None, f"'{name_path.segments[-1].name}' may also be a field the tree does not list"
     return matches[0], None
 
 
