@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from engine.errors import GraftError
+from engine.extract.declarations import declared_names
+from engine.languages import profile_of
 from engine.names import Address, NamePath, SymbolAddress
 from engine.resolve import match_name_path
 from engine.symbols import Confidence, Symbol
@@ -41,10 +43,11 @@ def span_target(context: PlanContext, address: Address) -> tuple[Symbol, list[st
         source = context.workspace.read(address.file)
     except GraftError:
         return context.resolve(address), []  # its own refusal says why
-    if source.language not in ("python", "go"):
+    kind = profile_of(address.file)
+    settle = _SETTLERS.get(kind.family) if kind is not None else None
+    if settle is None:
         return context.resolve(address), []
     outline = context.extractor.extract(source)
-    settle = _settled if source.language == "python" else _settled_go
     found, doubt = settle(outline, source.text, address.name_path)
     if found is not None:
         return found, []
@@ -89,6 +92,28 @@ def _settled_go(outline: FileSymbols, text: str, name_path: NamePath) -> tuple[S
     if unlisted.search(text):
         return None, f"'{name_path.segments[-1].name}' may also be a field the tree does not list"
     return matches[0], None
+
+
+def _settled_typescript(outline: FileSymbols, text: str, name_path: NamePath) -> tuple[Symbol | None, str | None]:
+    """TypeScript and JavaScript: tsserver's outline also lists locals, object literals' members,
+    parameter properties and imports, which the tree's rules do not all list; so the tree's one
+    match answers only when nothing else in the file declares the name at all."""
+    if outline.confidence is not Confidence.HIGH:
+        return None, "the file has syntax errors"
+    matches = match_name_path([outline], name_path)
+    if len(matches) != 1:
+        return None, f"{len(matches)} declarations match" if matches else None
+    name = name_path.segments[-1].name
+    declared = declared_names(outline.language, text.encode("utf-8")).count(name)
+    if declared != 1:
+        return None, f"'{name}' is declared {declared} times in the file, where the server may list each"
+    return matches[0], None
+
+
+_SETTLERS: dict[str, Callable[[FileSymbols, str, NamePath], tuple[Symbol | None, str | None]]] = {
+    "python": _settled, "go": _settled_go, "typescript": _settled_typescript,
+}
+"""Per language family, how the tree settles a target alone; a family without one asks the server."""
 
 
 def _region(outline: FileSymbols, name_path: NamePath) -> list[tuple[int, int]] | None:

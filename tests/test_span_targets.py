@@ -1,6 +1,7 @@
-"""Issue 48, item 5, in Go: a span-only plan (``insert-before``, ``insert-after``, ``replace``)
-under ``--source auto`` takes its target from the syntax tree, starting no server, and makes the
-same edit gopls's outline would; a name the tree may not list alone still asks gopls, and says so."""
+"""Issue 48, item 5, in Go and TypeScript: a span-only plan (``insert-before``, ``insert-after``,
+``replace``) under ``--source auto`` takes its target from the syntax tree, starting no server,
+and makes the same edit the server's outline would; a name the tree may not list alone still
+asks the server, and says so. (Python's cases are in tests/test_fleet_servers.py.)"""
 
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ def _project(root: Path, extra: str = "") -> Path:
 
 def _plans(engine: Engine) -> list[tuple[str, str, list[str]]]:
     plans = [engine.plan(build(op, arguments, where="t")) for op, arguments in _STEPS]
-    return [(p.source.value, str(p.edit.to_json() if hasattr(p.edit, "to_json") else p.edit), p.warnings) for p in plans]
+    return [(p.source.value, str(p.edit), p.warnings) for p in plans]
 
 
 def _started(engine: Engine) -> dict[str, str]:
@@ -99,3 +100,76 @@ def test_a_name_a_go_field_the_tree_does_not_list_may_have_asks_gopls_and_says_s
         engine.close()
     assert plan.source.value == "lsp"
     assert any("the syntax tree alone does not settle lib/lib.go:/Make" in note for note in plan.warnings), plan.warnings
+
+
+# -- TypeScript: the tree answers only when nothing else in the file declares the name ------------
+
+_TS = """import { readFileSync } from 'fs';
+
+/** A box. */
+export class Box {
+  constructor(public size: number) {}
+
+  area(): number {
+    return this.size * this.size;
+  }
+}
+
+/** Makes a box. */
+export function make(size: number): Box {
+  return new Box(size);
+}
+
+export const loaded = (path: string): string => readFileSync(path, 'utf8');
+"""
+
+_TS_STEPS = [
+    ("insert-after", {"address": "src/lib.ts:make", "text": "export function twice(): number {\n  return 2;\n}\n"}),
+    ("insert-before", {"address": "src/lib.ts:make", "text": "export const ONE = 1;\n"}),
+    ("replace", {"address": "src/lib.ts:Box/area", "text": "area(): number {\n    return this.size ** 2;\n  }"}),
+]
+
+
+def _ts_project(root: Path, extra: str = "") -> Path:
+    (root / "package.json").write_text('{"name": "boxes", "version": "1.0.0", "private": true}\n')
+    (root / "tsconfig.json").write_text('{"compilerOptions": {"strict": true, "target": "es2020", "module": "commonjs"}, "include": ["src"]}\n')
+    (root / "src").mkdir()
+    (root / "src" / "lib.ts").write_text(_TS + extra)
+    return root
+
+
+def _ts_plans(engine: Engine) -> list[tuple[str, str, list[str]]]:
+    plans = [engine.plan(build(op, arguments, where="t")) for op, arguments in _TS_STEPS]
+    return [(p.source.value, str(p.edit), p.warnings) for p in plans]
+
+
+def test_typescript_span_plans_come_from_the_tree_with_no_server_and_match_tsservers(tmp_path: Path) -> None:
+    require("typescript-language-server")
+    root = _ts_project(tmp_path)
+    auto = open_engine(root, SourcePreference.AUTO, tools=False)
+    try:
+        from_tree = _ts_plans(auto)
+        assert _started(auto) == {}
+    finally:
+        auto.close()
+    served = open_engine(root, SourcePreference.LSP, tools=False)
+    try:
+        from_server = _ts_plans(served)
+    finally:
+        served.close()
+    assert [source for source, _edit, _notes in from_tree] == ["ast"] * 3
+    assert [source for source, _edit, _notes in from_server] == ["lsp"] * 3
+    assert [edit for _source, edit, _notes in from_tree] == [edit for _source, edit, _notes in from_server]
+
+
+def test_a_typescript_name_declared_again_in_the_file_asks_the_server_and_says_so(tmp_path: Path) -> None:
+    """A local of the same name, which tsserver's outline lists and the tree's rules do not."""
+    require("typescript-language-server")
+    root = _ts_project(tmp_path, "\nexport function user(): number {\n  const make = 3;\n  return make;\n}\n")
+    engine = open_engine(root, SourcePreference.AUTO, tools=False)
+    try:
+        plan = engine.plan(build("insert-after", {"address": "src/lib.ts:/make", "text": "export const TWO = 2;\n"}, where="t"))
+    finally:
+        engine.close()
+    assert plan.source.value == "lsp"
+    assert any("the syntax tree alone does not settle src/lib.ts:/make" in note for note in plan.warnings), plan.warnings
