@@ -7,6 +7,7 @@ engine and front ends never see ``lsprotocol``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from engine.positions import Range
 from engine.symbols import SymbolKind
@@ -40,6 +41,12 @@ class ServerEdit:
     created: tuple[str, ...] = ()
     renamed: tuple[tuple[str, str], ...] = ()
     deleted: tuple[str, ...] = ()
+
+    @classmethod
+    def joined(cls, edits: Sequence[ServerEdit]) -> ServerEdit:
+        """Several edits a server sent for one request (each ``workspace/applyEdit`` of a command), as one."""
+        return cls(files=tuple(f for edit in edits for f in edit.files), created=tuple(c for edit in edits for c in edit.created),
+                   renamed=tuple(r for edit in edits for r in edit.renamed), deleted=tuple(d for edit in edits for d in edit.deleted))
 
 
 @dataclass(frozen=True)

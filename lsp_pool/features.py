@@ -183,13 +183,7 @@ class LanguageApi:
             _reply, edits = answer.value
             if not edits:
                 raise Unsupported(f"{answer.server} offered a move but sent no edit for it")
-            merged = ServerEdit(
-                files=tuple(f for edit in edits for f in edit.files),
-                created=tuple(c for edit in edits for c in edit.created),
-                renamed=tuple(r for edit in edits for r in edit.renamed),
-                deleted=tuple(d for edit in edits for d in edit.deleted),
-            )
-            return Answered(merged, answer.server, answer.complete)
+            return Answered(ServerEdit.joined(edits), answer.server, answer.complete)
         raise Unsupported(f"{offered.server or 'the server'} offers no move-to-file refactoring here")
 
     async def code_actions(

@@ -85,6 +85,21 @@ def python_only(selection: Selection, operation: str) -> None:
                                   "Its language server's own code actions are not wired into codegraft yet; nothing was changed")
 
 
+def python_files_naming(context: PlanContext, name: str, but: str) -> list[SourceFile]:
+    """The workspace's Python files, ``but`` aside, whose text names ``name`` as a word: where an
+    operation that changes a function's calls looks for them."""
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    found = []
+    for path in context.workspace_files():
+        language = profile_of(path)
+        if path == but or language is None or language.family != "python":
+            continue
+        source = context.workspace.read(path)
+        if word.search(source.text):
+            found.append(source)
+    return found
+
+
 def text_of(text: str, span: Range) -> str:
     lines = split_lines(text)
     if span.start.line == span.end.line:

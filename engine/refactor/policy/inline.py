@@ -7,14 +7,12 @@ languages are refused (``unsupported_language``)."""
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
-from engine.languages import profile_of
 from engine.errors import UsageError
 from engine.refactor.code_actions import inline, is_served
 from engine.refactor.plan import RefactorPlan
-from engine.refactor.selection import Selection, python_only, select
+from engine.refactor.selection import Selection, python_files_naming, python_only, select
 from engine.symbols import SymbolKind
 
 if TYPE_CHECKING:
@@ -60,15 +58,7 @@ def _inline_function(selection: Selection, context: PlanContext, allow_reorderin
     function = function_at(tree, start.line, start.column)
     if function is None:
         raise NotInlinable(f"{symbol.name_path} is not a def in {selection.source.path}; only a function is inlined")
-    word = re.compile(rf"\b{re.escape(function.name.value)}\b")
-    others = []
-    for path in context.workspace_files():
-        language = profile_of(path)
-        if path == selection.source.path or language is None or language.family != "python":
-            continue
-        source = context.workspace.read(path)
-        if word.search(source.text):
-            others.append(source)
+    others = python_files_naming(context, function.name.value, selection.source.path)
     planned = plan_inline_function(tree, function, others, allow_reordering=allow_reordering)
     # The definition goes: the imports only it read go too (the inlined code in this module reads them still, if it does).
     return pruned(context.workspace, planned, selection.source)

@@ -416,3 +416,12 @@ def in_line_style(text: str, newline: str) -> str:
     if unified and not unified.endswith("\n"):
         unified += "\n"
     return unified if newline == "\n" else unified.replace("\n", newline)
+
+
+def spliced(source: SourceFile, edits: Sequence[tuple[int, int, str]]) -> FileChange:
+    """``source`` with each (start offset, end offset, text) put in place, as a change of its lines."""
+    text = source.text
+    after = text
+    for start, end, replacement in sorted(edits, reverse=True):
+        after = after[:start] + replacement + after[end:]
+    return FileChange(source.path, line_edits(text, after), source.sha256)

@@ -14,11 +14,10 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import Assignment, GlobalScope, Scope
 
-from engine.edits.model import FileChange, WorkspaceEdit
-from engine.edits.text import line_edits
+from engine.edits.model import WorkspaceEdit
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.call_sites import FileCalls, find_call_sites
-from engine.refactor.python.cst_edits import bound_name, without_aliases
+from engine.refactor.python.cst_edits import bound_name, spliced, without_aliases
 from engine.refactor.python.inline_body import statements_for_call
 from engine.refactor.python.inline_function import (
     NotInlinable, NotOnlyCalled, Recursive, UsedElsewhere, definition_lines, expression_for_call, inlinable_body,
@@ -33,7 +32,7 @@ def plan_inline_call(tree: PythonTree, call: cst.Call, *, allow_reordering: bool
     """Inline the function ``call`` calls at that call only; the definition stays."""
     function = called_function(tree, call)
     edit = _inlined(tree, function, tree, call, allow_reordering)
-    return RefactorPlan("inline", WorkspaceEdit((_change(tree, [edit]),)), Source.AST, Confidence.HIGH, [])
+    return RefactorPlan("inline", WorkspaceEdit((spliced(tree.source, [edit]),)), Source.AST, Confidence.HIGH, [])
 
 
 def called_function(tree: PythonTree, call: cst.Call) -> cst.FunctionDef:
@@ -79,7 +78,7 @@ def plan_inline_function(tree: PythonTree, function: cst.FunctionDef, others: li
         else:
             edits.extend(_import_removals(calls))
             edits.extend(_imports_added(tree, function, calls))
-        changes.append(_change(calls.tree, edits))
+        changes.append(spliced(calls.tree.source, edits))
     warnings = [] if name.startswith("_") else [
         f"{name} was a public name of {tree.source.path}: code outside this workspace that imports it will break"]
     return RefactorPlan("inline", WorkspaceEdit(tuple(changes)), Source.AST, Confidence.HIGH, warnings)
@@ -138,12 +137,6 @@ def _import_removals(calls: FileCalls) -> list[tuple[int, int, str]]:
     return edits
 
 
-def _change(tree: PythonTree, edits: list[tuple[int, int, str]]) -> FileChange:
-    text = tree.source.text
-    after = text
-    for start, end, replacement in sorted(edits, reverse=True):
-        after = after[:start] + replacement + after[end:]
-    return FileChange(tree.source.path, line_edits(text, after), tree.source.sha256)
 
 
 def _imports_added(fn_tree: PythonTree, function: cst.FunctionDef, calls: FileCalls) -> list[tuple[int, int, str]]:

@@ -20,10 +20,10 @@ import libcst as cst
 from libcst.metadata import Assignment, BuiltinScope, ClassScope, ExpressionContext, GlobalScope, Scope
 
 from engine.edits.model import FileChange, WorkspaceEdit
-from engine.edits.text import line_edits
 from engine.errors import Refused
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.call_sites import find_call_sites
+from engine.refactor.python.cst_edits import spliced
 from engine.refactor.python.extract_variable import NameClash, NotAnExpression, NotConstant, check_identifier
 from engine.refactor.python.inline_function import UsedElsewhere
 from engine.refactor.python.span_nodes import (
@@ -80,7 +80,7 @@ def plan_introduce_parameter(selection: Selection, name: str, *, pass_at_calls: 
                             f"do not pass {name} and will fail")
     else:
         _check_default(tree, node, where, allow_reordering, warnings)
-        changes = [_change(tree, [_replacement(tree, node, name), _parameter(tree, function, f"{name}={code}", keyword=False)])]
+        changes = [spliced(tree.source, [_replacement(tree, node, name), _parameter(tree, function, f"{name}={code}", keyword=False)])]
     return RefactorPlan("introduce-parameter", WorkspaceEdit(tuple(changes)), Source.AST, Confidence.HIGH, warnings)
 
 
@@ -221,7 +221,7 @@ def _pass_at_calls(tree: PythonTree, node: cst.BaseExpression, function: cst.Fun
             _check_call(calls.tree, call, function.name.value, reads, tree is calls.tree)
             edits.append(_argument(calls.tree, call, f"{name}={code}"))
         if edits:
-            changes.append(_change(calls.tree, edits))
+            changes.append(spliced(calls.tree.source, edits))
     return changes
 
 
@@ -285,12 +285,6 @@ def _argument(tree: PythonTree, call: cst.Call, text: str) -> tuple[int, int, st
     return end, end, text
 
 
-def _change(tree: PythonTree, edits: list[tuple[int, int, str]]) -> FileChange:
-    text = tree.source.text
-    after = text
-    for start, end, replacement in sorted(edits, reverse=True):
-        after = after[:start] + replacement + after[end:]
-    return FileChange(tree.source.path, line_edits(text, after), tree.source.sha256)
 
 
 def enclosing_function_name(selection: Selection) -> str:
