@@ -151,13 +151,16 @@ def test_move_without_a_destination_asks_which_module(project: Path) -> None:
     assert uri(project, "shop/util.py") in moved and uri(project, "shop/pricing.py") in moved
 
 
-def test_a_buffer_with_unsaved_changes_is_not_renamed_from_stale_disk(project: Path) -> None:
+def _rename_with_open_buffers(project: Path, buffers: dict[str, str]) -> tuple[Any, list[t.ApplyWorkspaceEditParams]]:
+    """Rename ``apply_discount`` in shop/pricing.py with these files open in the editor (path: its
+    buffer's text); what the server answered ("renamed", or its refusal) and the edits it sent."""
     pricing = uri(project, "shop/pricing.py")
     text = (project / "shop/pricing.py").read_text()
     line = next(n for n, row in enumerate(text.splitlines()) if row.startswith("def apply_discount"))
 
     async def steps(client: LanguageClient) -> Any:
-        client.text_document_did_open(t.DidOpenTextDocumentParams(t.TextDocumentItem(pricing, "python", 1, text + "\n# typing…\n")))
+        for path, buffer in buffers.items():
+            client.text_document_did_open(t.DidOpenTextDocumentParams(t.TextDocumentItem(uri(project, path), "python", 1, buffer)))
         try:
             await client.text_document_rename_async(t.RenameParams(t.TextDocumentIdentifier(pricing), t.Position(line, 6), "discounted"))
         except Exception as error:  # noqa: BLE001 - the server's refusal arrives as a JSON-RPC error
@@ -165,27 +168,21 @@ def test_a_buffer_with_unsaved_changes_is_not_renamed_from_stale_disk(project: P
         return "renamed"
 
     outcome, edits, _ = asyncio.run(session(project, steps))
+    return outcome, edits
+
+
+def test_a_buffer_with_unsaved_changes_is_not_renamed_from_stale_disk(project: Path) -> None:
+    outcome, edits = _rename_with_open_buffers(project, {"shop/pricing.py": (project / "shop/pricing.py").read_text() + "\n# typing…\n"})
     assert "unsaved changes" in outcome and edits == []
 
 
 def test_a_rename_that_would_edit_another_open_buffer_with_unsaved_changes_is_refused(project: Path) -> None:
     """The request's own file is saved; the package's __init__ that re-exports the function is
     open with unsaved changes, and the rename would edit it from the stale disk (check_plan_saved)."""
-    pricing, package = uri(project, "shop/pricing.py"), uri(project, "shop/__init__.py")
-    text = (project / "shop/pricing.py").read_text()
-    line = next(n for n, row in enumerate(text.splitlines()) if row.startswith("def apply_discount"))
-
-    async def steps(client: LanguageClient) -> Any:
-        client.text_document_did_open(t.DidOpenTextDocumentParams(t.TextDocumentItem(pricing, "python", 1, text)))
-        client.text_document_did_open(t.DidOpenTextDocumentParams(
-            t.TextDocumentItem(package, "python", 1, (project / "shop/__init__.py").read_text() + "\n# typing…\n")))
-        try:
-            await client.text_document_rename_async(t.RenameParams(t.TextDocumentIdentifier(pricing), t.Position(line, 6), "discounted"))
-        except Exception as error:  # noqa: BLE001 - the server's refusal arrives as a JSON-RPC error
-            return str(error)
-        return "renamed"
-
-    outcome, edits, _ = asyncio.run(session(project, steps))
+    outcome, edits = _rename_with_open_buffers(project, {
+        "shop/pricing.py": (project / "shop/pricing.py").read_text(),
+        "shop/__init__.py": (project / "shop/__init__.py").read_text() + "\n# typing…\n",
+    })
     assert "shop/__init__.py has unsaved changes" in outcome and edits == []
 
 
