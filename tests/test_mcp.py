@@ -805,15 +805,7 @@ def test_a_refused_edit_asks_no_server_for_errors(tmp_path: Path) -> None:
     asked: list[str] = []
 
     async def steps(client: Client, engine: Engine) -> Any:
-        services = engine.services
-        assert services is not None
-        answer = services.diagnostics
-
-        def counted(source: Any, *args: Any, **kwargs: Any) -> Any:
-            asked.append(source.path)
-            return answer(source, *args, **kwargs)
-
-        services.diagnostics = counted  # type: ignore[method-assign]
+        _count_diagnostics(engine, asked)
         await client.call_tool("read_symbol", {"address": "a.py:f"})
         broken = await client.call_tool("replace_symbol_body", {"address": "a.py:f", "text": "def f() -> int:\n    return (1\n",
                                                                  "apply": True})
@@ -920,15 +912,7 @@ def test_an_edit_back_to_a_checked_state_takes_its_kept_errors(tmp_path: Path) -
     asked: list[str] = []
 
     async def steps(client: Client, engine: Engine) -> Any:
-        services = engine.services
-        assert services is not None
-        answer = services.diagnostics
-
-        def counted(source: Any, *args: Any, **kwargs: Any) -> Any:
-            asked.append(source.path)
-            return answer(source, *args, **kwargs)
-
-        services.diagnostics = counted  # type: ignore[method-assign]
+        _count_diagnostics(engine, asked)
         await client.call_tool("read_file", {"path": "a.py"})
         there = await client.call_tool("edit_file", {"path": "a.py", "old_string": "def f(", "new_string": "def renamed(",
                                                      "apply": True, "check": "full"})
@@ -944,3 +928,16 @@ def test_an_edit_back_to_a_checked_state_takes_its_kept_errors(tmp_path: Path) -
     verified = back.structured_content["verified"]
     assert verified["complete"] and verified["new_errors"] == [] and [e["file"] for e in verified["fixed_errors"]] == ["c.py"]
     assert asked == []
+
+
+def _count_diagnostics(engine: Engine, asked: list[str]) -> None:
+    """The engine's real server still answers; each diagnostics request's file is noted in ``asked``."""
+    services = engine.services
+    assert services is not None
+    answer = services.diagnostics
+
+    def counted(source: Any, *args: Any, **kwargs: Any) -> Any:
+        asked.append(source.path)
+        return answer(source, *args, **kwargs)
+
+    services.diagnostics = counted  # type: ignore[method-assign]
