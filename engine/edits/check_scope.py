@@ -90,15 +90,23 @@ def narrowed(written: Mapping[str, frozenset[str] | None], dependents: Callable[
     changes in turn is its statements that mention those names, and what they bind."""
     changed: dict[str, frozenset[str] | None] = dict(written)
     parsed: dict[str, list[_Statement] | None] = {}
+    # A Go package's files all see each other, and a name that grows in one is looked for again
+    # in all the others: each file's words are read once.
+    words: dict[str, frozenset[str] | None] = {}
     reached: list[str] = []
     queue = deque(sorted(written))
+    queued = set(queue)  # a path waiting already goes with its names as they stand when it is taken
     while queue:
         path = queue.popleft()
+        queued.discard(path)
         names = changed[path]
         if names is not None and not names:
             continue
         for dependent in dependents([path]):
-            if names is not None and not _uses(read(dependent), names):
+            if dependent not in words:
+                words[dependent] = _words(read(dependent))
+            seen = words[dependent]
+            if names is not None and seen is not None and seen.isdisjoint(names):
                 continue
             if dependent not in changed:
                 reached.append(dependent)
@@ -110,7 +118,9 @@ def narrowed(written: Mapping[str, frozenset[str] | None], dependents: Callable[
             grown = None if names is None else _grown_in(parsed[dependent], known | names)
             if grown != known:
                 changed[dependent] = grown
-                queue.append(dependent)
+                if dependent not in queued:
+                    queue.append(dependent)
+                    queued.add(dependent)
     return reached[:limit], max(len(reached) - limit, 0)
 
 
@@ -144,12 +154,12 @@ def _grown(statements: list["_Statement"], names: set[str]) -> frozenset[str] | 
     return None if names & _MODULE_HOOKS else frozenset(names)
 
 
-def _uses(text: str | None, names: frozenset[str]) -> bool:
-    """Whether an importer may see one of ``names``: it mentions one as a word (in code, a string
-    or an annotation alike), or imports everything from somewhere. Unreadable: taken as yes."""
+def _words(text: str | None) -> frozenset[str] | None:
+    """What an importer may see: the words it mentions (in code, a string or an annotation alike);
+    None, anything, when it imports everything from somewhere or cannot be read."""
     if text is None or _STAR_IMPORT.search(text):
-        return True
-    return any(word in names for word in _WORD.findall(text))
+        return None
+    return frozenset(_WORD.findall(text))
 
 
 @dataclass(frozen=True)
