@@ -233,3 +233,27 @@ def test_go_an_added_function_checks_the_written_file_alone(tmp_path: Path) -> N
     assert verified is not None
     assert verified.in_scope == verified.checked == ("a/other.go",), verified.to_json()
     assert verified.not_affected == 4 and verified.label() == (Confidence.HIGH, "")
+
+
+def test_a_package_whose_files_all_see_each_other_is_read_once_per_file() -> None:
+    """A Go package: every file is a dependent of every other, and each file's declarations grow
+    the changed names a little (f_i returns T and is used by the next). The fixpoint is reached
+    reading each file once and taking each file from the queue a bounded number of times."""
+    count = 40
+    paths = [f"p/f{i}.go" for i in range(count)]
+    texts = {path: f"package p\n\nfunc F{i}() T {{ return F{(i + 1) % count}() }}\n" for i, path in enumerate(paths)}
+    reads: list[str] = []
+    asked: list[str] = []
+
+    def read(path: str) -> str | None:
+        reads.append(path)
+        return texts[path]
+
+    def dependents(of: list[str]) -> list[str]:
+        asked.extend(of)
+        return [p for p in paths if p not in of]
+
+    reached, beyond = narrowed({paths[0]: frozenset({"T"})}, dependents, read, 200)
+    assert sorted(reached) == sorted(paths[1:]) and beyond == 0
+    assert max(reads.count(p) for p in paths) <= 2  # its words, and its declarations
+    assert len(asked) <= 3 * count, len(asked)
