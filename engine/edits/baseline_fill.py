@@ -22,8 +22,8 @@ from typing import Callable
 class BaselineFill:
     def __init__(self) -> None:
         self.enabled = False
-        """Set by a long-lived engine's front end (the daemon, MCP, LSP): a one-shot call would
-        exit before the fill is of use to anyone."""
+        """Set by a long-lived engine's front end (the daemon, MCP): a one-shot call would exit
+        before the fill is of use to anyone, and an editor applies the LSP server's edits itself."""
         self._running: threading.Thread | None = None
         self._lock = threading.Lock()
 

@@ -146,9 +146,11 @@ class EditSession:
         """Start asking, in the background, for the errors before ``edit`` that its apply's check
         would ask for and that are not kept yet; whether a fill started. The scope and the
         workspace state are taken now, as the apply will take them."""
+        if self.fill is None or not self.fill.enabled or self.kept is None:
+            return False
         touched = [p for p in edit.touched if (self.workspace.root / p).is_file()]
-        state = self._state()
-        if self.fill is None or not self.fill.enabled or state is None or self.kept is None or not touched:
+        state = self._state() if touched else None
+        if state is None:
             return False
         hashes, workspace = state
         scope, _unknown = self.scope_for(edit, touched)
