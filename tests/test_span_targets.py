@@ -49,9 +49,29 @@ def _project(root: Path, extra: str = "") -> Path:
     return root
 
 
-def _plans(engine: Engine) -> list[tuple[str, str, list[str]]]:
-    plans = [engine.plan(build(op, arguments, where="t")) for op, arguments in _STEPS]
+def _plans(engine: Engine, steps: list[tuple[str, dict[str, str]]]) -> list[tuple[str, str, list[str]]]:
+    plans = [engine.plan(build(op, arguments, where="t")) for op, arguments in steps]
     return [(p.source.value, str(p.edit), p.warnings) for p in plans]
+
+
+def _from_tree_and_from_server(root: Path, steps: list[tuple[str, dict[str, str]]]) -> None:
+    """The steps planned under ``auto`` start no server and come from the tree, with the edits
+    ``--source lsp`` makes from the server's outline, and no note."""
+    auto = open_engine(root, SourcePreference.AUTO, tools=False)
+    try:
+        from_tree = _plans(auto, steps)
+        assert _started(auto) == {}
+    finally:
+        auto.close()
+    served = open_engine(root, SourcePreference.LSP, tools=False)
+    try:
+        from_server = _plans(served, steps)
+    finally:
+        served.close()
+    assert [source for source, _edit, _notes in from_tree] == ["ast"] * len(steps)
+    assert [source for source, _edit, _notes in from_server] == ["lsp"] * len(steps)
+    assert [edit for _source, edit, _notes in from_tree] == [edit for _source, edit, _notes in from_server]
+    assert all(not notes for _source, _edit, notes in from_tree)
 
 
 def _started(engine: Engine) -> dict[str, str]:
@@ -64,22 +84,7 @@ def _started(engine: Engine) -> dict[str, str]:
 
 def test_go_span_plans_come_from_the_tree_with_no_server_and_match_goplss(tmp_path: Path) -> None:
     require("gopls")
-    root = _project(tmp_path)
-    auto = open_engine(root, SourcePreference.AUTO, tools=False)
-    try:
-        from_tree = _plans(auto)
-        assert _started(auto) == {}
-    finally:
-        auto.close()
-    served = open_engine(root, SourcePreference.LSP, tools=False)
-    try:
-        from_server = _plans(served)
-    finally:
-        served.close()
-    assert [source for source, _edit, _notes in from_tree] == ["ast"] * 3
-    assert [source for source, _edit, _notes in from_server] == ["lsp"] * 3
-    assert [edit for _source, edit, _notes in from_tree] == [edit for _source, edit, _notes in from_server]
-    assert all(not notes for _source, _edit, notes in from_tree)
+    _from_tree_and_from_server(_project(tmp_path), _STEPS)
 
 
 @pytest.mark.parametrize("extra", [
@@ -138,28 +143,9 @@ def _ts_project(root: Path, extra: str = "") -> Path:
     return root
 
 
-def _ts_plans(engine: Engine) -> list[tuple[str, str, list[str]]]:
-    plans = [engine.plan(build(op, arguments, where="t")) for op, arguments in _TS_STEPS]
-    return [(p.source.value, str(p.edit), p.warnings) for p in plans]
-
-
 def test_typescript_span_plans_come_from_the_tree_with_no_server_and_match_tsservers(tmp_path: Path) -> None:
     require("typescript-language-server")
-    root = _ts_project(tmp_path)
-    auto = open_engine(root, SourcePreference.AUTO, tools=False)
-    try:
-        from_tree = _ts_plans(auto)
-        assert _started(auto) == {}
-    finally:
-        auto.close()
-    served = open_engine(root, SourcePreference.LSP, tools=False)
-    try:
-        from_server = _ts_plans(served)
-    finally:
-        served.close()
-    assert [source for source, _edit, _notes in from_tree] == ["ast"] * 3
-    assert [source for source, _edit, _notes in from_server] == ["lsp"] * 3
-    assert [edit for _source, edit, _notes in from_tree] == [edit for _source, edit, _notes in from_server]
+    _from_tree_and_from_server(_ts_project(tmp_path), _TS_STEPS)
 
 
 def test_a_typescript_name_declared_again_in_the_file_asks_the_server_and_says_so(tmp_path: Path) -> None:
