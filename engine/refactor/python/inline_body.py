@@ -98,6 +98,8 @@ def _own_nodes(root: cst.CSTNode) -> list[cst.CSTNode]:
     """The nodes of ``root`` outside the functions, classes and lambdas it defines (their returns are theirs)."""
     found = []
     for child in root.children:
+        if isinstance(root, _NESTED) and child is root.body:
+            continue  # a def among the body's statements: only its header runs here
         found.append(child)
         if not isinstance(child, _NESTED):
             found.extend(_own_nodes(child))
