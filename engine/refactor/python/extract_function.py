@@ -132,6 +132,8 @@ def _own_nodes(root: cst.CSTNode) -> list[cst.CSTNode]:
     """The nodes of ``root`` outside the functions, classes and lambdas it defines."""
     found = [root]
     for child in root.children:
+        if isinstance(root, _NESTED) and child is root.body:
+            continue  # a def among the selected statements: only its header runs here
         if not isinstance(child, _NESTED):
             found.extend(_own_nodes(child))
     return found
@@ -225,13 +227,14 @@ def _flow(tree: PythonTree, statements: list[cst.BaseStatement], inside: Range, 
         if loops and name not in results and any(not _bound_before(tree, read, statements, name) for read in reads.get(name, [])):
             results.append(name)
     parameters: list[str] = []
+    enclosing = _enclosing_scopes(scope)
     for statement in statements:
         for node in nodes_within(statement):
             # A closure's name, bound by a function around the one the span is in: the new function,
-            # at module level, sees it only as a parameter.
+            # at module level, sees it only as a parameter. (A def in the span binds its own names.)
             if isinstance(node, cst.Name) and tree.contexts.get(node) is ExpressionContext.LOAD and node.value not in parameters:
                 outer = binding_scope(tree, node)
-                if isinstance(outer, FunctionScope) and outer is not scope:
+                if isinstance(outer, FunctionScope) and any(outer is around for around in enclosing):
                     parameters.append(node.value)
     for name in [*reads, *(r for r in results if r not in reads)]:
         if isinstance(scope, GlobalScope) and name not in bound_inside:
@@ -242,6 +245,15 @@ def _flow(tree: PythonTree, statements: list[cst.BaseStatement], inside: Range, 
         if uncovered or name in results and _unconditionally_bound_by(tree, statements, bound_inside.get(name, [])) is None:
             parameters.append(name)  # read before the span surely binds it: the caller's value comes in
     return parameters, results
+
+
+def _enclosing_scopes(scope: Scope) -> list[Scope]:
+    """The scopes around ``scope``, innermost first, without it."""
+    found: list[Scope] = []
+    while scope.parent is not scope:
+        scope = scope.parent
+        found.append(scope)
+    return found
 
 
 def _bound_before(tree: PythonTree, read: cst.Name, statements: list[cst.BaseStatement], name: str) -> bool:
