@@ -12,7 +12,7 @@ import pytest
 
 from engine.api import Engine
 from engine.choices import SourcePreference
-from engine.errors import AmbiguousAddress
+from engine.errors import AmbiguousAddress, SymbolNotFound
 from engine.opening import open_engine
 from engine.refactor.operations import build
 from tests.test_lsp_e2e import require
@@ -159,3 +159,119 @@ def test_a_typescript_name_declared_again_in_the_file_asks_the_server_and_says_s
         engine.close()
     assert plan.source.value == "lsp"
     assert any("the syntax tree alone does not settle src/lib.ts:/make" in note for note in plan.warnings), plan.warnings
+
+
+# -- C and C++: the tree answers only when nothing else in the file declares the name -------------
+
+_C = """#include <stdio.h>
+
+#define SCALE 2
+
+/* A box with a size. */
+struct box {
+\tint size;
+};
+
+typedef struct point {
+\tint x;
+\tint y;
+} point_t;
+
+static int counter = 0;
+
+/* The area of a box. */
+int area(const struct box *b)
+{
+\treturn b->size * b->size * SCALE;
+}
+"""
+
+_CPP = """#include <vector>
+
+namespace geo {
+
+enum class Mode { Fast, Slow };
+
+using Sizes = std::vector<int>;
+
+// A counter.
+struct Counter {
+    int value = 0;
+    int get() const { return value; }
+};
+
+template <typename T>
+T twice(T value) {
+    return value * 2;
+}
+
+}  // namespace geo
+"""
+
+_C_STEPS = [
+    ("insert-after", {"address": "src/shapes.c:area", "text": "int one(void)\n{\n\treturn 1;\n}\n"}),
+    ("insert-before", {"address": "src/shapes.c:area", "text": "int two(void);\n"}),
+    ("insert-after", {"address": "src/shapes.c:box", "text": "struct crate {\n\tint n;\n};\n"}),  # also named in area's parameter
+    ("replace", {"address": "src/shapes.c:point_t", "text": "typedef struct point {\n\tlong x;\n\tlong y;\n} point_t;\n"}),
+    ("replace", {"address": "src/shapes.c:counter", "text": "static int counter = 1;\n"}),
+    ("insert-after", {"address": "src/geo.cpp:geo/Mode", "text": "enum class Speed { Up };\n"}),
+    ("replace", {"address": "src/geo.cpp:geo/Sizes", "text": "using Sizes = std::vector<long>;\n"}),
+    ("insert-after", {"address": "src/geo.cpp:Counter/get", "text": "    int twice() const { return value * 2; }\n"}),
+    ("replace", {"address": "src/geo.cpp:geo/twice", "text": "template <typename T>\nT twice(T value) {\n    return value + value;\n}\n"}),
+]
+
+
+def _c_project(root: Path, extra: str = "") -> Path:
+    (root / "src").mkdir()
+    (root / "src" / "shapes.c").write_text(_C + extra)
+    (root / "src" / "geo.cpp").write_text(_CPP)
+    return root
+
+
+def test_c_and_cpp_span_plans_come_from_the_tree_with_no_server_and_match_clangds(tmp_path: Path) -> None:
+    require("clangd")
+    _from_tree_and_from_server(_c_project(tmp_path), _C_STEPS)
+
+
+def test_a_c_function_declared_again_in_the_file_asks_clangd_and_says_so(tmp_path: Path) -> None:
+    """A prototype before the definition: clangd's outline lists both, the tree's rules one."""
+    require("clangd")
+    root = _c_project(tmp_path)
+    shapes = root / "src" / "shapes.c"
+    shapes.write_text(shapes.read_text().replace("static int counter", "int area(const struct box *b);\n\nstatic int counter"))
+    engine = open_engine(root, SourcePreference.AUTO, tools=False)
+    try:
+        with pytest.raises(AmbiguousAddress):
+            engine.plan(build("insert-after", {"address": "src/shapes.c:area", "text": "int one(void);\n"}, where="t"))
+        assert _started(engine)  # the server was asked, and its outline has both
+    finally:
+        engine.close()
+
+
+def test_a_macro_clangd_does_not_list_is_not_answered_by_the_tree(tmp_path: Path) -> None:
+    """The tree lists ``#define SCALE``; clangd's outline does not, so ``auto`` answers as the
+    server does (no such symbol) rather than differently depending on which one answered."""
+    require("clangd")
+    root = _c_project(tmp_path)
+    for preference in (SourcePreference.AUTO, SourcePreference.LSP):
+        engine = open_engine(root, preference, tools=False)
+        try:
+            with pytest.raises(SymbolNotFound, match="SCALE"):
+                engine.plan(build("insert-after", {"address": "src/shapes.c:SCALE", "text": "#define TWICE 4\n"}, where="t"))
+        finally:
+            engine.close()
+
+
+def test_a_cpp_class_whose_constructor_has_its_name_asks_clangd_and_says_so(tmp_path: Path) -> None:
+    """The constructor declares the class's name again; the plan comes from clangd, with the note."""
+    require("clangd")
+    root = _c_project(tmp_path)
+    geo = root / "src" / "geo.cpp"
+    geo.write_text(geo.read_text().replace("    int value = 0;\n", "    int value = 0;\n    Counter() = default;\n"))
+    engine = open_engine(root, SourcePreference.AUTO, tools=False)
+    try:
+        plan = engine.plan(build("insert-before", {"address": "src/geo.cpp:geo/Counter", "text": "struct Empty {};\n"}, where="t"))
+    finally:
+        engine.close()
+    assert plan.source.value == "lsp"
+    assert any("'Counter' is declared 2 times" in note for note in plan.warnings), plan.warnings

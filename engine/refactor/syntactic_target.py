@@ -10,7 +10,8 @@ finds once name two things. So the tree answers only when Python's own parser fi
 binding of the name where the server could list one (the whole file for a bare name, since a
 name path matches as a suffix; the parent's body otherwise), the file has no syntax errors, and
 the address names a file (in Go, where gopls lists nothing the tree does not, the tree's one match,
-unless a field the tree does not list may have the name). Otherwise the server is asked as before, and a name the tree finds
+unless a field the tree does not list may have the name; in TypeScript, JavaScript, C and C++, the
+tree's one match when nothing else in the file declares the name). Otherwise the server is asked as before, and a name the tree finds
 bound more than once says so in the plan's warnings. The symbol keeps its source, ``ast``, with
 high confidence: the plan says where its facts came from.
 """
@@ -94,15 +95,18 @@ def _settled_go(outline: FileSymbols, text: str, name_path: NamePath) -> tuple[S
     return matches[0], None
 
 
-def _settled_typescript(outline: FileSymbols, text: str, name_path: NamePath) -> tuple[Symbol | None, str | None]:
-    """TypeScript and JavaScript: tsserver's outline also lists locals, object literals' members,
-    parameter properties and imports, which the tree's rules do not all list; so the tree's one
-    match answers only when nothing else in the file declares the name at all."""
+def _settled_by_declarations(outline: FileSymbols, text: str, name_path: NamePath) -> tuple[Symbol | None, str | None]:
+    """TypeScript and JavaScript, C and C++: the server's outline lists more than the tree's rules
+    (tsserver: locals, object literals' members, parameter properties and imports; clangd: a
+    prototype and its definition, an out-of-class member definition beside its declaration), so
+    the tree's one match answers only when nothing else in the file declares the name at all."""
     if outline.confidence is not Confidence.HIGH:
         return None, "the file has syntax errors"
     matches = match_name_path([outline], name_path)
     if len(matches) != 1:
         return None, f"{len(matches)} declarations match" if matches else None
+    if outline.language in _C_FAMILY and _is_macro(matches[0], text):
+        return None, None  # clangd's outline lists no macros: the server's answer is its own
     name = name_path.segments[-1].name
     declared = declared_names(outline.language, text.encode("utf-8")).count(name)
     if declared != 1:
@@ -110,8 +114,16 @@ def _settled_typescript(outline: FileSymbols, text: str, name_path: NamePath) ->
     return matches[0], None
 
 
+_C_FAMILY = frozenset({"c", "cpp"})
+
+
+def _is_macro(symbol: Symbol, text: str) -> bool:
+    lines = text.splitlines()
+    return symbol.range.start.line < len(lines) and lines[symbol.range.start.line].lstrip().startswith("#")
+
+
 _SETTLERS: dict[str, Callable[[FileSymbols, str, NamePath], tuple[Symbol | None, str | None]]] = {
-    "python": _settled, "go": _settled_go, "typescript": _settled_typescript,
+    "python": _settled, "go": _settled_go, "typescript": _settled_by_declarations, "c": _settled_by_declarations,
 }
 """Per language family, how the tree settles a target alone; a family without one asks the server."""
 
