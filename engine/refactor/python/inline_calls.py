@@ -23,7 +23,7 @@ from engine.refactor.python.inline_function import (
     NotInlinable, NotOnlyCalled, Recursive, UsedElsewhere, definition_lines, expression_for_call, inlinable_body,
 )
 from engine.refactor.python.extract_variable import NameClash
-from engine.refactor.python.span_nodes import PythonTree, binding_scope, read_names
+from engine.refactor.python.span_nodes import PythonTree, binding_scope, nodes_within, read_names
 from engine.symbols import Confidence, Source
 from engine.workspace import SourceFile
 
@@ -76,8 +76,9 @@ def plan_inline_function(tree: PythonTree, function: cst.FunctionDef, others: li
         if calls.tree is tree:
             edits.append(_definition_removal(tree, function))
         else:
-            edits.extend(_import_removals(calls))
-            edits.extend(_imports_added(tree, function, calls))
+            added = _imports_added(tree, function, calls)
+            edits.extend(_import_removals(calls, above_code=not added))
+            edits.extend(added)
         changes.append(spliced(calls.tree.source, edits))
     warnings = [] if name.startswith("_") else [
         f"{name} was a public name of {tree.source.path}: code outside this workspace that imports it will break"]
@@ -107,8 +108,9 @@ def _definition_removal(tree: PythonTree, function: cst.FunctionDef) -> tuple[in
     return begin, finish, ""
 
 
-def _import_removals(calls: FileCalls) -> list[tuple[int, int, str]]:
-    """Each ``from mod import f`` of an importer without ``f`` (every use of it was a call, now inlined)."""
+def _import_removals(calls: FileCalls, *, above_code: bool) -> list[tuple[int, int, str]]:
+    """Each ``from mod import f`` of an importer without ``f`` (every use of it was a call, now inlined).
+    ``above_code``: nothing is added in its place, so its blank lines go with it from a file's first line."""
     tree = calls.tree
     edits = []
     for alias in calls.from_imports:
@@ -124,7 +126,7 @@ def _import_removals(calls: FileCalls) -> list[tuple[int, int, str]]:
             starts = tree.source.line_starts
             text = tree.source.text
             end = starts[span.end.line + 1] if span.end.line + 1 < len(starts) else len(text)
-            if span.start.line == 0:  # the file's first line: the blank lines below it would start the file
+            if span.start.line == 0 and above_code:  # the file's first line: the blank lines below it would start the file
                 while end < len(text) and text[end] in "\r\n":
                     end += 1
             edits.append((starts[span.start.line], end, ""))
@@ -143,8 +145,7 @@ def _imports_added(fn_tree: PythonTree, function: cst.FunctionDef, calls: FileCa
     """The imports an importer needs for the names of the function's module its inlined code
     reads, placed above its import of the function: the module's own import of a name
     when it has one (``import math``), else the name from the module (``from geo import SCALE``)."""
-    needed = sorted({read.value for read in read_names(fn_tree, function.body)
-                     if isinstance(binding_scope(fn_tree, read), GlobalScope)})
+    needed = module_names_read(fn_tree, function.body)
     if not needed or not calls.calls:
         return []
     tree = calls.tree
@@ -167,6 +168,18 @@ def _imports_added(fn_tree: PythonTree, function: cst.FunctionDef, calls: FileCa
     statement = tree.parents.get(anchor)
     at = tree.source.line_starts[tree.span(statement if statement is not None else anchor).start.line]
     return [(at, at, "".join(lines))] if lines else []
+
+
+def module_names_read(tree: PythonTree, root: cst.CSTNode) -> list[str]:
+    """The module-level names the code in ``root`` reads: by name, and inside its string
+    annotations (``x: "Optional[Box]"``), which LibCST parses and records as reads of the string."""
+    names = {read.value for read in read_names(tree, root) if isinstance(binding_scope(tree, read), GlobalScope)}
+    scope = tree.scopes.get(tree.module.body[0]) if tree.module.body else None
+    if scope is not None:
+        strings = {id(node) for node in nodes_within(root) if isinstance(node, cst.SimpleString)}
+        names |= {assignment.name for assignment in scope.globals.assignments
+                  if any(id(access.node) in strings for access in assignment.references)}
+    return sorted(names)
 
 
 def _import_line(fn_tree: PythonTree, scope: Scope, name: str, module: str) -> str:
