@@ -134,7 +134,7 @@ def refused(engine: Engine, operation: RefactorOperation) -> GraftError:
 def type_checks(root: Path) -> None:
     tsc = shutil.which("tsc")
     if tsc is None:
-        return
+        pytest.skip("tsc is not installed here: the type check after the refactoring cannot run")
     checked = subprocess.run([tsc, "--noEmit", "-p", "."], cwd=root, capture_output=True, text=True, timeout=300)
     assert checked.returncode == 0, checked.stdout + checked.stderr
 

@@ -12,6 +12,8 @@ from typing import Any, Union, cast
 from lsprotocol import types as t
 from pygls.lsp.client import LanguageClient
 
+from tests.test_extract_servers import GO_SOURCE, GO_TEST, TS_SOURCE, go_checks, type_checks
+from tests.test_lsp_e2e import require
 from tests.test_lsp_server import _write_edit, session, uri
 
 SOURCE = '''\
@@ -101,3 +103,55 @@ def test_the_cursor_on_a_name_is_offered_inline_and_an_empty_place_nothing(tmp_p
     assert outcome["applied"] is True, outcome
     _write_edit(project, edits[0].edit)
     assert "def total(prices):\n    return sum(prices) * 1.2\n" in (project / "orders.py").read_text()
+
+
+# -- TypeScript and Go: the same actions, done by the servers' own refactorings ------------------
+
+
+def _server_session(project: Path, document: str, language: str, selection: tuple[tuple[int, int], tuple[int, int]],
+                    cursor_at: str) -> None:
+    """Extract a function from ``selection``, then inline at the first ``cursor_at`` in the file as
+    it then is: each command's edit written and saved as an editor would, in a session of its own."""
+    path = project / document
+
+    def run_action(start: tuple[int, int], end: tuple[int, int], title: str) -> None:
+        text = path.read_text()
+
+        async def steps(client: LanguageClient) -> Any:
+            client.text_document_did_open(t.DidOpenTextDocumentParams(t.TextDocumentItem(uri(project, document), language, 1, text)))
+            offered = await _actions(client, uri(project, document), start, end)
+            return await _run(client, next(a for a in offered if a.title == title))
+
+        outcome, edits, _ = asyncio.run(session(project, steps, source="auto"))
+        assert outcome["applied"] is True and len(edits) == 1, outcome
+        _write_edit(project, edits[0].edit)
+
+    run_action(*selection, "Extract function (graft)")
+    lines = path.read_text().splitlines()
+    line = next(n for n, text in enumerate(lines) if cursor_at in text)
+    cursor = (line, lines[line].index(cursor_at))
+    run_action(cursor, cursor, "Inline (graft)")
+
+
+def test_typescript_selection_actions_run_tsservers_refactorings(tmp_path: Path) -> None:
+    require("typescript-language-server")
+    (tmp_path / "tsconfig.json").write_text('{"compilerOptions": {"strict": true, "target": "es2020", "noEmit": true}}')
+    (tmp_path / "lib.ts").write_text(TS_SOURCE)
+    _server_session(tmp_path, "lib.ts", "typescript", ((2, 2), (3, 30)), "value = 21")  # the inner lines
+    text = (tmp_path / "lib.ts").read_text()
+    assert "  const inner = extractedFunction(width, margin, height);\n" in text
+    assert "\nfunction extractedFunction(width: number, margin: number, height: number) {\n" in text
+    assert "export function useDouble(): number {\n  return double(21) + 21;\n}\n" in text
+    type_checks(tmp_path)
+
+
+def test_go_selection_actions_run_gopls_refactorings(tmp_path: Path) -> None:
+    require("gopls")
+    (tmp_path / "go.mod").write_text("module example.com/shapes\n\ngo 1.21\n")
+    (tmp_path / "shapes.go").write_text(GO_SOURCE)
+    (tmp_path / "shapes_test.go").write_text(GO_TEST)
+    _server_session(tmp_path, "shapes.go", "go", ((5, 1), (7, 28)), "double(value)")  # the inner lines
+    text = (tmp_path / "shapes.go").read_text()
+    assert "\tinner := extractedFunction(width, height)\n" in text and "\nfunc extractedFunction(width int, height int) int {\n" in text
+    assert "\tvalue := 21\n\treturn value*2 + value\n}\n" in text
+    go_checks(tmp_path)

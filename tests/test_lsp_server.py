@@ -27,7 +27,7 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-async def session(project: Path, steps: Any, choose: str | None = None) -> tuple[Any, list[t.ApplyWorkspaceEditParams], list[Any]]:
+async def session(project: Path, steps: Any, choose: str | None = None, source: str = "ast") -> tuple[Any, list[t.ApplyWorkspaceEditParams], list[Any]]:
     client = LanguageClient("graft-test", "1")
     edits: list[t.ApplyWorkspaceEditParams] = []
     progress: list[Any] = []
@@ -51,7 +51,7 @@ async def session(project: Path, steps: Any, choose: str | None = None) -> tuple
         progress.append(params.value)
 
     assert GRAFT is not None, "graft is installed with the package"
-    await client.start_io(GRAFT, "lsp", "--source", "ast")
+    await client.start_io(GRAFT, "lsp", "--source", source)
     await client.initialize_async(t.InitializeParams(
         capabilities=t.ClientCapabilities(
             workspace=t.WorkspaceClientCapabilities(apply_edit=True, workspace_edit=t.WorkspaceEditClientCapabilities(document_changes=True)),
