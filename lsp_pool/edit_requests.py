@@ -9,7 +9,6 @@ from typing import Any, Sequence
 
 from lsprotocol import types as t
 
-from engine.errors import UnsupportedByServer
 from engine.languages import language_of
 from engine.ports import Answered
 from engine.answers import CodeAction, Diagnostic, ServerEdit
@@ -20,6 +19,7 @@ from lsp_pool.errors import Unsupported
 from lsp_pool.server import ManagedServer
 from lsp_pool.tsserver_diagnostics import asked_diagnostics
 from lsp_pool.feature_base import FeatureBase
+from lsp_pool.typescript_companion import COMPANION, companion_label
 from lsp_pool.typescript_version import MOVE_TO_FILE, running_typescript
 
 RECHECK_SECONDS = 0.3
@@ -69,18 +69,22 @@ class EditRequests(FeatureBase):
             # tsserver moves only into a file of the same program; asked for a new one, the
             # language server writes it to disk itself, which a plan must never do.
             raise Unsupported(f"{dest.name} does not exist: the server moves code only into an existing file of the project")
-        server = self.server_for(dest)
-        if server.spec.no_refactor_actions:
-            await server.ensure_started()  # for the version it reports
-            raise UnsupportedByServer(f"{server.spec.id} {server.server_version or ''}: {server.spec.no_refactor_actions}")
-        typescript = running_typescript(self.root, server.command, bool(server.config.trusted_by))
+        server, said = await self.refactoring_server(dest)
+        notes: list[str] = []
+        if server.spec.id == COMPANION:
+            # tsserver updates the imports only of files whose projects it has loaded, and loads a
+            # project only for an open file: the companion is shown what the project's own server
+            # was shown for this move (the importers: LanguageServices.show_importers).
+            notes = await server.show_documents(self.server_for(dest).documents.open_documents())
+        typescript = None if server.spec.id == COMPANION else \
+            running_typescript(self.root, server.command, bool(server.config.trusted_by))
         if typescript is not None and typescript[1] < MOVE_TO_FILE:
             folder, (major, minor) = typescript
             raise Unsupported(f"moving code into another file needs TypeScript {MOVE_TO_FILE[0]}.{MOVE_TO_FILE[1]} or later "
                               f"(tsserver's \"Move to file\"), and the server runs TypeScript {major}.{minor} from {folder}; "
                               "install a newer one: npm install -g typescript@5.9")
         server.use_file(dest, open_it=True)
-        offered = await self.code_actions(path, span, only=["refactor.move"])
+        offered = await self.code_actions(path, span, only=["refactor.move"], server=server)
         for action in offered.value:
             handle = action.handle
             command = handle.command if isinstance(handle, t.CodeAction) else None
@@ -92,17 +96,29 @@ class EditRequests(FeatureBase):
             arguments = dict(first)
             arguments.update(refactor="Move to file", action="Move to file", interactiveRefactorArguments={"targetFile": str(dest)})
             language = language_of(path.name) or ""
-            answer = await self.execute_command(language, command.command, [arguments], path=dest)
+            answer = await self.execute_command(language, command.command, [arguments], path=dest, server=server)
             _reply, edits = answer.value
             if not edits:
-                raise Unsupported(f"{answer.server} offered a move but sent no edit for it")
-            return Answered(ServerEdit.joined(edits), answer.server, answer.complete)
-        raise Unsupported(f"{offered.server or 'the server'} offers no move-to-file refactoring here")
+                raise Unsupported(f"{said} offered a move but sent no edit for it")
+            return Answered(ServerEdit.joined(edits), said, answer.complete and not notes, tuple(notes))
+        raise Unsupported(f"{said} offers no move-to-file refactoring here")
+
+    async def refactoring_server(self, path: Path) -> tuple[ManagedServer, str]:
+        """The server asked for ``path``'s refactoring code actions, and the name its answers go
+        under: the project's own server, or, where that one has none (TypeScript 7's), the
+        companion beside it (lsp_pool.typescript_companion; UnsupportedByServer when it is missing)."""
+        server = self.server_for(path)
+        if not server.spec.no_refactor_actions:
+            return server, server.spec.id
+        await server.ensure_started()  # for the version it reports, said with every answer
+        return self.pool.companion(server), companion_label(server)
 
     async def code_actions(
         self, path: Path, engine_range: Range, only: Sequence[str] | None = None, diagnostics: Sequence[t.Diagnostic] = (),
+        *, server: ManagedServer | None = None,
     ) -> Answered[list[CodeAction]]:
-        server = self.server_for(path)
+        """The actions ``server`` (else the file's own server) offers for a range."""
+        server = server or self.server_for(path)
         await server.ensure_started()
         converter = Converter(self.root, server.encoding)
         params = t.CodeActionParams(
@@ -113,8 +129,9 @@ class EditRequests(FeatureBase):
                 trigger_kind=t.CodeActionTriggerKind.Invoked,
             ),
         )
-        value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_CODE_ACTION, params)
-        return Answered([converter.code_action(a) for a in value or []], server.spec.id, complete)
+        server.use_file(path, open_it=server.spec.needs_open)
+        reply = await server.request(t.TEXT_DOCUMENT_CODE_ACTION, params)
+        return Answered([converter.code_action(a) for a in reply.value or []], server.spec.id, reply.complete)
 
     async def offered_actions(self, path: Path, engine_range: Range) -> Answered[list[CodeAction]]:
         """Every action the server offers for a range, asked as an editor asks.
@@ -139,25 +156,30 @@ class EditRequests(FeatureBase):
             actions.extend(a for a in sources.value if _is_source(a.kind))
         return Answered(actions, first.server, first.complete)
 
-    async def resolve_code_action(self, path: Path, action: CodeAction) -> Answered[CodeAction]:
-        """The action with its edit filled in by ``codeAction/resolve``, when the listing carried
-        none and the server resolves actions; otherwise the action as it is."""
+    async def resolve_code_action(self, path: Path, action: CodeAction, *,
+                                  server: ManagedServer | None = None) -> Answered[CodeAction]:
+        """The action with its edit filled in by ``codeAction/resolve`` (of ``server``, else the
+        file's own), when the listing carried none and the server resolves actions; otherwise the
+        action as it is."""
         if not isinstance(action.handle, t.CodeAction) or action.edit is not None:
             return Answered(action, "", True)
-        server = self.server_for(path)
+        server = server or self.server_for(path)
         await server.ensure_started()
         if not resolves_actions(server):
             return Answered(action, server.spec.id, True)
-        value, complete, server, converter = await self._ask(path, t.CODE_ACTION_RESOLVE, action.handle)
+        server.use_file(path, open_it=server.spec.needs_open)
+        reply = await server.request(t.CODE_ACTION_RESOLVE, action.handle)
+        value = reply.value
         if isinstance(value, dict):  # kept as JSON when lsprotocol could not read it
             value = shared_converter().structure(value, t.CodeAction)
-        return Answered(converter.code_action(value), server.spec.id, complete)
+        return Answered(Converter(self.root, server.encoding).code_action(value), server.spec.id, reply.complete)
 
     async def execute_command(self, language: str, command: str, arguments: list[Any] | None = None, *,
-                              path: Path | None = None) -> Answered[tuple[Any, list[ServerEdit]]]:
-        """Run a server command (of the server for ``path``'s project, when given); edits it sends
-        back through ``workspace/applyEdit`` are captured, not applied."""
-        server = self.pool.server_for(language, self.root, path)
+                              path: Path | None = None, server: ManagedServer | None = None,
+                              ) -> Answered[tuple[Any, list[ServerEdit]]]:
+        """Run a server command (of ``server``, else of the server for ``path``'s project, when
+        given); edits it sends back through ``workspace/applyEdit`` are captured, not applied."""
+        server = server or self.pool.server_for(language, self.root, path)
         connection = await server.ensure_started()
         events = connection.events
         events.capture_edits, events.captured_edits = True, []

@@ -13,8 +13,9 @@ from engine.errors import ServiceUnavailable
 from lsp_pool.errors import ServerNotFound, ServerNotTrusted, ServerTooOld
 from lsp_pool.registry import SPECS, SPECS_BY_ID, ServerSpec, locate, version_numbers
 from lsp_pool.server import ManagedServer
-from lsp_pool.typescript7 import Backend, project_folder, typescript_backend
+from lsp_pool.typescript7 import TSLS, Backend, project_folder, typescript_backend
 from lsp_pool.typescript7 import SERVER_IDS as TYPESCRIPT_SERVERS
+from lsp_pool.typescript_companion import COMPANION, companion_server
 from lsp_pool.workspace_trust import confinement
 
 
@@ -152,6 +153,20 @@ class Pool:
             if found.too_old:
                 raise ServerTooOld(found.too_old)
             managed = ManagedServer(found.spec, found.command, key[1], self.config)
+            self._servers[key] = managed
+        return managed
+
+    def companion(self, served: ManagedServer) -> ManagedServer:
+        """The refactoring companion beside ``served`` (a TypeScript 7 project's ``tsc --lsp``:
+        lsp_pool.typescript_companion), made on first use, started only when asked, stopped with
+        the pool; UnsupportedByServer when it is not installed."""
+        key = (COMPANION, served.root, None)
+        managed = self._servers.get(key)
+        if managed is None:
+            ordinary = self.locate(TSLS) if TSLS in self.specs else None
+            if ordinary is not None and ordinary.too_old:
+                raise ServerTooOld(ordinary.too_old)
+            managed = companion_server(served, ordinary.command if ordinary is not None else None, self.config)
             self._servers[key] = managed
         return managed
 

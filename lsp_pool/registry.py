@@ -244,8 +244,8 @@ SPECS: tuple[ServerSpec, ...] = (
         pull_diagnostics=True,
         opens_projects=True,
         no_refactor_actions=("the TypeScript 7 language server (tsc --lsp), which serves this project because its own "
-                             "TypeScript is 7, offers no refactoring code actions: no \"Move to file\", extract or inline; "
-                             "move the code by hand (rename and rename-file go through it)"),
+                             "TypeScript is 7, offers no refactoring code actions: no \"Move to file\", extract or inline "
+                             "(rename and rename-file go through it)"),
     ),
     ServerSpec(
         id="gopls",

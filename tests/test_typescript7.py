@@ -33,6 +33,8 @@ from engine.workspace import Workspace
 from lsp_pool.adapter import PoolServices
 from lsp_pool.config import PoolConfig
 from lsp_pool.typescript7 import INSTALL_HINT, PREFIX_VARIABLE, TSC_LSP, pinned_command, pinned_prefix
+from lsp_pool.typescript_companion import INSTALL_HINT as COMPANION_HINT
+from lsp_pool.typescript_companion import PREFIX_VARIABLE as COMPANION_PREFIX
 from tests.conftest import REPO
 from tests.test_lsp_e2e import position_of
 
@@ -166,21 +168,35 @@ def test_a_safe_delete_is_refused_listing_the_uses_in_the_tests(project: Path, e
     assert changed_files(project) == set()
 
 
-def test_a_move_is_refused_as_unsupported_by_the_typescript_7_server(project: Path, engine: Engine) -> None:
+def without_companion(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The pinned TypeScript 6 that runs a TypeScript 7 project's refactorings (its companion,
+    tests/test_typescript7_companion.py) looked for in an empty folder."""
+    empty = tmp_path / "no-typescript6"
+    empty.mkdir()
+    monkeypatch.setenv(COMPANION_PREFIX, str(empty))
+
+
+def test_a_move_is_refused_as_unsupported_without_the_companion(project: Path, engine: Engine, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    without_companion(monkeypatch, tmp_path)
     with pytest.raises(Refused) as refused:
         engine.plan(Move("src/shapes.ts:perimeter", "src/report.ts"))
     assert refused.value.code == "unsupported_by_server"
     assert f"{TSC_LSP} 7.0.2" in refused.value.message and "no refactoring code actions" in refused.value.message
+    assert COMPANION_HINT in refused.value.message, refused.value.message
     assert changed_files(project) == set()
 
 
-def test_extract_and_inline_are_refused_as_unsupported_by_the_typescript_7_server(project: Path, engine: Engine) -> None:
+def test_extract_and_inline_are_refused_as_unsupported_without_the_companion(project: Path, engine: Engine, tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    without_companion(monkeypatch, tmp_path)
     for operation in (ExtractFunction("src/report.ts:4:3-4:40", "describe"), ExtractVariable("src/report.ts:4:19-4:37", "size"),
                       Inline("src/report.ts:4:19")):
         with pytest.raises(Refused) as refused:
             engine.plan(operation)
         assert refused.value.code == "unsupported_by_server", operation
         assert f"{TSC_LSP} 7.0.2" in refused.value.message and "no refactoring code actions" in refused.value.message
+        assert COMPANION_HINT in refused.value.message, refused.value.message
     assert changed_files(project) == set()
 
 
