@@ -70,13 +70,13 @@ def plan_extract_function(selection: Selection, name: str) -> RefactorPlan:
     inside = Range(Position(first, 0), Position(last + 1, 0))
     scope = tree.scopes.get(statements[0])
     parameters, results = _flow(tree, statements, inside, scope, owner)
-    is_async = any(_awaits(node) for statement in statements for node in _own_nodes(statement))
-    method = _method_kind(tree, owner, parameters)
+    is_async = any(awaits(node) for statement in statements for node in own_nodes(statement))
+    method = method_kind(tree, owner, parameters)
     if method is not None:
         parameters = [p for p in parameters if p != method[1]]
     else:
-        _check_class_bound(tree, statements)
-    _check_name_free(tree, name, owner, method is not None)
+        check_class_bound(tree, statements)
+    check_name_free(tree, name, owner, method is not None)
     return _edit(tree, name, statements, first, last, owner, parameters, results, is_async, method)
 
 
@@ -86,7 +86,7 @@ def _statements(tree: PythonTree, first: int, last: int, where: str) -> list[cst
     for node in nodes_within(tree.module):
         if not isinstance(node, cst.BaseStatement) or not isinstance(tree.parents.get(node), (cst.IndentedBlock, cst.Module)):
             continue
-        lines = _lines(tree, node)
+        lines = lines_of(tree, node)
         if lines[1] < first or lines[0] > last:
             continue
         if first <= lines[0] and lines[1] <= last:
@@ -104,7 +104,7 @@ def _statements(tree: PythonTree, first: int, last: int, where: str) -> list[cst
     return chosen
 
 
-def _lines(tree: PythonTree, statement: cst.CSTNode) -> tuple[int, int]:
+def lines_of(tree: PythonTree, statement: cst.CSTNode) -> tuple[int, int]:
     span = tree.span(statement)
     start = span.start.line
     for decorator in getattr(statement, "decorators", ()):
@@ -128,18 +128,18 @@ def _owner_function(tree: PythonTree, block: cst.CSTNode) -> cst.FunctionDef | N
     return None
 
 
-def _own_nodes(root: cst.CSTNode) -> list[cst.CSTNode]:
+def own_nodes(root: cst.CSTNode) -> list[cst.CSTNode]:
     """The nodes of ``root`` outside the functions, classes and lambdas it defines."""
     found = [root]
     for child in root.children:
         if isinstance(root, _NESTED) and child is root.body:
             continue  # a def among the selected statements: only its header runs here
         if not isinstance(child, _NESTED):
-            found.extend(_own_nodes(child))
+            found.extend(own_nodes(child))
     return found
 
 
-def _awaits(node: cst.CSTNode) -> bool:
+def awaits(node: cst.CSTNode) -> bool:
     """``await``, ``async for``, ``async with`` or an async comprehension: only an ``async def`` can run it."""
     if isinstance(node, cst.Await):
         return True
@@ -148,11 +148,11 @@ def _awaits(node: cst.CSTNode) -> bool:
     return False
 
 
-def _check_class_bound(tree: PythonTree, statements: list[cst.BaseStatement]) -> None:
+def check_class_bound(tree: PythonTree, statements: Sequence[cst.CSTNode]) -> None:
     """Code that only works inside its class's body: zero-argument ``super()`` and ``__name``
     attributes (mangled with the class's name) would break in a module-level function."""
     for statement in statements:
-        for node in _own_nodes(statement):
+        for node in own_nodes(statement):
             line = tree.span(node).start.line + 1 if node in tree.positions else "?"
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super" and not node.args:
                 raise CannotExtractHere(f"line {line} calls super() without arguments, which works only in a method of the class; "
@@ -164,7 +164,7 @@ def _check_class_bound(tree: PythonTree, statements: list[cst.BaseStatement]) ->
 
 def _check_moveable(tree: PythonTree, statements: list[cst.BaseStatement]) -> None:
     for statement in statements:
-        for node in _own_nodes(statement):
+        for node in own_nodes(statement):
             line = tree.span(node).start.line + 1 if node in tree.positions else "?"
             if isinstance(node, cst.Return):
                 raise ContainsReturn(f"line {line} returns from the function; a call cannot return for its caller. Extract "
@@ -208,8 +208,9 @@ def _flow(tree: PythonTree, statements: list[cst.BaseStatement], inside: Range, 
     for assignment in sorted((a for a in local if a.node in tree.positions and inside.contains(tree.span(a.node).start)),
                              key=lambda a: tree.span(a.node).start):
         bound_inside.setdefault(assignment.name, []).append(assignment)
-    results: list[str] = []
-    for name in bound_inside:
+    # A module's names are its attributes, which importers may read: each one the span binds comes back.
+    results: list[str] = list(bound_inside) if isinstance(scope, GlobalScope) else []
+    for name in (n for n in bound_inside if n not in results):
         for read in names_meaning(tree, scope, name, region):
             at = tree.span(read).start
             if not inside.contains(at) and (at >= inside.end or any(loop.start <= at < loop.end for loop in loops)):
@@ -320,7 +321,7 @@ def _unconditionally_bound_by(tree: PythonTree, statements: list[cst.BaseStateme
     return min(ends) if ends else None
 
 
-def _method_kind(tree: PythonTree, owner: cst.FunctionDef | None, parameters: list[str]) -> tuple[str, str] | None:
+def method_kind(tree: PythonTree, owner: cst.FunctionDef | None, parameters: list[str]) -> tuple[str, str] | None:
     """('method' or 'classmethod', the receiver's name) when the span reads the method's receiver."""
     body = tree.parents.get(owner) if owner is not None else None
     if owner is None or body is None or not isinstance(tree.parents.get(body), cst.ClassDef):
@@ -334,7 +335,7 @@ def _method_kind(tree: PythonTree, owner: cst.FunctionDef | None, parameters: li
     return ("classmethod" if "classmethod" in decorators else "method"), receiver
 
 
-def _check_name_free(tree: PythonTree, name: str, owner: cst.FunctionDef | None, as_method: bool) -> None:
+def check_name_free(tree: PythonTree, name: str, owner: cst.FunctionDef | None, as_method: bool) -> None:
     if as_method and owner is not None:
         class_body = tree.parents[owner]
         taken = any(isinstance(s, (cst.FunctionDef, cst.ClassDef)) and s.name.value == name for s in getattr(class_body, "body", ()))
@@ -355,14 +356,14 @@ def _edit(tree: PythonTree, name: str, statements: list[cst.BaseStatement], firs
     newline = tree.source.newline
     lines = text.split("\n")
     starts = tree.source.line_starts
-    block_indent = _indent(lines[_lines(tree, statements[0])[0]])
+    block_indent = indent_of(lines[lines_of(tree, statements[0])[0]])
     if method is not None and owner is not None:
         anchor: cst.CSTNode = owner
-        outer_indent = _indent(lines[_lines(tree, owner)[0]])
+        outer_indent = indent_of(lines[lines_of(tree, owner)[0]])
     else:
         anchor = next(a for a in [statements[0], *tree.ancestors(statements[0])] if isinstance(tree.parents.get(a), cst.Module))
         outer_indent = ""
-    unit = _indent_unit(tree, owner, lines, block_indent)
+    unit = indent_unit(tree, owner, lines, block_indent)
     body_indent = outer_indent + unit
     moved = [line.rstrip("\r") for line in lines[first:last + 1]]
     body = [body_indent + line[len(block_indent):] if line.strip() else "" for line in moved]
@@ -377,27 +378,46 @@ def _edit(tree: PythonTree, name: str, statements: list[cst.BaseStatement], firs
     function = newline.join(header + body)
     call = f"{'await ' if is_async else ''}{receiver + '.' if receiver else ''}{name}({', '.join(parameters)})"
     call_line = f"{block_indent}{', '.join(results) + ' = ' if results else ''}{call}"
-    end_of_anchor = _lines(tree, anchor)[1] + 1
-    gap = newline if method is not None else newline * 2
-    insert_at = starts[end_of_anchor] if end_of_anchor < len(starts) else len(text)
-    tail = "" if text.endswith(("\n", "\r")) or insert_at < len(text) else newline
-    after = (text[:insert_at] + tail + gap + function + newline + text[insert_at:])
     replaced_start = starts[first]
     replaced_end = starts[last + 1] if last + 1 < len(starts) else len(text)
-    after = after[:replaced_start] + call_line + newline + after[replaced_end:]
+    after = placed(tree, anchor, function, (replaced_start, replaced_end, call_line + newline), method is not None,
+                   before=owner is None)
     change = FileChange(tree.source.path, line_edits(text, after), tree.source.sha256)
     return RefactorPlan("extract-function", WorkspaceEdit((change,)), Source.AST, Confidence.HIGH, [])
 
 
-def _indent(line: str) -> str:
+def placed(tree: PythonTree, anchor: cst.CSTNode, function: str, replaced: tuple[int, int, str], in_class: bool,
+           before: bool) -> str:
+    """The file's text with ``replaced`` (start and end offsets, the text put there) made and the new
+    function beside ``anchor``: after it, or before it when the selection runs as the module is
+    imported (a function defined after would not exist yet when it is called)."""
+    text, newline, starts = tree.source.text, tree.source.newline, tree.source.line_starts
+    start, end, replacement = replaced
+    gap = newline if in_class else newline * 2
+    first_of_anchor, last_of_anchor = lines_of(tree, anchor)
+    if before:
+        insert_at = starts[first_of_anchor]
+        above = text[:insert_at].split(newline)[:-1]
+        blank = next((count for count, line in enumerate(reversed(above)) if line.strip()), len(above))
+        inserted = newline * (max(0, 2 - blank) if above else 0) + function + newline + gap
+    else:
+        insert_at = starts[last_of_anchor + 1] if last_of_anchor + 1 < len(starts) else len(text)
+        tail = "" if text.endswith(("\n", "\r")) or insert_at < len(text) else newline
+        inserted = tail + gap + function + newline
+    if insert_at <= start:
+        return text[:insert_at] + inserted + text[insert_at:start] + replacement + text[end:]
+    return text[:start] + replacement + text[end:insert_at] + inserted + text[insert_at:]
+
+
+def indent_of(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
 
 
-def _indent_unit(tree: PythonTree, owner: cst.FunctionDef | None, lines: list[str], block_indent: str) -> str:
+def indent_unit(tree: PythonTree, owner: cst.FunctionDef | None, lines: list[str], block_indent: str) -> str:
     """The file's indentation step, as the function the span is in indents its body."""
     if owner is not None and isinstance(owner.body, cst.IndentedBlock) and owner.body.body:
-        outer = _indent(lines[_lines(tree, owner)[0]])
-        inner = _indent(lines[_lines(tree, owner.body.body[0])[0]])
+        outer = indent_of(lines[lines_of(tree, owner)[0]])
+        inner = indent_of(lines[lines_of(tree, owner.body.body[0])[0]])
         if inner.startswith(outer) and len(inner) > len(outer):
             return inner[len(outer):]
     return "\t" if block_indent.startswith("\t") else "    "
