@@ -18,7 +18,10 @@ a file that is not Python, created or deleted, unparsable, or whose ``__all__``,
 ``__getattr__`` or star imports changed.
 
 Go files are read the same way, from their top-level declarations (engine.edits.go_statements);
-there a file's dependents are its package's other files as well as its importers.
+there a file's dependents are its package's other files as well as its importers. So are
+TypeScript and JavaScript files, from their top-level statements (engine.edits.ts_statements):
+there an importer that takes a whole module (``import * as m``, ``export *``, ``require()``) sees
+any name, and the binding that takes it changes with any name of the module.
 
 The importers left out are counted (:attr:`Scope.not_affected`) and said with the check.
 """
@@ -34,10 +37,12 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
 from engine.edits.go_statements import go_declarations
+from engine.edits.ts_statements import TS_SUFFIXES, WHOLE_MODULE, ts_declarations, ts_words
 
 _PYTHON_SUFFIXES = (".py", ".pyi")
-_READ_SUFFIXES = (*_PYTHON_SUFFIXES, ".go")
-"""Files whose changed names are read (Go's through engine.edits.go_statements); any other written file changes everything."""
+_READ_SUFFIXES = (*_PYTHON_SUFFIXES, ".go", *TS_SUFFIXES)
+"""Files whose changed names are read (Go's and TypeScript's through engine.edits.go_statements and
+ts_statements); any other written file changes everything."""
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _STAR_IMPORT = re.compile(r"\bimport\s*\(?\s*\*")
 _MODULE_HOOKS = frozenset({"__all__", "__getattr__", "__dir__", "*"})
@@ -68,7 +73,7 @@ def scope_of(written: Iterable[tuple[str, bytes | None, bytes | None]], dependen
 
 
 def changed_names(path: str, before: bytes | None, after: bytes | None) -> frozenset[str] | None:
-    """The module-level names of a Python or Go file whose meaning the edit may change; None when
+    """The module-level names of a Python, Go or TypeScript file whose meaning the edit may change; None when
     it may change any of them (see the module's docstring)."""
     if not path.endswith(_READ_SUFFIXES) or before is None or after is None:
         return None
@@ -104,7 +109,7 @@ def narrowed(written: Mapping[str, frozenset[str] | None], dependents: Callable[
             continue
         for dependent in dependents([path]):
             if dependent not in words:
-                words[dependent] = _words(read(dependent))
+                words[dependent] = _words(dependent, read(dependent))
             seen = words[dependent]
             if names is not None and seen is not None and seen.isdisjoint(names):
                 continue
@@ -115,7 +120,7 @@ def narrowed(written: Mapping[str, frozenset[str] | None], dependents: Callable[
                 continue
             if names is not None and dependent not in parsed:
                 parsed[dependent] = _module_statements(dependent, read)
-            grown = None if names is None else _grown_in(parsed[dependent], known | names)
+            grown = None if names is None else _received(parsed[dependent], known | names)
             if grown != known:
                 changed[dependent] = grown
                 if dependent not in queued:
@@ -134,10 +139,14 @@ def _module_statements(path: str, read: Callable[[str], str | None]) -> list["_S
     return _statements(path, text.encode("utf-8")) if text is not None and path.endswith(_READ_SUFFIXES) else None
 
 
-def _grown_in(statements: list["_Statement"] | None, names: frozenset[str]) -> frozenset[str] | None:
-    """``names`` and the module-level names of a module's ``statements`` that follow from them;
-    None for any (a module that could not be read)."""
-    return None if statements is None else _grown(statements, set(names))
+def _received(statements: list["_Statement"] | None, names: frozenset[str]) -> frozenset[str] | None:
+    """``names`` (those a dependent receives) and the module-level names of its ``statements``
+    that follow from them, a binding that takes a whole module among them; None for any (a module
+    that could not be read)."""
+    if statements is None:
+        return None
+    grown = _grown(statements, {*names, WHOLE_MODULE})
+    return None if grown is None else grown - {WHOLE_MODULE}
 
 
 def _grown(statements: list["_Statement"], names: set[str]) -> frozenset[str] | None:
@@ -154,9 +163,11 @@ def _grown(statements: list["_Statement"], names: set[str]) -> frozenset[str] | 
     return None if names & _MODULE_HOOKS else frozenset(names)
 
 
-def _words(text: str | None) -> frozenset[str] | None:
+def _words(path: str, text: str | None) -> frozenset[str] | None:
     """What an importer may see: the words it mentions (in code, a string or an annotation alike);
     None, anything, when it imports everything from somewhere or cannot be read."""
+    if text is not None and path.endswith(TS_SUFFIXES):
+        return ts_words(path, text)
     if text is None or _STAR_IMPORT.search(text):
         return None
     return frozenset(_WORD.findall(text))
@@ -178,6 +189,9 @@ def _statements(path: str, data: bytes) -> list[_Statement] | None:
         declarations = go_declarations(data)
         read = None if declarations is None else tuple(
             _Statement(text, bound, frozenset(_WORD.findall(words))) for text, bound, words in declarations)
+    elif path.endswith(TS_SUFFIXES):
+        statements = ts_declarations(path, data)
+        read = None if statements is None else tuple(_Statement(text, bound, words) for text, bound, words in statements)
     else:
         read = _read_statements(data)
     return None if read is None else list(read)
