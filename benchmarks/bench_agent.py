@@ -121,14 +121,19 @@ async def run_server(spec: ServerSpec, root: Path, targets: Targets, log_path: P
                 print(f"  [{run.name}] {outcome.task}: {outcome.verdict} "
                       f"({', '.join(f'{c.seconds:.2f}s' for c in outcome.calls) or 'no call'})", file=sys.stderr, flush=True)
                 run.outcomes.append(outcome)
-    if answers is not None:  # every call in full, one JSON object a line, for a closer look
-        with answers.open("a") as out:
-            for outcome in run.outcomes:
-                for call in outcome.calls:
-                    out.write(json.dumps({"server": run.name, "task": outcome.task, "tool": call.tool, "arguments": call.arguments,
-                                          "seconds": call.seconds, "is_error": call.is_error, "text": call.text,
-                                          "structured": call.structured}, default=str) + "\n")
+    if answers is not None:
+        write_answers(run, answers)
     return run
+
+
+def write_answers(run: ServerRun, answers: Path) -> None:
+    """Every call of ``run`` in full, one JSON object a line, for a closer look (``--keep``)."""
+    with answers.open("a") as out:
+        for outcome in run.outcomes:
+            for call in outcome.calls:
+                out.write(json.dumps({"server": run.name, "task": outcome.task, "tool": call.tool, "arguments": call.arguments,
+                                      "seconds": call.seconds, "is_error": call.is_error, "text": call.text,
+                                      "structured": call.structured}, default=str) + "\n")
 
 
 def _innermost(error: BaseException) -> str:
@@ -281,6 +286,8 @@ async def language_runs(name: str, args: argparse.Namespace, scratch: Path) -> l
                                                                  lambda line: print(line, file=sys.stderr, flush=True))
                     except Exception as error:  # noqa: BLE001  (a server that does not start is reported)
                         run.skipped = f"did not start: {_innermost(error)}"
+            if args.keep:
+                write_answers(run, scratch / name / "answers.jsonl")
         runs.append(run)
         for outcome in run.outcomes:
             print(f"  {name} / {server} / {outcome.task}: {outcome.verdict}: {outcome.reason[:300]} "
