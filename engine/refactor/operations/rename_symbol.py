@@ -31,5 +31,10 @@ class Rename(RefactorOperation):
                                           "re-bind the defining module's public names); when off, those bindings "
                                           "are left as they are and each is named in a warning",
                           default=True)
+    structural: bool = param(FieldKind.FLAG, "TypeScript: rename with an interface's member the same member of each class "
+                                             "(or module-level untyped object) that fits the interface without `implements` "
+                                             "(it has the interface's other required members and some file names both), "
+                                             "each named in a note; when off, such a rename is refused, listing them",
+                             default=True)
     include_docs: bool = param(FieldKind.FLAG, "also edit the .md/.rst code mentions it lists (not prose)", default=False)
     strict: bool = param(FieldKind.FLAG, STRICT_HELP, default=False)

@@ -1,4 +1,4 @@
-"""A TypeScript interface member's rename must reach the classes that satisfy the interface.
+"""Which classes satisfy, without saying so, an interface whose member a plan renames.
 
 Both TypeScript servers (tsserver and TypeScript 7's ``tsc --lsp``) rename, with an interface's
 member, the members of the classes that declare ``implements I`` and of the object literals
@@ -7,16 +7,18 @@ passed or assigned where ``I`` is expected) is not among them: its member keeps 
 tsc breaks where the instance meets ``I`` (TS2345, TS2322), or, where the class was only ever
 meant to fit, nothing says so at all.
 
-So a plan that renames a member of an interface (or of an object type alias) is checked: a class
-refuses the plan, listed (``implementations_left_behind``, as Go's), when
+So a plan that renames a member of an interface (or of an object type alias) is looked at: a
+class is found (:func:`find`; engine.refactor.typescript.structural_renames follows or refuses) when
 - it declares the member, and the plan leaves that declaration as it is;
   (an untyped object constant of a module, ``export const square = { area() {…}, name: "sq" }``,
   is checked the same way, by its variable's name);
 - it declares the interface's other required members too (its own body and its constructor's
-  parameter properties: inherited members are not followed);
+  parameter properties);
 - and some file spells both the class's name and the interface's (where an instance meets the
   interface, or the class's own file naming it): without that, a class that has the same members
-  by chance (``height`` of a shape and of a one-member ``Box``) would refuse every such rename.
+  by chance (``height`` of a shape and of a one-member ``Box``) would be taken for one.
+A class that gets the member from its direct base (by the base's name), where the base does not
+fit itself, is found apart (``inherited``): only the base's member could be renamed.
 It may still be a class that fits by chance; the user decides.
 """
 
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from tree_sitter import Node
 
@@ -79,14 +81,39 @@ class ClassMember:
     class_name: str
     members: frozenset[str]
     """Every instance member the class's own body declares (constructor parameter properties too)."""
+    is_object: bool = False
+    """An object constant's, not a class's."""
+    shorthand: bool = False
+    """An object's shorthand key (``{ area }``): a rename there renames the variable it reads."""
 
-    def label(self, old: str) -> str:
-        return f"{self.path}:{self.line + 1} ({self.class_name}.{old})"
+    def label(self, old: str, why: str = "") -> str:
+        return f"{self.path}:{self.line + 1} ({self.class_name}.{old}{', ' + why if why else ''})"
 
 
-def check(context: PlanContext, edit: WorkspaceEdit, old: str, new: str, parsed: ParsedFiles) -> None:
-    """Raises ImplementationsLeftBehind when the plan renames an interface's member ``old`` and
-    leaves classes that satisfy the interface structurally as they are (see the module's text)."""
+@dataclass(frozen=True)
+class Fit:
+    """A class (or object constant) left behind, and a file that names both it and the interface."""
+
+    member: ClassMember
+    interface: str
+    named_in: str
+
+
+@dataclass(frozen=True)
+class Findings:
+    interfaces: tuple[RenamedInterface, ...]
+    fits: tuple[Fit, ...]
+    """What satisfies a renamed interface structurally and declares the member the plan leaves."""
+    inherited: tuple[str, ...]
+    """What satisfies it but gets the member from a base that does not (``file:line (Sub.old,
+    inherited from Base at file:line)``): renaming the base's member would change every class below it."""
+
+    def __bool__(self) -> bool:
+        return bool(self.fits or self.inherited)
+
+
+def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFiles) -> Findings:
+    """The classes and object constants the plan leaves behind (see the module's text)."""
     renamed = edit_starts(edit)
     interfaces: list[RenamedInterface] = []
     for path, starts in renamed.items():
@@ -97,7 +124,7 @@ def check(context: PlanContext, edit: WorkspaceEdit, old: str, new: str, parsed:
         if tree is not None:
             interfaces += renamed_interfaces(path, tree[1], tree[0].text.encode("utf-8"), starts, old)
     if not interfaces:
-        return
+        return Findings((), (), ())
     corpus = Corpus(context.workspace, list(context.graph().project.facts), context.workspace_files, context.file_words())
 
     def mentioning(name: str) -> set[str]:
@@ -110,12 +137,37 @@ def check(context: PlanContext, edit: WorkspaceEdit, old: str, new: str, parsed:
             classes += class_members_named(path, tree[1], tree[0].text.encode("utf-8"), old)
             classes += object_constants_named(path, tree[1], tree[0].text.encode("utf-8"), old)
     met = {interface.name: mentioning(interface.name) for interface in interfaces}
-    left = [member for member in left_behind(interfaces, classes, renamed)
-            if any(met[interface.name] & mentioning(member.class_name) for interface in interfaces
-                   if interface.others <= member.members)]
-    left.sort(key=lambda member: (member.path, member.line))
-    if left:
-        raise refusal(interfaces, left, old, new)
+
+    def named_with(name: str, members: frozenset[str]) -> tuple[str, str] | None:
+        """The first interface ``members`` satisfy that some file names with ``name``, and that file."""
+        for interface in interfaces:
+            both = sorted(met[interface.name] & mentioning(name)) if interface.others <= members else []
+            if both:
+                return interface.name, both[0]
+        return None
+
+    fits = [Fit(member, *both) for member in left_behind(interfaces, classes, renamed)
+            if (both := named_with(member.class_name, member.members)) is not None]
+    fits.sort(key=lambda fit: (fit.member.path, fit.member.line))
+    followed = {fit.member for fit in fits}
+    bases = [member for member in classes if member not in followed and not member.is_object
+             and (member.line, member.column) not in renamed.get(member.path, set())]
+    inherited = [sub.label(old, f"inherited from {base.class_name} at {base.path}:{base.line + 1}, which does not fit "
+                                f"{fit[0]} itself")
+                 for base, sub in _subclasses(bases, mentioning, parsed, old)
+                 if (fit := named_with(sub.class_name, sub.members | base.members)) is not None]
+    return Findings(tuple(interfaces), tuple(fits), tuple(sorted(inherited)))
+
+
+def _subclasses(bases: list[ClassMember], mentioning: Callable[[str], set[str]], parsed: ParsedFiles,
+                old: str) -> Iterable[tuple[ClassMember, ClassMember]]:
+    """Each base's direct subclasses that do not declare ``old`` themselves (found by the base's name)."""
+    for base in bases:
+        for path in sorted(mentioning(base.class_name)):
+            tree = parsed.get(path)
+            if tree is not None:
+                for sub in subclasses_of(path, tree[1], tree[0].text.encode("utf-8"), base.class_name, old):
+                    yield base, sub
 
 
 def edit_starts(edit: WorkspaceEdit) -> dict[str, set[tuple[int, int]]]:
@@ -151,23 +203,50 @@ def class_members_named(path: str, root: Node, text: bytes, old: str) -> list[Cl
     found = []
     for declaration in _walk(root, _CLASSES):
         body = declaration.child_by_field_name("body")
-        if body is None:
-            continue
-        members: dict[str, Node] = {}
-        for member in body.named_children:
-            name = _name(member) if member.type in _CLASS_MEMBERS else None
-            if name is not None and name.text and not _static_or_hidden(member):
-                members.setdefault(name.text.decode(), name)
-        members.update({name: node for name, node in _parameter_properties(body)})
-        if old in members:
-            name_node = declaration.child_by_field_name("name")
-            if name_node is None and declaration.parent is not None and declaration.parent.type == "variable_declarator":
-                name_node = declaration.parent.child_by_field_name("name")  # const Square = class { ... }
-            if name_node is None or not name_node.text:
-                continue  # an anonymous class: no name to find its uses by
+        name = _class_name(declaration)
+        members = _own_members(body) if body is not None else {}
+        if old in members and name is not None:  # an anonymous class has no name to find its uses by
             line, column = _start(members[old], text)
-            found.append(ClassMember(path, line, column, name_node.text.decode(), frozenset(members)))
+            found.append(ClassMember(path, line, column, name, frozenset(members)))
     return found
+
+
+def subclasses_of(path: str, root: Node, text: bytes, base: str, old: str) -> list[ClassMember]:
+    """The classes of a file that extend ``base`` by that name and do not declare ``old`` themselves
+    (at the class's name, with its own members)."""
+    found = []
+    for declaration in _walk(root, _CLASSES):
+        body, name_node = declaration.child_by_field_name("body"), declaration.child_by_field_name("name")
+        heritage = next((child for child in declaration.named_children if child.type == "class_heritage"), None)
+        extends = next((child for child in heritage.named_children if child.type == "extends_clause"), None) if heritage else None
+        value = extends.child_by_field_name("value") if extends is not None else None
+        name = _class_name(declaration)
+        if value is None or value.text != base.encode() or body is None or name is None:
+            continue
+        members = _own_members(body)
+        if old not in members:
+            line, column = _start(name_node or declaration, text)
+            found.append(ClassMember(path, line, column, name, frozenset(members)))
+    return found
+
+
+def _class_name(declaration: Node) -> str | None:
+    name_node = declaration.child_by_field_name("name")
+    if name_node is None and declaration.parent is not None and declaration.parent.type == "variable_declarator":
+        name_node = declaration.parent.child_by_field_name("name")  # const Square = class { ... }
+    return name_node.text.decode() if name_node is not None and name_node.text else None
+
+
+def _own_members(body: Node) -> dict[str, Node]:
+    """The instance members another class could see that a class body declares, by name: its
+    public fields and methods, and its constructor's parameter properties."""
+    members: dict[str, Node] = {}
+    for member in body.named_children:
+        name = _name(member) if member.type in _CLASS_MEMBERS else None
+        if name is not None and name.text and not _static_or_hidden(member):
+            members.setdefault(name.text.decode(), name)
+    members.update({name: node for name, node in _parameter_properties(body)})
+    return members
 
 
 def object_constants_named(path: str, root: Node, text: bytes, old: str) -> list[ClassMember]:
@@ -187,7 +266,9 @@ def object_constants_named(path: str, root: Node, text: bytes, old: str) -> list
             keys = _object_keys(value)
             if old in keys:
                 line, column = _start(keys[old], text)
-                found.append(ClassMember(path, line, column, name.text.decode(), frozenset(keys)))
+                shorthand = keys[old].type == "shorthand_property_identifier"
+                found.append(ClassMember(path, line, column, name.text.decode(), frozenset(keys), is_object=True,
+                                         shorthand=shorthand))
     return found
 
 
@@ -210,16 +291,25 @@ def left_behind(interfaces: Iterable[RenamedInterface], classes: Iterable[ClassM
             and any(interface.others <= member.members for interface in interfaces)]
 
 
-def refusal(interfaces: list[RenamedInterface], left: list[ClassMember], old: str, new: str) -> ImplementationsLeftBehind:
+def refusal(interfaces: list[RenamedInterface], labels: list[str], old: str, new: str, *,
+            followable: bool) -> ImplementationsLeftBehind:
+    """``labels``: ``file:line (Class.member…)`` of each member left behind; ``followable`` when
+    the rename could have followed them all (the user turned that off)."""
     names = ", ".join(sorted({interface.name for interface in interfaces}))
-    labels = [member.label(old) for member in left]
     listing = "\n  ".join(labels)
+    why = (f"the server renames only the classes that declare `implements {names}` and the objects typed as it; these "
+           f"would stop fitting {names} wherever they are used as one")
+    if followable:
+        return ImplementationsLeftBehind(
+            f"renaming {names}.{old} to {new} leaves {len(labels)} member(s) of classes or object constants that satisfy "
+            f"{names} without saying so as they are ({why}):\n  {listing}\nnothing was changed; rename without "
+            f"--no-structural (structural=true) to rename them too, or add `implements {names}` to the classes (the type "
+            f"`{names}` to the objects) that are meant to fit, then rename again", labels)
     return ImplementationsLeftBehind(
-        f"renaming {names}.{old} to {new} leaves {len(left)} member(s) of classes or object constants that satisfy "
-        f"{names} without saying so as they are (the server renames only the classes that declare `implements {names}` "
-        f"and the objects typed as it; these would stop fitting {names} wherever they are used as one):\n  {listing}\n"
-        f"nothing was changed; add `implements {names}` to the classes (the type `{names}` to the objects) that are "
-        f"meant to fit, then rename again, or rename each member first (each with its uses)", labels)
+        f"renaming {names}.{old} to {new} would leave {len(labels)} member(s) that satisfy {names} without saying so, "
+        f"which the rename cannot follow ({why}):\n  {listing}\nnothing was changed; add `implements {names}` to the "
+        f"classes (the type `{names}` to the objects) that are meant to fit, then rename again, or rename each member "
+        "first (each with its uses)", labels)
 
 
 def _walk(node: Node, types: frozenset[str]) -> Iterable[Node]:

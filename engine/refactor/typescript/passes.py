@@ -16,7 +16,7 @@ from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.language_passes import replaced_name
 from engine.refactor.rename import NameClash
-from engine.refactor.typescript import implementers
+from engine.refactor.typescript import structural_renames
 from engine.refactor.typescript.barrels import stale_re_exports
 from engine.refactor.typescript.clashes import ParsedFiles, rename_clashes
 from engine.refactor.typescript.shorthands import destructured_local_reaches, keep_shorthand_keys
@@ -43,13 +43,14 @@ def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperatio
     old_name = replaced_name(plan, context)
     if old_name is None:
         return plan
-    parsed = ParsedFiles(context.workspace)  # each file parsed once for both passes
+    parsed = ParsedFiles(context.workspace)  # each file parsed once for every pass
+    # First: the members it adds go through the checks below with the rest.
+    plan = structural_renames.follow(plan, context, old_name, operation.new_name, parsed, structural=operation.structural)
     clashes = rename_clashes(context.workspace, plan.edit, old_name, operation.new_name, context.graph().importing_files, parsed)
     if clashes:
         listing = "\n  ".join(clash.message() for clash in clashes)
         raise NameClash(f"renaming {old_name} to {operation.new_name} would clash:\n  {listing}\n"
                         "nothing was changed; choose another name, or rename the other binding first")
-    implementers.check(context, plan.edit, old_name, operation.new_name, parsed)
     edited = {op.path for op in plan.edit.operations if isinstance(op, FileChange)}
     refuse_unseen_mentions(context, [old_name], edited, f"renaming {old_name} to {operation.new_name}")
     _refuse_a_property_renamed_through_a_local(plan, context, operation, old_name)
