@@ -9,8 +9,9 @@ Two backends (issue 47): ``tsserver``, the projects as published (no TypeScript 
 typescript-language-server on TypeScript 5.9), and ``tsc-lsp``, each project made a TypeScript 7
 project (its package.json and node_modules, benchmarks/real_projects_ts7.py), so that codegraft
 serves it with TypeScript 7's ``tsc --lsp`` as it would a real one. A rename's plan must say it
-came from that backend's server. TypeScript 7's server has no move: on ``tsc-lsp`` a move passes
-only when refused with the code ``unsupported_by_server`` (or the case's own ``expect`` code).
+came from that backend's server. TypeScript 7's server has no move: on ``tsc-lsp`` a move is done by
+the pinned TypeScript 6 beside it, and without that one passes only when refused with the code
+``unsupported_by_server`` (or the case's own ``expect`` code).
 
 A case passes when, after codegraft's plan is applied to a fresh copy:
 - something changed; a move's definition left the source and is in the destination; a renamed
@@ -421,9 +422,12 @@ UNSUPPORTED = "unsupported_by_server"
 
 def expected_codes(case: Case, backend: str) -> tuple[str, ...]:
     """The refusal codes that pass the case on ``backend`` (() when it must be applied; "refusal":
-    any engine error). TypeScript 7's server cannot move: its only right answer is that code."""
+    any engine error). TypeScript 7's server cannot move: a move is asked of the pinned TypeScript 6
+    beside it (lsp_pool.typescript_companion), and without that one its only right answer is that code."""
+    from lsp_pool.typescript_companion import pinned_tsserver
+
     expect = (str(case["expect"]),) if case.get("expect") else ()
-    if backend == TSC_LSP and case["op"] == "move":
+    if backend == TSC_LSP and case["op"] == "move" and pinned_tsserver() is None:
         return (*expect, UNSUPPORTED)
     return expect
 

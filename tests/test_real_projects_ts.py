@@ -7,7 +7,8 @@ stale reference, only the right files changed, formatting kept; a case marked ``
 be refused with that code. Each case runs on a fresh copy with a fresh language server, on both
 backends (issue 47): tsserver (the projects as published) and TypeScript 7's ``tsc --lsp`` (each
 project made a TypeScript 7 project: benchmarks/real_projects_ts7.py; skipped, with the reason,
-when the pinned TypeScript 7 is not installed), where a move must be refused as unsupported_by_server.
+when the pinned TypeScript 7 is not installed), where a move is done by the pinned TypeScript 6
+beside it (lsp_pool.typescript_companion), or, without that one, must be refused as unsupported_by_server.
 
 Marked ``realprojects``: the pinned tarballs and the packages their tests need come from the
 npm registry on first use (benchmarks/.corpus/npm/).
