@@ -297,3 +297,15 @@ def test_go_extract_function_refused_when_gopls_would_change_a_copied_array(go: 
     apply(engine, ExtractFunction("grid.go:18:2-20:3", "countWords"))
     assert "\tcountWords(words, counts)\n\treturn counts\n" in (root / "grid.go").read_text()
     go_checks(root)
+
+
+def test_go_inline_call_names_the_callee_comments_gopls_leaves_out(go: tuple[Path, Engine]) -> None:
+    """gopls copies ``double``'s statements without their comments; the plan says which, by line."""
+    root, engine = go
+    commented = GO_SOURCE.replace("func double(x int) int {\n\treturn x * 2\n",
+                                  "func double(x int) int {\n\t// twice the value\n\treturn x * 2 /* no overflow here */\n")
+    (root / "shapes.go").write_text(commented)
+    plan = engine.plan(Inline("shapes.go:19:9"))
+    noted = [w for w in plan.warnings if "comment(s) of double's body" in w]
+    assert noted == ["the inlined code leaves out 2 comment(s) of double's body in shapes.go (line 13 '// twice the value', "
+                     "line 14 '/* no overflow here */'): the server does not copy them; add back those that still apply"], plan.warnings

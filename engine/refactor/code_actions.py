@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from engine.answers import CodeAction, ServerEdit, TextEdit
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.errors import Refused, ServiceUnavailable
 from engine.languages import language_of, profile_of
+from engine.refactor.inlined_comments import uncarried_comments
 from engine.refactor.language_passes import finished
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.rename import NameClash, check_name
@@ -83,8 +84,9 @@ def is_served(selection: Selection) -> bool:
 
 
 def plan_server_refactoring(context: PlanContext, operation: RefactorOperation, selection: Selection, wanted: Wanted,
-                            new_name: str = "") -> RefactorPlan:
-    """The plan of ``wanted`` on ``selection``, from the server, with its new symbol named ``new_name``."""
+                            new_name: str = "", notes: Callable[[ServerEdit], list[str]] | None = None) -> RefactorPlan:
+    """The plan of ``wanted`` on ``selection``, from the server, with its new symbol named ``new_name``,
+    and what ``notes`` says of the server's edit among its warnings."""
     services = context.services
     path = selection.source.path
     if services is None or not context.use_server:
@@ -104,7 +106,7 @@ def plan_server_refactoring(context: PlanContext, operation: RefactorOperation, 
         edit = renamed_new_symbol(edit, selection, new_name)
     plan = RefactorPlan(operation.name, _workspace_edit(context, edit), Source.LSP,
                         Confidence.HIGH if answer.complete else Confidence.MEDIUM,
-                        [f"from {answer.server}: {action.title}", *answer.notes])
+                        [f"from {answer.server}: {action.title}", *answer.notes, *(notes(edit) if notes else [])])
     return finished(plan, context, operation, path)
 
 
@@ -199,6 +201,7 @@ def extract_variable(context: PlanContext, operation: RefactorOperation, selecti
 
 def inline(context: PlanContext, operation: RefactorOperation, selection: Selection) -> RefactorPlan:
     """tsserver's "Inline variable" at a variable; gopls's "Inline call" at a call (or its
-    "Inline variable", where it offers one)."""
+    "Inline variable", where it offers one), saying which of the callee's comments it leaves out."""
     wanted = Wanted("refactor.inline", "inline here", hint="point at a variable (TypeScript, JavaScript) or a call (Go)")
-    return plan_server_refactoring(context, operation, selection, wanted)
+    return plan_server_refactoring(context, operation, selection, wanted,
+                                   notes=lambda edit: uncarried_comments(context, selection, edit))
