@@ -197,6 +197,14 @@ def test_typescript_extract_variable_and_module_constant(typescript: tuple[Path,
     type_checks(root)
 
 
+def test_allow_reordering_on_a_servers_refactoring_is_said_to_have_no_effect(typescript: tuple[Path, Engine]) -> None:
+    _root, engine = typescript
+    asked = engine.plan(ExtractVariable("lib.ts:3:18-3:32", "narrow", allow_reordering=True))
+    plain = engine.plan(ExtractVariable("lib.ts:3:18-3:32", "narrow"))
+    assert [w for w in asked.warnings if w.startswith("allow_reordering has no effect here")], asked.warnings
+    assert not [w for w in plain.warnings if "allow_reordering" in w], plain.warnings
+
+
 def test_typescript_inline_variable(typescript: tuple[Path, Engine]) -> None:
     root, engine = typescript
     apply(engine, Inline("lib.ts:9:9"))

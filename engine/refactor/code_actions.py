@@ -106,8 +106,17 @@ def plan_server_refactoring(context: PlanContext, operation: RefactorOperation, 
         edit = renamed_new_symbol(edit, selection, new_name)
     plan = RefactorPlan(operation.name, _workspace_edit(context, edit), Source.LSP,
                         Confidence.HIGH if answer.complete else Confidence.MEDIUM,
-                        [f"from {answer.server}: {action.title}", *answer.notes, *(notes(edit) if notes else [])])
+                        [f"from {answer.server}: {action.title}", *answer.notes, *(notes(edit) if notes else []),
+                         *_ignored_options(operation, answer.server)])
     return finished(plan, context, operation, path)
+
+
+def _ignored_options(operation: RefactorOperation, server: str) -> list[str]:
+    """What the user asked that a server's refactoring cannot honour, said rather than dropped."""
+    if getattr(operation, "allow_reordering", False):
+        return [f"allow_reordering has no effect here: {server}'s refactoring decides what it may reorder, "
+                "and codegraft's evaluation-order checks are Python's"]
+    return []
 
 
 def choose_extraction(actions: list[CodeAction], scope: str) -> CodeAction | None:
