@@ -97,7 +97,7 @@ def diagnose(workspace: Workspace, services: LanguageServices | None, *, every_f
 def capabilities(kind: Language, serving: Serving) -> tuple[Capability, ...]:
     """What each operation and query does for files of ``kind`` when ``serving`` says who serves them."""
     return (_rename(kind, serving), _move(kind, serving), _rename_file(kind, serving), _replace_insert(kind, serving),
-            _delete(kind, serving), _check(kind, serving), _graph(kind))
+            _delete(kind, serving), _check(kind, serving), _graph(kind, serving))
 
 
 def _has(serving: Serving, feature: Feature) -> bool:
@@ -126,7 +126,9 @@ def _move(kind: Language, serving: Serving) -> Capability:
         return Capability("move", YES, "codegraft's own: the code, its imports and every importer rewritten, import-checked")
     if _has(serving, Feature.MOVE_TO_FILE):
         runtime = f" ({serving.runtime.name} {serving.runtime.version})" if serving.runtime is not None else ""
-        return Capability("move", YES, f"{serving.server}'s \"Move to file\"{runtime}, into an existing file")
+        by = f"\"Move to file\" from {serving.refactored_by}" if serving.refactored_by else \
+            f"{serving.server}'s \"Move to file\"{runtime}"
+        return Capability("move", YES, f"{by}, into an existing file")
     why = _without(serving, Feature.MOVE_TO_FILE)
     if kind.symbol_moves is SymbolMoves.SAME_PACKAGE:
         return Capability("move", PARTLY, f"within its package (folder): codegraft's own, imports carried; "
@@ -188,9 +190,14 @@ def _check(kind: Language, serving: Serving) -> Capability:
     return Capability("check", PARTLY, f"syntax only: {syntax}{asked}")
 
 
-def _graph(kind: Language) -> Capability:
+def _graph(kind: Language, serving: Serving) -> Capability:
     if kind.graph_sees_uses:
         return Capability("graph", YES, "callers, impact and dead code followed by codegraft's graph")
+    if _has(serving, Feature.CALL_HIERARCHY):
+        implementations = (f", implementations from its textDocument/implementation"
+                           if _has(serving, Feature.IMPLEMENTATION) else "")
+        return Capability("graph", PARTLY, f"callers, callees and impact from {serving.server}'s call hierarchy"
+                                           f"{implementations}; dead code not followed (the graph follows no uses here)")
     return Capability("graph", NO, "callers, impact and dead code not followed (graft graph refs asks the server)")
 
 

@@ -110,6 +110,9 @@ class Serving:
     runtime: Runtime | None = None
     backend: str = ""
     """Why this server, where the project's own toolchain picks it (a TypeScript project: its version)."""
+    refactored_by: str = ""
+    """Who does the refactoring code actions (move, extract, inline) where the serving server has
+    none and another runs beside it for them (a TypeScript 7 project: a pinned TypeScript 6); ''."""
 
 
 @dataclass(frozen=True)

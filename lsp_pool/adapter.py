@@ -14,6 +14,8 @@ from engine.workspace import Workspace
 from lsp_pool.memory import resident_memory
 from lsp_pool.pool import Pool, probe_version
 from lsp_pool.registry import ServerSpec, version_numbers
+from lsp_pool.typescript7 import TSLS
+from lsp_pool.typescript_companion import companion_label, missing_companion
 from lsp_pool.typescript_version import MOVE_TO_FILE, typescript_runtime
 from lsp_pool.server import ManagedServer
 from lsp_pool.pool_requests import PoolEdits, PoolNavigation
@@ -171,10 +173,17 @@ class PoolServices(PoolNavigation, PoolEdits):
         runtime = (typescript_runtime(self.workspace.root, command, bool(self.config.trusted_by))
                    if spec.id == "typescript-language-server" else None)
         lacking = _lacking(spec, runtime)
+        version = _plain(probe_version(spec.id, command))
+        features, refactored_by = spec.features, ""
         if spec.no_refactor_actions:
-            lacking[Feature.MOVE_TO_FILE] = spec.no_refactor_actions
-        return Serving(language, choice.state, spec.id, _plain(probe_version(spec.id, command)), command,
-                       features=spec.features - set(lacking), lacking=lacking, runtime=runtime, backend=backend)
+            # Its refactorings are asked of the companion beside it (lsp_pool.typescript_companion), when installed.
+            missing = missing_companion(pool.locate(TSLS).command is not None if TSLS in pool.specs else False)
+            if missing:
+                lacking[Feature.MOVE_TO_FILE] = f"{spec.no_refactor_actions}. {missing}"
+            else:
+                features, refactored_by = features | {Feature.MOVE_TO_FILE}, companion_label(f"{spec.id} {version or ''}".strip())
+        return Serving(language, choice.state, spec.id, version, command, features=features - set(lacking), lacking=lacking,
+                       runtime=runtime, backend=backend, refactored_by=refactored_by)
 
     def start_seconds(self) -> float:
         running = sum(server.start_seconds for server in self._api.pool.running()) if self._api is not None else 0.0

@@ -75,11 +75,20 @@ def companion_server(served: ManagedServer, command: tuple[str, ...] | None, con
     ``command``; UnsupportedByServer, naming ``served`` and its version, when either part is missing."""
     found = pinned_tsserver()
     if found is None or command is None:
-        missing = (f"a pinned TypeScript {PINNED_VERSION} in {pinned_prefix()}, which is not installed: {INSTALL_HINT}"
-                   if found is None else f"typescript-language-server, which is not installed: {SPECS_BY_ID[TSLS].install_hint}")
-        raise UnsupportedByServer(f"{served_name(served)}: {served.spec.no_refactor_actions}. codegraft asks them of "
-                                  f"typescript-language-server on {missing}")
+        raise UnsupportedByServer(f"{served_name(served)}: {served.spec.no_refactor_actions}. "
+                                  f"{missing_companion(command is not None)}")
     return ManagedServer(companion_spec(found[0]), command, served.root, config)
+
+
+def missing_companion(typescript_language_server: bool) -> str:
+    """Why the companion cannot run here ('' when it can), with the command that installs what it lacks."""
+    if pinned_tsserver() is None:
+        return (f"codegraft asks them of typescript-language-server on a pinned TypeScript {PINNED_VERSION} in "
+                f"{pinned_prefix()}, which is not installed: {INSTALL_HINT}")
+    if not typescript_language_server:
+        return ("codegraft asks them of typescript-language-server on a pinned TypeScript 6, and "
+                f"typescript-language-server is not installed: {SPECS_BY_ID[TSLS].install_hint}")
+    return ""
 
 
 def served_name(served: ManagedServer) -> str:
@@ -87,8 +96,9 @@ def served_name(served: ManagedServer) -> str:
     return f"{served.spec.id} {served.server_version}" if served.server_version else served.spec.id
 
 
-def companion_label(served: ManagedServer) -> str:
-    """What answers from the companion are said to come from."""
+def companion_label(served: ManagedServer | str) -> str:
+    """What answers from the companion beside ``served`` (the server, or its name) are said to come from."""
     found = pinned_tsserver()
     version = found[1] if found is not None else PINNED_VERSION
-    return f"typescript-language-server on TypeScript {version} beside {served_name(served)}"
+    name = served if isinstance(served, str) else served_name(served)
+    return f"typescript-language-server on TypeScript {version} beside {name}"

@@ -204,3 +204,25 @@ def test_the_companion_writes_nothing_under_home_and_starts_no_npm(project: Path
     assert "const pieces = _.chunk([1, 2], 1);" in (project / "js" / "chunks.js").read_text()
     assert sorted(p.relative_to(home).as_posix() for p in home.rglob("*")) == []
     assert not started.exists(), started.read_text()
+
+
+@pytest.mark.parametrize("installed", [True, False], ids=["companion", "no-companion"])
+def test_doctor_says_who_moves_on_typescript_7(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               installed: bool) -> None:
+    from engine.doctor import diagnose
+
+    if not installed:
+        (tmp_path / "empty").mkdir()
+        monkeypatch.setenv(PREFIX_VARIABLE, str(tmp_path / "empty"))
+    workspace = Workspace(project)
+    services = PoolServices(workspace, PoolConfig())
+    try:
+        report = diagnose(workspace, services)
+    finally:
+        services.close()
+    family = next(family for family in report.families if family.serving.server == TSC_LSP)
+    move = next(capability for capability in family.capabilities if capability.operation == "move")
+    if installed:
+        assert (move.works, move.how) == ("yes", f'"Move to file" from {SAID}, into an existing file'), move
+    else:
+        assert move.works == "no" and INSTALL_HINT in move.how, move
