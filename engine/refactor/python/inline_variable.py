@@ -7,6 +7,12 @@ lambda or comprehension (``used_in_nested_scope``); a value that reads a name re
 the assignment and a use (``value_changes``); a value with effects or that reads state, used
 more than once or after other code with effects ran (``evaluation_order_changes``, which
 ``allow_reordering`` lets pass); a variable nothing reads (``not_used``).
+
+A provably pure value (engine.refactor.python.pure_values: literals, locals of a known immutable
+type, builtins and methods of ``str``/``bytes``/``tuple``/``re.Match``) is inlined anywhere, into a
+loop and at several uses too, when it cannot raise and is immutable; one that may raise still may
+not move past code with effects (though past pure calls: which of two failing pure computations
+reports first may then change). A pure call between the assignment and a use is no effect.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from engine.edits.text import line_edits
 from engine.errors import Refused
 from engine.positions import Position
 from engine.refactor.plan import RefactorPlan
+from engine.refactor.python.pure_values import judge
 from engine.refactor.python.span_nodes import (
     EFFECTS, EvaluationOrderChanges, PythonTree, has_effects, nodes_within, observes_state, read_names, read_tree,
     names_meaning, reads_locals_dynamically, trimmed,
@@ -187,25 +194,34 @@ def shareable(value: cst.BaseExpression) -> bool:
 
 def _check_order(tree: PythonTree, statement: cst.CSTNode, value: cst.BaseExpression, uses: list[cst.CSTNode], name: str,
                  allow: bool) -> None:
+    pure = judge(tree, value)
+    if pure is not None and pure.immutable and not pure.may_raise:
+        return  # the same value wherever and however often it is evaluated (engine.refactor.python.pure_values)
     if not observes_state(value) and (len(uses) == 1 or shareable(value)):
         return
     reason: str | None
     looped = [use for use in uses if _in_loop_around(tree, use, statement, tree.span(use).start)]
-    if len(uses) > 1 and not shareable(value):
+    if len(uses) > 1 and not shareable(value) and not (pure is not None and pure.immutable):
         reason = (f"{name}'s value makes a new object each time it is evaluated, and it is read {len(uses)} times: inlined, "
                   "each use would get its own")
-    elif len(uses) > 1 and has_effects(value):
+    elif len(uses) > 1 and has_effects(value) and pure is None:
         reason = f"{name}'s value runs code, and it is read {len(uses)} times: inlined, it would run {len(uses)} times"
     elif looped:
-        reason = (f"{name}'s value runs code or reads state, and the use on line {tree.span(looped[0]).start.line + 1} is in a "
-                  "loop the assignment is not in: inlined, it would be evaluated on every pass")
+        reason = (f"{name}'s value runs code, reads state or may raise, and the use on line "
+                  f"{tree.span(looped[0]).start.line + 1} is in a loop the assignment is not in: inlined, it would be "
+                  "evaluated on every pass")
     else:
-        reason = _effects_between(tree, statement, uses, name)
+        # A pure call that may raise can move before a value that only reads or computes; not before one with effects.
+        reason = _effects_between(tree, statement, uses, name, raising_moves=pure is not None or not has_effects(value))
     if reason is not None and not allow:
         raise EvaluationOrderChanges(reason + "; nothing was changed", option="allow_reordering")
 
 
-def _effects_between(tree: PythonTree, statement: cst.CSTNode, uses: list[cst.CSTNode], name: str) -> str | None:
+def _effects_between(tree: PythonTree, statement: cst.CSTNode, uses: list[cst.CSTNode], name: str, *,
+                     raising_moves: bool) -> str | None:
+    """Why code between the assignment and the last use may change the value or see it evaluated late,
+    or None. A pure call there (engine.refactor.python.pure_values) changes nothing; ``raising_moves``:
+    even one that may raise may run first."""
     defined = tree.span(statement).end
     last_use = max(tree.span(use).start for use in uses)
     around_uses = {ancestor for use in uses for ancestor in tree.ancestors(use)}
@@ -217,10 +233,16 @@ def _effects_between(tree: PythonTree, statement: cst.CSTNode, uses: list[cst.CS
         if node not in tree.positions or node in around_uses:
             continue
         at = tree.span(node).start
-        if defined <= at < last_use and (isinstance(node, EFFECTS) or _stores_state(node)):
-            return (f"{name}'s value reads state or runs code, and line {at.line + 1} runs code before a use; inlined, the value "
+        if defined <= at < last_use and (isinstance(node, EFFECTS) and not _pure_call(tree, node, raising_moves)
+                                         or _stores_state(node)):
+            return (f"{name}'s value reads state, runs code or may raise, and line {at.line + 1} runs code before a use; inlined, the value "
                     "would be evaluated after it")
     return None
+
+
+def _pure_call(tree: PythonTree, node: cst.CSTNode, raising_moves: bool) -> bool:
+    found = judge(tree, node) if isinstance(node, cst.Call) else None
+    return found is not None and (raising_moves or not found.may_raise)
 
 
 def _stores_state(node: cst.CSTNode) -> bool:
