@@ -64,13 +64,15 @@ LAYOUTS = {
                 "move": "partly: within its package (folder): codegraft's own",
                 "rename-file": "partly: within its folder (no import names the file); elsewhere refused: no willRenameFiles "
                                "(gopls offers none)",
-                "check": "yes: gopls's errors", "graph": "no: callers, impact and dead code not followed (graft graph refs"},
+                "check": "yes: gopls's errors",
+                "graph": "partly: callers, callees and impact from gopls's call hierarchy, implementations from its "
+                         "textDocument/implementation; dead code not followed"},
          "typescript": {"state": "ok", "server": "typescript-language-server",
                         "move": "yes: typescript-language-server's \"Move to file\" (TypeScript ",
                         "rename-file": "yes: typescript-language-server's willRenameFiles",
                         "replace, insert": "yes: codegraft's own, on whole lines; symbol extents from "
                                            "typescript-language-server's outline, else the syntax tree",
-                        "graph": "no: callers, impact and dead code not followed"},
+                        "graph": "partly: callers, callees and impact from typescript-language-server's call hierarchy"},
          "python": {"state": "ok", "move": "yes: codegraft's own"}},
     ), marks=_needs("basedpyright", "gopls", "typescript-language-server")),
     "a too-old gopls first on PATH": pytest.param(Layout(
