@@ -15,7 +15,7 @@ from lsp_pool.memory import resident_memory
 from lsp_pool.pool import Pool, probe_version
 from lsp_pool.registry import ServerSpec, version_numbers
 from lsp_pool.typescript7 import TSLS
-from lsp_pool.typescript_companion import companion_label, missing_companion
+from lsp_pool.typescript_companion import companion_detail, companion_label, missing_companion
 from lsp_pool.typescript_version import MOVE_TO_FILE, typescript_runtime
 from lsp_pool.server import ManagedServer
 from lsp_pool.pool_requests import PoolEdits, PoolNavigation
@@ -155,7 +155,9 @@ class PoolServices(PoolNavigation, PoolEdits):
                     restarts=managed.restarts if managed is not None else 0,
                 )
             )
-        return statuses
+        configured = {spec.id for spec in self.specs}
+        beside = [server for server in pool.running() if server.spec.id not in configured] if pool is not None else []
+        return statuses + [_beside_status(server) for server in beside]
 
     def serving(self, language: str, folder: str = ".") -> Serving:
         pool = self._api.pool if self._api is not None else Pool(self.config, self.specs)
@@ -212,6 +214,16 @@ def _lacking(spec: ServerSpec, runtime: Runtime | None) -> dict[Feature, str]:
     return {Feature.MOVE_TO_FILE: f"tsserver's \"Move to file\" needs TypeScript {wanted} or later, and the server runs "
                                   f"TypeScript {runtime.version or '(no version)'} from {runtime.folder}: "
                                   "npm install -g typescript@5.9"}
+
+
+def _beside_status(managed: ManagedServer) -> ServerStatus:
+    """A server the pool runs beside a configured one: a TypeScript 7 project's refactoring companion."""
+    alive = managed.state.value not in ("dead", "stopped")
+    pid = managed.connection.pid if alive and managed.connection is not None else None
+    return ServerStatus(id=managed.spec.id, languages=managed.spec.languages, preferred_for=(), found=True,
+                        executable=managed.command[0], version=_plain(managed.server_version), state=managed.state.value,
+                        pid=pid, memory_bytes=resident_memory(pid) if pid else None,
+                        detail=managed.last_exit or companion_detail(managed), restarts=managed.restarts)
 
 
 def _plain(version: str | None) -> str | None:

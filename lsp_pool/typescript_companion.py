@@ -25,7 +25,7 @@ from engine.errors import UnsupportedByServer
 from lsp_pool.config import PoolConfig
 from lsp_pool.registry import SPECS_BY_ID, ServerSpec
 from lsp_pool.server import ManagedServer
-from lsp_pool.typescript7 import TSLS, package_version
+from lsp_pool.typescript7 import TSC_LSP, TSLS, package_version
 
 COMPANION = "typescript-language-server-ts6"
 """The companion's server id: its own key in the pool, apart from the ordinary typescript-language-server."""
@@ -102,3 +102,10 @@ def companion_label(served: ManagedServer | str) -> str:
     version = found[1] if found is not None else PINNED_VERSION
     name = served if isinstance(served, str) else served_name(served)
     return f"typescript-language-server on TypeScript {version} beside {name}"
+
+
+def companion_detail(companion: ManagedServer) -> str:
+    """What ``graft servers`` says of a running companion."""
+    tsserver = companion.spec.initialization_options.get("tsserver")
+    path = tsserver.get("path") if isinstance(tsserver, dict) else None
+    return f"beside {TSC_LSP}, for the refactoring code actions it lacks (move, extract, inline), on {path}"

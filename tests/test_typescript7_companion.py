@@ -106,6 +106,9 @@ def test_extract_variable_comes_from_the_companion_and_the_rename_stays_on_types
         "  return `área ${size}`;\n"
         "}\n")
     assert running(engine) == sorted([TSC_LSP, COMPANION])
+    assert isinstance(engine.services, PoolServices)
+    listed = {status.id: status for status in engine.services.status()}  # graft servers
+    assert listed[COMPANION].pid is not None and str(pinned_prefix()) in listed[COMPANION].detail, listed[COMPANION]
     rename = engine.plan(Rename("src/shapes.ts:area", "surface"))
     assert f"from {TSC_LSP}" in rename.warnings, rename.warnings
     assert "tests/shapes.test.ts" in rename.files
