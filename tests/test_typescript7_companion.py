@@ -134,6 +134,15 @@ def test_inline_comes_from_the_companion(project: Path, engine: Engine) -> None:
     type_check(project)
 
 
+def test_the_companion_sees_what_the_last_apply_wrote(project: Path, engine: Engine) -> None:
+    """An extract applied, then the new variable inlined in the same session: the companion's view of
+    the file follows the apply (it is asked about the file as written), so the round trip leaves the
+    file as it was."""
+    applied(engine, ExtractVariable("src/report.ts:4:19-4:37", "size"))
+    applied(engine, Inline("src/report.ts:4:9"))
+    assert (project / "src" / "report.ts").read_bytes() == (FIXTURE / "src" / "report.ts").read_bytes()
+
+
 def test_a_move_to_another_file_updates_its_importer(project: Path, engine: Engine) -> None:
     (project / "src" / "units.ts").write_text("export function double(x: number): number {\n  return x * 2;\n}\n\n"
                                               "export const unit = 1;\n")
