@@ -214,8 +214,9 @@ class EditServices(Protocol):
     def refactorings(self, source: "SourceFile", span: "Range", kind: str) -> "Answered[list[CodeAction]]":
         """The server's own refactorings of ``kind`` (``refactor.extract.function``,
         ``refactor.extract.constant``, ``refactor.inline.call``) for ``span``, its sub-kinds included,
-        as the server titles them. Raises :class:`engine.errors.UnsupportedByServer` when the serving
-        server offers no refactorings (TypeScript 7's ``tsc --lsp``)."""
+        as the server titles them. Where the serving server offers no refactorings (TypeScript 7's
+        ``tsc --lsp``) they are asked of a server run beside it for them, and the answer names it;
+        :class:`engine.errors.UnsupportedByServer` when there is none."""
         ...
 
     def refactoring_edit(self, source: "SourceFile", action: "CodeAction") -> "Answered[ServerEdit]":
