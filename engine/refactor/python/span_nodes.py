@@ -17,6 +17,7 @@ from libcst.metadata import (
 from engine.errors import Refused
 from engine.positions import Position, Range
 from engine.refactor.python.cst_edits import parse
+from engine.refactor.python.kept_trees import KeptTrees
 from engine.workspace import SourceFile
 
 EFFECTS = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr)
@@ -58,7 +59,15 @@ class PythonTree:
         return self.source.line_starts[position.line] + position.column
 
 
+_KEPT: KeptTrees[PythonTree] = KeptTrees()
+
+
 def read_tree(source: SourceFile) -> PythonTree:
+    """The file's tree with its metadata, resolved once per content (engine.refactor.python.kept_trees)."""
+    return _KEPT.get((source.path, source.sha256), lambda: _resolved_tree(source))
+
+
+def _resolved_tree(source: SourceFile) -> PythonTree:
     wrapper = MetadataWrapper(parse(source), unsafe_skip_copy=True)
     resolved = wrapper.resolve_many((PositionProvider, ParentNodeProvider, ScopeProvider, ExpressionContextProvider))
     return PythonTree(source, wrapper.module, resolved[PositionProvider], resolved[ParentNodeProvider],  # type: ignore[arg-type]
