@@ -9,7 +9,8 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult
 
 from engine.api_surface import code_action_edit, hover as hover_answer, list_code_actions, parse_address, search_symbols
-from frontends.mcp_views import DEFAULT_MAX_CHARS, outline_view, overview_view, symbols_view
+from frontends.mcp_outline import outline_view
+from frontends.mcp_views import DEFAULT_MAX_CHARS, overview_view, symbols_view
 from frontends.render import graph as graph_render, symbols as render
 from frontends.render.edits import last_check
 from frontends.mcp_core import (
@@ -22,9 +23,10 @@ def register_symbol_reads(server: GraftMCPServer, tools: GraftTools) -> None:
     """Outlines, symbol search, a symbol's source, references, definitions, explanations."""
     engine = tools.engine
 
-    @server.tool(annotations=READS, description=("To decide what to read or call in a file: its top level with signatures, docstrings' first "
-                              "sentences and lines, members by name; depth=2 lists members the same way."))
-    def file_outline(path: str, depth: int | None = None, kinds: list[str] | None = None, max_chars: int = DEFAULT_MAX_CHARS,
+    @server.tool(annotations=READS, description=("To decide what to read or call in a file: its top level with lines, signatures and "
+                              "docstrings' first sentences as max_chars (1200) allows, members by name; depth=2 lists members "
+                              "the same way."))
+    def file_outline(path: str, depth: int | None = None, kinds: list[str] | None = None, max_chars: int | None = None,
                      structured: STRUCTURED = False) -> Result:
         return tools.show(lambda: engine.outline(path),
                           lambda listing: view_result(outline_view(listing, depth, checked_kinds(kinds), max_chars, structured,

@@ -15,7 +15,7 @@ from pathlib import PurePosixPath
 from typing import Any, Callable
 
 from engine.api_surface import (
-    FileSymbols, LocatedLine, NavigationResult, NodeRef, OverviewEntry, Symbol, SymbolMatches, UsageError,
+    FileSymbols, LocatedLine, NavigationResult, NodeRef, OverviewEntry, SymbolMatches, UsageError,
 )
 
 View = tuple[dict[str, Any], str]
@@ -69,40 +69,9 @@ def bounded(head: list[str], rows: list[str], tail: Callable[[int], str], max_ch
     return "\n".join([*lines, *kept, tail(left)]), len(kept)
 
 
-def _left_out(count: int, what: str, narrow: str) -> str:
+def left_out(count: int, what: str, narrow: str) -> str:
+    """The closing line of an answer that left ``count`` of ``what`` out, and how to get them."""
     return f"… {count} more {what} left out to fit max_chars: {narrow}, or raise max_chars" if count else ""
-
-
-def _doc_line(symbol: Symbol, lines: list[str]) -> str:
-    """The first line of a symbol's docstring or doc comment, without its quotes or comment marks."""
-    if symbol.doc_range is None:
-        return ""
-    for line in lines[symbol.doc_range.first_line - 1: symbol.doc_range.last_line]:
-        text = _DOC_MARKS.sub("", line.strip()).strip()
-        text = _DOC_END.sub("", text).strip()
-        if text:
-            return text if len(text) <= _DOC_WIDTH else text[: _DOC_WIDTH - 1] + "…"
-    return ""
-
-
-_DOC_MARKS = re.compile(r'^(?:[rRbBuU]{0,2}(?:"""|\'\'\'|"|\')|/\*\*?|\*|///?|#)')
-_DOC_END = re.compile(r'(?:"""|\'\'\'|\*/)$')
-_DOC_WIDTH = 100
-"""A docstring's first line kept in an outline row, at most (the … says it was longer)."""
-
-
-def outline_rows(listing: FileSymbols, chosen: list[Symbol], text: str) -> list[str]:
-    """One row per symbol: kind, name path, lines, signature, and the docstring's first line."""
-    lines = text.splitlines()
-    rows = []
-    for s in chosen:
-        # "class Cart" says nothing the row's kind and name do not.
-        bare = s.signature in ("", s.name) or s.signature.split()[-1:] == [s.name] and len(s.signature.split()) <= 3
-        signature = "" if bare else f"  {s.signature}"
-        doc = _doc_line(s, lines)
-        rows.append(f"{'  ' * (len(s.path) - 1)}{s.kind.label} {s.name_path}  {s.range.first_line}-{s.range.last_line}"
-                    f"{signature}{f'  # {doc}' if doc else ''}")
-    return rows
 
 
 _KIND_RANK = {"code": 0, "tests": 1, "docs": 2}
@@ -124,92 +93,6 @@ def file_rank(path: str) -> int:
     return _KIND_RANK["code"]
 
 
-_SIGNATURE_WIDTH = 120
-"""A signature kept in a summary row, at most (the … says it was longer; read_symbol has it whole)."""
-_SUMMARY_DOC_WIDTH = 72
-
-
-def _clipped(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-_SIGNATURE_END = re.compile(r"\s*:?\s*(#.*)?$")
-"""A definition line's colon and trailing comment (``class _RangeWrapper: # private``), not part of its signature."""
-
-
-def _first_sentence(line: str) -> str:
-    """A docstring line up to the end of its first sentence, its spaces collapsed."""
-    line = " ".join(line.split())
-    end = line.find(". ")
-    return line[: end + 1] if end > 0 else line
-
-
-def summary_rows(listing: FileSymbols, text: str) -> list[str]:
-    """The top level: each symbol's lines, signature and docstring's first line; a symbol with
-    members gets one more row naming them (overloads counted: ``get ×6``)."""
-    lines = text.splitlines()
-    rows = []
-    for symbol in listing.symbols:
-        signature = _SIGNATURE_END.sub("", " ".join(symbol.signature.split()).replace("( ", "(").replace(" )", ")").replace(",)", ")"))
-        said = _clipped(signature, _SIGNATURE_WIDTH) if symbol.name in signature else f"{symbol.kind.label} {symbol.name}"
-        doc = _clipped(_first_sentence(_doc_line(symbol, lines)), _SUMMARY_DOC_WIDTH)
-        first, last = symbol.range.first_line, symbol.range.last_line
-        rows.append(f"{first}{f'-{last}' if last != first else ''}  {said}{f'  # {doc}' if doc else ''}")
-        if symbol.children:
-            counted: dict[str, int] = {}
-            for member in symbol.children:
-                counted[member.name] = counted.get(member.name, 0) + 1
-            rows.append("  members: " + ", ".join(name if count == 1 else f"{name} ×{count}" for name, count in counted.items()))
-    return rows
-
-
-def _summary_view(listing: FileSymbols, max_chars: int, structured: bool, source_text: str) -> View:
-    """The default outline: what a module offers, at a glance; depth=2 gives the members' rows."""
-    rows = summary_rows(listing, source_text)
-    everything = sum(1 for top in listing.symbols for _s in top.walk())
-    head = (f"# {listing.file} ({listing.language or 'unknown'}, {listing.source.value}, {listing.confidence.value}): "
-            f"{len(listing.symbols)} top-level of {everything} symbol(s); members named (depth=2: their signatures too)")
-    text, shown = bounded([head], rows, lambda left: _left_out(left, "rows", "narrow with kinds=[...]"), max_chars)
-    left = len(rows) - shown
-    payload: dict[str, Any] = {"total": everything, "shown": sum(1 for row in rows[:shown] if not row.startswith(" "))}
-    if left:
-        payload["omitted"] = {"rows": left}
-    if structured:
-        payload |= {"file": listing.file, "language": listing.language, "source": listing.source.value,
-                    "confidence": listing.confidence.value, "notes": listing.notes}
-        lines = source_text.splitlines()
-        payload["symbols"] = [{"name_path": s.name_path, "kind": s.kind.label, "line": s.range.first_line,
-                               "end_line": s.range.last_line, "signature": s.signature, "doc": _doc_line(s, lines),
-                               "members": [c.name for c in s.children]} for s in listing.symbols[: payload["shown"]]]
-    return payload, text
-
-
-def outline_view(listing: FileSymbols, depth: int | None, kinds: frozenset[str], max_chars: int, structured: bool,
-                 source_text: str = "") -> View:
-    """``source_text``: the file's text, for the docstrings' first lines. Without depth or kinds,
-    the summary (:func:`_summary_view`); with either, a row per symbol chosen."""
-    if depth is None and not kinds:
-        return _summary_view(listing, max_chars, structured, source_text)
-    chosen = [s for top in listing.symbols for s in top.walk()
-              if (depth is None or len(s.path) <= depth) and (not kinds or s.kind.label in kinds)]
-    rows = outline_rows(listing, chosen, source_text)
-    head = f"# {listing.file} ({listing.language or 'unknown'}): {len(chosen)} symbol(s) from {listing.source.value} ({listing.confidence.value})"
-    text, shown = bounded([head, *(f"# note: {n}" for n in listing.notes)], rows,
-                          lambda left: _left_out(left, "symbols", "narrow with depth=1 or kinds=[...]"), max_chars)
-    kept, left = rows[:shown], len(rows) - shown
-    payload: dict[str, Any] = {"total": len(chosen), "shown": len(kept)}
-    if left:
-        payload["omitted"] = {"symbols": left}
-    if structured:
-        payload |= {"file": listing.file, "language": listing.language, "source": listing.source.value,
-                    "confidence": listing.confidence.value, "notes": listing.notes}
-        lines = source_text.splitlines()
-        payload["symbols"] = [{"name_path": s.name_path, "kind": s.kind.label, "line": s.range.first_line,
-                               "end_line": s.range.last_line, "signature": s.signature, "doc": _doc_line(s, lines)}
-                              for s in chosen[: len(kept)]]
-    return payload, text
-
-
 def overview_view(entries: list[OverviewEntry], kinds: frozenset[str], max_chars: int, structured: bool) -> View:
     """Package code first, then tests, then docs and examples (each in path order): the budget
     goes to what an agent works on. When not everything fits, every package file is still named,
@@ -221,7 +104,7 @@ def overview_view(entries: list[OverviewEntry], kinds: frozenset[str], max_chars
     rows = [row for _entry, (header, symbols) in listed for row in [header, *symbols]]
 
     def tail(left: int) -> str:
-        return _left_out(left, "rows", "narrow with under=FOLDER, depth=1 or kinds=[...]")
+        return left_out(left, "rows", "narrow with under=FOLDER, depth=1 or kinds=[...]")
 
     package = [header for entry, (header, _symbols) in listed if file_rank(entry.path) == 0]
     room = max_chars - len(tail(len(rows))) - 1
@@ -291,7 +174,7 @@ def located_view(result: NavigationResult, lines: list[LocatedLine], max_chars: 
     rows = [_located_row(line) for line in lines]
     head = f"{len(lines)} location(s) from {result.source.value} ({result.confidence.value})"
     text, count = bounded([head, *(f"note: {n}" for n in result.notes)], rows,
-                          lambda left: _left_out(left, "locations", "ask about a narrower symbol"), max_chars)
+                          lambda left: left_out(left, "locations", "ask about a narrower symbol"), max_chars)
     kept, left = rows[:count], len(rows) - count
     payload: dict[str, Any] = {"total": len(lines)}
     if left:

@@ -14,6 +14,7 @@ import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
+from frontends.mcp_outline import _parameters
 from frontends.mcp_views import file_rank
 from tests.conftest import SAMPLE
 
@@ -111,8 +112,8 @@ def test_file_outline_carries_signatures_and_docstrings(project: Path) -> None:
 
 def test_file_outline_by_default_is_the_top_level_with_members_named(project: Path) -> None:
     """An outline row per symbol was 5.7k characters on werkzeug's wsgi.py: by default the top
-    level comes with signatures and first sentences, each class's members by name (overloads
-    counted), and the head says how to get the members' rows (depth=2)."""
+    level comes with its first lines, signatures and first sentences, each class's members by
+    name (overloads counted), and the head says how to get the members' rows (depth=2)."""
     async def run() -> Any:
         async with Client(_params(project)) as client:
             return (await client.call_tool("file_outline", {"path": "shop/models.py"}),
@@ -121,16 +122,59 @@ def test_file_outline_by_default_is_the_top_level_with_members_named(project: Pa
 
     summary, data, members = asyncio.run(run())
     rows = summary.content[0].text.splitlines()
-    assert "5 top-level of" in rows[0] and "depth=2" in rows[0]
-    assert "70-73  def next_order_number() -> int" in rows
-    assert "15-25  class LineItem  # One product on an order." in rows
-    assert "  members: customer, items, currency, Status, add ×3, total, describe" in rows
+    assert "5 top-level of" in rows[0] and "depth=2" in rows[0] and "left out" not in rows[0]
+    assert "70 def next_order_number() -> int" in rows
+    assert "15 class LineItem: sku, quantity, unit_price, total  # One product on an order." in rows
+    assert "28 class Order: customer, items, currency, Status, add ×3, total, describe  # A customer's order." in rows
     assert not any("def add(" in row for row in rows)  # the members' signatures are depth=2's
     assert "def add(self, sku: str, quantity: int, unit_price: Decimal) -> Order" in members.content[0].text
     order = next(s for s in data.structured_content["symbols"] if s["name_path"] == "Order")
     assert order["members"] == ["customer", "items", "currency", "Status", "add", "add", "add", "total", "describe"]
     assert data.structured_content["shown"] == 5 and "omitted" not in data.structured_content
     assert len(summary.content[0].text) < len(members.content[0].text)
+
+
+_GLANCE = "".join(f'def compute_{i}(value: int, label: str = "x", *, scale: float = 1.0) -> dict[str, int]:\n'
+                  f'    """Compute the {i}th figure of a value. More prose follows."""\n    return {{label: value}}\n\n\n'
+                  for i in range(10)) + 'class Ledger:\n    """Keeps entries."""\n\n    def add(self, entry: int) -> None:\n        pass\n'
+
+
+def test_file_outline_gives_less_detail_to_fit_and_says_what_and_how_to_get_it(project: Path) -> None:
+    """The default outline (werkzeug's wsgi.py: 2.1k characters against Serena's 0.5k) fits 1,200
+    characters by steps: parameters' names for whole signatures, then no docstrings, then names
+    alone; every top-level name stays, and the head says what was left out and the max_chars
+    that has it all."""
+    (project / "shop" / "glance.py").write_text(_GLANCE)
+
+    async def run() -> Any:
+        async with Client(_params(project)) as client:
+            glance: Any = await client.call_tool("file_outline", {"path": "shop/glance.py"})
+            whole = int(glance.content[0].text.split("max_chars=")[2].split()[0])
+            return [glance, *[await client.call_tool("file_outline", {"path": "shop/glance.py", "max_chars": budget})
+                              for budget in (whole, 700, 400)]]
+
+    glance, whole, smaller, names = asyncio.run(run())
+    head, *rows = glance.content[0].text.splitlines()
+    assert len(glance.content[0].text) <= 1200 and glance.structured_content["left_out"] == "types and defaults"
+    assert "types and defaults left out to fit max_chars=1200: max_chars=" in head
+    assert rows[0] == "1 compute_0(value, label, *, scale)  # Compute the 0th figure of a value."
+    assert rows[-1] == "51 class Ledger: add  # Keeps entries."
+    assert '1 def compute_0(value: int, label: str = "x", *, scale: float = 1.0) -> dict[str, int]  # Compute the 0th figure' \
+        in whole.content[0].text and "left out" not in whole.content[0].text
+    assert "6 compute_1(value, label, *, scale)" in smaller.content[0].text.splitlines() and "# Compute" not in smaller.content[0].text
+    assert "6 compute_1" in names.content[0].text.splitlines() and "signatures and docstrings left out" in names.content[0].text
+    for answer in (glance, smaller, names):
+        assert all(f"compute_{i}" in answer.content[0].text for i in range(10)) and "Ledger" in answer.content[0].text
+
+
+def test_file_outline_parameters_by_language() -> None:
+    """A signature's parameters' names, whatever the language writes first, its receiver left out."""
+    assert _parameters("def f(self, a: int = 1, *args: str, **kw: int) -> None", "f", "python") == "a, *args, **kw"
+    assert _parameters("function f<T extends {}>(this: Window, a?: T, { b }: Opts = {}): void", "f", "typescript") == "a?, { b }"
+    assert _parameters("func (s *Set) Add(key, value string, n int) error", "Add", "go") == "key, value, n"
+    assert _parameters("public static int sum(final int[] values, Map<String, Integer> seen)", "sum", "java") == "values, seen"
+    assert _parameters("def f(a: int, b: dict[str, in…", "f", "python") == "a, …"
+    assert _parameters("class C(Base)", "D", "python") is None
 
 
 def test_project_overview_names_every_package_file_when_symbols_do_not_fit(project: Path) -> None:
