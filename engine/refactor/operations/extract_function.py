@@ -1,5 +1,6 @@
-"""``extract-function``: whole statements into a new function, or a method when they use
-``self``/``cls``; its policy is engine.refactor.policy.extract_function."""
+"""``extract-function``: whole statements (or, in Python, one expression, which the function
+returns) into a new function, or a method when they use ``self``/``cls``; its policy is
+engine.refactor.policy.extract_function."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from engine.refactor.operations.extract_variable import LINES_HELP, MATCH_HELP, 
 @dataclass(frozen=True)
 class ExtractFunction(RefactorOperation):
     name: ClassVar[str] = "extract-function"
-    summary: ClassVar[str] = "extract whole statements into a function (Python: a method if they use self/cls; TS/Go: the server's)"
+    summary: ClassVar[str] = "extract statements or an expression into a function (a method if they use self/cls; TS/Go: server's)"
     mcp_tool: ClassVar[str] = "extract_function"
     lsp_command: ClassVar[str] = "graft.extractFunction"
     destructive: ClassVar[bool] = False

@@ -1,4 +1,5 @@
-"""``extract-function``: Python's own implementation on LibCST (engine.refactor.python.extract_function);
+"""``extract-function``: Python's own implementation on LibCST (engine.refactor.python.extract_expression
+for one expression, engine.refactor.python.extract_function for whole statements);
 TypeScript, JavaScript and Go through their servers' refactorings (engine.refactor.code_actions);
 other languages are refused (``unsupported_language``)."""
 
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 
 
 def plan(operation: ExtractFunction, context: PlanContext) -> RefactorPlan:
-    from engine.refactor.python.extract_function import plan_extract_function
+    from engine.refactor.python.extract_expression import plan_extract_function
 
     selection = select(context, operation.address, operation.lines, operation.match)
     if is_served(selection):

@@ -6,6 +6,10 @@ names bound in the span and read after it (or anywhere in a loop around it). The
 move as they are (comments and formatting kept), re-indented. ``await`` makes the function
 ``async`` and its call awaited.
 
+At module level the function goes above the code (it runs as the module is imported) and every
+name the span binds comes back (importers may read it). One expression, rather than statements,
+is engine.refactor.python.extract_expression's, which reuses this module's checks.
+
 What refuses: a span that is not whole statements of one block (``not_whole_statements``); a
 ``return`` (``contains_return``), ``yield`` (``contains_yield``), ``break`` or ``continue`` of a
 loop outside the span (``contains_loop_jump``), or a ``global``/``nonlocal`` (``cannot_extract_here``)
@@ -26,11 +30,10 @@ from engine.errors import Refused
 from engine.positions import Position, Range
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.cst_edits import bound_name
-from engine.refactor.python.extract_variable import NameClash, check_identifier
+from engine.refactor.python.extract_variable import NameClash
 from engine.refactor.python.span_nodes import (
-    CannotExtractHere, PythonTree, binding_scope, name_in_use, names_meaning, nodes_within, read_tree, reads_locals_dynamically, trimmed,
+    CannotExtractHere, PythonTree, binding_scope, name_in_use, names_meaning, nodes_within, reads_locals_dynamically,
 )
-from engine.refactor.selection import Selection
 from engine.symbols import Confidence, Source
 
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -53,12 +56,11 @@ class ContainsLoopJump(Refused):
     code = "contains_loop_jump"
 
 
-def plan_extract_function(selection: Selection, name: str) -> RefactorPlan:
-    check_identifier(name)
-    tree = read_tree(selection.source)
-    span = trimmed(tree, selection.range)
+def plan_extract_statements(tree: PythonTree, span: Range, name: str, where: str) -> RefactorPlan:
+    """The plan for the whole statements ``span`` (trimmed) covers; the entry point, which also takes
+    one expression, is engine.refactor.python.extract_expression.plan_extract_function."""
     first, last = span.start.line, span.end.line
-    statements = _statements(tree, first, last, selection.describe())
+    statements = _statements(tree, first, last, where)
     block = tree.parents[statements[0]]
     owner = _owner_function(tree, block)
     _check_moveable(tree, statements)
@@ -93,7 +95,8 @@ def _statements(tree: PythonTree, first: int, last: int, where: str) -> list[cst
             if not any(chosen_one in tree.ancestors(node) for chosen_one in chosen):
                 chosen.append(node)
         elif not (lines[0] <= first and last <= lines[1] and _inside_body(tree, node, first)):
-            raise NotWholeStatements(f"{where} cuts the statement on lines {lines[0] + 1}-{lines[1] + 1}; select whole statements")
+            raise NotWholeStatements(f"{where} cuts the statement on lines {lines[0] + 1}-{lines[1] + 1}; select whole statements "
+                                         "or exactly one expression")
     if not chosen:
         raise NotWholeStatements(f"{where} holds no whole statement; select whole statements (or --lines FIRST-LAST)")
     block = tree.parents[chosen[0]]
@@ -228,7 +231,7 @@ def _flow(tree: PythonTree, statements: list[cst.BaseStatement], inside: Range, 
         if loops and name not in results and any(not _bound_before(tree, read, statements, name) for read in reads.get(name, [])):
             results.append(name)
     parameters: list[str] = []
-    enclosing = _enclosing_scopes(scope)
+    enclosing = enclosing_scopes(scope)
     for statement in statements:
         for node in nodes_within(statement):
             # A closure's name, bound by a function around the one the span is in: the new function,
@@ -248,7 +251,7 @@ def _flow(tree: PythonTree, statements: list[cst.BaseStatement], inside: Range, 
     return parameters, results
 
 
-def _enclosing_scopes(scope: Scope) -> list[Scope]:
+def enclosing_scopes(scope: Scope) -> list[Scope]:
     """The scopes around ``scope``, innermost first, without it."""
     found: list[Scope] = []
     while scope.parent is not scope:
