@@ -97,7 +97,7 @@ def diagnose(workspace: Workspace, services: LanguageServices | None, *, every_f
 def capabilities(kind: Language, serving: Serving) -> tuple[Capability, ...]:
     """What each operation and query does for files of ``kind`` when ``serving`` says who serves them."""
     return (_rename(kind, serving), _move(kind, serving), _rename_file(kind, serving), _replace_insert(kind, serving),
-            _delete(kind, serving), _check(kind, serving), _graph(kind))
+            _delete(kind, serving), _check(kind, serving), _graph(kind, serving))
 
 
 def _has(serving: Serving, feature: Feature) -> bool:
@@ -190,9 +190,14 @@ def _check(kind: Language, serving: Serving) -> Capability:
     return Capability("check", PARTLY, f"syntax only: {syntax}{asked}")
 
 
-def _graph(kind: Language) -> Capability:
+def _graph(kind: Language, serving: Serving) -> Capability:
     if kind.graph_sees_uses:
         return Capability("graph", YES, "callers, impact and dead code followed by codegraft's graph")
+    if _has(serving, Feature.CALL_HIERARCHY):
+        implementations = (", implementations from its textDocument/implementation"
+                           if _has(serving, Feature.IMPLEMENTATION) else "")
+        return Capability("graph", PARTLY, f"callers, callees and impact from {serving.server}'s call hierarchy"
+                                           f"{implementations}; dead code not followed (the graph follows no uses here)")
     return Capability("graph", NO, "callers, impact and dead code not followed (graft graph refs asks the server)")
 
 
