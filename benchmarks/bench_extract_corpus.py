@@ -102,7 +102,7 @@ def rope(root: Path, case: dict[str, object], source_folder: str = ".") -> None:
         text = resource.read()
         start, end = _offsets(text, case)
         kind = str(case["kind"])
-        if kind == "extract-function":
+        if kind in ("extract-function", "extract-function-expression"):  # rope's ExtractMethod takes either
             changes = ExtractMethod(project, resource, start, end).get_changes(str(case["new_name"]))
         elif kind == "extract-variable":
             changes = ExtractVariable(project, resource, start, end).get_changes(str(case["new_name"]))
@@ -217,6 +217,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", help="one project")
     parser.add_argument("--tools", default="codegraft,rope")
+    parser.add_argument("--kind", help="only the cases of this kind (extract-function-expression, ...)")
     options = parser.parse_args()
     tools = options.tools.split(",")
     names = [str(p["name"]) for p in tomllib.loads(CASES.read_text(encoding="utf-8"))["project"]]
@@ -233,6 +234,8 @@ def main() -> None:
             continue
         print(f"\n## {name} {project['version']} ({baseline} tests)")
         for number, case in enumerate(cast(list[dict[str, object]], project["case"]), 1):
+            if options.kind and case["kind"] != options.kind:
+                continue
             cells = []
             for tool in tools:
                 outcome = attempt(tool, source, project, case, baseline)

@@ -16,7 +16,11 @@ The candidates, per kind, in the project's package (not its tests):
   called by name in its module, at a call that is a whole statement (``x = f()``/``return f()``);
 * inline-function (at every call): such a function that no other file of the project names;
 * introduce-parameter: a number or a one-line string (not a docstring, nor in an f-string) in a
-  module-level function's body, the parameter taking it as its default.
+  module-level function's body, the parameter taking it as its default;
+* extract-function-expression (an expression into a function that returns it): a call, an
+  arithmetic or boolean operation, a comparison or a conditional expression that is the value of
+  a function's ``return`` or assignment, or an argument or operand within it (added in session
+  25; the kind is sampled last, so the earlier kinds' picks are unchanged).
 """
 
 from __future__ import annotations
@@ -180,6 +184,25 @@ def introduce_parameter(module: Module) -> Iterator[dict[str, object]]:
                 break
 
 
+_EXPRESSIONS = (cst.Call, cst.BinaryOperation, cst.BooleanOperation, cst.Comparison, cst.IfExp)
+
+
+def extract_expression(module: Module) -> Iterator[dict[str, object]]:
+    for function in functions(module):
+        for statement in walk(function.body):
+            if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+                continue
+            small = statement.body[0]
+            value = small.value if isinstance(small, (cst.Return, cst.Assign)) else None
+            if value is None or _inner_function(module, statement) is not function:
+                continue
+            for node in walk(value):
+                parent = module.parents.get(node)
+                if isinstance(node, _EXPRESSIONS) and (node is value or isinstance(parent, (cst.Arg, cst.BinaryOperation))) \
+                        and not _has(node, (cst.Yield, cst.Await, cst.NamedExpr)):
+                    yield {"op": "extract-function", "address": module.span(node), "new_name": "_graft_extracted"}
+
+
 def _inner_function(module: Module, node: cst.CSTNode) -> cst.CSTNode | None:
     return next((a for a in module.ancestors(node) if isinstance(a, (cst.FunctionDef, cst.Lambda, cst.ClassDef))), None)
 
@@ -202,7 +225,8 @@ def pick(root: Path, package: str, seed: int, each: int) -> list[dict[str, objec
         for kind, found in (("extract-function", extract_function(module)), ("extract-variable", extract_variable(module)),
                             ("inline-variable", inline_variable(module)), ("inline-call", inline_call(module)),
                             ("inline-function", inline_function(module, others)),
-                            ("introduce-parameter", introduce_parameter(module))):
+                            ("introduce-parameter", introduce_parameter(module)),
+                            ("extract-function-expression", extract_expression(module))):
             candidates.setdefault(kind, []).extend(found)
     chosen = []
     generator = random.Random(seed)
