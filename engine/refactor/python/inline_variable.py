@@ -3,7 +3,7 @@
 What refuses: a name with more than one binding (``reassigned``); a binding that is not one
 ``name = value`` statement of its own line (``unsupported_definition``); a module or class
 variable, which other code may read by attribute (``not_local``); a use in a nested function,
-lambda or comprehension (``used_in_nested_scope``); a value that reads a name rebound between
+lambda or comprehension (``used_in_nested_scope``); a value that reads a name rebound or deleted between
 the assignment and a use (``value_changes``); a value with effects or that reads state, used
 more than once or after other code with effects ran (``evaluation_order_changes``, which
 ``allow_reordering`` lets pass); a variable nothing reads (``not_used``).
@@ -146,18 +146,25 @@ def _check_value_stays(tree: PythonTree, statement: cst.CSTNode, value: cst.Base
     """Every name the value reads must be bound to the same thing at each use: no binding of it may
     lie between the assignment and a use, nor anywhere in a loop that holds the use but not the assignment."""
     defined = tree.span(statement).end
-    for read in read_names(tree, value):
+    reads = read_names(tree, value)
+    deleted = _deletions(tree, {read.value for read in reads})
+    for read in reads:
         scope = tree.scopes.get(read)
         if scope is None:
             continue
-        for other in scope[read.value]:
-            if not isinstance(other, Assignment) or other.node not in tree.positions:
-                continue
-            at = tree.span(other.node).start
+        bound = [tree.span(o.node).start for o in scope[read.value] if isinstance(o, Assignment) and o.node in tree.positions]
+        for at in bound + [tree.span(d).start for d in deleted if d.value == read.value and tree.scopes.get(d) is scope]:
             for use in uses:
                 if defined <= at < tree.span(use).start or _in_loop_around(tree, use, statement, at):
-                    raise ValueChanges(f"{name}'s value reads {read.value}, which is bound again on line {at.line + 1}, before "
-                                       f"the use on line {tree.span(use).start.line + 1}; inlining would read the new value")
+                    raise ValueChanges(f"{name}'s value reads {read.value}, which is bound again or deleted on line "
+                                       f"{at.line + 1}, before the use on line {tree.span(use).start.line + 1}; inlining would "
+                                       "read the new value, or none")
+
+
+def _deletions(tree: PythonTree, names: set[str]) -> list[cst.Name]:
+    """The ``del NAME`` targets of these names in the file (a deleted name is unbound, not rebound)."""
+    return [node for node in nodes_within(tree.module)
+            if isinstance(node, cst.Name) and node.value in names and tree.contexts.get(node) is ExpressionContext.DEL]
 
 
 def _check_formatted_strings(tree: PythonTree, value: cst.BaseExpression, uses: list[cst.CSTNode], name: str) -> None:
