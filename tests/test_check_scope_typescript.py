@@ -101,6 +101,14 @@ def test_a_namespace_import_and_export_star_pass_any_name_on() -> None:
     assert sorted(reached) == ["all.ts", "numbers.ts", "reexport.ts", "uses.ts"] and beyond == 0
 
 
+def test_an_import_star_in_a_comment_or_a_string_takes_no_module() -> None:
+    """redux's bindActionCreators.ts tells its users to ``import * as`` in its docs and messages."""
+    texts = {"docs.ts": "/**\n * One way is to use `import * as` syntax.\n */\nconst hint = `use \"import * as X\"`\n"}
+    reached, _ = narrowed({"a.ts": frozenset({"kind"})}, lambda paths: sorted(texts) if paths == ["a.ts"] else [],
+                          lambda path: texts[path], 50)
+    assert reached == []
+
+
 def test_a_default_import_sees_the_default_export_whatever_it_calls_it() -> None:
     texts = {"thing.ts": "import Thing from './store'\n", "named.ts": "import { Other } from './store'\n"}
     reached, _ = narrowed({"store.ts": frozenset({"Store", "default"})}, lambda paths: sorted(texts) if paths == ["store.ts"] else [],

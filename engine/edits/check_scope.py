@@ -167,7 +167,7 @@ def _words(path: str, text: str | None) -> frozenset[str] | None:
     """What an importer may see: the words it mentions (in code, a string or an annotation alike);
     None, anything, when it imports everything from somewhere or cannot be read."""
     if text is not None and path.endswith(TS_SUFFIXES):
-        return ts_words(path, text)
+        return ts_words(text)
     if text is None or _STAR_IMPORT.search(text):
         return None
     return frozenset(_WORD.findall(text))

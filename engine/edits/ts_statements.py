@@ -41,6 +41,9 @@ WHOLE_MODULE = "*module"
 _EVERYTHING = frozenset({"*"})
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 _WHOLE_MODULE_CALL = re.compile(r"\b(?:require|import)\s*\(")
+_WHOLE_MODULE_LINE = re.compile(r"^\s*(?:import\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?\*|export\s+(?:type\s+)?\*|import\s+[\w$]+\s*=)", re.MULTILINE)
+"""``import * as m``, ``import d, * as m``, ``export *``, ``export * as m``, ``import m = require()``, at a line's start."""
+_DEFAULT_IMPORT_LINE = re.compile(r"^\s*import\s+(?:type\s+)?[\w$]+\s*(?:,|from\b)", re.MULTILINE)
 _NAMED = frozenset({"function_declaration", "generator_function_declaration", "function_signature", "class_declaration",
                     "abstract_class_declaration", "interface_declaration", "type_alias_declaration", "enum_declaration",
                     "internal_module", "module"})
@@ -84,19 +87,16 @@ def ts_declarations(path: str, data: bytes) -> tuple[Declaration, ...] | None:
     return tuple(declarations)
 
 
-def ts_words(path: str, text: str) -> frozenset[str] | None:
+def ts_words(text: str) -> frozenset[str] | None:
     """The words an importer mentions (in code, a string or a comment alike), ``default`` when it
     takes a default export; None, any name, when it takes a whole module or re-exports everything
-    from one, or does not parse."""
-    root = _parser.parse(_language(path), text.encode("utf-8")).root_node
-    if root.has_error or _WHOLE_MODULE_CALL.search(text):
+    from one. Read by line, not parsed: every importer of a changed file is read, and a line
+    that only looks like such an import (in a template string) only keeps more in scope."""
+    if _WHOLE_MODULE_CALL.search(text) or _WHOLE_MODULE_LINE.search(text):
         return None
     words = set(_WORD.findall(text))
-    for node in root.named_children:
-        if _takes_whole_module(node):
-            return None
-        if node.type == "import_statement" and _default_import(node):
-            words.add("default")
+    if _DEFAULT_IMPORT_LINE.search(text):
+        words.add("default")
     return frozenset(words)
 
 
