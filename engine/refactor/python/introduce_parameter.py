@@ -8,8 +8,10 @@ name the function (or a function around it) binds (``reads_local``); as a defaul
 builds a list, dict or set (``mutable_default``: one object would be shared by every call), or
 that calls code or reads state that may change (``evaluation_order_changes``, unless
 ``allow_reordering``), or that reads a module name bound after the function (``not_constant``);
-a name the ``def``'s scope sees otherwise (``name_clash``). Passed at the calls: a function that
-is not module-level, or a use of it that is not a call this can change (``unresolved_callers``);
+a name the ``def``'s scope sees otherwise (``name_clash``). Passed at the calls: a nested
+function, a method without a references search's answer (or a dunder, which Python calls itself),
+or a use that is not a call this can change (``unresolved_callers``; a method's calls are the
+references found, engine.refactor.python.method_calls);
 a call that forwards ``*args``/``**kwargs`` (``forwarded_arguments``); a call in another file when
 the expression reads names that file would have to import (``used_elsewhere``).
 """
@@ -22,10 +24,11 @@ from libcst.metadata import Assignment, BuiltinScope, ClassScope, ExpressionCont
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.errors import Refused
 from engine.refactor.plan import RefactorPlan
-from engine.refactor.python.call_sites import find_call_sites
+from engine.refactor.python.call_sites import CallSites, find_call_sites
 from engine.refactor.python.cst_edits import spliced
 from engine.refactor.python.extract_variable import NameClash, NotAnExpression, NotConstant, check_identifier
 from engine.refactor.python.inline_function import UsedElsewhere
+from engine.refactor.python.method_calls import MethodReferences, method_call_sites
 from engine.refactor.python.span_nodes import (
     EFFECTS, EvaluationOrderChanges, PythonTree, binding_scope, expression_at, name_in_use, nodes_within, read_names,
     read_tree, trimmed,
@@ -58,9 +61,10 @@ class ForwardedArguments(Refused):
 
 
 def plan_introduce_parameter(selection: Selection, name: str, *, pass_at_calls: bool, allow_reordering: bool,
-                             other_files: list[SourceFile]) -> RefactorPlan:
+                             other_files: list[SourceFile], method_references: MethodReferences | None = None) -> RefactorPlan:
     """``other_files``: the workspace's other Python files whose text names the function (read
-    only when the value is passed at the calls)."""
+    only when the value is passed at the calls); ``method_references``: where a references search
+    found a method's name (only for a method whose value is passed at the calls)."""
     check_identifier(name)
     tree = read_tree(selection.source)
     node, function = _expression_in_function(tree, selection)
@@ -74,14 +78,19 @@ def plan_introduce_parameter(selection: Selection, name: str, *, pass_at_calls: 
     warnings: list[str] = []
     if pass_at_calls:
         _check_evaluated_first(tree, node, function, where, allow_reordering, warnings)
-        changes = _pass_at_calls(tree, node, function, name, code, other_files)
+        changes = _pass_at_calls(tree, node, function, name, code, other_files, method_references)
+        if method_references is not None:
+            warnings.append(f"the calls of {function.name.value} are the references {method_references.found_by} found, "
+                            "each checked against every .{0} in the files that name it".format(function.name.value))
         if not function.name.value.startswith("_"):
             warnings.append(f"{function.name.value} is a public name of {tree.source.path}: calls outside this workspace "
                             f"do not pass {name} and will fail")
     else:
         _check_default(tree, node, where, allow_reordering, warnings)
         changes = [spliced(tree.source, [_replacement(tree, node, name), _parameter(tree, function, f"{name}={code}", keyword=False)])]
-    return RefactorPlan("introduce-parameter", WorkspaceEdit(tuple(changes)), Source.AST, Confidence.HIGH, warnings)
+    # A method's calls are the server's answer when one gave the references.
+    source = Source.LSP if method_references is not None and method_references.found_by == Source.LSP.value else Source.AST
+    return RefactorPlan("introduce-parameter", WorkspaceEdit(tuple(changes)), source, Confidence.HIGH, warnings)
 
 
 def _expression_in_function(tree: PythonTree, selection: Selection) -> tuple[cst.BaseExpression, cst.FunctionDef]:
@@ -200,11 +209,8 @@ def _check_evaluated_first(tree: PythonTree, node: cst.BaseExpression, function:
 
 
 def _pass_at_calls(tree: PythonTree, node: cst.BaseExpression, function: cst.FunctionDef, name: str, code: str,
-                   other_files: list[SourceFile]) -> list[FileChange]:
-    if not isinstance(tree.parents.get(function), cst.Module):
-        raise UnresolvedCallers(f"{function.name.value} is a method or a nested function: its calls cannot all be found "
-                                "without types; introduce the parameter with a default instead")
-    found = find_call_sites(tree, function, other_files)
+                   other_files: list[SourceFile], method_references: MethodReferences | None) -> list[FileChange]:
+    found = _call_sites(tree, function, other_files, method_references)
     if found.other_uses:
         raise UnresolvedCallers(f"{function.name.value} is used where a call cannot be changed: "
                                 + "; ".join(str(use) for use in found.other_uses[:5]) + "; nothing was changed")
@@ -223,6 +229,37 @@ def _pass_at_calls(tree: PythonTree, node: cst.BaseExpression, function: cst.Fun
         if edits:
             changes.append(spliced(calls.tree.source, edits))
     return changes
+
+
+def _call_sites(tree: PythonTree, function: cst.FunctionDef, other_files: list[SourceFile],
+                method_references: MethodReferences | None) -> CallSites:
+    named = function.name.value
+    if isinstance(tree.parents.get(function), cst.Module):
+        return find_call_sites(tree, function, other_files)
+    if class_path(tree, function) is None:
+        raise UnresolvedCallers(f"{named} is a nested function: its calls cannot all be found; introduce the parameter "
+                                "with a default instead")
+    if named.startswith("__") and named.endswith("__"):
+        raise UnresolvedCallers(f"{named} is a special method, which Python calls itself (without the new argument); "
+                                "introduce the parameter with a default instead")
+    if method_references is None:
+        raise UnresolvedCallers(f"{named} is a method: its calls (obj.{named}(...)) take types to find, and no references "
+                                "search answered; introduce the parameter with a default instead")
+    return method_call_sites(tree, function, method_references, other_files)
+
+
+def class_path(tree: PythonTree, function: cst.FunctionDef) -> str | None:
+    """``Class/method`` (outer classes first) when ``function`` is defined directly in a class body
+    of classes only, up to the module; None otherwise."""
+    parts = [function.name.value]
+    node: cst.CSTNode = function
+    while not isinstance(block := tree.parents.get(node), cst.Module):
+        holder = tree.parents.get(block) if block is not None else None
+        if not isinstance(block, cst.IndentedBlock) or not isinstance(holder, cst.ClassDef):
+            return None
+        parts.insert(0, holder.name.value)
+        node = holder
+    return "/".join(parts) if len(parts) > 1 else None
 
 
 def _check_call(tree: PythonTree, call: cst.Call, function: str, reads: list[str], own_module: bool) -> None:
@@ -291,3 +328,9 @@ def enclosing_function_name(selection: Selection) -> str:
     """The name of the function whose body holds the selected expression (refused as the plan
     would be when there is none)."""
     return _expression_in_function(read_tree(selection.source), selection)[1].name.value
+
+
+def enclosing_method_path(selection: Selection) -> str | None:
+    """``Class/method`` when the function whose body holds the selected expression is a method."""
+    tree = read_tree(selection.source)
+    return class_path(tree, _expression_in_function(tree, selection)[1])
