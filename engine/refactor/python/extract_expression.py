@@ -27,7 +27,7 @@ from engine.errors import Refused
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.extract_function import (
     ContainsYield, awaits, check_class_bound, check_name_free, enclosing_scopes, indent_of, indent_unit, lines_of, method_kind,
-    own_nodes, placed, plan_extract_statements,
+    own_nodes, placed, plan_extract_statements, receiver_for_super,
 )
 from engine.refactor.python.extract_variable import NotAnExpression, check_identifier
 from engine.refactor.python.span_nodes import (
@@ -72,7 +72,7 @@ def plan_extract_expression(tree: PythonTree, expression: cst.BaseExpression, na
     owner, deferred = _runs_in(tree, expression)
     is_async = _check_moveable(tree, expression, owner, where)
     parameters = _parameters(tree, expression)
-    method = method_kind(tree, owner, parameters)
+    method = method_kind(tree, owner, receiver_for_super(owner, [expression], parameters))
     if method is not None:
         parameters = [p for p in parameters if p != method[1]]
     else:

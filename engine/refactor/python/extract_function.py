@@ -73,7 +73,7 @@ def plan_extract_statements(tree: PythonTree, span: Range, name: str, where: str
     scope = tree.scopes.get(statements[0])
     parameters, results = _flow(tree, statements, inside, scope, owner)
     is_async = any(awaits(node) for statement in statements for node in own_nodes(statement))
-    method = method_kind(tree, owner, parameters)
+    method = method_kind(tree, owner, receiver_for_super(owner, statements, parameters))
     if method is not None:
         parameters = [p for p in parameters if p != method[1]]
     else:
@@ -322,6 +322,16 @@ def _unconditionally_bound_by(tree: PythonTree, statements: list[cst.BaseStateme
         if isinstance(holder, cst.SimpleStatementLine) and any(holder is statement for statement in statements):
             ends.append(tree.span(holder).end)
     return min(ends) if ends else None
+
+
+def receiver_for_super(owner: cst.FunctionDef | None, roots: Sequence[cst.CSTNode], parameters: list[str]) -> list[str]:
+    """``parameters`` with the method's receiver first when the code calls ``super()`` without
+    arguments, which reads it (and the class) unseen: only a method of the class can run that."""
+    bare = any(isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super" and not node.args
+               for root in roots for node in own_nodes(root))
+    if owner is None or not bare or not owner.params.params or owner.params.params[0].name.value in parameters:
+        return parameters
+    return [owner.params.params[0].name.value, *parameters]
 
 
 def method_kind(tree: PythonTree, owner: cst.FunctionDef | None, parameters: list[str]) -> tuple[str, str] | None:
