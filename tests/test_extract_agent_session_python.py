@@ -1,7 +1,8 @@
 """An agent's session over MCP (the official SDK's client, a real `graft mcp` process over stdio) on
 a real Python project: it looks around, reads a long method, extracts a helper from it (a dry run
-first), extracts a variable, introduces a parameter and inlines a call, runs the project's own
-tests, then undoes every step and finds the files as they were, byte for byte (issue 44).
+first), extracts an expression into a function and a variable, introduces a parameter and inlines
+a call, runs the project's own tests, then undoes every step and finds the files as they were,
+byte for byte (issue 44).
 
 The project is cachetools 8.0.2 (MIT, its LICENSE beside it), copied unchanged from its PyPI sdist
 into fixtures/cachetools (src/, tests/ and pyproject.toml); its tests need nothing but pytest.
@@ -72,6 +73,9 @@ async def refactor(client: Client, root: Path) -> dict[str, Any]:
     seen["dry"] = await client.call_tool("extract_function", helper)
     seen["untouched"] = files(root) == files(FIXTURE)
     seen["extracted"] = await client.call_tool("extract_function", {**helper, "apply": True})
+    seen["expression"] = await client.call_tool("extract_function", {
+        "address": "src/cachetools/keys.py:typedkey", "match": "tuple(map(type, args))", "new_name": "_types_of",
+        "apply": True, "structured": True})
     seen["variable"] = await client.call_tool("extract_variable", {
         "address": "src/cachetools/keys.py:hashkey", "match": "tuple(sorted(kwargs.items()))", "new_name": "sorted_kwargs",
         "apply": True, "structured": True})
@@ -81,9 +85,9 @@ async def refactor(client: Client, root: Path) -> dict[str, Any]:
     seen["inlined"] = await client.call_tool("inline_symbol", {
         "address": "src/cachetools/func.py:fifo_cache", "match": "_cache(FIFOCache(maxsize), maxsize, typed)",
         "apply": True, "structured": True})
-    seen["after_four"] = files(root)
-    seen["suite_after_four"] = await asyncio.to_thread(project_tests, root)
-    seen["undone"] = [await client.call_tool("undo_edit", {"structured": True}) for _ in range(4)]
+    seen["after_five"] = files(root)
+    seen["suite_after_five"] = await asyncio.to_thread(project_tests, root)
+    seen["undone"] = [await client.call_tool("undo_edit", {"structured": True}) for _ in range(5)]
     return seen
 
 
@@ -99,23 +103,24 @@ def test_an_agent_refactors_cachetools_over_mcp_the_suite_stays_green_and_undo_r
             return await refactor(client, project)
 
     seen = asyncio.run(run())
-    for step in ("overview", "outline", "setitem", "dry", "extracted", "variable", "parameter", "inlined"):
+    for step in ("overview", "outline", "setitem", "dry", "extracted", "expression", "variable", "parameter", "inlined"):
         assert not seen[step].is_error, (step, seen[step].content[0].text)
     assert "cachetools" in seen["overview"].content[0].text and "__setitem__" in seen["outline"].content[0].text
     dry = seen["dry"].structured_content
     assert dry["applied"] is False and "self._make_room(" in dry["diff"] and seen["untouched"]
-    for step in ("extracted", "variable", "parameter", "inlined"):
+    for step in ("extracted", "expression", "variable", "parameter", "inlined"):
         assert seen[step].structured_content["applied"] is True, step
-    after = {path: text.decode() for path, text in seen["after_four"].items()}
+    after = {path: text.decode() for path, text in seen["after_five"].items()}
     init, keys, func = (after[f"src/cachetools/{name}.py"] for name in ("__init__", "keys", "func"))
     assert "diffsize = self._make_room(key, data, itemsize, maxsize, size)\n" in init and "    def _make_room(self, " in init
     assert "        sorted_kwargs = tuple(sorted(kwargs.items()))\n        return args + _kwmark + sorted_kwargs\n" in keys
+    assert "    return key + _types_of(args)\n" in keys and "def _types_of(args):\n    return tuple(map(type, args))\n" in keys
     assert "def __init__(self, ttl, timer, maxsize=math.inf):\n        TTLCache.__init__(self, maxsize, ttl, timer)\n" in func
     assert "_cache(FIFOCache(maxsize), maxsize, typed)" not in func and "        cache = FIFOCache(maxsize)\n" in func
-    changed = sorted(path for path in original if seen["after_four"][path] != original[path])
+    changed = sorted(path for path in original if seen["after_five"][path] != original[path])
     assert changed == ["src/cachetools/__init__.py", "src/cachetools/func.py", "src/cachetools/keys.py"]
-    assert " passed" in seen["suite_after_four"]
+    assert " passed" in seen["suite_after_five"]
     for undo in seen["undone"]:
         assert not undo.is_error and undo.structured_content["reverted"], undo.content[0].text
-    assert files(project) == original, "four undos put back every byte of every file"
+    assert files(project) == original, "five undos put back every byte of every file"
     project_tests(project)
