@@ -260,10 +260,14 @@ class ServerLifecycle(Protocol):
         """Start the server of every language the workspace has (``graft servers --start``)."""
         ...
 
-    def show_importers(self, files: list[str], importers: Callable[[list[str]], list[str]]) -> None:
+    def show_importers(self, files: list[str], importers: Callable[[list[str]], list[str]],
+                       same_project: Callable[[str, str], bool] | None = None) -> None:
         """Before a cross-file request on ``files`` (a rename, a file rename, a move): a server
         that answers only for open documents (tsserver without a tsconfig) opens the files that
-        import them, which ``importers(files)`` computes, only then; the others read the disk."""
+        import them, which ``importers(files)`` computes, only then; the others read the disk.
+        ``same_project(a, b)``: whether opening ``a`` loads a project that includes ``b``; a
+        server that searches an open file's whole project is then not shown ``files``' own
+        project's files (TypeScript 7's server is: it loads a config's project only for an open file)."""
         ...
 
     def warm_up(self, paths: list[str]) -> None:

@@ -52,7 +52,8 @@ class PoolServices(PoolNavigation, PoolEdits):
 
         api.run(start_all)
 
-    def show_importers(self, files: list[str], importers: Callable[[list[str]], list[str]]) -> None:
+    def show_importers(self, files: list[str], importers: Callable[[list[str]], list[str]],
+                       same_project: Callable[[str, str], bool] | None = None) -> None:
         api = self.api
         if not any(self._needs_open(path) for path in files):
             return  # the graph's importers cost tens of ms on a large project: asked only when needed
@@ -67,6 +68,9 @@ class PoolServices(PoolNavigation, PoolEdits):
                                                  self.workspace.root / relative)
                 except ServiceUnavailable:
                     continue  # the request itself meets it and says why (auto then falls back)
+                if server.spec.searches_open_projects and same_project is not None and any(
+                        same_project(file, relative) for file in files):
+                    continue  # the request opens its own file, and the server searches that file's project
                 by_server.setdefault(id(server), (server, []))[1].append(self.workspace.root / relative)
             for server, absolute in by_server.values():
                 try:

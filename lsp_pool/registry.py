@@ -97,6 +97,11 @@ class ServerSpec:
     server: both read tsserver's ``canRename``), so prepareRename is not asked: tsserver answers one
     request at a time, and the prepareRename sent beside every rename cost it a third of the
     rename's own time."""
+    searches_open_projects: bool = False
+    """Once a file of a config's project is open, the server answers from every file of that
+    project unopened (tsserver): before a cross-file request, the files of the request's own
+    file's project are not opened (opening one only added a wait for its check to the first
+    request), only those of other projects and loose files."""
     opens_projects: bool = False
     """The server answers unopened files from disk, but loads a config's project only once one of
     its files is open (TypeScript 7: a tests/ tsconfig): the files of other projects are opened
@@ -226,6 +231,7 @@ SPECS: tuple[ServerSpec, ...] = (
                                 "tsserver": {"useSyntaxServer": "never"}},
         rename_says_when_it_cannot=True,
         needs_open=True,
+        searches_open_projects=True,
         tsserver_diagnostics=True,
         project_style=True,
     ),

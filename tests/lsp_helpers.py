@@ -45,7 +45,7 @@ class OutlineOnlyServices:
     def warm_up(self, paths: list[str]) -> None:
         pass  # nothing to start
 
-    def show_importers(self, files: list[str], importers: object) -> None:
+    def show_importers(self, files: list[str], importers: object, same_project: object = None) -> None:
         pass  # reads the disk
 
     def __getattr__(self, name: str) -> NoReturn:

@@ -22,7 +22,7 @@ from engine.refactor.pass_protocol import GraphFacts, RenameRequest
 from engine.refactor.python.parameter_address import parameter_position
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.self_assignments import first_assignment_on_self, uses_on_self
-from engine.refactor.typescript.visibility import files_to_show
+from engine.refactor.typescript.visibility import files_to_show, same_project
 from engine.symbols import Symbol, SymbolKind
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ def _planned(
     def planned() -> RefactorPlan:
         if context.use_server and context.services is not None:
             shown = files_to_show(context, [old_name], queries.importing_files)  # TypeScript: every project too
-            context.services.show_importers(sorted({target.file for target in targets}), shown)
+            context.services.show_importers(sorted({target.file for target in targets}), shown, same_project(context))
         return rename.plan_rename(RenameRequest(
             context.workspace, context.services, tuple(targets), old_name, operation.new_name, use_server=context.use_server,
             require_server=context.require_server, text=operation.text, dotted=dotted, files=tuple(queries.project.facts),

@@ -69,6 +69,23 @@ def project_files(context: PlanContext, names: Sequence[str]) -> list[str]:
     return [*first_of_project.values(), *loose]
 
 
+def same_project(context: PlanContext) -> Callable[[str, str], bool]:
+    """Whether tsserver, opening the first file, puts the second in the same config's project
+    (for ``LanguageServices.show_importers``); the configs are read on the first question."""
+    configs: list[ProjectConfigs] = []
+
+    def same(first: str, second: str) -> bool:
+        if not in_family(first) or not in_family(second):
+            return False
+        if not configs:
+            configs.append(ProjectConfigs(context.workspace_files(), lambda path: _text(context, path)))
+        owner = configs[0].owner(first)
+        other = configs[0].owner(second)
+        return owner is not None and other is not None and owner.path == other.path
+
+    return same
+
+
 class ProjectNotLoaded(Refused):
     code = "project_not_loaded"
 
