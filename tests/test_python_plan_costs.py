@@ -56,3 +56,47 @@ def test_a_files_scopes_are_resolved_once_per_content_across_plans(tmp_path: Pat
         assert scope_resolutions == [CALC, changed]  # another content: resolved afresh, not the kept tree's answer
     finally:
         engine.close()
+
+
+VARIED = '''import os as _os, sys
+from . import x as y
+
+
+@decorator(arg=1)
+class Shape(Base, metaclass=Meta):
+    """Doc."""
+    size: int = 3
+
+    async def area(self, *args: int, key=None, **rest) -> "float":
+        async with lock as held, other:
+            async for item in self.items():
+                yield (n := item ** 2) if n else -n
+        return await f"{self.size!r:>{width}}" + "raw" "concat"
+
+    def pick(self, value):
+        match value:
+            case [1, *others] | {"k": _} if others:
+                pass
+            case Point(x=0, y=yy) as pt:
+                del pt
+        try:
+            raise ValueError from None
+        except* (TypeError, KeyError) as errors:
+            global sys
+        finally:
+            lambda a, /, b=2, *, c: a[1:2, ::3]
+        return {k: v for k, v in rest.items() if k} | {*s} , [x async for x in y]
+'''
+
+
+def test_parents_read_off_fields_are_libcsts(tmp_path: Path) -> None:
+    from libcst.metadata import MetadataWrapper, ParentNodeProvider
+
+    from engine.refactor.python.span_nodes import parents_of
+
+    for code in (VARIED, (Path(__file__).parents[1] / "engine/refactor/python/pure_values.py").read_text(encoding="utf-8")):
+        wrapper = MetadataWrapper(cst.parse_module(code), unsafe_skip_copy=True)
+        expected = wrapper.resolve(ParentNodeProvider)
+        found = parents_of(wrapper.module)
+        assert found.keys() == expected.keys()
+        assert all(found[node] is parent for node, parent in expected.items())
