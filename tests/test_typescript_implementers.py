@@ -167,6 +167,42 @@ def test_what_cannot_be_followed_is_refused_saying_why(tmp_path: Path, backend: 
     assert _snapshot(root) == before
 
 
+WEAK = ('import { Square } from "./square";\nimport { Shape } from "./shape";\n\n'
+        # One member: any class with an `area` would fit it.
+        "export interface Boxed {\n  area(): number;\n}\n\n"
+        # Gets members from Shape, which are not compared.
+        "export interface Framed extends Shape {\n  frame(): number;\n}\n\n"
+        'export class Picture {\n  name = "picture";\n  frame(): number {\n    return 1;\n  }\n'
+        "  area(): number {\n    return 2;\n  }\n}\n\n"
+        "export const boxed: Boxed = new Square(1);\nexport const framed: Framed = new Picture();\n")
+
+
+@pytest.mark.parametrize("backend", ["typescript-language-server", TSC_LSP])
+def test_a_fit_that_says_little_is_refused_not_followed(tmp_path: Path, backend: str) -> None:
+    """An interface with no other required member, or one that extends other types: the classes
+    that fit it are not renamed on that evidence."""
+    _tsc(backend)
+    root = _project(tmp_path / "p", typescript7=backend == TSC_LSP)
+    (root / "src" / "boxed.ts").write_text(WEAK)
+    before = _snapshot(root)
+    engine = _engine(root)
+    try:
+        with pytest.raises(Refused) as one_member:
+            engine.plan(Rename("src/boxed.ts:Boxed/area", "surface"))
+        with pytest.raises(Refused) as extending:
+            engine.plan(Rename("src/boxed.ts:Framed/frame", "border"))
+    finally:
+        engine.close()
+    assert one_member.value.code == extending.value.code == "implementations_left_behind"
+    alone = "Boxed has no other required member: it fits Boxed by this one name alone"
+    assert one_member.value.to_json()["members"] == [f"src/boxed.ts:17 (Picture.area, {alone})",
+                                                     f"src/square.ts:4 (Square.area, {alone})"], one_member.value.message
+    assert extending.value.to_json()["members"] == [
+        "src/boxed.ts:14 (Picture.frame, Framed extends other types, whose members were not compared: whether it fits "
+        "Framed is not known)"], extending.value.message
+    assert _snapshot(root) == before
+
+
 @pytest.mark.parametrize("backend", ["typescript-language-server", TSC_LSP])
 def test_once_they_declare_implements_the_rename_reaches_them_and_tsc_stays_clean(tmp_path: Path, backend: str) -> None:
     """The way out the refusal names: each class says ``implements Shape`` (the object is typed as

@@ -68,6 +68,17 @@ class RenamedInterface:
     name: str
     others: frozenset[str]
     """The interface's other required members (not optional: a class need not have those)."""
+    extends: bool = False
+    """Whether it extends other types, whose members are not compared."""
+
+    def unjudged(self) -> str:
+        """Why a class's fit to it says little (empty when it says enough): it has no other
+        member a class must have, or it gets members from types not compared."""
+        if self.extends:
+            return f"{self.name} extends other types, whose members were not compared: whether it fits {self.name} is not known"
+        if not self.others:
+            return f"{self.name} has no other required member: it fits {self.name} by this one name alone"
+        return ""
 
 
 @dataclass(frozen=True)
@@ -95,7 +106,7 @@ class Fit:
     """A class (or object constant) left behind, and a file that names both it and the interface."""
 
     member: ClassMember
-    interface: str
+    interface: RenamedInterface
     named_in: str
 
 
@@ -138,12 +149,12 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
             classes += object_constants_named(path, tree[1], tree[0].text.encode("utf-8"), old)
     met = {interface.name: mentioning(interface.name) for interface in interfaces}
 
-    def named_with(name: str, members: frozenset[str]) -> tuple[str, str] | None:
+    def named_with(name: str, members: frozenset[str]) -> tuple[RenamedInterface, str] | None:
         """The first interface ``members`` satisfy that some file names with ``name``, and that file."""
         for interface in interfaces:
             both = sorted(met[interface.name] & mentioning(name)) if interface.others <= members else []
             if both:
-                return interface.name, both[0]
+                return interface, both[0]
         return None
 
     fits = [Fit(member, *both) for member in left_behind(interfaces, classes, renamed)
@@ -153,7 +164,7 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
     bases = [member for member in classes if member not in followed and not member.is_object
              and (member.line, member.column) not in renamed.get(member.path, set())]
     inherited = [sub.label(old, f"inherited from {base.class_name} at {base.path}:{base.line + 1}, which does not fit "
-                                f"{fit[0]} itself")
+                                f"{fit[0].name} itself")
                  for base, sub in _subclasses(bases, mentioning, parsed, old)
                  if (fit := named_with(sub.class_name, sub.members | base.members)) is not None]
     return Findings(tuple(interfaces), tuple(fits), tuple(sorted(inherited)))
@@ -193,8 +204,9 @@ def renamed_interfaces(path: str, root: Node, text: bytes, renamed: set[tuple[in
             others = {name.text.decode() for name, member in members if name is not None and name.text
                       and name.text != old.encode() and not any(child.type == "?" for child in member.children)}
             name_node = declaration.child_by_field_name("name")
+            extends = any(child.type in ("extends_type_clause", "extends_clause") for child in declaration.named_children)
             found.append(RenamedInterface(path, name_node.text.decode() if name_node and name_node.text else "?",
-                                          frozenset(others)))
+                                          frozenset(others), extends))
     return found
 
 

@@ -9,6 +9,8 @@ new name, and merges those renames into the plan: the same edit twice is kept on
 edits of the same text refuse. A followed member's rename may reach another interface (one the
 class declares it implements): its structural implementers are followed in turn, a few rounds at
 most. What cannot be followed refuses the plan (``implementations_left_behind``), saying why:
+- a fit that says little: the interface has no other required member (any class with a member of
+  that name would fit), or it extends other types, whose members are not compared;
 - a member the class gets from a base that does not fit the interface itself (renaming the
   base's member would change every class below it);
 - an object's shorthand key (``{ area }``: the server would rename the variable it reads);
@@ -62,7 +64,7 @@ def follow(plan: RefactorPlan, context: PlanContext, old: str, new: str, parsed:
                                        followable=False)
         unfollowable = list(found.inherited)
         for fit in found.fits:
-            edit, why = _with_member_renamed(context, edit, fit.member, new)
+            edit, why = _with_member_renamed(context, edit, fit, new)
             if why is None:
                 followed.append(fit)
             else:
@@ -74,9 +76,12 @@ def follow(plan: RefactorPlan, context: PlanContext, old: str, new: str, parsed:
     return _with_notes(plan, context, edit, followed, old)
 
 
-def _with_member_renamed(context: PlanContext, edit: WorkspaceEdit, member: implementers.ClassMember,
+def _with_member_renamed(context: PlanContext, edit: WorkspaceEdit, fit: implementers.Fit,
                          new: str) -> tuple[WorkspaceEdit, str | None]:
-    """``edit`` with the server's rename of ``member`` merged in, or ``edit`` and why it cannot be."""
+    """``edit`` with the server's rename of ``fit``'s member merged in, or ``edit`` and why it cannot be."""
+    member = fit.member
+    if fit.interface.unjudged():
+        return edit, fit.interface.unjudged()
     if member.shorthand:
         return edit, "a shorthand key, whose rename would rename the variable it reads; write it `key: value` first"
     if context.services is None:
@@ -108,9 +113,9 @@ def _with_notes(plan: RefactorPlan, context: PlanContext, edit: WorkspaceEdit, f
     corpus = Corpus(context.workspace, list(context.graph().project.facts), context.workspace_files, context.file_words())
     leftovers = Leftovers(corpus, old, language_of(followed[0].member.path))
     stale = set(leftovers.found(plan.edit)[1])
-    names = ", ".join(sorted({fit.interface for fit in followed}))
+    names = ", ".join(sorted({fit.interface.name for fit in followed}))
     listing = "; ".join(f"{fit.member.path}:{fit.member.line + 1} {fit.member.class_name}.{old} ({fit.named_in} names "
-                        f"{fit.member.class_name} and {fit.interface})" for fit in followed)
+                        f"{fit.member.class_name} and {fit.interface.name})" for fit in followed)
     note = (f"also renamed, as members of what satisfies {names} structurally (no `implements {names}`, no type): "
             f"{listing}. A judgement: each has {names}'s other required members and some file names both; "
             "--no-structural (structural=false) refuses instead")
