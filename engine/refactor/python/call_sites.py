@@ -16,7 +16,7 @@ import libcst as cst
 from libcst.metadata import Assignment, GlobalScope
 
 from engine.refactor.python.cst_edits import all_names, dotted
-from engine.refactor.python.span_nodes import PythonTree, nodes_within
+from engine.refactor.python.span_nodes import PythonTree
 from engine.workspace import SourceFile
 
 
@@ -97,7 +97,7 @@ def _calls_in_importer(tree: PythonTree, defining: str, name: str, into: FileCal
     """The calls of ``name`` from ``defining`` in an importing file; every mention of the word
     that is neither one of them nor an import of another module's name is an unresolved use."""
     accounted: set[cst.CSTNode] = set()
-    for statement in nodes_within(tree.module):
+    for statement in tree.all_nodes:
         if isinstance(statement, cst.ImportFrom) and _names_module(tree, statement, defining) \
                 and not isinstance(statement.names, cst.ImportStar):
             for alias in statement.names:
@@ -112,7 +112,7 @@ def _calls_in_importer(tree: PythonTree, defining: str, name: str, into: FileCal
             for alias in statement.names:
                 if dotted(alias.name) in _module_names(defining):
                     accounted.update(_attribute_uses(tree, alias, name, into, other_uses))
-    for node in nodes_within(tree.module):
+    for node in tree.all_nodes:
         if isinstance(node, cst.Name) and node.value == name and node not in accounted and _is_reference(tree, node):
             line = tree.span(node).start.line + 1 if node in tree.positions else 0
             other_uses.append(OtherUse(tree.source.path, line, f"names {name} in a way not followed to its definition"))
@@ -151,7 +151,7 @@ def _attribute_uses(tree: PythonTree, alias: cst.ImportAlias, name: str, into: F
     bound = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else module
     found: set[cst.CSTNode] = set()
     uses: list[cst.CSTNode] = []
-    for node in nodes_within(tree.module):
+    for node in tree.all_nodes:
         if isinstance(node, cst.Attribute) and node.attr.value == name and dotted(node.value) == bound:
             uses.append(node)
             found.add(node.attr)

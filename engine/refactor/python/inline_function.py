@@ -42,7 +42,7 @@ class NotOnlyCalled(Refused):
 
 def function_at(tree: PythonTree, line: int, column: int) -> cst.FunctionDef | None:
     """The function whose name starts at the 0-based ``line`` and ``column``."""
-    for node in nodes_within(tree.module):
+    for node in tree.all_nodes:
         if isinstance(node, cst.FunctionDef):
             start = tree.span(node.name).start
             if (start.line, start.column) == (line, column):

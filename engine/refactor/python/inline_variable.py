@@ -113,7 +113,7 @@ def plan_inline_variable(selection: Selection, *, allow_reordering: bool) -> Ref
 
 def _name_at(tree: PythonTree, selection: Selection) -> cst.Name:
     span = trimmed(tree, selection.range) if selection.range.start != selection.range.end else selection.range
-    for node in nodes_within(tree.module):
+    for node in tree.all_nodes:
         if isinstance(node, cst.Name) and node in tree.positions:
             found = tree.span(node)
             if found.start == span.start or (span.start == span.end and found.start <= span.start <= found.end):
@@ -163,7 +163,7 @@ def _check_value_stays(tree: PythonTree, statement: cst.CSTNode, value: cst.Base
 
 def _deletions(tree: PythonTree, names: set[str]) -> list[cst.Name]:
     """The ``del NAME`` targets of these names in the file (a deleted name is unbound, not rebound)."""
-    return [node for node in nodes_within(tree.module)
+    return [node for node in tree.all_nodes
             if isinstance(node, cst.Name) and node.value in names and tree.contexts.get(node) is ExpressionContext.DEL]
 
 
@@ -236,7 +236,7 @@ def _effects_between(tree: PythonTree, statement: cst.CSTNode, uses: list[cst.CS
         if isinstance(block, (cst.With, cst.Try)) and block not in around_uses:
             return (f"{name}'s value reads state or runs code, and leaving the {type(block).__name__.lower()} block on line "
                     f"{tree.span(block).start.line + 1} runs code before a use; inlined, the value would be evaluated after it")
-    for node in nodes_within(tree.module):
+    for node in tree.all_nodes:
         if node not in tree.positions or node in around_uses:
             continue
         at = tree.span(node).start

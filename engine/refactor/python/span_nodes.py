@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields
+from functools import cached_property
 
 import libcst as cst
 from libcst.metadata import (
@@ -45,6 +46,12 @@ class PythonTree:
     parents: Mapping[cst.CSTNode, cst.CSTNode]
     scopes: Mapping[cst.CSTNode, Scope | None]
     contexts: Mapping[cst.CSTNode, ExpressionContext]
+
+    @cached_property
+    def all_nodes(self) -> list[cst.CSTNode]:
+        """Every node of the module in source order (``nodes_within(module)``), walked once per tree:
+        a LibCST node's ``children`` is recomputed by a visitor each time it is asked for."""
+        return list(nodes_within(self.module))
 
     def span(self, node: cst.CSTNode) -> Range:
         found = self.positions[node]
@@ -111,7 +118,7 @@ def expression_at(tree: PythonTree, span: Range) -> cst.BaseExpression | None:
     if text.startswith("(") and text.endswith(")") and span.end.column > 0:
         wanted.append(Range(Position(span.start.line, span.start.column + 1), Position(span.end.line, span.end.column - 1)))
     for candidate in wanted:
-        for node in nodes_within(tree.module):
+        for node in tree.all_nodes:
             if isinstance(node, cst.BaseExpression) and node in tree.positions and tree.span(node) == candidate:
                 # One string of "a" "b" is no value of its own: a name in its place would not parse.
                 return None if isinstance(tree.parents.get(node), cst.ConcatenatedString) else node
