@@ -167,8 +167,10 @@ def _edit(tree: PythonTree, expression: cst.BaseExpression, name: str, owner: cs
         outer_indent = ""
     found = tree.span(expression)
     code = text[tree.offset(found.start):tree.offset(found.end)].replace("\r\n", "\n")
-    if "\n" in code and not _parses(code):
-        code = f"({code})"  # its lines were joined by brackets around it, which stay behind
+    if not _parses(code):
+        # Brackets around it that stay behind joined its lines, or made a generator of it
+        # (``f(x for x in xs)``): the returned value needs its own.
+        code = f"({code})"
     receiver = method[1] if method is not None else None
     signature = ", ".join([receiver, *parameters] if receiver else parameters)
     header = ([f"{outer_indent}@classmethod"] if method is not None and method[0] == "classmethod" else []) + [
