@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import os
 import shutil
 import statistics
 import sys
@@ -136,9 +137,38 @@ def lines_of(case: Case) -> int:
     return sum(len(path.read_text().splitlines()) for path in case.root.rglob(f"*{suffix}"))
 
 
-def raw_rename(case: Case, runs: int) -> tuple[float, list[float], int, list[float]]:
+def tree_processor(pids: list[int]) -> float:
+    """Processor seconds used so far by these processes and all their descendants (tsserver under
+    typescript-language-server), read from /proc (Linux; 0 elsewhere): what the machine's load
+    does not stretch as it does wall-clock time."""
+    parents: dict[int, int] = {}
+    used: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # exited meanwhile
+        parents[int(entry)] = int(fields[1])
+        used[int(entry)] = (int(fields[11]) + int(fields[12])) / tick
+    total, stack, seen = 0.0, list(pids), set()
+    while stack:
+        pid = stack.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        total += used.get(pid, 0.0)
+        stack += [child for child, parent in parents.items() if parent == pid]
+    return total
+
+
+def raw_rename(case: Case, runs: int) -> tuple[float, list[float], int, list[float], float]:
     """(the first answer after start, seconds; each warm answer; edits; this process's processor
-    time in each warm answer) of the bare server, with the initialisation options codegraft sends."""
+    time in each warm answer; the server's processor time up to its first whole answer) of the bare
+    server, with the initialisation options codegraft sends."""
     spec = SPECS_BY_ID[case.server]
     found = locate(spec)
     if found is None:
@@ -163,6 +193,7 @@ def raw_rename(case: Case, runs: int) -> tuple[float, list[float], int, list[flo
         time.sleep(0.02)
         first = client.request("textDocument/rename", params, timeout=300)
     cold = time.perf_counter() - started
+    cold_server = tree_processor([client.process.pid])
     edits = _edits(first)
     warm, processor = [], []
     for run in range(runs):
@@ -173,7 +204,7 @@ def raw_rename(case: Case, runs: int) -> tuple[float, list[float], int, list[flo
         warm.append(time.perf_counter() - began)
         processor.append(time.process_time() - began_processor)
     client.close()
-    return cold, warm, edits, processor
+    return cold, warm, edits, processor, cold_server
 
 
 def _files(answer: Any) -> int:
@@ -188,20 +219,36 @@ def _edits(answer: Any) -> int:
     return sum(len(change.get("edits", [])) for change in answer.get("documentChanges") or [])
 
 
-def codegraft_rename(case: Case, runs: int, profile: str | None) -> tuple[float, list[float], int, list[float]]:
+@dataclass(frozen=True)
+class Planned:
+    cold: float
+    warm: list[float]
+    edits: int
+    processor: list[float]
+    """This process's processor seconds in each warm plan (every thread)."""
+    cold_processor: float
+    """This process's processor seconds in the cold plan."""
+    servers_processor: float
+    """The servers' processor seconds up to the cold plan's end (their start included)."""
+
+
+def codegraft_rename(case: Case, runs: int, profile: str | None) -> Planned:
     shutil.rmtree(case.root / ".graft", ignore_errors=True)
     workspace = Workspace(case.root)
     workspace.keep_reads_between_calls()  # as the CLI's daemon does: a changed file is read again
-    engine = Engine(workspace, services=PoolServices(workspace, PoolConfig()), source=SourcePreference.AUTO)
+    services = PoolServices(workspace, PoolConfig())
+    engine = Engine(workspace, services=services, source=SourcePreference.AUTO)
     operation = Rename(case.address, "MultiplyBy")
     try:
         profiler = cProfile.Profile() if profile else None
-        began = time.perf_counter()
+        began, began_processor = time.perf_counter(), time.process_time()
         if profiler is not None:
             profiler.enable()
         with workspace.remembering_reads():  # one call, as the CLI's client makes it
             plan = engine.plan(operation)
-        cold = time.perf_counter() - began
+        cold, cold_processor = time.perf_counter() - began, time.process_time() - began_processor
+        servers = tree_processor([server.connection.pid for server in services.api.pool.running()
+                                  if server.connection is not None and server.connection.pid is not None])
         if profiler is not None:
             profiler.disable()
             profiler.dump_stats(f"{profile}.{case.language}.cold")
@@ -222,7 +269,7 @@ def codegraft_rename(case: Case, runs: int, profile: str | None) -> tuple[float,
                 profiler.dump_stats(f"{profile}.{case.language}.warm")
     finally:
         engine.close()
-    return cold, warm, edits, processor
+    return Planned(cold, warm, edits, processor, cold_processor, servers)
 
 
 def main() -> None:
@@ -237,8 +284,9 @@ def main() -> None:
     for language in (["typescript", "go"] if args.language == "both" else [args.language]):
         case = makers[language](args.files)
         print(f"{language}: {lines_of(case)} lines in {args.files + 1} files ({case.root}), served by {case.server}")
-        raw_cold, raw_warm, raw_edits, raw_processor = raw_rename(case, args.runs)
-        cold, warm, edits, processor = codegraft_rename(case, args.runs, args.profile)
+        raw_cold, raw_warm, raw_edits, raw_processor, raw_servers = raw_rename(case, args.runs)
+        planned = codegraft_rename(case, args.runs, args.profile)
+        cold, warm, edits, processor = planned.cold, planned.warm, planned.edits, planned.processor
         warm_median, raw_median = statistics.median(warm), statistics.median(raw_warm)
         print(f"  edits: raw {raw_edits}, codegraft {edits}")
         print(f"  cold first rename, server start included: codegraft {cold:.2f} s, raw {raw_cold:.2f} s "
@@ -250,6 +298,9 @@ def main() -> None:
         # machine's load does not stretch as it does the wall-clock times.
         print(f"  processor time of this process per warm rename, medians: codegraft's plan "
               f"{statistics.median(processor) * 1000:.0f} ms, the raw client's {statistics.median(raw_processor) * 1000:.1f} ms")
+        print(f"  processor time of the cold plan in this process: {planned.cold_processor:.2f} s; of the server (its "
+              f"start included) up to the cold plan: {planned.servers_processor:.2f} s, up to the raw first whole answer: "
+              f"{raw_servers:.2f} s")
 
 
 if __name__ == "__main__":
