@@ -203,6 +203,39 @@ def test_a_fit_that_says_little_is_refused_not_followed(tmp_path: Path, backend:
     assert _snapshot(root) == before
 
 
+CASCADE = {
+    # Square fits Shape structurally and declares `implements Measurable`: the server's rename of
+    # Square.area renames Measurable.area too, and `gauge`, which fits Measurable only structurally
+    # (no file names it with Shape), must follow in the next round.
+    "src/measure.ts": "export interface Measurable {\n  area(): number;\n  name: string;\n}\n",
+    "src/gauge.ts": 'export const gauge = {\n  name: "gauge",\n  area() {\n    return 5;\n  },\n};\n',
+    "src/gauged.ts": ('import { Measurable } from "./measure";\nimport { gauge } from "./gauge";\n\n'
+                      "export const measured: Measurable = gauge;\n"),
+}
+
+
+@pytest.mark.parametrize("backend", ["typescript-language-server", TSC_LSP])
+def test_a_followed_member_that_reaches_another_interface_brings_its_structural_fits_too(tmp_path: Path, backend: str) -> None:
+    tsc = _tsc(backend)
+    root = _project(tmp_path / "p", typescript7=backend == TSC_LSP)
+    for path, text in CASCADE.items():
+        (root / path).write_text(text)
+    square = (root / "src" / "square.ts").read_text().replace("export class Square {", "export class Square implements Measurable {")
+    (root / "src" / "square.ts").write_text(f'import {{ Measurable }} from "./measure";\n\n{square}')
+    engine = _engine(root)
+    try:
+        plan = engine.plan(Rename("src/shape.ts:Shape/area", "surface"))
+        engine.edits().apply(plan.edit)
+    finally:
+        engine.close()
+    notes = "\n".join(plan.warnings)
+    assert "src/gauge.ts:3 gauge.area (src/gauged.ts names gauge and Measurable)" in notes, plan.warnings
+    assert "surface(): number;" in (root / "src" / "measure.ts").read_text()
+    assert "surface() {" in (root / "src" / "gauge.ts").read_text()
+    checked = subprocess.run([tsc, "--noEmit", "-p", "."], cwd=root, capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
 @pytest.mark.parametrize("backend", ["typescript-language-server", TSC_LSP])
 def test_once_they_declare_implements_the_rename_reaches_them_and_tsc_stays_clean(tmp_path: Path, backend: str) -> None:
     """The way out the refusal names: each class says ``implements Shape`` (the object is typed as
