@@ -2,7 +2,7 @@
 them) and introduce parameter on real projects from PyPI, codegraft and rope on the same cases
 in the same run (issue 44).
 
-Run: ``.venv/bin/python benchmarks/bench_extract_corpus.py [--only PROJECT] [--tools codegraft,rope]``
+Run: ``.venv/bin/python benchmarks/bench_extract_corpus.py [--only PROJECT] [--tools codegraft,rope] [--warm]``
 
 The cases are in benchmarks/extract_corpus.toml, picked from each project's code by syntax
 alone (benchmarks/extract_corpus_pick.py, seeded) and frozen there; the projects' versions and
@@ -18,7 +18,10 @@ the project (its sdist, fetched once into benchmarks/.corpus/), and a case passe
 
 A tool's edit that fails any of the last four is a *silent breakage*: it was not refused. Times
 are each tool's own planning and writing, in this process (codegraft's engine made per case,
-as rope's project is), without the tests.
+as rope's project is), without the tests. With ``--warm`` each project is one copy, restored
+after every case, with one codegraft engine kept across its cases as the CLI's daemon keeps one
+(reads kept between calls, refreshed from the disk before each) and one rope project kept
+likewise (validated before each case).
 """
 
 from __future__ import annotations
@@ -35,11 +38,16 @@ import tomllib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from benchmarks.bench_real_projects import BaselineRed, changed_files, digest, green_baseline  # noqa: E402
+
+if TYPE_CHECKING:
+    from rope.base.project import Project as RopeProject
+
+    from engine.api import Engine
 
 CASES = REPO / "benchmarks" / "extract_corpus.toml"
 PROJECTS = REPO / "benchmarks" / "real_projects.toml"
@@ -71,24 +79,36 @@ def case_file(case: dict[str, object]) -> str:
 # -- the tools ----------------------------------------------------------------------------
 
 
-def codegraft(root: Path, case: dict[str, object]) -> None:
-    from engine.api import Engine, SourcePreference
+def codegraft(root: Path, case: dict[str, object], kept: Engine | None = None) -> None:
     from engine.edits.session import EditOptions
     from engine.refactor.operations import build
-    from engine.workspace import Workspace
-    from process_tools.adapter import ProcessTools
 
-    workspace = Workspace(root)
-    engine = Engine(workspace, tools=ProcessTools(workspace), source=SourcePreference.AST)
+    engine = kept if kept is not None else new_engine(root)
     try:
+        if kept is not None:
+            engine.refresh_from_disk()  # as the daemon does before each call: the last case's files were restored
         fields: dict[str, object] = {key: case[key] for key in ("address", "new_name", "match") if key in case}
         plan = engine.plan(build(case["op"], fields))
         engine.edits().apply(plan.edit, EditOptions(allow_dirty=True))
     finally:
-        engine.close()
+        if kept is None:
+            engine.close()
 
 
-def rope(root: Path, case: dict[str, object], source_folder: str = ".") -> None:
+def new_engine(root: Path, *, long_lived: bool = False) -> Engine:
+    from engine.api import Engine, SourcePreference
+    from engine.workspace import Workspace
+    from process_tools.adapter import ProcessTools
+
+    workspace = Workspace(root)
+    if long_lived:
+        workspace.keep_reads_between_calls()
+    engine = Engine(workspace, tools=ProcessTools(workspace), source=SourcePreference.AST)
+    engine.baseline_fill.enabled = long_lived
+    return engine
+
+
+def rope(root: Path, case: dict[str, object], source_folder: str = ".", kept: RopeProject | None = None) -> None:
     import rope.base.project
     from rope.refactor.extract import ExtractMethod, ExtractVariable
     from rope.refactor.inline import create_inline
@@ -96,7 +116,9 @@ def rope(root: Path, case: dict[str, object], source_folder: str = ".") -> None:
 
     # A src/ layout's folder is named to rope, as the project's tests find it on the path.
     folders = [source_folder] if source_folder != "." else []
-    project = rope.base.project.Project(str(root), ropefolder=None, source_folders=folders)
+    project = kept if kept is not None else rope.base.project.Project(str(root), ropefolder=None, source_folders=folders)
+    if kept is not None:
+        project.validate()  # the last case's files were restored
     try:
         resource = project.get_resource(case_file(case))
         text = resource.read()
@@ -114,7 +136,8 @@ def rope(root: Path, case: dict[str, object], source_folder: str = ".") -> None:
             changes = create_inline(project, resource, start).get_changes()
         project.do(changes)
     finally:
-        project.close()
+        if kept is None:
+            project.close()
 
 
 def _offsets(text: str, case: dict[str, object]) -> tuple[int, int]:
@@ -189,27 +212,80 @@ def verdict(root: Path, source: Path, before: dict[str, str], project: dict[str,
     return ""
 
 
-def attempt(tool: str, source: Path, project: dict[str, object], case: dict[str, object], baseline: int) -> Outcome:
-    with tempfile.TemporaryDirectory() as scratch:
-        root = Path(scratch) / "p"
-        shutil.copytree(source, root)
-        before = digest(root)
-        started = time.perf_counter()
-        try:
-            if tool == "codegraft":
-                codegraft(root, case)
-            else:
-                rope(root, case, str(project.get("pythonpath", ".")))
-        except Exception as failure:  # noqa: BLE001 - a refusal or a tool's failure is a result here
-            seconds = time.perf_counter() - started
-            code = getattr(failure, "code", None)
-            why = f"refused: {code}" if code else f"error: {type(failure).__name__}: {str(failure).splitlines()[0][:120] if str(failure) else ''}"
-            return Outcome(False, True, seconds, why)
+@dataclass
+class Warm:
+    """``--warm``: one copy of a project, restored after every case, and each tool's engine or
+    project kept across the project's cases (made by its first case, whose time includes it)."""
+
+    source: Path
+    root: Path
+    engine: Engine | None = None
+    rope_project: RopeProject | None = None
+
+    def restore(self) -> None:
+        """The copy's files as the project's again (the last case's edit undone on the disk)."""
+        want, have = digest(self.source), digest(self.root)
+        for path in have.keys() - want.keys():
+            (self.root / path).unlink()
+        for path, sha in want.items():
+            if have.get(path) != sha:
+                (self.root / path).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(self.source / path, self.root / path)
+
+    def close(self) -> None:
+        if self.engine is not None:
+            self.engine.close()
+        if self.rope_project is not None:
+            self.rope_project.close()
+        shutil.rmtree(self.root.parent, ignore_errors=True)
+
+
+def warm_copy(source: Path) -> Warm:
+    root = Path(tempfile.mkdtemp()) / "p"
+    shutil.copytree(source, root)
+    return Warm(source, root)
+
+
+def attempt(tool: str, source: Path, project: dict[str, object], case: dict[str, object], baseline: int,
+            warm: Warm | None = None) -> Outcome:
+    if warm is None:
+        with tempfile.TemporaryDirectory() as scratch:
+            root = Path(scratch) / "p"
+            shutil.copytree(source, root)
+            return _attempt_in(root, tool, source, project, case, baseline, None)
+    warm.restore()
+    try:
+        return _attempt_in(warm.root, tool, source, project, case, baseline, warm)
+    finally:
+        warm.restore()
+
+
+def _attempt_in(root: Path, tool: str, source: Path, project: dict[str, object], case: dict[str, object], baseline: int,
+                warm: Warm | None) -> Outcome:
+    before = digest(root)
+    folder = str(project.get("pythonpath", "."))
+    started = time.perf_counter()
+    try:
+        if tool == "codegraft":
+            if warm is not None and warm.engine is None:
+                warm.engine = new_engine(root, long_lived=True)
+            codegraft(root, case, warm.engine if warm is not None else None)
+        else:
+            if warm is not None and warm.rope_project is None:
+                from rope.base.project import Project
+
+                warm.rope_project = Project(str(root), ropefolder=None, source_folders=[folder] if folder != "." else [])
+            rope(root, case, folder, warm.rope_project if warm is not None else None)
+    except Exception as failure:  # noqa: BLE001 - a refusal or a tool's failure is a result here
         seconds = time.perf_counter() - started
-        try:
-            why = verdict(root, source, before, project, case, baseline)
-        except subprocess.TimeoutExpired:
-            why = f"tests: the suite did not finish in {SUITE_SECONDS} s (a hang)"
+        code = getattr(failure, "code", None)
+        why = f"refused: {code}" if code else f"error: {type(failure).__name__}: {str(failure).splitlines()[0][:120] if str(failure) else ''}"
+        return Outcome(False, True, seconds, why)
+    seconds = time.perf_counter() - started
+    try:
+        why = verdict(root, source, before, project, case, baseline)
+    except subprocess.TimeoutExpired:
+        why = f"tests: the suite did not finish in {SUITE_SECONDS} s (a hang)"
     return Outcome(not why, False, seconds, why)
 
 
@@ -218,6 +294,7 @@ def main() -> None:
     parser.add_argument("--only", help="one project")
     parser.add_argument("--tools", default="codegraft,rope")
     parser.add_argument("--kind", help="only the cases of this kind (extract-function-expression, ...)")
+    parser.add_argument("--warm", action="store_true", help="one engine (and one rope project) kept across a project's cases")
     options = parser.parse_args()
     tools = options.tools.split(",")
     names = [str(p["name"]) for p in tomllib.loads(CASES.read_text(encoding="utf-8"))["project"]]
@@ -233,17 +310,22 @@ def main() -> None:
             print(f"{name}: skipped, {red}", file=sys.stderr)
             continue
         print(f"\n## {name} {project['version']} ({baseline} tests)")
-        for number, case in enumerate(cast(list[dict[str, object]], project["case"]), 1):
-            if options.kind and case["kind"] != options.kind:
-                continue
-            cells = []
-            for tool in tools:
-                outcome = attempt(tool, source, project, case, baseline)
-                totals[tool].append(outcome)
-                per_kind.setdefault((tool, str(case["kind"])), []).append(outcome)
-                mark = "PASS" if outcome.passed else "refused" if outcome.refused else "BROKE"
-                cells.append(f"{tool}={mark} {outcome.seconds:.2f}s{'' if outcome.passed else ' (' + outcome.why + ')'}")
-            print(f"{number:2} {case['kind']:<19} {case['address']}\n     " + "\n     ".join(cells), flush=True)
+        warm = warm_copy(source) if options.warm else None
+        try:
+            for number, case in enumerate(cast(list[dict[str, object]], project["case"]), 1):
+                if options.kind and case["kind"] != options.kind:
+                    continue
+                cells = []
+                for tool in tools:
+                    outcome = attempt(tool, source, project, case, baseline, warm)
+                    totals[tool].append(outcome)
+                    per_kind.setdefault((tool, str(case["kind"])), []).append(outcome)
+                    mark = "PASS" if outcome.passed else "refused" if outcome.refused else "BROKE"
+                    cells.append(f"{tool}={mark} {outcome.seconds:.2f}s{'' if outcome.passed else ' (' + outcome.why + ')'}")
+                print(f"{number:2} {case['kind']:<19} {case['address']}\n     " + "\n     ".join(cells), flush=True)
+        finally:
+            if warm is not None:
+                warm.close()
     summarize(tools, totals, per_kind)
 
 
