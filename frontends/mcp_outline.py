@@ -47,7 +47,7 @@ class _Step:
 _STEPS = (
     _Step(True, True, True, ""),
     _Step(False, True, True, "types and defaults"),
-    _Step(False, False, True, "types, defaults and docstrings"),
+    _Step(False, False, True, "types, defaults, docstrings"),
     _Step(False, False, False, "signatures and docstrings"),
 )
 
@@ -160,7 +160,7 @@ def _glance_view(listing: FileSymbols, max_chars: int | None, structured: bool, 
     whole = len("\n".join([base + members, *glance_rows(listing, source_text)]))
     for step in _STEPS:
         rows = glance_rows(listing, source_text, step)
-        head = base + (f"; {step.left_out} left out to fit max_chars={budget}: max_chars={whole} has them" if step.left_out else "") + members
+        head = base + (f"; {step.left_out} left out to fit (max_chars={whole} has them)" if step.left_out else "") + members
         if len("\n".join([head, *rows])) <= budget or step is _STEPS[-1]:
             break
     if max_chars is None and len("\n".join([head, *rows])) > budget:
