@@ -100,3 +100,24 @@ def test_parents_read_off_fields_are_libcsts(tmp_path: Path) -> None:
         found = parents_of(wrapper.module)
         assert found.keys() == expected.keys()
         assert all(found[node] is parent for node, parent in expected.items())
+
+
+def test_kept_trees_are_bounded_by_their_sources_size() -> None:
+    from engine.refactor.python.kept_trees import KeptTrees
+
+    built: list[str] = []
+    kept: KeptTrees[str] = KeptTrees(limit_chars=25)
+
+    def get(name: str, chars: int) -> str:
+        def build() -> str:
+            built.append(name)
+            return name
+        return kept.get((name, "sha"), chars, build)
+
+    get("a", 10), get("b", 10), get("a", 10)  # a is used again: b is now the least recently used
+    get("c", 10)  # 30 characters: b goes
+    get("a", 10), get("c", 10), get("b", 10)
+    assert built == ["a", "b", "c", "b"]
+    get("huge", 100)  # over the limit alone: kept (the latest), everything else goes
+    get("huge", 100), get("a", 10)
+    assert built == ["a", "b", "c", "b", "huge", "a"]

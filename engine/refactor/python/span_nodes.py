@@ -71,7 +71,7 @@ _KEPT: KeptTrees[PythonTree] = KeptTrees()
 
 def read_tree(source: SourceFile) -> PythonTree:
     """The file's tree with its metadata, resolved once per content (engine.refactor.python.kept_trees)."""
-    return _KEPT.get((source.path, source.sha256), lambda: _resolved_tree(source))
+    return _KEPT.get((source.path, source.sha256), len(source.text), lambda: _resolved_tree(source))
 
 
 def _resolved_tree(source: SourceFile) -> PythonTree:
