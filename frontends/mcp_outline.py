@@ -65,6 +65,11 @@ def outline_view(listing: FileSymbols, depth: int | None, kinds: frozenset[str],
 def glance_rows(listing: FileSymbols, text: str, step: _Step = _STEPS[0]) -> list[str]:
     """The top level: each symbol's first line, what ``step`` gives of its signature, a class's
     members by name after a colon, and the docstring's first sentence; overloads counted (``get ×6``)."""
+    return [row for row, _count in _glance(listing, text, step)]
+
+
+def _glance(listing: FileSymbols, text: str, step: _Step) -> list[tuple[str, int]]:
+    """:func:`glance_rows`, each with the number of top-level symbols it gives."""
     lines = text.splitlines()
     rows: list[tuple[int, str, str, int]] = []  # (first line, what is said, its doc, how many in a row say it: overloads)
     for symbol in listing.symbols:
@@ -79,7 +84,8 @@ def glance_rows(listing: FileSymbols, text: str, step: _Step = _STEPS[0]) -> lis
             rows[-1] = (*rows[-1][:3], rows[-1][3] + 1)
         else:
             rows.append((symbol.range.first_line, said, doc, 1))
-    return [f"{line} {said}" + (f" ×{count}" if count > 1 else "") + (f"  # {doc}" if doc else "") for line, said, doc, count in rows]
+    return [(f"{line} {said}" + (f" ×{count}" if count > 1 else "") + (f"  # {doc}" if doc else ""), count)
+            for line, said, doc, count in rows]
 
 
 def _said(symbol: Symbol, language: str, step: _Step) -> str:
@@ -159,14 +165,16 @@ def _glance_view(listing: FileSymbols, max_chars: int | None, structured: bool, 
     members = "; depth=2: members' rows"
     whole = len("\n".join([base + members, *glance_rows(listing, source_text)]))
     for step in _STEPS:
-        rows = glance_rows(listing, source_text, step)
+        counted = _glance(listing, source_text, step)
+        rows = [row for row, _count in counted]
         head = base + (f"; {step.left_out} left out to fit (max_chars={whole} has them)" if step.left_out else "") + members
         if len("\n".join([head, *rows])) <= budget or step is _STEPS[-1]:
             break
     if max_chars is None and len("\n".join([head, *rows])) > budget:
         budget = DEFAULT_MAX_CHARS  # names alone overflow a glance: every top-level name still comes, up to the tools' budget
     text, shown = bounded([head], rows, lambda left: left_out(left, "rows", "narrow with kinds=[...]"), budget)
-    payload: dict[str, Any] = {"total": everything, "shown": shown}
+    shown_symbols = sum(count for _row, count in counted[:shown])
+    payload: dict[str, Any] = {"total": everything, "shown": shown_symbols}
     if step.left_out:
         payload["left_out"] = step.left_out
     if shown < len(rows):
@@ -177,7 +185,7 @@ def _glance_view(listing: FileSymbols, max_chars: int | None, structured: bool, 
         lines = source_text.splitlines()
         payload["symbols"] = [{"name_path": s.name_path, "kind": s.kind.label, "line": s.range.first_line,
                                "end_line": s.range.last_line, "signature": s.signature, "doc": _doc_line(s, lines),
-                               "members": [c.name for c in s.children]} for s in listing.symbols[:shown]]
+                               "members": [c.name for c in s.children]} for s in listing.symbols[:shown_symbols]]
     return payload, text
 
 

@@ -136,14 +136,16 @@ def test_file_outline_by_default_is_the_top_level_with_members_named(project: Pa
 
 _GLANCE = "".join(f'def compute_{i}(value: int, label: str = "x", *, scale: float = 1.0) -> dict[str, int]:\n'
                   f'    """Compute the {i}th figure of a value. More prose follows."""\n    return {{label: value}}\n\n\n'
-                  for i in range(10)) + 'class Ledger:\n    """Keeps entries."""\n\n    def add(self, entry: int) -> None:\n        pass\n'
+                  for i in range(10)) + 'class Ledger:\n    """Keeps entries."""\n\n    def add(self, entry: int) -> None:\n        pass\n' \
+    + "".join(f"\n\n@overload\ndef pick(x: {kind}) -> {kind}: ...\n" for kind in ("int", "str")) + "\n\ndef pick(x):\n    return x\n"
 
 
 def test_file_outline_gives_less_detail_to_fit_and_says_what_and_how_to_get_it(project: Path) -> None:
     """The default outline (werkzeug's wsgi.py: 2.1k characters against Serena's 0.5k) fits 1,200
     characters by steps: parameters' names for whole signatures, then no docstrings, then names
     alone; every top-level name stays, and the head says what was left out and the max_chars
-    that has it all."""
+    that has it all. Overloads that read the same are one row, and the structured rows still
+    hold every symbol shown."""
     (project / "shop" / "glance.py").write_text(_GLANCE)
 
     async def run() -> Any:
@@ -151,14 +153,16 @@ def test_file_outline_gives_less_detail_to_fit_and_says_what_and_how_to_get_it(p
             glance: Any = await client.call_tool("file_outline", {"path": "shop/glance.py"})
             whole = int(glance.content[0].text.split("max_chars=")[1].split()[0])
             return [glance, *[await client.call_tool("file_outline", {"path": "shop/glance.py", "max_chars": budget})
-                              for budget in (whole, 700, 400)]]
+                              for budget in (whole, 700, 400)],
+                    await client.call_tool("file_outline", {"path": "shop/glance.py", "structured": True})]
 
-    glance, whole, smaller, names = asyncio.run(run())
+    glance, whole, smaller, names, data = asyncio.run(run())
     head, *rows = glance.content[0].text.splitlines()
     assert len(glance.content[0].text) <= 1200 and glance.structured_content["left_out"] == "types and defaults"
     assert "types and defaults left out to fit (max_chars=" in head
     assert rows[0] == "1 compute_0(value, label, *, scale)  # Compute the 0th figure of a value."
-    assert rows[-1] == "51 class Ledger: add  # Keeps entries."
+    assert rows[-2:] == ["51 class Ledger: add  # Keeps entries.", "58 pick(x) ×3"]  # the overloads say the same
+    assert data.structured_content["shown"] == 14 and len(data.structured_content["symbols"]) == 14
     assert '1 def compute_0(value: int, label: str = "x", *, scale: float = 1.0) -> dict[str, int]  # Compute the 0th figure' \
         in whole.content[0].text and "left out" not in whole.content[0].text
     assert "6 compute_1(value, label, *, scale)" in smaller.content[0].text.splitlines() and "# Compute" not in smaller.content[0].text
