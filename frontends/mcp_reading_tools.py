@@ -24,8 +24,7 @@ def register_symbol_reads(server: GraftMCPServer, tools: GraftTools) -> None:
     engine = tools.engine
 
     @server.tool(annotations=READS, description=("To decide what to read or call in a file: its top level with lines, signatures and "
-                              "docstrings' first sentences as max_chars (1200) allows, members by name; depth=2 lists members "
-                              "the same way."))
+                              "docstrings' first sentences as max_chars (1200) allows, members by name; depth=2 lists members too."))
     def file_outline(path: str, depth: int | None = None, kinds: list[str] | None = None, max_chars: int | None = None,
                      structured: STRUCTURED = False) -> Result:
         return tools.show(lambda: engine.outline(path),
