@@ -245,7 +245,7 @@ def _call_sites(tree: PythonTree, function: cst.FunctionDef, other_files: list[S
     if method_references is None:
         raise UnresolvedCallers(f"{named} is a method: its calls (obj.{named}(...)) take types to find, and no references "
                                 "search answered; introduce the parameter with a default instead")
-    return method_call_sites(tree, function, method_references, other_files)
+    return method_call_sites(tree, function, method_references, other_files, method_references.hierarchy)
 
 
 def class_path(tree: PythonTree, function: cst.FunctionDef) -> str | None:
@@ -334,3 +334,16 @@ def enclosing_method_path(selection: Selection) -> str | None:
     """``Class/method`` when the function whose body holds the selected expression is a method."""
     tree = read_tree(selection.source)
     return class_path(tree, _expression_in_function(tree, selection)[1])
+
+
+def class_and_base_names(selection: Selection) -> list[str]:
+    """The names of the class whose method holds the selection and of its bases (as written:
+    ``Base`` or ``mod.Base`` gives ``Base``)."""
+    tree = read_tree(selection.source)
+    function = _expression_in_function(tree, selection)[1]
+    owner = next((a for a in tree.ancestors(function) if isinstance(a, cst.ClassDef)), None)
+    if owner is None:
+        return []
+    bases = [base.value.value if isinstance(base.value, cst.Name) else base.value.attr.value
+             for base in owner.bases if isinstance(base.value, (cst.Name, cst.Attribute))]
+    return [owner.name.value, *bases]

@@ -6,13 +6,15 @@ to be a call this can change.
 The references are then checked against the text: every ``.meth`` attribute in the files that name
 the method must be one of them (a receiver no tool could type is listed, never skipped), and so
 must every other use; another class defining a method of that name (an override, or a base, which
-calls through the other class may reach) and a string naming it (``getattr``) are listed too. The
-caller refuses while any is listed, since a call left without the new argument would fail.
+calls through the other class may reach) and a string naming it (``getattr``) are listed too, and
+so is a ``getattr`` whose name is computed and may be the method's (``getattr(self, "parse_" +
+name)``), in those files or in the files that name the class or its bases. The caller refuses
+while any is listed, since a call left without the new argument would fail.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -29,20 +31,27 @@ class MethodReferences:
     places: frozenset[tuple[str, Position]]
     found_by: str
     """Which service answered (``lsp``, or ``ast`` for the project graph), for the plan's note."""
+    hierarchy: list[SourceFile] = field(default_factory=list)
+    """The other files that name the class or its bases (for computed ``getattr`` lookups)."""
 
 
 def method_call_sites(tree: PythonTree, method: cst.FunctionDef, references: MethodReferences,
-                      others: list[SourceFile]) -> CallSites:
+                      others: list[SourceFile], hierarchy: list[SourceFile]) -> CallSites:
     """The calls of ``method`` (a def in a class body of ``tree``) in its file and in ``others``
-    (the other Python files whose text names it), and every use that is not one of them."""
+    (the other Python files whose text names it), and every use that is not one of them;
+    ``hierarchy``: the further files that name its class or the class's bases, where only a
+    computed ``getattr`` is looked for."""
     name = method.name.value
     trees = [tree, *(read_tree(source) for source in others)]
     other_uses: list[OtherUse] = []
+    for source in hierarchy:
+        other_uses.extend(_computed_lookups(read_tree(source), name))
     files = []
     for each in trees:
         calls = FileCalls(each)
         other_uses.extend(_other_definitions(each, method, name))
         other_uses.extend(_strings_naming(each, name))
+        other_uses.extend(_computed_lookups(each, name))
         for node in nodes_within(each.module):
             if isinstance(node, cst.Name) and node.value == name and node is not method.name and _is_use(each, node):
                 _sort_use(each, node, references, calls, other_uses)
@@ -102,3 +111,45 @@ def _strings_naming(tree: PythonTree, name: str) -> list[OtherUse]:
             found.append(OtherUse(tree.source.path, tree.span(node).start.line + 1,
                                   f"a string names {name} (getattr or a table of handlers may call it)"))
     return found
+
+
+def _computed_lookups(tree: PythonTree, name: str) -> list[OtherUse]:
+    """``getattr(obj, NAME)`` calls whose NAME is computed and may spell ``name``: its literal
+    prefix and suffix fit (``"parse_" + kind``, ``f"parse_{kind}"``), or nothing of it is literal
+    and the object is ``self`` or ``cls``."""
+    found = []
+    for node in nodes_within(tree.module):
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "getattr"
+                and len(node.args) >= 2) or isinstance(node.args[1].value, cst.SimpleString):
+            continue
+        fixed = _literal_ends(node.args[1].value)
+        receiver = node.args[0].value
+        on_self = isinstance(receiver, cst.Name) and receiver.value in ("self", "cls")
+        if fixed is not None and name.startswith(fixed[0]) and name.endswith(fixed[1]) and fixed != ("", "") or fixed == ("", "") and on_self:
+            found.append(OtherUse(tree.source.path, tree.span(node).start.line + 1,
+                                  f"getattr with a computed name may call {name} (its calls there are unseen)"))
+    return found
+
+
+def _literal_ends(value: cst.BaseExpression) -> tuple[str, str] | None:
+    """The literal prefix and suffix of a computed attribute name (empty when unknown); None when
+    it cannot be a string."""
+    if isinstance(value, (cst.Integer, cst.Float, cst.Imaginary)):
+        return None
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+        left, right = _literal_ends(value.left), _literal_ends(value.right)
+        prefix = value.left.evaluated_value if isinstance(value.left, cst.SimpleString) else (left or ("", ""))[0]
+        suffix = value.right.evaluated_value if isinstance(value.right, cst.SimpleString) else (right or ("", ""))[1]
+        return str(prefix), str(suffix)
+    if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Modulo) and isinstance(value.left, cst.SimpleString):
+        text = str(value.left.evaluated_value)  # '_token_led_%s' % kind
+        return text.split("%", 1)[0], ""
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "format" \
+            and isinstance(value.func.value, cst.SimpleString):
+        return str(value.func.value.evaluated_value).split("{", 1)[0], ""  # 'parse_{}'.format(kind)
+    if isinstance(value, cst.FormattedString):
+        parts = value.parts
+        prefix = parts[0].value if parts and isinstance(parts[0], cst.FormattedStringText) else ""
+        suffix = parts[-1].value if len(parts) > 1 and isinstance(parts[-1], cst.FormattedStringText) else ""
+        return prefix, suffix
+    return "", ""
