@@ -42,8 +42,15 @@ Result = Annotated[CallToolResult, Output]
 
 
 def hints(*, read_only: bool, idempotent: bool, destructive: bool = False) -> ToolAnnotations:
-    """What an agent decides approvals on. No tool reaches beyond the workspace (openWorldHint)."""
-    return ToolAnnotations(read_only_hint=read_only, destructive_hint=destructive, idempotent_hint=idempotent,
+    """What an agent decides approvals on. No tool reaches beyond the workspace (openWorldHint).
+
+    A hint equal to the MCP specification's default is left out, as is one the specification
+    says means nothing for a tool that only reads (destructive, idempotent): every session
+    pays for the listing, and a client reads a missing hint as its default (read-only false,
+    destructive true, idempotent false, open-world true)."""
+    if read_only:
+        return ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    return ToolAnnotations(destructive_hint=None if destructive else False, idempotent_hint=idempotent or None,
                            open_world_hint=False)
 
 

@@ -492,5 +492,4 @@ def test_an_option_that_turns_a_setting_off_says_so_once(capsys: pytest.CaptureF
     code, out, _ = run(capsys, "rename", "--help")
     help_text = " ".join(out.split())
     assert code == 0 and "turn off:" not in help_text
-    assert "when off, those bindings are left as they are and each is named in a warning. " \
-           "On by default: --no-mirrors turns it off" in help_text
+    assert "off leaves them, each named in a warning. On by default: --no-mirrors turns it off" in help_text

@@ -70,11 +70,11 @@ def test_every_tool_is_listed_with_an_output_schema_when_asked(project: Path) ->
     assert {"diff", "applied", "files", "source", "confidence"} <= set(edit_schema["properties"])
 
 
-LISTING_BUDGET = 27_200
+LISTING_BUDGET = 25_000
 """Characters of the default tool listing (issue 43: it was 67,979, two thirds output schemas;
-every session pays for it before it does anything). Raised from 25,000 by issue 44's three tools
-(extract_variable, extract_function, inline_symbol: about 3,000 together, their shared apply
-options included), then to 27,200 by its fourth, introduce_parameter (about 1,100)."""
+every session pays for it before it does anything). Issue 44's four tools took it to 27,562 and the
+budget had been raised to match; it is back at issue 43's 25,000, with every tool kept: hints at
+the specification's defaults are left out, and the longest option texts were cut."""
 
 
 def test_the_default_tool_listing_fits_its_budget(project: Path) -> None:
@@ -579,9 +579,19 @@ def test_every_tool_says_whether_it_reads_destroys_or_repeats_safely(project: Pa
     for tool in tools:
         hints = tool.annotations
         assert hints is not None, f"{tool.name} has no annotations"
-        said = (hints.read_only_hint, hints.destructive_hint, hints.idempotent_hint)
+        said = _as_a_client_reads(hints)
         assert said == EXPECTED_HINTS[tool.name], (tool.name, said)
         assert hints.open_world_hint is False, tool.name  # the workspace only, never the outside world
+
+
+def _as_a_client_reads(hints: Any) -> tuple[bool, bool, bool]:
+    """(readOnly, destructive, idempotent) with the specification's defaults for hints left out
+    (false, true, false); for a read-only tool the other two mean nothing, read as READ_ONLY's."""
+    read_only = bool(hints.read_only_hint)
+    if read_only:
+        assert hints.destructive_hint in (None, False) and hints.idempotent_hint in (None, True), hints
+        return READ_ONLY
+    return (False, True if hints.destructive_hint is None else hints.destructive_hint, bool(hints.idempotent_hint))
 
 
 def test_unknown_arguments_are_refused_by_name_with_the_accepted_ones(project: Path) -> None:

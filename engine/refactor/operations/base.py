@@ -76,8 +76,8 @@ class PlanContext(Protocol):
     def references(self, address: str) -> NavigationResult: ...
 
 
-STRICT_HELP = ("refuse, naming them, when files it could not search (over the size limit, binary, unreadable) mention "
-               "the names it changes; off plans without them, names them in warnings and lowers the confidence")
+STRICT_HELP = ("refuse when files it could not search (too large, binary, unreadable) mention the changed names; "
+               "off names them in warnings, at lower confidence")
 
 
 class FieldKind(str, Enum):

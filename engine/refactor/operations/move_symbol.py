@@ -12,8 +12,8 @@ from typing import ClassVar
 from engine.refactor.operations.base import STRICT_HELP, CodeAction, FieldKind, RefactorOperation, param
 
 
-IMPORT_CHECK_HELP = ("import the touched modules with the plan applied (in a scratch copy under .graft) before accepting "
-                     "it, and refuse a plan that breaks an import; off skips that")
+IMPORT_CHECK_HELP = ("import the touched modules with the plan applied (in a scratch copy under .graft) and refuse "
+                     "a plan that breaks an import")
 
 
 @dataclass(frozen=True)

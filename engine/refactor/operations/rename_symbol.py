@@ -27,14 +27,10 @@ class Rename(RefactorOperation):
     new_name: str = param(FieldKind.NAME, "the new name", metavar="NEW_NAME")
     text: bool = param(FieldKind.FLAG, "without a language server (outside Python), rename identifier-bounded "
                                        "occurrences (low confidence)", default=False)
-    mirrors: bool = param(FieldKind.FLAG, "rename the own bindings of mirror modules too (curried, compat twins that "
-                                          "re-bind the defining module's public names); when off, those bindings "
-                                          "are left as they are and each is named in a warning",
-                          default=True)
-    structural: bool = param(FieldKind.FLAG, "TypeScript: rename with an interface's member the same member of each class "
-                                             "(or module-level untyped object) that fits the interface without `implements` "
-                                             "(it has the interface's other required members and some file names both), "
-                                             "each named in a note; when off, such a rename is refused, listing them",
+    mirrors: bool = param(FieldKind.FLAG, "also rename mirror modules' own re-bindings (curried, compat twins); off leaves "
+                                          "them, each named in a warning", default=True)
+    structural: bool = param(FieldKind.FLAG, "TypeScript: also rename the member of classes and objects that fit the "
+                                             "interface without `implements` (named in a note); off refuses, listing them",
                              default=True)
     include_docs: bool = param(FieldKind.FLAG, "also edit the .md/.rst code mentions it lists (not prose)", default=False)
     strict: bool = param(FieldKind.FLAG, STRICT_HELP, default=False)
