@@ -119,3 +119,13 @@ def test_a_computed_getattr_refuses_only_when_its_literal_prefix_fits(tmp_path: 
     shop = SHOP.replace("    def report(self):", f"    def pick(self, kind):\n        return {lookup}\n\n    def report(self):", 1)
     code, message = refusal(tmp_path, {"shop.py": shop}, source=SourcePreference.AST)
     assert ("getattr with a computed name" in message) is refused, message
+
+
+@pytest.mark.parametrize("lookup, refused", [
+    ("name = '_total_{}'.format(kind)\n        return getattr(self, name.lower())", False),  # sqlparse's _process
+    ("name = 'to' + kind\n        return getattr(self, name.lower())", True),
+])
+def test_a_computed_name_bound_once_is_followed(tmp_path: Path, lookup: str, refused: bool) -> None:
+    shop = SHOP.replace("    def report(self):", f"    def pick(self, kind):\n        {lookup}\n\n    def report(self):", 1)
+    code, message = refusal(tmp_path, {"shop.py": shop}, source=SourcePreference.AST)
+    assert ("getattr with a computed name" in message) is refused, message

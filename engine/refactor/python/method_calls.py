@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import libcst as cst
+from libcst.metadata import Assignment
 
 from engine.positions import Position
 from engine.refactor.python.call_sites import CallSites, FileCalls, OtherUse
@@ -122,13 +123,29 @@ def _computed_lookups(tree: PythonTree, name: str) -> list[OtherUse]:
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "getattr"
                 and len(node.args) >= 2) or isinstance(node.args[1].value, cst.SimpleString):
             continue
-        fixed = _literal_ends(node.args[1].value)
+        fixed = _literal_ends(_followed(tree, node.args[1].value))
         receiver = node.args[0].value
         on_self = isinstance(receiver, cst.Name) and receiver.value in ("self", "cls")
         if fixed is not None and name.startswith(fixed[0]) and name.endswith(fixed[1]) and fixed != ("", "") or fixed == ("", "") and on_self:
             found.append(OtherUse(tree.source.path, tree.span(node).start.line + 1,
                                   f"getattr with a computed name may call {name} (its calls there are unseen)"))
     return found
+
+
+def _followed(tree: PythonTree, value: cst.BaseExpression) -> cst.BaseExpression:
+    """The value a computed name comes from: a local bound once (``func_name = '_process_{}'.format(...)``),
+    through ``.lower()`` (method names are lower case, so the literal ends stand)."""
+    if isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute) and value.func.attr.value == "lower":
+        value = value.func.value
+    scope = tree.scopes.get(value)
+    if isinstance(value, cst.Name) and scope is not None and value.value in scope:
+        bound = list(scope.assignments[value.value])
+        target = bound[0].node if len(bound) == 1 and isinstance(bound[0], Assignment) else None
+        line = tree.parents.get(target) if isinstance(target, cst.Name) else None  # the AssignTarget
+        holder = tree.parents.get(line) if line is not None else None
+        if isinstance(holder, cst.Assign) and len(holder.targets) == 1 and holder.targets[0].target is target:
+            return holder.value
+    return value
 
 
 def _literal_ends(value: cst.BaseExpression) -> tuple[str, str] | None:
