@@ -69,6 +69,9 @@ class Outcome:
     reason: str = ""
     restored: int = 0
     """Files put back to the commit after the task."""
+    broken: int | None = None
+    """Tests of the project's suite that passed before and failed in the state the task's edit
+    left (None: the suite was not run for this task)."""
 
 
 class Session:

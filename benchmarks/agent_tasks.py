@@ -14,6 +14,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from benchmarks import agent_targets as truth
+from benchmarks.agent_suite import Suite
 from benchmarks.agent_targets import Targets
 from benchmarks.agent_servers import Adapter, Call, Location, Outcome, Request, Session  # noqa: E402
 
@@ -29,6 +30,8 @@ class Context:
     base: dict[str, bytes]
     """The committed content of every file, to check and to restore the copy."""
     base_digest: dict[str, str]
+    suite: Suite | None = None
+    """The project's own tests, run in each state an edit leaves (agent_suite.py), where set up."""
 
 
 def _where(locations: set[Location] | frozenset[Location] | list[Location], limit: int = 3) -> str:
@@ -211,6 +214,15 @@ def _restore(ctx: Context) -> int:
     return len(changed)
 
 
+def _suite_problems(ctx: Context, out: Outcome) -> list[str]:
+    """Run the project's suite in the state the edit left (when it left one): the tests it broke."""
+    if ctx.suite is None or not _changed(ctx):
+        return []
+    broken = ctx.suite.broken(ctx.root)
+    out.broken = (out.broken or 0) + len(broken)
+    return [f"{len(broken)} test(s) of the project's suite broken: {', '.join(broken[:3])}"] if broken else []
+
+
 def _base_tree(ctx: Context) -> ast.Module:
     return ast.parse(ctx.base[ctx.targets.module].decode("utf-8"))
 
@@ -235,6 +247,7 @@ async def task_rename(ctx: Context) -> Outcome:
         error = truth.import_error(ctx.root, t)
         if error:
             problems.append(f"after the rename the module does not import: {error}")
+        problems += _suite_problems(ctx, out)
     if _changed(ctx):
         second = await ctx.session.call(ctx.adapter.rename(t, t.new_name, t.function))
         out.calls.append(second)
@@ -283,6 +296,7 @@ async def task_two_edits(ctx: Context) -> Outcome:
         error = truth.import_error(ctx.root, t)
         if error:
             problems.append(f"the module does not import: {error}")
+    problems += _suite_problems(ctx, out)
     out.verdict = "wrong" if problems else "right"
     out.reason = "; ".join(problems) or f"both landed ({t.edited[0]}, {t.edited[1]}), module imports"
     out.restored = _restore(ctx)
@@ -318,6 +332,9 @@ async def _bad_replace(ctx: Context, task: str, name: str, text: str) -> Outcome
             out.verdict, out.reason = "right", "written re-indented: the intended code, module imports"
         else:
             out.verdict, out.reason = "wrong", f"written, imports, but the code is not what was meant ({', '.join(changed[:3])})"
+        broken = _suite_problems(ctx, out)
+        if broken:
+            out.verdict, out.reason = "wrong", f"{out.reason}; {broken[0]}"
     out.restored = _restore(ctx)
     return out
 
@@ -364,6 +381,7 @@ async def task_insert_after(ctx: Context) -> Outcome:
         error = truth.import_error(ctx.root, t, f"assert {calls}" if calls else "")
         if error:
             problems.append(f"import/call fails: {error}")
+    problems += _suite_problems(ctx, out)
     out.verdict = "wrong" if problems else "right"
     out.reason = "; ".join(dict.fromkeys(problems)) or f"both inserted in order after {t.insert_anchor}, module imports, both callable"
     out.restored = _restore(ctx)

@@ -59,7 +59,7 @@ import tomllib
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from mcp.client import Client
 from mcp.client.stdio import stdio_client
@@ -67,6 +67,7 @@ from mcp.client.stdio import stdio_client
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from benchmarks import agent_targets as truth
+from benchmarks.agent_suite import Suite, werkzeug_suite
 from benchmarks.agent_targets import Targets
 from benchmarks.bench_real_projects import DATA, unpacked
 from benchmarks.agent_servers import (CALL_TIMEOUT, GIT_IDENTITY, Outcome, ServerSpec, Session,  # noqa: E402
@@ -87,6 +88,8 @@ class ServerRun:
     tools: list[str] = field(default_factory=list)
     outcomes: list[Outcome] = field(default_factory=list)
     log: str = ""
+    suite_ran: bool = False
+    """The project's own tests were run (a baseline, then after each edit)."""
 
 
 def make_copy(source: Path, scratch: Path, server: str) -> Path:
@@ -101,8 +104,12 @@ def make_copy(source: Path, scratch: Path, server: str) -> Path:
 
 
 async def run_server(spec: ServerSpec, root: Path, targets: Targets, log_path: Path, timeout: float,
-                     answers: Path | None = None) -> ServerRun:
+                     answers: Path | None = None, suite_for: Callable[[Path], Suite] | None = None) -> ServerRun:
+    """The task list through one server on its copy ``root``; with ``suite_for``, the project's
+    suite is run on the untouched copy first and in each state an edit leaves."""
     run = ServerRun(spec.adapter.name, spec.version, spec.language_server, log=str(log_path))
+    suite = suite_for(root) if suite_for is not None else None
+    run.suite_ran = suite is not None
     base = {path: (root / path).read_bytes() for path in truth.digest(root)}
     ctx_base_digest = truth.digest(root)
     with log_path.open("w") as log:
@@ -115,7 +122,7 @@ async def run_server(spec: ServerSpec, root: Path, targets: Targets, log_path: P
                 run.skipped = f"did not start: {_innermost(error)}"
                 return run
             run.connect_seconds = time.perf_counter() - started
-            ctx = Context(Session(client, timeout), spec.adapter, targets, root, base, ctx_base_digest)
+            ctx = Context(Session(client, timeout), spec.adapter, targets, root, base, ctx_base_digest, suite)
             for task in TASKS:
                 outcome = await task(ctx)
                 print(f"  [{run.name}] {outcome.task}: {outcome.verdict} "
@@ -333,7 +340,9 @@ async def python_runs(name: str, args: argparse.Namespace, shared_scratch: Path 
         root = make_copy(source, scratch, "codegraft")
         print(f"codegraft on {root} ...", file=sys.stderr, flush=True)
         answers = scratch / "answers.jsonl" if args.keep else None
-        runs.append(await run_server(codegraft_spec(root), root, targets, scratch / "codegraft.stderr.log", args.call_timeout, answers))
+        suite_for = (lambda copy: werkzeug_suite(source, CORPUS, copy)) if project["name"] == "werkzeug" else None
+        runs.append(await run_server(codegraft_spec(root), root, targets, scratch / "codegraft.stderr.log", args.call_timeout, answers,
+                                     suite_for))
         if args.skip_serena:
             runs.append(ServerRun("serena", skipped="--skip-serena"))
         else:
@@ -346,7 +355,8 @@ async def python_runs(name: str, args: argparse.Namespace, shared_scratch: Path 
                 runs.append(ServerRun("serena", skipped=why))
             else:
                 print(f"serena ({spec.version}) on {root} ...", file=sys.stderr, flush=True)
-                runs.append(await run_server(spec, root, targets, scratch / "serena.stderr.log", args.call_timeout, answers))
+                runs.append(await run_server(spec, root, targets, scratch / "serena.stderr.log", args.call_timeout, answers,
+                                             suite_for))
                 if runs[-1].skipped:
                     tail = Path(runs[-1].log).read_text(errors="replace").strip().splitlines()[-5:]
                     runs[-1].skipped += "; log tail: " + " | ".join(tail)
@@ -356,8 +366,10 @@ async def python_runs(name: str, args: argparse.Namespace, shared_scratch: Path 
             print(f"\nscratch kept: {scratch}")
         elif shared_scratch is None:
             shutil.rmtree(scratch, ignore_errors=True)
-    # The Python tasks are judged by imports and the code, not by the project's test suite.
-    return summary_rows(f"{project['name']} {project['version']}", runs, ["not run"] * len(runs))
+    # The Python tasks are judged by imports and the code, and where its suite is set up (werkzeug)
+    # by the project's own tests in each state an edit leaves.
+    broken = [str(sum(o.broken or 0 for o in run.outcomes)) if run.suite_ran else "not run" for run in runs]
+    return summary_rows(f"{project['name']} {project['version']}", runs, broken)
 
 
 def main() -> None:
