@@ -15,7 +15,7 @@ from pathlib import PurePosixPath
 from typing import Any, Callable
 
 from engine.api_surface import (
-    FileSymbols, LocatedLine, NavigationResult, NodeRef, OverviewEntry, SymbolMatches, UsageError,
+    LocatedLine, NavigationResult, NodeRef, OverviewEntry, SymbolMatches, UsageError,
 )
 
 View = tuple[dict[str, Any], str]
