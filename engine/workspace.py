@@ -111,6 +111,8 @@ class Workspace:
         """Set for the length of one call (:meth:`remembering_reads`)."""
         self._kept_reads: RememberedReads[SourceFile] | None = None
         """The memo a long-lived engine keeps from call to call (:meth:`keep_reads_between_calls`)."""
+        self._call_folders: _RealFolders | None = None
+        """Within one call, each folder's real path worked out once (:meth:`remembering_reads`)."""
 
     # -- paths ---------------------------------------------------------------
 
@@ -120,7 +122,8 @@ class Workspace:
         Relative paths are relative to the workspace root, like the FILE part
         of an address. Raises :class:`UnsafePath` for anything outside it.
         """
-        relative, lexical, _real = self._checked(user_path)
+        folders = self._call_folders
+        relative, lexical, _real = self._checked(user_path, folders.real_path if folders is not None else os.path.realpath)
         return relative, Path(lexical)
 
     def _checked(self, user_path: str, real_path: Callable[[str], str] = os.path.realpath) -> tuple[str, str, str]:
@@ -217,15 +220,20 @@ class Workspace:
     @contextmanager
     def remembering_reads(self) -> Iterator[None]:
         """Within the block (one call), a file read again unchanged is not read again
-        (engine.read_memo); what was read is let go at its end, unless reads are kept between calls."""
+        (engine.read_memo), and each folder's real path is worked out once (a plan reads a hundred
+        files of a few folders; a folder swapped for a link within one call is a local process
+        racing codegraft, which the trust model does not defend); what was read is let go at its
+        end, unless reads are kept between calls."""
         if self.remembered_reads is not None:
             yield  # an enclosing block remembers already
             return
         self.remembered_reads = self._kept_reads if self._kept_reads is not None else RememberedReads()
+        self._call_folders = _RealFolders()
         try:
             yield
         finally:
             self.remembered_reads = None
+            self._call_folders = None
 
     def keep_reads_between_calls(self, limit_bytes: int = KEPT_BYTES) -> None:
         """For a long-lived engine (the CLI's daemon): each call's reads stay for the next, checked

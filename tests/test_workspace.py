@@ -117,6 +117,24 @@ def test_symlinks_that_point_out_are_refused_and_not_listed(tmp_path: Path) -> N
     }
 
 
+def test_within_one_call_a_link_out_is_refused_though_its_folder_was_resolved_before(tmp_path: Path) -> None:
+    """One call (a plan) resolves each folder once: a file beside one read before, or in a
+    folder read before, that is itself a link out, is still refused."""
+    root = tmp_path / "root"
+    secret = write(tmp_path, "secret/data.py")
+    write(root, "pkg/real.py")
+    os.symlink(secret, root / "pkg" / "link.py")
+    os.symlink(secret.parent, root / "pkg" / "out")
+    workspace = Workspace(root)
+    with workspace.remembering_reads():
+        assert workspace.read("pkg/real.py").text == "x = 1\n"
+        with pytest.raises(UnsafePath, match="symlink"):
+            workspace.read("pkg/link.py")
+        with pytest.raises(UnsafePath, match="symlink"):
+            workspace.read("pkg/out/data.py")
+        assert workspace.read("pkg/real.py").path == "pkg/real.py"
+
+
 def test_binary_file_is_refused_with_reason(tmp_path: Path) -> None:
     write(tmp_path, "blob.py", b"\x00\x01\x02binary")
     with pytest.raises(UnreadableFile, match="binary file"):
