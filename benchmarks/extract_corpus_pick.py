@@ -94,23 +94,28 @@ def extract_function(module: Module) -> Iterator[dict[str, object]]:
 
 
 def extract_variable(module: Module) -> Iterator[dict[str, object]]:
+    for value in _statement_values(module):
+        for node in walk(value):
+            if node is value or not isinstance(node, (cst.Call, cst.BinaryOperation)):
+                continue
+            parent = module.parents.get(node)
+            if isinstance(parent, (cst.Arg, cst.BinaryOperation)) and not any(
+                    isinstance(a, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.IfExp,
+                                   cst.BooleanOperation, cst.FormattedString)) for a in module.ancestors(node)):
+                yield {"op": "extract-variable", "address": module.span(node), "new_name": "graft_value"}
+                break
+
+
+def _statement_values(module: Module) -> Iterator[cst.BaseExpression]:
+    """The value of each one-statement line (``return v``, ``x = v``) directly in a function's body."""
     for function in functions(module):
         for statement in walk(function.body):
             if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
                 continue
             small = statement.body[0]
             value = small.value if isinstance(small, (cst.Return, cst.Assign)) else None
-            if value is None or _inner_function(module, statement) is not function:
-                continue
-            for node in walk(value):
-                if node is value or not isinstance(node, (cst.Call, cst.BinaryOperation)):
-                    continue
-                parent = module.parents.get(node)
-                if isinstance(parent, (cst.Arg, cst.BinaryOperation)) and not any(
-                        isinstance(a, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.IfExp,
-                                       cst.BooleanOperation, cst.FormattedString)) for a in module.ancestors(node)):
-                    yield {"op": "extract-variable", "address": module.span(node), "new_name": "graft_value"}
-                    break
+            if value is not None and _inner_function(module, statement) is function:
+                yield value
 
 
 def inline_variable(module: Module) -> Iterator[dict[str, object]]:
@@ -188,19 +193,12 @@ _EXPRESSIONS = (cst.Call, cst.BinaryOperation, cst.BooleanOperation, cst.Compari
 
 
 def extract_expression(module: Module) -> Iterator[dict[str, object]]:
-    for function in functions(module):
-        for statement in walk(function.body):
-            if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-                continue
-            small = statement.body[0]
-            value = small.value if isinstance(small, (cst.Return, cst.Assign)) else None
-            if value is None or _inner_function(module, statement) is not function:
-                continue
-            for node in walk(value):
-                parent = module.parents.get(node)
-                if isinstance(node, _EXPRESSIONS) and (node is value or isinstance(parent, (cst.Arg, cst.BinaryOperation))) \
-                        and not _has(node, (cst.Yield, cst.Await, cst.NamedExpr)):
-                    yield {"op": "extract-function", "address": module.span(node), "new_name": "_graft_extracted"}
+    for value in _statement_values(module):
+        for node in walk(value):
+            parent = module.parents.get(node)
+            if isinstance(node, _EXPRESSIONS) and (node is value or isinstance(parent, (cst.Arg, cst.BinaryOperation))) \
+                    and not _has(node, (cst.Yield, cst.Await, cst.NamedExpr)):
+                yield {"op": "extract-function", "address": module.span(node), "new_name": "_graft_extracted"}
 
 
 def _inner_function(module: Module, node: cst.CSTNode) -> cst.CSTNode | None:
