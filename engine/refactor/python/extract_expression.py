@@ -13,7 +13,9 @@ What refuses: a ``yield`` (``contains_yield``: the function would be a generator
 that code outside the expression reads (``binds_a_name``: the binding would stay in the new
 function); ``locals()``, ``eval`` and the like, or, for a module function, ``super()`` and
 ``__private`` names (``cannot_extract_here``); an assignment target or a starred item
-(``not_an_expression``); a name in use (``name_clash``).
+(``not_an_expression``); a name in use (``name_clash``); a local the expression reads only under a
+condition (``a if ok else b``, ``ok and b``, a lambda's body, a comprehension's element) that may not
+be bound when it runs (``may_be_unbound``, see :mod:`engine.refactor.python.guarded_reads`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from engine.refactor.python.extract_function import (
     own_nodes, placed, plan_extract_statements, receiver_for_super,
 )
 from engine.refactor.python.extract_variable import NotAnExpression, check_identifier
+from engine.refactor.python.guarded_reads import check_guarded_reads
 from engine.refactor.python.span_nodes import (
     CannotExtractHere, PythonTree, binding_scope, expression_at, nodes_within, read_tree, reads_locals_dynamically, statement_of,
     trimmed,
@@ -72,6 +75,7 @@ def plan_extract_expression(tree: PythonTree, expression: cst.BaseExpression, na
     owner, deferred = _runs_in(tree, expression)
     is_async = _check_moveable(tree, expression, owner, where)
     parameters = _parameters(tree, expression)
+    check_guarded_reads(tree, expression, parameters, where)
     method = method_kind(tree, owner, receiver_for_super(owner, [expression], parameters))
     if method is not None:
         parameters = [p for p in parameters if p != method[1]]
