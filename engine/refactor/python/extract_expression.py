@@ -75,7 +75,7 @@ def plan_extract_expression(tree: PythonTree, expression: cst.BaseExpression, na
     owner, deferred = _runs_in(tree, expression)
     is_async = _check_moveable(tree, expression, owner, where)
     parameters = _parameters(tree, expression)
-    check_guarded_reads(tree, expression, parameters, where)
+    check_guarded_reads(tree, [expression], parameters, where)
     method = method_kind(tree, owner, receiver_for_super(owner, [expression], parameters))
     if method is not None:
         parameters = [p for p in parameters if p != method[1]]

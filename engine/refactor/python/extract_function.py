@@ -31,6 +31,7 @@ from engine.positions import Position, Range
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.cst_edits import bound_name
 from engine.refactor.python.extract_variable import NameClash
+from engine.refactor.python.guarded_reads import check_guarded_reads
 from engine.refactor.python.span_nodes import (
     CannotExtractHere, PythonTree, binding_scope, name_in_use, names_meaning, nodes_within, reads_locals_dynamically,
 )
@@ -72,6 +73,7 @@ def plan_extract_statements(tree: PythonTree, span: Range, name: str, where: str
     inside = Range(Position(first, 0), Position(last + 1, 0))
     scope = tree.scopes.get(statements[0])
     parameters, results = _flow(tree, statements, inside, scope, owner)
+    check_guarded_reads(tree, statements, parameters, where)
     is_async = any(awaits(node) for statement in statements for node in own_nodes(statement))
     method = method_kind(tree, owner, receiver_for_super(owner, statements, parameters))
     if method is not None:
