@@ -27,7 +27,11 @@ _SHOWN = 3
 
 def uncarried_comments(context: PlanContext, selection: Selection, edit: ServerEdit) -> list[str]:
     """A note naming the comments of the inlined callee's body that ``edit`` does not write, or none."""
-    callee = _callee(context, selection)
+    try:
+        callee = _callee(context, selection)
+    except GraftError as error:
+        return [f"the callee's comments were not compared with the inlined code ({error.code}: {error}); "
+                "check the call site for comments the server did not copy"]
     if callee is None:
         return []
     path, symbol, text = callee
@@ -48,17 +52,14 @@ def uncarried_comments(context: PlanContext, selection: Selection, edit: ServerE
 
 def _callee(context: PlanContext, selection: Selection) -> tuple[str, Symbol, str] | None:
     """The declaration the inlined name resolves to: its file, its symbol and the file's text
-    (None where the server does not say, or it is outside the workspace)."""
+    (None where the server names no one place in the workspace; GraftError where it cannot answer)."""
     services = context.services
     if services is None:
         return None
     locations = services.definition(selection.source, selection.range.start).value
     if len(locations) != 1 or not locations[0].inside_workspace:
         return None
-    try:
-        source = context.workspace.read(locations[0].file)
-    except GraftError:
-        return None
+    source = context.workspace.read(locations[0].file)
     at = locations[0].range.start
     declared = [s for s in walk_all(context.extractor.extract(source).symbols) if s.selection_range.contains(at)]
     return (source.path, declared[-1], source.text) if declared else None
