@@ -31,26 +31,18 @@ import sys
 import tempfile
 import time
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, cast
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from benchmarks import real_projects_go as go, real_projects_ts as ts  # noqa: E402
+from benchmarks.bench_extract_corpus import Outcome  # noqa: E402  (one outcome type for both extract corpora)
 
 CASES = REPO / "benchmarks" / "extract_corpus_servers.toml"
 SERVER_NAMES = re.compile(r"\b(?:newFunction|newLocal|newMethod|newVar|newConst)\w*\b")
 
 Case = dict[str, object]
-
-
-@dataclass
-class Outcome:
-    passed: bool
-    refused: bool
-    seconds: float
-    why: str
 
 
 def address_of(root: Path, case: Case) -> str:

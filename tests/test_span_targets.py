@@ -74,6 +74,17 @@ def _from_tree_and_from_server(root: Path, steps: list[tuple[str, dict[str, str]
     assert all(not notes for _source, _edit, notes in from_tree)
 
 
+def _asked_the_server_saying(root: Path, operation: str, arguments: dict[str, str], note: str) -> None:
+    """The step planned under ``auto`` comes from the server, with a warning that says why."""
+    engine = open_engine(root, SourcePreference.AUTO, tools=False)
+    try:
+        plan = engine.plan(build(operation, arguments, where="t"))
+    finally:
+        engine.close()
+    assert plan.source.value == "lsp"
+    assert any(note in warning for warning in plan.warnings), plan.warnings
+
+
 def _started(engine: Engine) -> dict[str, str]:
     pool_loop = getattr(engine.services, "api", None)
     if pool_loop is not None:  # what was handed to the pool's loop before now has had its turn
@@ -152,13 +163,8 @@ def test_a_typescript_name_declared_again_in_the_file_asks_the_server_and_says_s
     """A local of the same name, which tsserver's outline lists and the tree's rules do not."""
     require("typescript-language-server")
     root = _ts_project(tmp_path, "\nexport function user(): number {\n  const make = 3;\n  return make;\n}\n")
-    engine = open_engine(root, SourcePreference.AUTO, tools=False)
-    try:
-        plan = engine.plan(build("insert-after", {"address": "src/lib.ts:/make", "text": "export const TWO = 2;\n"}, where="t"))
-    finally:
-        engine.close()
-    assert plan.source.value == "lsp"
-    assert any("the syntax tree alone does not settle src/lib.ts:/make" in note for note in plan.warnings), plan.warnings
+    _asked_the_server_saying(root, "insert-after", {"address": "src/lib.ts:/make", "text": "export const TWO = 2;\n"},
+                             "the syntax tree alone does not settle src/lib.ts:/make")
 
 
 # -- C and C++: the tree answers only when nothing else in the file declares the name -------------
@@ -233,7 +239,7 @@ def test_c_and_cpp_span_plans_come_from_the_tree_with_no_server_and_match_clangd
     _from_tree_and_from_server(_c_project(tmp_path), _C_STEPS)
 
 
-def test_a_c_function_declared_again_in_the_file_asks_clangd_and_says_so(tmp_path: Path) -> None:
+def test_a_c_function_declared_again_in_the_file_asks_clangd_which_lists_both(tmp_path: Path) -> None:
     """A prototype before the definition: clangd's outline lists both, the tree's rules one."""
     require("clangd")
     root = _c_project(tmp_path)
@@ -268,10 +274,5 @@ def test_a_cpp_class_whose_constructor_has_its_name_asks_clangd_and_says_so(tmp_
     root = _c_project(tmp_path)
     geo = root / "src" / "geo.cpp"
     geo.write_text(geo.read_text().replace("    int value = 0;\n", "    int value = 0;\n    Counter() = default;\n"))
-    engine = open_engine(root, SourcePreference.AUTO, tools=False)
-    try:
-        plan = engine.plan(build("insert-before", {"address": "src/geo.cpp:geo/Counter", "text": "struct Empty {};\n"}, where="t"))
-    finally:
-        engine.close()
-    assert plan.source.value == "lsp"
-    assert any("'Counter' is declared 2 times" in note for note in plan.warnings), plan.warnings
+    _asked_the_server_saying(root, "insert-before", {"address": "src/geo.cpp:geo/Counter", "text": "struct Empty {};\n"},
+                             "'Counter' is declared 2 times")
