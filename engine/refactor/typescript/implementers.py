@@ -17,8 +17,9 @@ class is found (:func:`find`; engine.refactor.typescript.structural_renames foll
 - and some file spells both the class's name and the interface's (where an instance meets the
   interface, or the class's own file naming it): without that, a class that has the same members
   by chance (``height`` of a shape and of a one-member ``Box``) would be taken for one.
-A class that gets the member from its direct base (by the base's name), where the base does not
-fit itself, is found apart (``inherited``): only the base's member could be renamed.
+A class that gets the member from a class above it (its base, or further up, by whatever name
+it extends it: engine.refactor.typescript.heritage), where that class does not fit itself, is
+found apart (``inherited``): only the base's member could be renamed.
 It may still be a class that fits by chance; the user decides.
 """
 
@@ -33,6 +34,7 @@ from tree_sitter import Node
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.errors import Refused
 from engine.refactor.corpus import Corpus
+from engine.refactor.typescript import heritage
 from engine.refactor.typescript.clashes import ParsedFiles
 from engine.refactor.typescript.visibility import LANGUAGE_IDS, in_family
 
@@ -163,22 +165,52 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
     followed = {fit.member for fit in fits}
     bases = [member for member in classes if member not in followed and not member.is_object
              and (member.line, member.column) not in renamed.get(member.path, set())]
-    inherited = [sub.label(old, f"inherited from {base.class_name} at {base.path}:{base.line + 1}, which does not fit "
-                                f"{fit[0].name} itself")
-                 for base, sub in _subclasses(bases, mentioning, parsed, old)
-                 if (fit := named_with(sub.class_name, sub.members | base.members)) is not None]
+    inherited = []
+    for base, chain in _descendants(bases, mentioning, parsed, old):
+        fit = named_with(chain[-1].sub.class_name, base.members.union(*(hop.sub.members for hop in chain)))
+        if fit is not None and _confirmed(context, parsed, base, chain):
+            through = f" through {', '.join(hop.sub.class_name for hop in chain[:-1])}" if len(chain) > 1 else ""
+            inherited.append(chain[-1].sub.label(old, f"inherited from {base.class_name} at {base.path}:{base.line + 1}"
+                                                      f"{through}, which does not fit {fit[0].name} itself"))
     return Findings(tuple(interfaces), tuple(fits), tuple(sorted(inherited)))
 
 
-def _subclasses(bases: list[ClassMember], mentioning: Callable[[str], set[str]], parsed: ParsedFiles,
-                old: str) -> Iterable[tuple[ClassMember, ClassMember]]:
-    """Each base's direct subclasses that do not declare ``old`` themselves (found by the base's name)."""
+@dataclass(frozen=True)
+class Hop:
+    """A class that extends the one above it in a chain and does not declare the member itself."""
+
+    sub: ClassMember
+    """At the class's name, with its own members."""
+    extends_at: tuple[int, int]
+    """Where its ``extends`` names the class above: (0-based line, column)."""
+
+
+def _descendants(bases: list[ClassMember], mentioning: Callable[[str], set[str]], parsed: ParsedFiles,
+                 old: str) -> Iterable[tuple[ClassMember, tuple[Hop, ...]]]:
+    """Each base's subclasses that do not declare ``old``, theirs in turn, and so on down, each
+    with the chain from the base: found by every name the class above goes by (its imports and
+    re-exports under other names); the server confirms them (:func:`_confirmed`)."""
     for base in bases:
-        for path in sorted(mentioning(base.class_name)):
-            tree = parsed.get(path)
-            if tree is not None:
-                for sub in subclasses_of(path, tree[1], tree[0].text.encode("utf-8"), base.class_name, old):
-                    yield base, sub
+        queue: list[tuple[ClassMember, tuple[Hop, ...]]] = [(base, ())]
+        seen = {(base.path, base.class_name)}
+        while queue:
+            above, chain = queue.pop(0)
+            names = heritage.names_of(above.class_name, mentioning, parsed)
+            for path in sorted(set[str]().union(*(mentioning(name) for name in names))):
+                tree = parsed.get(path)
+                for hop in subclasses_of(path, tree[1], tree[0].text.encode("utf-8"), names, old) if tree else []:
+                    if (hop.sub.path, hop.sub.class_name) not in seen:
+                        seen.add((hop.sub.path, hop.sub.class_name))
+                        yield base, (*chain, hop)
+                        queue.append((hop.sub, (*chain, hop)))
+
+
+def _confirmed(context: PlanContext, parsed: ParsedFiles, base: ClassMember, chain: tuple[Hop, ...]) -> bool:
+    """Whether the server resolves each ``extends`` of the chain to the class above it (a match by
+    name may be another class of that name)."""
+    above = [base, *(hop.sub for hop in chain[:-1])]
+    return all(heritage.extends_the_base(context, parsed, hop.sub.path, hop.extends_at, upper.path, upper.class_name)
+               for upper, hop in zip(above, chain))
 
 
 def edit_starts(edit: WorkspaceEdit) -> dict[str, set[tuple[int, int]]]:
@@ -223,22 +255,20 @@ def class_members_named(path: str, root: Node, text: bytes, old: str) -> list[Cl
     return found
 
 
-def subclasses_of(path: str, root: Node, text: bytes, base: str, old: str) -> list[ClassMember]:
-    """The classes of a file that extend ``base`` by that name and do not declare ``old`` themselves
-    (at the class's name, with its own members)."""
+def subclasses_of(path: str, root: Node, text: bytes, bases: frozenset[str], old: str) -> list[Hop]:
+    """The classes of a file that extend one of ``bases`` by that name (``ns.Base`` too) and do not
+    declare ``old`` themselves."""
     found = []
     for declaration in _walk(root, _CLASSES):
         body, name_node = declaration.child_by_field_name("body"), declaration.child_by_field_name("name")
-        heritage = next((child for child in declaration.named_children if child.type == "class_heritage"), None)
-        extends = next((child for child in heritage.named_children if child.type == "extends_clause"), None) if heritage else None
-        value = extends.child_by_field_name("value") if extends is not None else None
+        value = heritage.extended_name(declaration)
         name = _class_name(declaration)
-        if value is None or value.text != base.encode() or body is None or name is None:
+        if value is None or not value.text or value.text.decode() not in bases or body is None or name is None:
             continue
         members = _own_members(body)
         if old not in members:
             line, column = _start(name_node or declaration, text)
-            found.append(ClassMember(path, line, column, name, frozenset(members)))
+            found.append(Hop(ClassMember(path, line, column, name, frozenset(members)), _start(value, text)))
     return found
 
 

@@ -1,0 +1,102 @@
+"""A TypeScript member's rename and inheritance, both ways (issue 40, item 4's leftovers), on the
+real servers: tsserver (through typescript-language-server) and TypeScript 7's ``tsc --lsp``.
+
+- An interface member's rename, where a class fits the interface with a member it inherits from a
+  class that does not fit: it is refused (``implementations_left_behind``), however far down the
+  class is and however it names its base (an import alias, a barrel's re-export under another
+  name, a namespace). Before, only a direct base named by its own name was seen, and the others
+  broke tsc (TS2741) silently. A class of the same name elsewhere is told apart by the server's
+  definition request.
+- A class member's rename (or an object constant's), where the class fits an interface without
+  ``implements`` and some file names both: the interface's member is renamed too, and through it
+  the interface's other fits, as the servers themselves do for a class that declares
+  ``implements``. Before, the rename broke tsc where the class is used as the interface.
+Skipped, with the reason, when a server is not installed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from engine.errors import Refused
+from engine.refactor.operations.rename_symbol import Rename
+from lsp_pool.typescript7 import TSC_LSP
+from tests.test_typescript_implementers import FILES, _engine, _project, _snapshot, _tsc
+
+pytestmark = pytest.mark.e2e
+BACKENDS = ["typescript-language-server", TSC_LSP]
+
+INHERITED = {
+    # Base has `area` but no `name`: it does not fit Shape, the classes below it do.
+    "src/base.ts": ('export class Base {\n  area(): number {\n    return 2;\n  }\n}\n\n'
+                    "export class Mid extends Base {}\n"),
+    # Imported under another name.
+    "src/aliased.ts": 'import { Base as B } from "./base";\n\nexport class Aliased extends B {\n  name = "aliased";\n}\n',
+    # Two levels down, through Mid.
+    "src/leaf.ts": 'import { Mid } from "./base";\n\nexport class Leaf extends Mid {\n  name = "leaf";\n}\n',
+    # Through a barrel that re-exports Base under another name.
+    "src/index.ts": 'export { Base as Foundation } from "./base";\n',
+    "src/founded.ts": ('import { Foundation } from "./index";\n\nexport class Founded extends Foundation {\n'
+                       '  name = "founded";\n}\n'),
+    # Through a namespace import.
+    "src/spotted.ts": ('import * as bases from "./base";\n\nexport class Spotted extends bases.Base {\n'
+                       '  name = "spotted";\n}\n'),
+    "src/use.ts": ('import { Shape } from "./shape";\nimport { Aliased } from "./aliased";\nimport { Leaf } from "./leaf";\n'
+                   'import { Founded } from "./founded";\nimport { Spotted } from "./spotted";\n\n'
+                   "export const all: Shape[] = [new Aliased(), new Leaf(), new Founded(), new Spotted()];\n"),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_member_inherited_beyond_the_direct_base_or_under_another_name_is_refused(tmp_path: Path, backend: str) -> None:
+    _tsc(backend)
+    root = _project(tmp_path / "p", typescript7=backend == TSC_LSP)
+    for path, text in INHERITED.items():
+        (root / path).write_text(text)
+    before = _snapshot(root)
+    engine = _engine(root)
+    try:
+        with pytest.raises(Refused) as refused:
+            engine.plan(Rename("src/shape.ts:Shape/area", "surface"))
+    finally:
+        engine.close()
+    assert refused.value.code == "implementations_left_behind", refused.value.message
+    why = "inherited from Base at src/base.ts:2{}, which does not fit Shape itself"
+    assert refused.value.to_json()["members"] == [
+        f"src/aliased.ts:3 (Aliased.area, {why.format('')})",
+        f"src/founded.ts:3 (Founded.area, {why.format('')})",
+        f"src/leaf.ts:3 (Leaf.area, {why.format(' through Mid')})",
+        f"src/spotted.ts:3 (Spotted.area, {why.format('')})"], refused.value.message
+    assert _snapshot(root) == before
+
+
+SAME_NAME = {
+    # Another class named Plot (src/plot.ts's Plot declares `area`): Odd gets nothing from
+    # src/plot.ts, so it is no Shape and must not be taken for one.
+    "src/other/plot.ts": "export class Plot {\n  size = 1;\n}\n",
+    "src/other/odd.ts": 'import { Plot } from "./plot";\n\nexport class Odd extends Plot {\n  name = "odd";\n}\n',
+    "src/pair.ts": ('import { Shape } from "./shape";\nimport { Odd } from "./other/odd";\n\n'
+                    "export const pair: [Shape | null, Odd] = [null, new Odd()];\n"),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_class_of_the_same_name_elsewhere_is_not_taken_for_the_base(tmp_path: Path, backend: str) -> None:
+    """The server's definition request, not the name, says which class an ``extends`` names."""
+    tsc = _tsc(backend)
+    root = _project(tmp_path / "p", typescript7=backend == TSC_LSP)
+    for path, text in SAME_NAME.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    engine = _engine(root)
+    try:
+        plan = engine.plan(Rename("src/shape.ts:Shape/area", "surface"))
+        engine.edits().apply(plan.edit)
+    finally:
+        engine.close()
+    assert (root / "src" / "other" / "odd.ts").read_text() == SAME_NAME["src/other/odd.ts"]
+    checked = subprocess.run([tsc, "--noEmit", "-p", "."], cwd=root, capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
