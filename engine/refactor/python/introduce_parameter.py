@@ -14,6 +14,14 @@ or a use that is not a call this can change (``unresolved_callers``; a method's 
 references found, engine.refactor.python.method_calls);
 a call that forwards ``*args``/``**kwargs`` (``forwarded_arguments``); a call in another file when
 the expression reads names that file would have to import (``used_elsewhere``).
+
+A method's value passed at the calls goes to its family too (``MethodReferences.family``: the
+overrides and overridden methods the caller found): each member takes the parameter, the calls of
+every member pass the value, and ``super().meth(...)`` inside a member passes the member's own
+parameter on. What refuses there: a member that is no plain def of a class body, or a property
+(``family_member_unchangeable``); a member that already uses the name (``name_clash``); a value
+that reads state or calls code (``evaluation_order_changes``: the calls of the other members
+would evaluate it although their bodies never did).
 """
 
 from __future__ import annotations
@@ -28,9 +36,9 @@ from engine.refactor.python.call_sites import CallSites, find_call_sites
 from engine.refactor.python.cst_edits import spliced
 from engine.refactor.python.extract_variable import NameClash, NotAnExpression, NotConstant, check_identifier
 from engine.refactor.python.inline_function import UsedElsewhere
-from engine.refactor.python.method_calls import MethodReferences, method_call_sites
+from engine.refactor.python.method_calls import MethodReferences, class_path, method_call_sites
 from engine.refactor.python.span_nodes import (
-    EFFECTS, EvaluationOrderChanges, PythonTree, binding_scope, expression_at, name_in_use, nodes_within, read_names,
+    EFFECTS, OBSERVERS, EvaluationOrderChanges, PythonTree, binding_scope, expression_at, name_in_use, nodes_within, read_names,
     read_tree, trimmed,
 )
 from engine.refactor.selection import Selection
@@ -58,6 +66,10 @@ class UnresolvedCallers(Refused):
 
 class ForwardedArguments(Refused):
     code = "forwarded_arguments"
+
+
+class FamilyMemberUnchangeable(Refused):
+    code = "family_member_unchangeable"
 
 
 def plan_introduce_parameter(selection: Selection, name: str, *, pass_at_calls: bool, allow_reordering: bool,
@@ -211,24 +223,80 @@ def _check_evaluated_first(tree: PythonTree, node: cst.BaseExpression, function:
 def _pass_at_calls(tree: PythonTree, node: cst.BaseExpression, function: cst.FunctionDef, name: str, code: str,
                    other_files: list[SourceFile], method_references: MethodReferences | None) -> list[FileChange]:
     found = _call_sites(tree, function, other_files, method_references)
+    members = [(tree, function)]
+    if method_references is not None and method_references.family:
+        members += _family_members(found, method_references.family)
+        _check_family(tree, node, members, name)
     if found.other_uses:
         raise UnresolvedCallers(f"{function.name.value} is used where a call cannot be changed: "
                                 + "; ".join(str(use) for use in found.other_uses[:5]) + "; nothing was changed")
     reads = [read.value for read in read_names(tree, node) if isinstance(binding_scope(tree, read), GlobalScope)]
     changes = []
     for calls in found.files:
-        edits = []
+        own = [member for each, member in members if each is calls.tree]
+        edits = [_parameter(calls.tree, member, name, keyword=True) for member in own]
         if calls.tree is tree:
-            edits = [_replacement(tree, node, name), _parameter(tree, function, name, keyword=True)]
-        elif reads and calls.calls:
-            raise UsedElsewhere(f"{calls.tree.source.path} calls {function.name.value}, and the value reads {', '.join(reads)}, "
-                                "which that file would have to import; introduce the parameter with a default instead")
+            edits.append(_replacement(tree, node, name))
         for call in calls.calls:
-            _check_call(calls.tree, call, function.name.value, reads, tree is calls.tree)
-            edits.append(_argument(calls.tree, call, f"{name}={code}"))
+            through = _passes_through(calls.tree, call, own)
+            if reads and calls.tree is not tree and not through:
+                raise UsedElsewhere(f"{calls.tree.source.path} calls {function.name.value}, and the value reads {', '.join(reads)}, "
+                                    "which that file would have to import; introduce the parameter with a default instead")
+            _check_call(calls.tree, call, function.name.value, [] if through else reads, tree is calls.tree)
+            edits.append(_argument(calls.tree, call, f"{name}={name if through else code}"))
         if edits:
             changes.append(spliced(calls.tree.source, edits))
     return changes
+
+
+def _family_members(found: CallSites, family: tuple[tuple[str, str], ...]) -> list[tuple[PythonTree, cst.FunctionDef]]:
+    """The defs of the family's other members, in the trees the calls were found in."""
+    members = []
+    for path, name_path in family:
+        tree = next((calls.tree for calls in found.files if calls.tree.source.path == path), None)
+        member = None if tree is None else next(
+            (each for each in nodes_within(tree.module) if isinstance(each, cst.FunctionDef)
+             and each.name.value == name_path.rsplit("/", 1)[-1] and class_path(tree, each) == name_path), None)
+        if tree is None or member is None:
+            raise FamilyMemberUnchangeable(f"{path}: {name_path.replace('/', '.')} overrides the method or is overridden by it, "
+                                           "and is not a def directly in its class body that the parameter can be added to; "
+                                           "nothing was changed")
+        members.append((tree, member))
+    return members
+
+
+def _check_family(tree: PythonTree, node: cst.BaseExpression, members: list[tuple[PythonTree, cst.FunctionDef]], name: str) -> None:
+    """Every member takes the parameter; the calls of each pass the value, so it must be one that
+    evaluating where the body never did changes nothing."""
+    for each, member in members:
+        line = each.span(member.name).start.line + 1
+        if any(isinstance(decorator.decorator, (cst.Name, cst.Attribute)) and _decorator_name(decorator.decorator)
+               in ("property", "cached_property", "setter", "getter") for decorator in member.decorators):
+            raise FamilyMemberUnchangeable(f"{each.source.path}:{line}: {member.name.value} is a property there, read "
+                                           "without a call; nothing was changed")
+        if each is not tree or member is not members[0][1]:
+            if name_in_use(each, name, member):
+                raise NameClash(f"{each.source.path}:{line}: {name} is already a name in that {member.name.value} "
+                                "(an override or a base); choose another name")
+    if any(isinstance(part, OBSERVERS) for part in nodes_within(node)):
+        where = f"{tree.source.path}:{tree.span(node).start.line + 1}"
+        raise EvaluationOrderChanges(f"the value at {where} reads state or calls code, and {len(members) - 1} other methods of "
+                                     "its family (overrides or overridden) take the parameter too: their calls would "
+                                     "evaluate it although their bodies never did; nothing was changed")
+
+
+def _decorator_name(decorator: cst.BaseExpression) -> str:
+    return decorator.value if isinstance(decorator, cst.Name) else decorator.attr.value if isinstance(decorator, cst.Attribute) else ""
+
+
+def _passes_through(tree: PythonTree, call: cst.Call, members: list[cst.FunctionDef]) -> bool:
+    """``super().meth(...)`` in the body of a member of this file: it passes its own parameter on."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call) and isinstance(func.value.func, cst.Name)
+            and func.value.func.value == "super"):
+        return False
+    enclosing = next((a for a in tree.ancestors(call) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
+    return any(enclosing is member for member in members)
 
 
 def _call_sites(tree: PythonTree, function: cst.FunctionDef, other_files: list[SourceFile],
@@ -246,20 +314,6 @@ def _call_sites(tree: PythonTree, function: cst.FunctionDef, other_files: list[S
         raise UnresolvedCallers(f"{named} is a method: its calls (obj.{named}(...)) take types to find, and no references "
                                 "search answered; introduce the parameter with a default instead")
     return method_call_sites(tree, function, method_references, other_files, method_references.hierarchy)
-
-
-def class_path(tree: PythonTree, function: cst.FunctionDef) -> str | None:
-    """``Class/method`` (outer classes first) when ``function`` is defined directly in a class body
-    of classes only, up to the module; None otherwise."""
-    parts = [function.name.value]
-    node: cst.CSTNode = function
-    while not isinstance(block := tree.parents.get(node), cst.Module):
-        holder = tree.parents.get(block) if block is not None else None
-        if not isinstance(block, cst.IndentedBlock) or not isinstance(holder, cst.ClassDef):
-            return None
-        parts.insert(0, holder.name.value)
-        node = holder
-    return "/".join(parts) if len(parts) > 1 else None
 
 
 def _check_call(tree: PythonTree, call: cst.Call, function: str, reads: list[str], own_module: bool) -> None:

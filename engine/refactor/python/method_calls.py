@@ -34,15 +34,19 @@ class MethodReferences:
     """Which service answered (``lsp``, or ``ast`` for the project graph), for the plan's note."""
     hierarchy: list[SourceFile] = field(default_factory=list)
     """The other files that name the class or its bases (for computed ``getattr`` lookups)."""
+    family: tuple[tuple[str, str], ...] = ()
+    """``(file, Class/method)`` of the other methods of its family (overrides and overridden
+    methods in the workspace), whose calls are the method's calls too."""
 
 
 def method_call_sites(tree: PythonTree, method: cst.FunctionDef, references: MethodReferences,
                       others: list[SourceFile], hierarchy: list[SourceFile]) -> CallSites:
-    """The calls of ``method`` (a def in a class body of ``tree``) in its file and in ``others``
-    (the other Python files whose text names it), and every use that is not one of them;
-    ``hierarchy``: the further files that name its class or the class's bases, where only a
-    computed ``getattr`` is looked for."""
+    """The calls of ``method`` (a def in a class body of ``tree``) and of the other members of its
+    family in its file and in ``others`` (the other Python files whose text names it), and every
+    use that is not one of them; ``hierarchy``: the further files that name its class or the
+    class's bases, where only a computed ``getattr`` is looked for."""
     name = method.name.value
+    members = {(tree.source.path, class_path(tree, method)), *references.family}
     trees = [tree, *(read_tree(source) for source in others)]
     other_uses: list[OtherUse] = []
     for source in hierarchy:
@@ -50,13 +54,13 @@ def method_call_sites(tree: PythonTree, method: cst.FunctionDef, references: Met
     files = []
     for each in trees:
         calls = FileCalls(each)
-        other_uses.extend(_other_definitions(each, method, name))
+        other_uses.extend(_other_definitions(each, members, name))
         other_uses.extend(_strings_naming(each, name))
         other_uses.extend(_computed_lookups(each, name))
         for node in nodes_within(each.module):
-            if isinstance(node, cst.Name) and node.value == name and node is not method.name and _is_use(each, node):
+            if isinstance(node, cst.Name) and node.value == name and _is_use(each, node):
                 _sort_use(each, node, references, calls, other_uses)
-        if each is tree or calls.calls:  # the method's own file changes even when it holds no call
+        if each is tree or calls.calls or any(path == each.source.path for path, _ in members):  # members change too
             files.append(calls)
     seen = {each.source.path for each in trees}
     for path, at in sorted(references.places):
@@ -93,16 +97,45 @@ def _sort_use(tree: PythonTree, node: cst.Name, references: MethodReferences, ca
         other_uses.append(OtherUse(tree.source.path, line, "used other than by a call"))
 
 
-def _other_definitions(tree: PythonTree, method: cst.FunctionDef, name: str) -> list[OtherUse]:
+def _other_definitions(tree: PythonTree, members: set[tuple[str, str | None]], name: str) -> list[OtherUse]:
+    """Same-named methods of classes outside the family, and the name bound in a class body by an
+    assignment (``total = helper``), which a call through a base may reach too."""
     found = []
     for node in nodes_within(tree.module):
-        if isinstance(node, cst.FunctionDef) and node is not method and node.name.value == name:
+        if isinstance(node, (cst.AssignTarget, cst.AnnAssign)) and isinstance(node.target, cst.Name) \
+                and node.target.value == name and _in_class_body(tree, node):
+            found.append(OtherUse(tree.source.path, tree.span(node).start.line + 1,
+                                  f"{name} is assigned in a class body: a call through a base or a subclass may reach it"))
+        if isinstance(node, cst.FunctionDef) and (tree.source.path, class_path(tree, node)) not in members \
+                and node.name.value == name:
             owner = next((a for a in tree.ancestors(node) if isinstance(a, (cst.ClassDef, cst.FunctionDef))), None)
             if isinstance(owner, cst.ClassDef):
                 found.append(OtherUse(tree.source.path, tree.span(node.name).start.line + 1,
                                       f"{owner.name.value}.{name} is defined too: a call through a base or a subclass may reach "
                                       "either"))
     return found
+
+
+def _in_class_body(tree: PythonTree, node: cst.CSTNode) -> bool:
+    statement = tree.parents.get(node)
+    if isinstance(node, cst.AssignTarget) and statement is not None:
+        statement = tree.parents.get(statement)  # the line, around the Assign
+    block = tree.parents.get(statement) if statement is not None else None
+    return isinstance(block, cst.IndentedBlock) and isinstance(tree.parents.get(block), cst.ClassDef)
+
+
+def class_path(tree: PythonTree, function: cst.FunctionDef) -> str | None:
+    """``Class/method`` (outer classes first) when ``function`` is defined directly in a class body
+    of classes only, up to the module; None otherwise."""
+    parts = [function.name.value]
+    node: cst.CSTNode = function
+    while not isinstance(block := tree.parents.get(node), cst.Module):
+        holder = tree.parents.get(block) if block is not None else None
+        if not isinstance(block, cst.IndentedBlock) or not isinstance(holder, cst.ClassDef):
+            return None
+        parts.insert(0, holder.name.value)
+        node = holder
+    return "/".join(parts) if len(parts) > 1 else None
 
 
 def _strings_naming(tree: PythonTree, name: str) -> list[OtherUse]:
