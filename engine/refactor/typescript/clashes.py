@@ -113,11 +113,15 @@ def rename_clashes(workspace: Workspace, edit: WorkspaceEdit, old: str, new: str
         source = parsed.source(change.path)
         if source is None:
             continue
+        # A scope clash needs the new name in the file already (a binding of it, or a use that
+        # the renamed binding would capture): without it nothing there can clash. The substring
+        # test first: the word pattern, led by a look-behind, tries every offset.
+        holds_new = new in source.text and new_word.search(source.text) is not None
+        if not holds_new and not _may_export_otherwise(parsed, change.path, old):
+            continue  # its exports stay as they are (re-exporters read it unrenamed: the same), nor can its scopes clash
         spans = _renamed_starts(source, change.edits, old, new)
         changed[change.path] = spans
-        if not new_word.search(source.text):
-            # A scope clash needs the new name in the file already (a binding of it, or a use
-            # that the renamed binding would capture): without it nothing there can clash.
+        if not holds_new:
             continue
         found = parsed.get(change.path)
         if found is not None:
@@ -139,6 +143,8 @@ def _all_export_clashes(parsed: ParsedFiles, changed: dict[str, set[int]], old: 
         exporting_otherwise = []
         for path in frontier:
             checked.add(path)
+            if not _may_export_otherwise(parsed, path, old):
+                continue  # an importer that re-exports nothing with `export *` exports the same after
             before = _exports(parsed, path, changed, old, new, renamed=False, seen=set())
             after = _exports(parsed, path, changed, old, new, renamed=True, seen=set())
             if before != after:
@@ -146,6 +152,16 @@ def _all_export_clashes(parsed: ParsedFiles, changed: dict[str, set[int]], old: 
                 clashes += _export_clash(path, before.get(new, []), after.get(new, []), new)
         frontier = [path for path in re_exporters(exporting_otherwise) if path not in checked] if exporting_otherwise else []
     return clashes
+
+
+def _may_export_otherwise(parsed: ParsedFiles, path: str, old: str) -> bool:
+    """Whether a rename could change what ``path`` exports: it exports ``old`` by name, or
+    re-exports another module with ``export *`` (whose exports may change). Otherwise its exports
+    before and after are the same whatever the edit, and need not be listed twice to say so."""
+    table = parsed.table(path)
+    return table is not None and any(
+        statement.kind == STAR or (statement.kind == NAMES and any(text == old for _start, text in statement.names))
+        for statement in table.exports)
 
 
 def _renamed_starts(source: SourceFile, edits: tuple[TextEdit, ...], old: str, new: str) -> set[int]:

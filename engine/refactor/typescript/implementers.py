@@ -51,6 +51,13 @@ _MAY_DECLARE_AN_INTERFACE = re.compile(r"\b(?:interface|type)\b")
 """The keyword each of _INTERFACES begins with, as a word: a file without either declares none."""
 
 
+def may_declare_an_interface(text: str) -> bool:
+    """Whether ``text`` holds ``interface`` or ``type`` as a word. The substring test comes first:
+    it is what most files of a rename answer (neither word in them) fail, in a fraction of the
+    word pattern's time, which cannot skip ahead to a literal."""
+    return ("interface" in text or "type" in text) and _MAY_DECLARE_AN_INTERFACE.search(text) is not None
+
+
 class ImplementationsLeftBehind(Refused):
     """The rename of an interface's member leaves classes that satisfy the interface behind."""
 
@@ -131,7 +138,7 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
     interfaces: list[RenamedInterface] = []
     for path, starts in renamed.items():
         source = parsed.source(path) if in_family(path) else None
-        if source is None or not _MAY_DECLARE_AN_INTERFACE.search(source.text):
+        if source is None or not may_declare_an_interface(source.text):
             continue  # neither keyword as a word: no interface or type alias here, and no parse
         tree = parsed.get(path)
         if tree is not None:
