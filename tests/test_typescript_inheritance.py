@@ -100,3 +100,93 @@ def test_a_class_of_the_same_name_elsewhere_is_not_taken_for_the_base(tmp_path: 
     assert (root / "src" / "other" / "odd.ts").read_text() == SAME_NAME["src/other/odd.ts"]
     checked = subprocess.run([tsc, "--noEmit", "-p", "."], cwd=root, capture_output=True, text=True, timeout=300)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("address", ["src/square.ts:Square/area", "src/presets.ts:unit/area"])
+def test_a_class_members_rename_renames_the_interface_it_fits_without_implements(tmp_path: Path, backend: str,
+                                                                                 address: str) -> None:
+    """Square (and the object ``unit``) meet Shape in report.ts: Shape.area is renamed with it, and
+    through it Shape's uses, its ``implements`` class Tile and its other structural fits."""
+    tsc = _tsc(backend)
+    root = _project(tmp_path / "p", typescript7=backend == TSC_LSP)
+    engine = _engine(root)
+    try:
+        plan = engine.plan(Rename(address, "surface"))
+        engine.edits().apply(plan.edit)
+    finally:
+        engine.close()
+    renamer = address.split(":")[1].split("/")[0]
+    assert (f"src/shape.ts:2 Shape.area ({renamer} fits it without `implements`; src/report.ts names both)"
+            in "\n".join(plan.warnings)), plan.warnings
+    assert plan.confidence.value == "medium", plan.confidence
+    assert "surface(): number;" in (root / "src" / "shape.ts").read_text()
+    for path in ("src/square.ts", "src/disc.ts", "src/tile.ts", "src/presets.ts"):
+        assert "area" not in (root / path).read_text(), path
+    assert (root / "src" / "plot.ts").read_text() == FILES["src/plot.ts"]
+    checked = subprocess.run([tsc, "--noEmit", "-p", "."], cwd=root, capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_with_structural_off_a_class_members_rename_is_refused_naming_the_interface(tmp_path: Path, backend: str) -> None:
+    _tsc(backend)
+    root = _project(tmp_path / "p", typescript7=backend == TSC_LSP)
+    before = _snapshot(root)
+    engine = _engine(root)
+    try:
+        with pytest.raises(Refused) as refused:
+            engine.plan(Rename("src/square.ts:Square/area", "surface", structural=False))
+    finally:
+        engine.close()
+    assert refused.value.code == "implementations_left_behind", refused.value.message
+    assert refused.value.to_json()["members"] == [
+        "src/square.ts:4 (Square.area, fits Shape (src/shape.ts:2) without `implements`, and src/report.ts names both)"]
+    assert "--no-structural" in refused.value.message and "Shape.area" in refused.value.message
+    assert _snapshot(root) == before
+
+
+CRATE = ('export interface Boxed {\n  area(): number;\n}\n\n'
+         "export class Crate {\n  area(): number {\n    return 1;\n  }\n}\n\n"
+         "export const boxed: Boxed = new Crate();\n")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_class_members_rename_is_refused_where_its_fit_says_little(tmp_path: Path, backend: str) -> None:
+    """Boxed has no other member: any class with an ``area`` fits it, so its member is not renamed on
+    that evidence, and the rename, which would break ``boxed``, is refused."""
+    _tsc(backend)
+    root = _project(tmp_path / "p", typescript7=backend == TSC_LSP)
+    (root / "src" / "crate.ts").write_text(CRATE)
+    before = _snapshot(root)
+    engine = _engine(root)
+    try:
+        with pytest.raises(Refused) as refused:
+            engine.plan(Rename("src/crate.ts:Crate/area", "surface"))
+    finally:
+        engine.close()
+    assert refused.value.code == "implementations_left_behind", refused.value.message
+    assert refused.value.to_json()["members"] == [
+        "src/crate.ts:6 (Crate.area, fits Boxed (src/crate.ts:2) without `implements`, and src/crate.ts names both, "
+        "Boxed has no other required member: it fits Boxed by this one name alone)"], refused.value.message
+    assert "cannot follow" in refused.value.message
+    assert _snapshot(root) == before
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_base_members_rename_renames_the_interface_its_subclasses_fit(tmp_path: Path, backend: str) -> None:
+    """Base.area is what Aliased, Leaf, Founded and Spotted fit Shape with: renaming it renames Shape.area too."""
+    tsc = _tsc(backend)
+    root = _project(tmp_path / "p", typescript7=backend == TSC_LSP)
+    for path, text in INHERITED.items():
+        (root / path).write_text(text)
+    engine = _engine(root)
+    try:
+        plan = engine.plan(Rename("src/base.ts:Base/area", "surface"))
+        engine.edits().apply(plan.edit)
+    finally:
+        engine.close()
+    assert "src/shape.ts:2 Shape.area (" in "\n".join(plan.warnings), plan.warnings
+    assert "surface(): number;" in (root / "src" / "shape.ts").read_text()
+    checked = subprocess.run([tsc, "--noEmit", "-p", "."], cwd=root, capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stdout + checked.stderr

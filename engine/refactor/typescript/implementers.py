@@ -173,9 +173,9 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
     bases = [member for member in classes if member not in followed and not member.is_object
              and (member.line, member.column) not in renamed.get(member.path, set())]
     inherited = []
-    for base, chain in _descendants(bases, mentioning, parsed, old):
+    for base, chain in descendants(bases, mentioning, parsed, old):
         fit = named_with(chain[-1].sub.class_name, base.members.union(*(hop.sub.members for hop in chain)))
-        if fit is not None and _confirmed(context, parsed, base, chain):
+        if fit is not None and confirmed(context, parsed, base, chain):
             through = f" through {', '.join(hop.sub.class_name for hop in chain[:-1])}" if len(chain) > 1 else ""
             inherited.append(chain[-1].sub.label(old, f"inherited from {base.class_name} at {base.path}:{base.line + 1}"
                                                       f"{through}, which does not fit {fit[0].name} itself"))
@@ -192,11 +192,11 @@ class Hop:
     """Where its ``extends`` names the class above: (0-based line, column)."""
 
 
-def _descendants(bases: list[ClassMember], mentioning: Callable[[str], set[str]], parsed: ParsedFiles,
+def descendants(bases: list[ClassMember], mentioning: Callable[[str], set[str]], parsed: ParsedFiles,
                  old: str) -> Iterable[tuple[ClassMember, tuple[Hop, ...]]]:
     """Each base's subclasses that do not declare ``old``, theirs in turn, and so on down, each
     with the chain from the base: found by every name the class above goes by (its imports and
-    re-exports under other names); the server confirms them (:func:`_confirmed`)."""
+    re-exports under other names); the server confirms them (:func:`confirmed`)."""
     for base in bases:
         queue: list[tuple[ClassMember, tuple[Hop, ...]]] = [(base, ())]
         seen = {(base.path, base.class_name)}
@@ -212,7 +212,7 @@ def _descendants(bases: list[ClassMember], mentioning: Callable[[str], set[str]]
                         queue.append((hop.sub, (*chain, hop)))
 
 
-def _confirmed(context: PlanContext, parsed: ParsedFiles, base: ClassMember, chain: tuple[Hop, ...]) -> bool:
+def confirmed(context: PlanContext, parsed: ParsedFiles, base: ClassMember, chain: tuple[Hop, ...]) -> bool:
     """Whether the server resolves each ``extends`` of the chain to the class above it (a match by
     name may be another class of that name)."""
     above = [base, *(hop.sub for hop in chain[:-1])]
@@ -231,22 +231,43 @@ def edit_starts(edit: WorkspaceEdit) -> dict[str, set[tuple[int, int]]]:
 
 def renamed_interfaces(path: str, root: Node, text: bytes, renamed: set[tuple[int, int]], old: str) -> list[RenamedInterface]:
     """The interfaces and object type aliases of a file whose member ``old`` the plan renames."""
+    return [declared.interface for declared in interfaces_declaring(path, root, text, old) if declared.at & renamed]
+
+
+@dataclass(frozen=True)
+class DeclaredIn:
+    """An interface (or object type alias) that declares the member."""
+
+    interface: RenamedInterface
+    at: frozenset[tuple[int, int]]
+    """Where the member's name is (0-based line, column): more than one for overloaded signatures."""
+    required: bool
+    """Not optional (``old?:``): a class must have it to fit."""
+
+
+def interfaces_declaring(path: str, root: Node, text: bytes, old: str) -> list[DeclaredIn]:
+    """The interfaces and object type aliases of a file that declare a member ``old``."""
     found = []
     for declaration in _walk(root, _INTERFACES):
         body = declaration.child_by_field_name("body") or declaration.child_by_field_name("value")
         if body is None or body.type not in ("interface_body", "object_type"):
             continue
         members = [(_name(member), member) for member in body.named_children if member.type in _MEMBER_SIGNATURES]
-        target = [member for name, member in members if name is not None and name.text == old.encode()
-                  and _start(name, text) in renamed]
+        target = [(name, member) for name, member in members if name is not None and name.text == old.encode()]
         if target:
             others = {name.text.decode() for name, member in members if name is not None and name.text
-                      and name.text != old.encode() and not any(child.type == "?" for child in member.children)}
+                      and name.text != old.encode() and not _optional(member)}
             name_node = declaration.child_by_field_name("name")
             extends = any(child.type in ("extends_type_clause", "extends_clause") for child in declaration.named_children)
-            found.append(RenamedInterface(path, name_node.text.decode() if name_node and name_node.text else "?",
-                                          frozenset(others), extends))
+            interface = RenamedInterface(path, name_node.text.decode() if name_node and name_node.text else "?",
+                                         frozenset(others), extends)
+            found.append(DeclaredIn(interface, frozenset(_start(name, text) for name, _member in target),
+                                    any(not _optional(member) for _name_node, member in target)))
     return found
+
+
+def _optional(member: Node) -> bool:
+    return any(child.type == "?" for child in member.children)
 
 
 def class_members_named(path: str, root: Node, text: bytes, old: str) -> list[ClassMember]:

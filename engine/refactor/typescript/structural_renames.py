@@ -15,6 +15,11 @@ most. What cannot be followed refuses the plan (``implementations_left_behind``)
   base's member would change every class below it);
 - an object's shorthand key (``{ area }``: the server would rename the variable it reads);
 - a member the server will not rename, or whose rename overlaps the plan's other edits.
+The other way round, a class member's rename (or an object constant's) whose class fits an
+interface without ``implements`` (engine.refactor.typescript.met_interfaces; a class below it that
+inherits the member counts too) renames the interface's member through the server as well, as both
+servers do for an ``implements`` class; the interface's other fits then follow as above. A fit that
+says little, or a rename the server refuses there, refuses the plan.
 Which members were followed is said in a note, and the plan is at most ``medium``: fitting an
 interface by structure is a judgement (a class may have the same members by chance).
 ``--no-structural`` (``structural=false``) refuses such a rename instead, listing them.
@@ -35,7 +40,7 @@ from engine.refactor.corpus import Corpus
 from engine.refactor.leftovers import Leftovers
 from engine.refactor.pass_protocol import merge
 from engine.refactor.plan import RefactorPlan
-from engine.refactor.typescript import implementers
+from engine.refactor.typescript import implementers, met_interfaces
 from engine.refactor.typescript.clashes import ParsedFiles
 from engine.symbols import Confidence
 
@@ -50,10 +55,17 @@ def follow(plan: RefactorPlan, context: PlanContext, old: str, new: str, parsed:
            structural: bool) -> RefactorPlan:
     """``plan`` with the structural implementers' members renamed too, or refused (see the module's text)."""
     edit, followed, interfaces = plan.edit, list[implementers.Fit](), list[implementers.RenamedInterface]()
+    raised: list[met_interfaces.Met] = []
     for _round in range(_ROUNDS + 1):
+        met = met_interfaces.find(context, edit, old, parsed)
+        if met:
+            edit = _with_interfaces_renamed(context, edit, met, old, new, structural=structural, last=_round == _ROUNDS)
+            raised += met
         found = implementers.find(context, edit, old, parsed)
         interfaces += [interface for interface in found.interfaces if interface not in interfaces]
         if not found:
+            if met:
+                continue  # the interfaces just renamed may have been reached through a class's other interfaces
             break
         if not structural:
             raise implementers.refusal(list(found.interfaces), [*(fit.member.label(old) for fit in found.fits),
@@ -71,9 +83,33 @@ def follow(plan: RefactorPlan, context: PlanContext, old: str, new: str, parsed:
                 unfollowable.append(fit.member.label(old, why))
         if unfollowable:
             raise implementers.refusal(interfaces, sorted(unfollowable), old, new, followable=False)
-    if not followed:
+    if not followed and not raised:
         return plan
-    return _with_notes(plan, context, edit, followed, old)
+    return _with_notes(plan, context, edit, followed, raised, old)
+
+
+def _with_interfaces_renamed(context: PlanContext, edit: WorkspaceEdit, met: list[met_interfaces.Met], old: str,
+                             new: str, *, structural: bool, last: bool) -> WorkspaceEdit:
+    """``edit`` with the member of each interface a renamed class member fits renamed by the
+    server at its declaration (and so the interface's ``implements`` classes and uses), or refused."""
+    if not structural or last:
+        why = f"still left after {_ROUNDS} rounds of following renamed interfaces" if last else ""
+        raise met_interfaces.refusal(met, [fit.label(old, why) for fit in met], old, new, followable=not last)
+    unfollowable = []
+    renamed: set[tuple[str, int, int]] = set()
+    for fit in met:
+        interface = fit.declared.interface
+        line, column = min(fit.declared.at)
+        if interface.unjudged():
+            unfollowable.append(fit.label(old, interface.unjudged()))
+        elif (interface.path, line, column) not in renamed:
+            edit, failure = _merged_rename(context, edit, interface.path, Position(line, column), new)
+            renamed.add((interface.path, line, column))
+            if failure is not None:
+                unfollowable.append(fit.label(old, f"{interface.name}.{old}: {failure}"))
+    if unfollowable:
+        raise met_interfaces.refusal(met, sorted(unfollowable), old, new, followable=False)
+    return edit
 
 
 def _with_member_renamed(context: PlanContext, edit: WorkspaceEdit, fit: implementers.Fit,
@@ -84,11 +120,17 @@ def _with_member_renamed(context: PlanContext, edit: WorkspaceEdit, fit: impleme
         return edit, fit.interface.unjudged()
     if member.shorthand:
         return edit, "a shorthand key, whose rename would rename the variable it reads; write it `key: value` first"
+    return _merged_rename(context, edit, member.path, Position(member.line, member.column), new)
+
+
+def _merged_rename(context: PlanContext, edit: WorkspaceEdit, path: str, position: Position,
+                   new: str) -> tuple[WorkspaceEdit, str | None]:
+    """``edit`` with the server's rename at ``position`` of ``path`` merged in, or ``edit`` and why it cannot be."""
     if context.services is None:
         return edit, "no language server to rename it"
     try:
-        source = context.workspace.read(member.path)
-        answer = context.services.rename(source, Position(member.line, member.column), new)
+        source = context.workspace.read(path)
+        answer = context.services.rename(source, position, new)
     except GraftError as error:
         return edit, f"the server would not rename it: {error.message}"
     server_edit = answer.value
@@ -108,17 +150,28 @@ def _with_member_renamed(context: PlanContext, edit: WorkspaceEdit, fit: impleme
 
 
 def _with_notes(plan: RefactorPlan, context: PlanContext, edit: WorkspaceEdit, followed: list[implementers.Fit],
-                old: str) -> RefactorPlan:
+                raised: list[met_interfaces.Met], old: str) -> RefactorPlan:
     """The merged plan, its leftovers said again for the merged edit, and what was followed."""
     corpus = Corpus(context.workspace, list(context.graph().project.facts), context.workspace_files, context.file_words())
-    leftovers = Leftovers(corpus, old, language_of(followed[0].member.path))
+    leftovers = Leftovers(corpus, old, language_of((followed[0].member if followed else raised[0].member).path))
     stale = set(leftovers.found(plan.edit)[1])
-    names = ", ".join(sorted({fit.interface.name for fit in followed}))
-    listing = "; ".join(f"{fit.member.path}:{fit.member.line + 1} {fit.member.class_name}.{old} ({fit.named_in} names "
-                        f"{fit.member.class_name} and {fit.interface.name})" for fit in followed)
-    note = (f"also renamed, as members of what satisfies {names} structurally (no `implements {names}`, no type): "
-            f"{listing}. A judgement: each has {names}'s other required members and some file names both; "
-            "--no-structural (structural=false) refuses instead")
+    notes = [_raised_note(raised, old)] if raised else []
+    if followed:
+        names = ", ".join(sorted({fit.interface.name for fit in followed}))
+        listing = "; ".join(f"{fit.member.path}:{fit.member.line + 1} {fit.member.class_name}.{old} ({fit.named_in} names "
+                            f"{fit.member.class_name} and {fit.interface.name})" for fit in followed)
+        notes.append(f"also renamed, as members of what satisfies {names} structurally (no `implements {names}`, no type): "
+                     f"{listing}. A judgement: each has {names}'s other required members and some file names both; "
+                     "--no-structural (structural=false) refuses instead")
     warnings = [warning for warning in plan.warnings if warning not in stale]
     return replace(plan, edit=edit, confidence=capped(plan.confidence, Confidence.MEDIUM),
-                   warnings=[*warnings, note, *leftovers.found(edit)[1]])
+                   warnings=[*warnings, *notes, *leftovers.found(edit)[1]])
+
+
+def _raised_note(raised: list[met_interfaces.Met], old: str) -> str:
+    listing = "; ".join(sorted({f"{fit.declared.interface.path}:{min(fit.declared.at)[0] + 1} {fit.declared.interface.name}.{old} "
+                                f"({fit.fitter} fits it without `implements`; {fit.named_in} names both)"
+                                for fit in raised}))
+    return (f"also renamed, as members of interfaces a renamed class or object satisfies structurally, with their uses and "
+            f"implementers, as the server does for an `implements` class: {listing}. A judgement: each class has the "
+            "interface's other required members and some file names both; --no-structural (structural=false) refuses instead")
