@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from engine.refactor.operations.base import PlanContext
 
 _MODIFIERS = r"(?:(?:public|protected|private|readonly|static|async|get|set|abstract|override|declare|accessor)\s+|\*\s*)*"
-_DECLARES_BEFORE = re.compile(rf"(?:^\s*|[{{,(]\s*){_MODIFIERS}$")
+_DECLARES_BEFORE = re.compile(rf"(?:^|[{{,(])\s*{_MODIFIERS}$")
 """What precedes a member's name on its line where it is declared: nothing but modifiers, or an
 object literal's (a parameter list's) ``{``, ``,`` or ``(``."""
 _DECLARES_AFTER = re.compile(r"\s*(?:[(:=;?!<]|$)")
@@ -105,7 +105,7 @@ def _renamed_members(renamed: dict[str, set[tuple[int, int]]], old: str, parsed:
     members = []
     for path, starts in sorted(renamed.items()):
         source = parsed.source(path) if in_family(path) else None
-        if source is None or not any(_may_declare(source, line, column, old) for line, column in starts):
+        if source is None or not _may_declare_any(source, starts, old):
             continue
         tree = parsed.get(path)
         if tree is not None:
@@ -116,14 +116,21 @@ def _renamed_members(renamed: dict[str, set[tuple[int, int]]], old: str, parsed:
     return members
 
 
-def _may_declare(source: SourceFile, line: int, column: int, old: str) -> bool:
-    """Whether the name at (line, column) sits where a member is declared (a cheap look at its line)."""
-    starts = source.line_starts
-    if line >= len(starts):
-        return False
-    end = starts[line + 1] if line + 1 < len(starts) else len(source.text)
-    here = source.text[starts[line]:end].rstrip("\r\n")
-    return bool(_DECLARES_BEFORE.search(here[:column]) and _DECLARES_AFTER.match(here, column + len(old)))
+def _may_declare_any(source: SourceFile, starts: set[tuple[int, int]], old: str) -> bool:
+    """Whether one of the names at ``starts`` sits where a member is declared: a cheap look at its
+    line, the character before it first (most renamed names follow ``.``, ``=`` or a keyword)."""
+    text, lines = source.text, source.line_starts
+    for line, column in starts:
+        if line >= len(lines):
+            continue
+        offset = lines[line] + column
+        before = text[lines[line]:offset].rstrip()
+        if before and before[-1] not in "{,(*" and not before[-1].isalpha():
+            continue
+        end = lines[line + 1] if line + 1 < len(lines) else len(text)
+        if _DECLARES_AFTER.match(text[offset + len(old):end].rstrip("\r\n")) and _DECLARES_BEFORE.search(before):
+            return True
+    return False
 
 
 def refusal(met: list[Met], labels: list[str], old: str, new: str, *, followable: bool) -> implementers.ImplementationsLeftBehind:
