@@ -173,7 +173,10 @@ class Workspace:
     # -- reading -------------------------------------------------------------
 
     def read(self, user_path: str) -> SourceFile:
-        relative, absolute = self.resolve(user_path)
+        # resolve()'s checks with string paths: a plan reads a hundred files, most of them
+        # remembered, and building a Path for each cost more than its status call.
+        folders = self._call_folders
+        relative, absolute, _real = self._checked(user_path, folders.real_path if folders is not None else os.path.realpath)
         try:
             stat = os.stat(absolute)  # one call for what exists(), is_file() and stat() each asked
         except OSError as error:
@@ -193,7 +196,7 @@ class Workspace:
         if kept is not None and kept[1] is not None:
             return kept[1]
         try:
-            raw = kept[0] if kept is not None else read_bytes(str(absolute))
+            raw = kept[0] if kept is not None else read_bytes(absolute)
         except OSError as error:
             raise UnreadableFile(relative, f"cannot be read: {error.strerror or error}") from error
         source = decode_source(relative, raw, stat.st_mtime)

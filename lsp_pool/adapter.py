@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import posixpath
 from pathlib import Path
 from typing import Callable, Collection
 
@@ -19,6 +20,38 @@ from lsp_pool.typescript_companion import companion_detail, companion_label, mis
 from lsp_pool.typescript_version import MOVE_TO_FILE, typescript_runtime
 from lsp_pool.server import ManagedServer
 from lsp_pool.pool_requests import PoolEdits, PoolNavigation
+
+
+class _ServersByFolder:
+    """The server of each file for one request, chosen once per language and folder: the choice
+    depends on a file only through its folder (lsp_pool.typescript7.project_folder), and a
+    request shows the server the importers of a file, often a hundred in a few folders."""
+
+    def __init__(self, pool: Pool, root: Path) -> None:
+        self._pool, self._root = pool, root
+        self._servers: dict[tuple[str, str], ManagedServer | None] = {}
+
+    def server(self, relative: str) -> ManagedServer | None:
+        """The server for this file, None when none serves its language here."""
+        language = language_of(relative)
+        if language is None:
+            return None
+        key = (language, posixpath.dirname(relative))
+        if key not in self._servers:
+            try:
+                self._servers[key] = self._pool.server_for(language, self._root, self._root / relative)
+            except ServiceUnavailable:
+                self._servers[key] = None
+        return self._servers[key]
+
+    def needs_open(self, relative: str) -> bool:
+        """Whether the server for this file must be shown it (or its project) before a cross-file request."""
+        server = self.server(relative)
+        return server is not None and _must_be_shown(server)
+
+
+def _must_be_shown(server: ManagedServer) -> bool:
+    return server.spec.needs_open or server.spec.opens_projects
 
 
 class PoolServices(PoolNavigation, PoolEdits):
@@ -55,19 +88,18 @@ class PoolServices(PoolNavigation, PoolEdits):
     def show_importers(self, files: list[str], importers: Callable[[list[str]], list[str]],
                        same_project: Callable[[str, str], bool] | None = None) -> None:
         api = self.api
-        if not any(self._needs_open(path) for path in files):
+        servers = _ServersByFolder(api.pool, self.workspace.root)
+        if not any(servers.needs_open(path) for path in files):
             return  # the graph's importers cost tens of ms on a large project: asked only when needed
 
         async def show(paths: list[str]) -> None:
             by_server: dict[int, tuple[ManagedServer, list[Path]]] = {}
             for relative in dict.fromkeys(paths):
-                if not self._needs_open(relative):
-                    continue  # opening costs a type-check where a server reads the disk anyway
-                try:
-                    server = api.pool.server_for(language_of(relative) or "", self.workspace.root,
-                                                 self.workspace.root / relative)
-                except ServiceUnavailable:
-                    continue  # the request itself meets it and says why (auto then falls back)
+                server = servers.server(relative)
+                if server is None or not _must_be_shown(server):
+                    # No server (the request itself meets it and says why; auto then falls back),
+                    # or one that reads the disk anyway: opening costs a type-check.
+                    continue
                 if server.spec.searches_open_projects and same_project is not None and any(
                         same_project(file, relative) for file in files):
                     continue  # the request opens its own file, and the server searches that file's project
@@ -80,17 +112,6 @@ class PoolServices(PoolNavigation, PoolEdits):
 
         shown = importers(files)
         api.run(lambda: show(shown))
-
-    def _needs_open(self, relative: str) -> bool:
-        """Whether the server for this file must be shown it (or its project) before a cross-file request."""
-        language = language_of(relative)
-        if language is None:
-            return False
-        try:
-            spec = self.api.pool.server_for(language, self.workspace.root, self.workspace.root / relative).spec
-            return spec.needs_open or spec.opens_projects
-        except ServiceUnavailable:
-            return False
 
     def warm_up(self, paths: list[str]) -> None:
         """Start the servers of these files' languages without waiting, so that a cold server's

@@ -27,7 +27,9 @@ for every file or use it touched where only a few could need it. Counted, never 
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -45,7 +47,9 @@ from engine.refactor.typescript import clashes, implementers
 from engine.refactor.typescript.clashes import ParsedFiles, rename_clashes
 from engine.refactor.typescript.shorthands import keep_shorthand_keys
 from engine.workspace import SourceFile, Workspace
+from lsp_pool.adapter import PoolServices
 from lsp_pool.features import LanguageApi
+from lsp_pool.pool import Pool
 from tests.test_lsp_e2e import require, served_engine
 
 TS_FILES = {
@@ -279,3 +283,90 @@ def test_the_implementers_check_runs_its_word_pattern_only_on_files_holding_inte
     edit = _renaming(workspace, "scaleBy", "timesBy")
     assert not implementers.find(Engine(workspace, source=SourcePreference.AST), edit, "scaleBy", ParsedFiles(workspace))
     assert len(searched) == 1, "a.ts alone spells `type` (inside words: it declares nothing); the other files need no pattern"
+
+
+def _typescript_project(root: Path) -> None:
+    (root / "tsconfig.json").write_text('{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}\n')
+    for path, text in TS_FILES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+
+
+class AnsweringAfterTheReads:
+    """A real server's services whose rename answers only once the plan has read ``expected``
+    while it waited (or a generous bound has passed, which the test then reports)."""
+
+    def __init__(self, inner: object, expected: set[str]) -> None:
+        self.inner, self.expected = inner, expected
+        self.read_while_asking: set[str] = set()
+        self.asking = False
+        self.all_read = threading.Event()
+
+    def read(self, path: str) -> None:
+        if self.asking:
+            self.read_while_asking.add(path)
+            if self.expected <= self.read_while_asking:
+                self.all_read.set()
+
+    def rename(self, source: SourceFile, position: Position, new_name: str,
+               sent: Callable[[], None] | None = None) -> object:
+        self.asking = True
+        try:
+            answer = self.inner.rename(source, position, new_name, sent=sent)  # type: ignore[attr-defined]
+            self.all_read.wait(30)  # a bound, not a budget: the reads start as soon as the request is out
+            return answer
+        finally:
+            self.asking = False
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+
+@pytest.mark.e2e
+def test_a_server_rename_reads_the_files_its_answer_will_edit_while_the_server_computes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    require("typescript-language-server")
+    _typescript_project(tmp_path)
+    with served_engine(tmp_path, "typescript-language-server") as engine:
+        others = set(TS_FILES) - {"src/core.ts"}  # the declaration's own file is read to ask
+        waiting = AnsweringAfterTheReads(engine.services, others)
+        real = Workspace.read
+
+        def read(self: Workspace, path: str) -> SourceFile:
+            waiting.read(path)
+            return real(self, path)
+
+        monkeypatch.setattr(Workspace, "read", read)
+        engine.services = waiting  # type: ignore[assignment]
+        plan = engine.plan(Rename("src/core.ts:scaleBy", "timesBy"))
+        assert len(plan.edit.operations) == 5
+        assert waiting.read_while_asking >= others, "every other file that holds scaleBy, read before the answer"
+
+
+@pytest.mark.e2e
+def test_showing_tsserver_a_files_importers_chooses_the_server_once_per_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    require("typescript-language-server")
+    _typescript_project(tmp_path)
+    chosen: list[str] = []
+    showing = threading.Event()
+    real_choice, real_show = Pool.server_for, PoolServices.show_importers
+
+    def server_for(self: Pool, language: str, root: Path, path: Path | None = None) -> object:
+        if showing.is_set():
+            chosen.append(str(path))
+        return real_choice(self, language, root, path)
+
+    def show_importers(self: PoolServices, *args: object, **kwargs: object) -> None:
+        showing.set()
+        try:
+            real_show(self, *args, **kwargs)  # type: ignore[arg-type]
+        finally:
+            showing.clear()
+
+    monkeypatch.setattr(Pool, "server_for", server_for)
+    monkeypatch.setattr(PoolServices, "show_importers", show_importers)
+    with served_engine(tmp_path, "typescript-language-server") as engine:
+        plan = engine.plan(Rename("src/core.ts:scaleBy", "timesBy"))
+        assert len(plan.edit.operations) == 5
+    assert len(chosen) == 1, f"src/ and its five files: one choice, not one or two per importer ({chosen})"

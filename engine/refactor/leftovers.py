@@ -71,6 +71,10 @@ class Leftovers:
         self._lines_now = {path: self._lines(corpus.bytes_of(path) or b"") for path in self._paths}
         self._built_names = _built_names(corpus, language, old_name)
 
+    def files_holding_the_name(self) -> list[str]:
+        """The files that hold the old name as a word now: those a rename of it edits, or reports."""
+        return [path for path, lines in self._lines_now.items() if lines]
+
     def warnings(self, edit: WorkspaceEdit) -> list[str]:
         """Warnings for the old name left in the files as they will be after ``edit``."""
         return self.found(edit)[1]

@@ -19,11 +19,11 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
 from engine.edits.model import FileChange, Operation, WorkspaceEdit
 from engine.edits.verification import capped
-from engine.errors import EditsOutsideWorkspace, InvalidName, Refused, ServiceUnavailable
+from engine.errors import EditsOutsideWorkspace, GraftError, InvalidName, Refused, ServiceUnavailable
 from engine.languages import language_of, profile
 from engine.answers import ServerEdit, TextEdit
 from engine.ports import Answered, LanguageServices
@@ -128,6 +128,7 @@ def _server_rename(
         # with the thread sending it, and the server's start was delayed.
         sent.wait(_SENDING_SECONDS)
         prepared.append(_Passes(corpus, request))
+        _read_ahead(corpus, prepared[0].leftovers.files_holding_the_name(), asked.done)
         answers = asked.result()
     server_edits = [_from_server(corpus, answer.value) for answer in answers]
     # One answer is merged already: every change in it was checked for overlaps when built.
@@ -137,6 +138,20 @@ def _server_rename(
     confidence = Confidence.HIGH if all(answer.complete for answer in answers) else Confidence.MEDIUM
     notes = [f"from {answers[-1].server}", *answers[-1].notes, *_covered(request.targets), *other_names, *extended]
     return _finish(edit, Source.LSP, confidence, notes, prepared[0].leftovers)
+
+
+def _read_ahead(corpus: Corpus, paths: list[str], answered: Callable[[], bool]) -> None:
+    """Read, while the server computes, the files its answer will edit (those that hold the old
+    name), which the answer is checked against at once; stopped once it is ``answered`` (what is
+    left is read as the answer names it). A file that cannot be read is left for that check, which
+    reads it again and says why."""
+    for path in paths:
+        if answered():
+            return
+        try:
+            corpus.source(path)
+        except GraftError:
+            continue
 
 
 def _text_rename_plan(request: RenameRequest, corpus: Corpus, notes: list[str]) -> RefactorPlan:
