@@ -29,8 +29,8 @@ class Rename(RefactorOperation):
                                        "occurrences (low confidence)", default=False)
     mirrors: bool = param(FieldKind.FLAG, "also rename mirror modules' own re-bindings (curried, compat twins); off leaves "
                                           "them, each named in a warning", default=True)
-    structural: bool = param(FieldKind.FLAG, "TypeScript: also rename the member of classes and objects that fit the "
-                                             "interface without `implements` (named in a note); off refuses, listing them",
+    structural: bool = param(FieldKind.FLAG, "TypeScript: also rename it where a class or object fits an interface "
+                                             "without `implements`, either way (named in a note); off refuses, listing them",
                              default=True)
     include_docs: bool = param(FieldKind.FLAG, "also edit the .md/.rst code mentions it lists (not prose)", default=False)
     strict: bool = param(FieldKind.FLAG, STRICT_HELP, default=False)
