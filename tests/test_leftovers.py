@@ -152,3 +152,44 @@ def test_uses_of_a_builtin_or_standard_library_name_are_summarised_apart_from_co
 ])
 def test_which_lines_can_only_mean_a_builtin(before: str, name: str, lines: set[int], builtin: set[int]) -> None:
     assert builtin_lines(before, name, lines) == builtin
+
+
+def _replacing(workspace: Workspace, path: str, spots: list[tuple[int, int]], old: str, new: str) -> "WorkspaceEdit":
+    from engine.answers import TextEdit
+    from engine.edits.model import FileChange, WorkspaceEdit
+    from engine.positions import Position, Range
+
+    edits = tuple(TextEdit(Range(Position(line, column), Position(line, column + len(old))), new) for line, column in spots)
+    return WorkspaceEdit((FileChange(path, edits, workspace.read(path).sha256),))
+
+
+def test_a_rename_that_replaces_every_word_of_the_name_splices_no_line_to_find_none_left(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.refactor import leftovers
+    from engine.refactor.corpus import Corpus
+
+    (tmp_path / "core.ts").write_text("export function scaleBy(a: number) { return a; }\nconst x = scaleBy(1) + scaleBy(2);\n")
+    workspace = Workspace(tmp_path)
+    spliced: list[int] = []
+    real = leftovers.splice_line
+
+    def counted(line: str, edits: object) -> str:
+        spliced.append(1)
+        return real(line, edits)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(leftovers, "splice_line", counted)
+    found = leftovers.Leftovers(Corpus(workspace, ["core.ts"]), "scaleBy", "typescript")
+    edit = _replacing(workspace, "core.ts", [(0, 16), (1, 10), (1, 23)], "scaleBy", "timesBy")
+    assert found.found(edit) == ([], [])
+    assert spliced == [], "three edits on the three words of scaleBy: none can be left"
+
+
+def test_as_many_edits_as_words_of_the_name_but_one_inside_another_word_still_finds_the_word_left(tmp_path: Path) -> None:
+    from engine.refactor.corpus import Corpus
+    from engine.refactor.leftovers import Leftovers
+
+    (tmp_path / "core.ts").write_text("export const scaleBy = 1;\nexport const y = scaleByX + scaleBy;\n")
+    workspace = Workspace(tmp_path)
+    edit = _replacing(workspace, "core.ts", [(0, 13), (1, 17)], "scaleBy", "timesBy")  # the second: scaleByX's start
+    left, warnings = Leftovers(Corpus(workspace, ["core.ts"]), "scaleBy", "typescript").found(edit)
+    assert [(leftover.where, leftover.kind) for leftover in left] == [("core.ts:2", MentionKind.CODE)], warnings

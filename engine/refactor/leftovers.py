@@ -68,7 +68,11 @@ class Leftovers:
         self.language = language
         self._dynamic = [(re.compile(p.format(name=re.escape(old_name))), why) for p, why in _DYNAMIC]
         self._paths = corpus.mentioning(old_name, language)
-        self._lines_now = {path: self._lines(corpus.bytes_of(path) or b"") for path in self._paths}
+        self._lines_now: dict[str, list[tuple[int, str]]] = {}
+        self._spots_now: dict[str, set[tuple[int, int]]] = {}
+        """Where each file holds the old name as a word now: (0-based line, column)."""
+        for path in self._paths:
+            self._lines_now[path], self._spots_now[path] = self._scanned(corpus.bytes_of(path) or b"")
         self._built_names = _built_names(corpus, language, old_name)
 
     def files_holding_the_name(self) -> list[str]:
@@ -163,7 +167,9 @@ class Leftovers:
         for change in changes:
             if change.path not in self._lines_now:
                 continue  # does not mention the old name: nothing to report there
-            if all(e.range.start.line == e.range.end.line and not _BREAKS.search(e.new_text) and self.old_name not in e.new_text
+            if self._replaces_every_mention(change):
+                found[change.path] = []  # a rename's usual answer: nothing of the name is left to splice lines for
+            elif all(e.range.start.line == e.range.end.line and not _BREAKS.search(e.new_text) and self.old_name not in e.new_text
                    for e in change.edits):
                 # Edits within lines that bring no old name in (a rename's): line numbers stay, so
                 # only the lines that held the name before can hold it after; each is edited alone.
@@ -172,6 +178,22 @@ class Leftovers:
                 source = self.corpus.source(change.path)
                 found[change.path] = self._lines(apply_text_edits(source.text, change.edits, source.newline).encode("utf-8"))
         return found
+
+    def _replaces_every_mention(self, change: FileChange) -> bool:
+        """Whether ``change`` replaces each word of the old name in its file, and nothing else,
+        each with a text on one line that holds no old name: then none is left. (A word of the name
+        stands between characters that cannot be part of a word; a replacement without the name
+        cannot join them into one.)"""
+        spots, old = self._spots_now[change.path], self.old_name
+        if len(change.edits) != len(spots) or not _WORD_ONLY.fullmatch(old):
+            return False
+        width = len(old)
+        for edit in change.edits:
+            start, end = edit.range.start, edit.range.end
+            if (end.line != start.line or end.column != start.column + width or (start.line, start.column) not in spots
+                    or old in edit.new_text or _BREAKS.search(edit.new_text)):
+                return False
+        return True  # as many edits as words, each on a distinct word (overlapping edits are refused when made)
 
     def _edited_lines(self, change: FileChange) -> list[tuple[int, str]]:
         by_line: dict[int, list[TextEdit]] = {}
@@ -189,23 +211,30 @@ class Leftovers:
     def _lines(self, data: bytes) -> list[tuple[int, str]]:
         """(0-based number, text) of each line holding the old name as a word (columns as the
         engine counts them: without a BOM)."""
+        return self._scanned(data)[0]
+
+    def _scanned(self, data: bytes) -> tuple[list[tuple[int, str]], set[tuple[int, int]]]:
+        """:meth:`_lines`, and where each word of the old name is: (0-based line, column)."""
         text = _decoded(data)
         offsets = word_offsets(text, self.old_name)
         if not offsets:
-            return []
+            return [], set()
         if "\r" not in text:
             return _lines_at(text, offsets)
         starts = line_starts(text)
         found: dict[int, str] = {}
+        spots = set()
         for offset in offsets:
             number = bisect_right(starts, offset) - 1
+            spots.add((number, offset - starts[number]))
             if number not in found:
                 end = starts[number + 1] if number + 1 < len(starts) else len(text)
                 found[number] = text[starts[number]:end].rstrip("\r\n")
-        return list(found.items())
+        return list(found.items()), spots
 
 
 _BREAKS = re.compile(r"[\r\n]")
+_WORD_ONLY = re.compile(r"[\w$]+")
 
 
 def _decoded(data: bytes) -> str:
@@ -216,22 +245,24 @@ def _listed(places: list[str], shown: int = _SHOWN) -> str:
     return ", ".join(places[:shown]) + (f" and {len(places) - shown} more" if len(places) > shown else "")
 
 
-def _lines_at(text: str, offsets: list[int]) -> list[tuple[int, str]]:
+def _lines_at(text: str, offsets: list[int]) -> tuple[list[tuple[int, str]], set[tuple[int, int]]]:
     """(0-based number, text) of the lines holding these ascending offsets, in a text whose
     only line break is ``\\n``: line breaks counted between one offset and the next, in C,
-    rather than every line start of the file listed (most of this pass on a warm rename)."""
+    rather than every line start of the file listed (most of this pass on a warm rename); and
+    each offset's (line, column)."""
     found: list[tuple[int, str]] = []
-    number, counted_to, line_end = 0, 0, -1
+    spots = set()
+    number, counted_to, line_start, line_end = 0, 0, 0, -1
     for offset in offsets:
-        if offset < line_end:
-            continue  # on the line just taken
-        number += text.count("\n", counted_to, offset)
-        counted_to = offset
-        line_start = text.rfind("\n", 0, offset) + 1
-        line_end = text.find("\n", offset)
-        line_end = len(text) if line_end < 0 else line_end
-        found.append((number, text[line_start:line_end]))
-    return found
+        if offset >= line_end:  # not on the line just taken
+            number += text.count("\n", counted_to, offset)
+            counted_to = offset
+            line_start = text.rfind("\n", 0, offset) + 1
+            line_end = text.find("\n", offset)
+            line_end = len(text) if line_end < 0 else line_end
+            found.append((number, text[line_start:line_end]))
+        spots.add((number, offset - line_start))
+    return found, spots
 
 
 def _built_names(corpus: Corpus, language: str | None, old_name: str) -> list[str]:
