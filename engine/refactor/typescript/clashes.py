@@ -159,9 +159,7 @@ def _may_export_otherwise(parsed: ParsedFiles, path: str, old: str) -> bool:
     re-exports another module with ``export *`` (whose exports may change). Otherwise its exports
     before and after are the same whatever the edit, and need not be listed twice to say so."""
     table = parsed.table(path)
-    return table is not None and any(
-        statement.kind == STAR or (statement.kind == NAMES and any(text == old for _start, text in statement.names))
-        for statement in table.exports)
+    return table is not None and (table.exports_all_of_another or old in table.named_exports)
 
 
 def _renamed_starts(source: SourceFile, edits: tuple[TextEdit, ...], old: str, new: str) -> set[int]:

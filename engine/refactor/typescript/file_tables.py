@@ -40,6 +40,12 @@ class FileTable:
     shorthands: frozenset[int]
     """Start bytes of the object-literal shorthands (``{ height }``)."""
 
+    named_exports: frozenset[str]
+    """The names its NAMES statements export: a rename changes its exports only through one of
+    them, or through an ``export *``."""
+    exports_all_of_another: bool
+    """Whether it has an ``export * from``: what it exports changes with that module's exports."""
+
 
 def table_of(key: tuple[str, str], parse: Callable[[], Node]) -> FileTable:
     """The table of the content ``key`` ((language, sha256)), from ``parse()``'s tree when not kept."""
@@ -49,7 +55,8 @@ def table_of(key: tuple[str, str], parse: Callable[[], Node]) -> FileTable:
 def _table(root: Node) -> FileTable:
     exports = tuple(statement for node in root.named_children if node.type == "export_statement"
                     if (statement := _export(node)) is not None)
-    return FileTable(exports, frozenset(_shorthands(root)))
+    named = frozenset(text for statement in exports if statement.kind == NAMES for _start, text in statement.names)
+    return FileTable(exports, frozenset(_shorthands(root)), named, any(statement.kind == STAR for statement in exports))
 
 
 def _export(statement: Node) -> ExportStatement | None:
