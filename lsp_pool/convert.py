@@ -194,13 +194,12 @@ class Converter:
             # which refuses symlinks out of it, so resolving each path here too would only cost.
             lexical = os.path.normpath(_uri_path(uri))
             file = lexical[len(self._root_prefix):] if lexical.startswith(self._root_prefix) else lexical
-            index = self.index(lexical)
+            edit_range = self.index(lexical).edit_range
             converted = per_file.setdefault(file, [])
             for text_edit in edits:
                 start, end = text_edit["range"]["start"], text_edit["range"]["end"]
                 converted.append(TextEdit(
-                    Range(index.edit_position(start["line"], start["character"], encoding),
-                          index.edit_position(end["line"], end["character"], encoding)),
+                    edit_range(start["line"], start["character"], end["line"], end["character"], encoding),
                     text_edit["newText"] if "newText" in text_edit else text_edit["snippet"]["value"],
                 ))
 

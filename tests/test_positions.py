@@ -10,6 +10,7 @@ from engine.positions import (
     LineIndex,
     Position,
     PositionEncoding,
+    Range,
     code_points_to_units,
     line_starts,
     split_lines,
@@ -105,3 +106,15 @@ def test_edit_positions_agree_with_from_protocol_up_to_the_clamp(text: str, line
     fast = lazy.edit_position(line, character, encoding)
     starts = line_starts(text)
     assert offset_of(text, starts, fast) == offset_of(text, starts, exact)
+
+
+@given(st.text(alphabet="ab \n\r\té€😀", max_size=60), st.integers(0, 12), st.integers(0, 12), st.integers(0, 12),
+       st.integers(0, 12), st.sampled_from(PositionEncoding))
+def test_an_edits_range_is_its_two_edit_positions(text: str, line: int, character: int, end_line: int, end_character: int,
+                                                  encoding: PositionEncoding) -> None:
+    """The ASCII case decided once for both ends of an edit (a rename answer converts a thousand)
+    gives what each end would on its own, lines past the end included."""
+    data = text.encode("utf-8")
+    both = LineIndex(data).edit_range(line, character, end_line, end_character, encoding)
+    index = LineIndex(data)
+    assert both == Range(index.edit_position(line, character, encoding), index.edit_position(end_line, end_character, encoding))
