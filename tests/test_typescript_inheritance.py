@@ -190,3 +190,58 @@ def test_a_base_members_rename_renames_the_interface_its_subclasses_fit(tmp_path
     assert "surface(): number;" in (root / "src" / "shape.ts").read_text()
     checked = subprocess.run([tsc, "--noEmit", "-p", "."], cwd=root, capture_output=True, text=True, timeout=300)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+CHANCE = {
+    # Ring has Shape's members, but the only file that names both imports neither (zod's v3 classes
+    # and v4 interfaces share names this way): Shape is not Ring's to rename.
+    "src/ring.ts": 'export class Ring {\n  name = "ring";\n  area(): number {\n    return 7;\n  }\n}\n',
+    "src/notes.ts": '// A Ring is drawn like a Shape, elsewhere.\nexport const caption = "rings";\n',
+    "src/draw.ts": 'import { Ring } from "./ring";\n\nexport const drawn = new Ring().area();\n',
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_class_named_with_an_interface_only_where_neither_is_imported_leaves_the_interface(tmp_path: Path,
+                                                                                            backend: str) -> None:
+    tsc = _tsc(backend)
+    root = _project(tmp_path / "p", typescript7=backend == TSC_LSP)
+    for path, text in CHANCE.items():
+        (root / path).write_text(text)
+    engine = _engine(root)
+    try:
+        plan = engine.plan(Rename("src/ring.ts:Ring/area", "surface"))
+        engine.edits().apply(plan.edit)
+    finally:
+        engine.close()
+    assert not any("also renamed" in warning for warning in plan.warnings), plan.warnings
+    assert (root / "src" / "shape.ts").read_text() == FILES["src/shape.ts"]
+    assert "new Ring().surface()" in (root / "src" / "draw.ts").read_text()
+    checked = subprocess.run([tsc, "--noEmit", "-p", "."], cwd=root, capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+THROUGH_A_BARREL = {
+    "src/hoop.ts": 'export class Hoop {\n  name = "hoop";\n  area(): number {\n    return 8;\n  }\n}\n',
+    "src/all.ts": 'export * from "./shape";\nexport { Hoop } from "./hoop";\n',
+    # Names both, and sees both files through the barrel only.
+    "src/hoops.ts": 'import { Shape, Hoop } from "./all";\n\nexport const hoop: Shape = new Hoop();\n',
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_class_met_as_an_interface_through_a_barrel_renames_the_interface(tmp_path: Path, backend: str) -> None:
+    tsc = _tsc(backend)
+    root = _project(tmp_path / "p", typescript7=backend == TSC_LSP)
+    for path, text in THROUGH_A_BARREL.items():
+        (root / path).write_text(text)
+    engine = _engine(root)
+    try:
+        plan = engine.plan(Rename("src/hoop.ts:Hoop/area", "surface"))
+        engine.edits().apply(plan.edit)
+    finally:
+        engine.close()
+    assert "src/shape.ts:2 Shape.area (Hoop fits it without `implements`; src/hoops.ts names both)" in "\n".join(
+        plan.warnings), plan.warnings
+    checked = subprocess.run([tsc, "--noEmit", "-p", "."], cwd=root, capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stdout + checked.stderr

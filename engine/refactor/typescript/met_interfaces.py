@@ -9,7 +9,8 @@ looked at, the way engine.refactor.typescript.implementers looks the other way: 
 object type alias) is met (:func:`find`) when
 - it declares the member, required, and the plan leaves it as it is;
 - the class has the interface's other required members;
-- and some file spells both the class's name and the interface's.
+- and some file spells both the class's name and the interface's, and sees both files (is one of
+  them, or imports them, directly or through a barrel).
 engine.refactor.typescript.structural_renames then renames the interface's member through the
 server, as it does for an ``implements`` class, and the interface's other structural fits follow
 it; or refuses (a fit that says little, ``--no-structural``).
@@ -37,6 +38,8 @@ _DECLARES_BEFORE = re.compile(rf"(?:^|[{{,(])\s*{_MODIFIERS}$")
 object literal's (a parameter list's) ``{``, ``,`` or ``(``."""
 _DECLARES_AFTER = re.compile(r"\s*(?:[(:=;?!<]|$)")
 """What follows it: a method's parameters, a type, a value, or the line's end."""
+_RE_EXPORT = re.compile(r"\bexport\s*(?:\*|type\s*\{[^}]*\}\s*from|\{[^}]*\}\s*from)")
+"""``export * from``, ``export { X } from``: a file through which importers see another's names."""
 
 
 @dataclass(frozen=True)
@@ -89,14 +92,41 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
     fitting = [(member, member, member.members, ()) for member in members]
     fitting += [(base, chain[-1].sub, base.members.union(*(hop.sub.members for hop in chain)), chain)
                 for base, chain in implementers.descendants([m for m in members if not m.is_object], mentioning, parsed, old)]
+    seeing = _Seeing(context, parsed)
     met = []
     for member, fitter, have, chain in fitting:
         for interface in declared:
-            both = (sorted(mentioning(fitter.class_name) & mentioning(interface.interface.name))
+            both = (sorted(mentioning(fitter.class_name) & mentioning(interface.interface.name)
+                           & seeing(interface.interface.path) & seeing(fitter.path))
                     if interface.interface.others <= have else [])
             if both and (not chain or implementers.confirmed(context, parsed, member, chain)):
                 met.append(Met(member, interface, both[0], fitter if chain else None))
     return met
+
+
+class _Seeing:
+    """The files that can name what a file declares: the file, its importers, and, through those
+    that re-export it (barrels), theirs. A file that spells a class's name and an interface's but
+    imports neither file names others of those names (zod's v3 classes and v4 interfaces share them)."""
+
+    def __init__(self, context: PlanContext, parsed: ParsedFiles) -> None:
+        self._importing = context.graph().importing_files
+        self._parsed = parsed
+        self._seen: dict[str, set[str]] = {}
+
+    def __call__(self, path: str) -> set[str]:
+        if path not in self._seen:
+            seen, frontier = {path}, [path]
+            while frontier:
+                importers = [importer for importer in self._importing(frontier) if importer not in seen]
+                seen.update(importers)
+                frontier = [importer for importer in importers if self._re_exports(importer)]
+            self._seen[path] = seen
+        return self._seen[path]
+
+    def _re_exports(self, path: str) -> bool:
+        source = self._parsed.source(path)
+        return source is not None and "export" in source.text and _RE_EXPORT.search(source.text) is not None
 
 
 def _renamed_members(renamed: dict[str, set[tuple[int, int]]], old: str, parsed: ParsedFiles) -> list[implementers.ClassMember]:
