@@ -32,6 +32,7 @@ from engine.refactor.python.extract_function import (
     own_nodes, placed, plan_extract_statements, receiver_for_super,
 )
 from engine.refactor.python.extract_variable import NotAnExpression, check_identifier
+from engine.refactor.python.closure_bindings import check_closure_bindings
 from engine.refactor.python.guarded_reads import check_guarded_reads
 from engine.refactor.python.span_nodes import (
     CannotExtractHere, PythonTree, binding_scope, expression_at, nodes_within, read_tree, reads_locals_dynamically, statement_of,
@@ -76,6 +77,7 @@ def plan_extract_expression(tree: PythonTree, expression: cst.BaseExpression, na
     is_async = _check_moveable(tree, expression, owner, where)
     parameters = _parameters(tree, expression)
     check_guarded_reads(tree, [expression], parameters, where)
+    check_closure_bindings(tree, [expression], owner, [], where)
     method = method_kind(tree, owner, receiver_for_super(owner, [expression], parameters))
     if method is not None:
         parameters = [p for p in parameters if p != method[1]]

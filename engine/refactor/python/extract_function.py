@@ -29,6 +29,7 @@ from engine.edits.text import line_edits
 from engine.errors import Refused
 from engine.positions import Position, Range
 from engine.refactor.plan import RefactorPlan
+from engine.refactor.python.closure_bindings import check_closure_bindings
 from engine.refactor.python.cst_edits import bound_name
 from engine.refactor.python.extract_variable import NameClash
 from engine.refactor.python.guarded_reads import check_guarded_reads
@@ -74,6 +75,7 @@ def plan_extract_statements(tree: PythonTree, span: Range, name: str, where: str
     scope = tree.scopes.get(statements[0])
     parameters, results = _flow(tree, statements, inside, scope, owner)
     check_guarded_reads(tree, statements, parameters, where)
+    check_closure_bindings(tree, statements, owner, results, where)
     is_async = any(awaits(node) for statement in statements for node in own_nodes(statement))
     method = method_kind(tree, owner, receiver_for_super(owner, statements, parameters))
     if method is not None:
