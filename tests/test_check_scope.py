@@ -97,6 +97,21 @@ def test_an_added_name_nobody_uses_leaves_only_the_star_importer_and_counts_the_
     assert (scope.importers, scope.beyond, scope.not_affected) == (["c.py"], 0, 5)
 
 
+def test_each_files_dependents_are_asked_once_per_scope() -> None:
+    """The narrowed walk and the count of every importer ask the graph about the same files: one
+    answer each is kept for the scope's reckoning (issue 44: most of a small apply's check)."""
+    asked: list[tuple[str, ...]] = []
+
+    def counting(paths: list[str]) -> list[str]:
+        asked.append(tuple(paths))
+        return _dependents(paths)
+
+    utils = b"def helper() -> int:\n    return 1\n"
+    scope = scope_of([("utils.py", utils, utils + b"\n\ndef added() -> None:\n    pass\n")], counting, _TEXTS.get, 200)
+    assert (scope.importers, scope.beyond, scope.not_affected) == (["c.py"], 0, 5)
+    assert asked and len(asked) == len(set(asked))
+
+
 # -- on a real server ---------------------------------------------------------------------------
 
 

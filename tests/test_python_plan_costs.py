@@ -121,3 +121,77 @@ def test_kept_trees_are_bounded_by_their_sources_size() -> None:
     get("huge", 100)  # over the limit alone: kept (the latest), everything else goes
     get("huge", 100), get("a", 10)
     assert built == ["a", "b", "c", "b", "huge", "a"]
+
+
+CONTINUED = (
+    "# a header comment\n\n"
+    "import os, \\\n    sys\n\n"
+    "x = 1 + \\\n    2\n"
+    'TEXT = """two\n\nlines"""\n'
+    "\x0c\n"
+    "def f(a,\n      b):\n    return (a +\n            b)  # trailing\n"
+    "# a footer comment\n"
+)
+
+
+@pytest.mark.parametrize("code", [VARIED, VARIED.replace("\n", "\r\n"), "# header\n\n" + VARIED.rstrip("\n"), CONTINUED,
+                                  CONTINUED.replace("\n", "\r")])
+def test_positions_worked_out_per_statement_are_libcsts_in_any_order(code: str) -> None:
+    import random
+
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from engine.refactor.python.span_nodes import nodes_within, parents_of
+    from engine.refactor.python.statement_positions import StatementPositions
+
+    whole = cst.parse_module(code)
+    expected = MetadataWrapper(whole, unsafe_skip_copy=True).resolve(PositionProvider)
+    module = cst.parse_module(code)
+    positions = StatementPositions(module, parents_of(module))
+    pairs = list(zip(nodes_within(whole), nodes_within(module), strict=True))
+    random.Random(44).shuffle(pairs)  # statements worked out one by one, in no order
+    for theirs, ours in pairs:
+        assert (theirs in expected) == (ours in positions)
+        assert expected.get(theirs) == positions.get(ours), type(ours).__name__
+    assert len(positions) == len(expected)
+
+
+def test_a_plan_works_out_positions_of_the_statements_it_reads_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from libcst.metadata import PositionProvider
+
+    written: list[str] = []
+    original = PositionProvider._gen_impl
+
+    def recording(self: PositionProvider, module: cst.Module) -> None:
+        written.append(module.code)
+        original(self, module)
+
+    monkeypatch.setattr(PositionProvider, "_gen_impl", recording)
+    others = "".join(f"\n\ndef other_{number}(x):\n    return x + {number}\n" for number in range(5))
+    (tmp_path / "calc.py").write_text(CALC + others, encoding="utf-8")
+    engine = Engine(Workspace(tmp_path), source=SourcePreference.AST)
+    try:
+        engine.plan(build("inline", {"address": "calc.py:report", "match": "count ="}))
+    finally:
+        engine.close()
+    assert written and all("def report" in code and "other_" not in code for code in written)
+
+
+def test_scopes_contexts_and_the_order_of_nodes_take_one_batched_walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import libcst.metadata.wrapper as wrapper_module
+
+    from engine.refactor.python.span_nodes import _resolved_tree, nodes_within
+
+    walks: list[int] = []
+    original = wrapper_module.visit_batched
+
+    def counting(*args: object, **kwargs: object) -> object:
+        walks.append(1)
+        return original(*args, **kwargs)  # type: ignore[arg-type, type-var]
+
+    monkeypatch.setattr(wrapper_module, "visit_batched", counting)
+    (tmp_path / "shapes.py").write_text(VARIED, encoding="utf-8")
+    tree = _resolved_tree(Workspace(tmp_path).read("shapes.py"))
+    assert len(walks) == 1  # LibCST's own resolve_many: one batched walk per round, two here
+    assert tree.all_nodes == list(nodes_within(tree.module))
+    assert tree.scopes.get(tree.module) is not None and tree.contexts

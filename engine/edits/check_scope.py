@@ -65,11 +65,24 @@ def scope_of(written: Iterable[tuple[str, bytes | None, bytes | None]], dependen
     """The importers in scope of an edit that writes ``written`` (each path with its bytes before
     and after), and how many of the importers of the written files use none of what it changed."""
     changes = {path: changed_names(path, before, after) for path, before, after in written}
+    dependents = _asked_once(dependents)  # both walks below ask for the same files' dependents
     importers, beyond = narrowed(changes, dependents, read, limit)
     if all(names is None for names in changes.values()):
         return Scope(importers, beyond)
     every, every_beyond = every_importer(changes, dependents, limit)
     return Scope(importers, beyond, max(len(every) + every_beyond - len(importers) - beyond, 0))
+
+
+def _asked_once(dependents: Callable[[list[str]], list[str]]) -> Callable[[list[str]], list[str]]:
+    """``dependents``, each answer kept for the rest of one scope's reckoning (the graph does not change in it)."""
+    answers: dict[tuple[str, ...], list[str]] = {}
+
+    def kept(paths: list[str]) -> list[str]:
+        key = tuple(paths)
+        if key not in answers:
+            answers[key] = dependents(paths)
+        return answers[key]
+    return kept
 
 
 def changed_names(path: str, before: bytes | None, after: bytes | None) -> frozenset[str] | None:

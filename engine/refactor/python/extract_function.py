@@ -89,7 +89,7 @@ def plan_extract_statements(tree: PythonTree, span: Range, name: str, where: str
 def _statements(tree: PythonTree, first: int, last: int, where: str) -> list[cst.BaseStatement]:
     """The statements of one block that lines ``first``..``last`` hold, refused unless whole."""
     chosen: list[cst.BaseStatement] = []
-    for node in nodes_within(tree.module):
+    for node in tree.all_nodes:
         if not isinstance(node, cst.BaseStatement) or not isinstance(tree.parents.get(node), (cst.IndentedBlock, cst.Module)):
             continue
         lines = lines_of(tree, node)
@@ -357,7 +357,7 @@ def check_name_free(tree: PythonTree, name: str, owner: cst.FunctionDef | None, 
         class_body = tree.parents[owner]
         taken = any(isinstance(s, (cst.FunctionDef, cst.ClassDef)) and s.name.value == name for s in getattr(class_body, "body", ()))
         scope = tree.scopes.get(owner)
-        attributes = any(isinstance(n, cst.Attribute) and n.attr.value == name for n in nodes_within(tree.parents[class_body]))
+        attributes = any(isinstance(n, cst.Attribute) and n.attr.value == name for n in tree.within(tree.parents[class_body]))
         if taken or attributes or (scope is not None and name in scope and isinstance(scope, ClassScope)):
             raise NameClash(f"the class already has {name} (or sets or reads it as an attribute); choose another name")
         return

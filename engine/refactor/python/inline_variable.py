@@ -113,7 +113,7 @@ def plan_inline_variable(selection: Selection, *, allow_reordering: bool) -> Ref
 
 def _name_at(tree: PythonTree, selection: Selection) -> cst.Name:
     span = trimmed(tree, selection.range) if selection.range.start != selection.range.end else selection.range
-    for node in tree.all_nodes:
+    for node in tree.nodes_on_lines(span.start.line, span.start.line):  # a name is on one line
         if isinstance(node, cst.Name) and node in tree.positions:
             found = tree.span(node)
             if found.start == span.start or (span.start == span.end and found.start <= span.start <= found.end):
@@ -236,7 +236,7 @@ def _effects_between(tree: PythonTree, statement: cst.CSTNode, uses: list[cst.CS
         if isinstance(block, (cst.With, cst.Try)) and block not in around_uses:
             return (f"{name}'s value reads state or runs code, and leaving the {type(block).__name__.lower()} block on line "
                     f"{tree.span(block).start.line + 1} runs code before a use; inlined, the value would be evaluated after it")
-    for node in tree.all_nodes:
+    for node in tree.nodes_on_lines(defined.line, last_use.line):
         if node not in tree.positions or node in around_uses:
             continue
         at = tree.span(node).start

@@ -5,20 +5,19 @@ both ask of it: which expression a span is, which statement holds it, what runs 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
 
 import libcst as cst
-from libcst.metadata import (
-    ClassScope, CodeRange, ExpressionContext, ExpressionContextProvider, MetadataWrapper, PositionProvider,
-    Scope, ScopeProvider,
-)
+from libcst.metadata import ClassScope, CodeRange, ExpressionContext, Scope
 
 from engine.errors import Refused
 from engine.positions import Position, Range
 from engine.refactor.python.cst_edits import parse
 from engine.refactor.python.kept_trees import KeptTrees
+from engine.refactor.python.statement_positions import StatementPositions
+from engine.refactor.python.tree_metadata import resolve
 from engine.workspace import SourceFile
 
 EFFECTS = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr)
@@ -46,12 +45,55 @@ class PythonTree:
     parents: Mapping[cst.CSTNode, cst.CSTNode]
     scopes: Mapping[cst.CSTNode, Scope | None]
     contexts: Mapping[cst.CSTNode, ExpressionContext]
+    source_order: Sequence[cst.CSTNode] | None = None
+    """The module's nodes as ``nodes_within(module)`` yields them, when the metadata's walk listed them."""
 
     @cached_property
     def all_nodes(self) -> list[cst.CSTNode]:
-        """Every node of the module in source order (``nodes_within(module)``), walked once per tree:
-        a LibCST node's ``children`` is recomputed by a visitor each time it is asked for."""
-        return list(nodes_within(self.module))
+        """Every node of the module in source order (``nodes_within(module)``), listed once per tree
+        (by the metadata's walk, else walked here): a LibCST node's ``children`` is recomputed by a
+        visitor each time it is asked for."""
+        return list(self.source_order) if self.source_order is not None else list(nodes_within(self.module))
+
+    @cached_property
+    def _statement_slices(self) -> list[tuple[int, int, int]] | None:
+        """(first line, 0-based, blank and comment lines before it included; start; end) of each
+        top-level statement, its nodes being ``all_nodes[start:end]``; None without the lines."""
+        if not isinstance(self.positions, StatementPositions):
+            return None
+        first_lines = self.positions.first_lines()
+        starts = [index for index, node in enumerate(self.all_nodes) if node in first_lines]
+        footer = self.module.footer
+        ends = [*starts[1:], self.all_nodes.index(footer[0]) if footer else len(self.all_nodes)]
+        return [(first_lines[self.all_nodes[start]] - 1, start, end) for start, end in zip(starts, ends)]
+
+    @cached_property
+    def _statement_extents(self) -> dict[cst.CSTNode, tuple[int, int]]:
+        slices = self._statement_slices or []
+        return {self.all_nodes[start]: (start, end) for _line, start, end in slices}
+
+    def within(self, root: cst.CSTNode) -> Sequence[cst.CSTNode] | Iterator[cst.CSTNode]:
+        """``nodes_within(root)``, read off ``all_nodes`` when ``root`` is the module or one of its
+        statements (no visitor rebuilding ``children`` on the way)."""
+        if root is self.module:
+            return self.all_nodes
+        extent = self._statement_extents.get(root)
+        return self.all_nodes[extent[0]:extent[1]] if extent is not None else nodes_within(root)
+
+    def nodes_on_lines(self, first: int, last: int) -> Sequence[cst.CSTNode]:
+        """In ``all_nodes``'s order, the nodes of the top-level statements that reach lines
+        ``first``..``last`` (0-based): among them every node that starts on one of those lines.
+        A scan for such nodes asks positions of those statements only (their positions are
+        worked out per statement: engine.refactor.python.statement_positions)."""
+        slices = self._statement_slices
+        if slices is None:
+            return self.all_nodes
+        found: list[cst.CSTNode] = []
+        for index, (line, start, end) in enumerate(slices):
+            following = slices[index + 1][0] if index + 1 < len(slices) else None
+            if line <= last and (following is None or following > first):
+                found.extend(self.all_nodes[start:end])
+        return found
 
     def span(self, node: cst.CSTNode) -> Range:
         found = self.positions[node]
@@ -75,10 +117,10 @@ def read_tree(source: SourceFile) -> PythonTree:
 
 
 def _resolved_tree(source: SourceFile) -> PythonTree:
-    wrapper = MetadataWrapper(parse(source), unsafe_skip_copy=True)
-    resolved = wrapper.resolve_many((PositionProvider, ScopeProvider, ExpressionContextProvider))
-    return PythonTree(source, wrapper.module, resolved[PositionProvider], parents_of(wrapper.module),  # type: ignore[arg-type]
-                      resolved[ScopeProvider], resolved[ExpressionContextProvider])  # type: ignore[arg-type]
+    found = resolve(parse(source))
+    parents = parents_of(found.module)
+    return PythonTree(source, found.module, StatementPositions(found.module, parents), parents, found.scopes, found.contexts,
+                      found.source_order)
 
 
 _CHILD_FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}
@@ -118,7 +160,7 @@ def expression_at(tree: PythonTree, span: Range) -> cst.BaseExpression | None:
     if text.startswith("(") and text.endswith(")") and span.end.column > 0:
         wanted.append(Range(Position(span.start.line, span.start.column + 1), Position(span.end.line, span.end.column - 1)))
     for candidate in wanted:
-        for node in tree.all_nodes:
+        for node in tree.nodes_on_lines(candidate.start.line, candidate.start.line):
             if isinstance(node, cst.BaseExpression) and node in tree.positions and tree.span(node) == candidate:
                 # One string of "a" "b" is no value of its own: a name in its place would not parse.
                 return None if isinstance(tree.parents.get(node), cst.ConcatenatedString) else node
@@ -216,7 +258,7 @@ def has_effects(node: cst.CSTNode) -> bool:
 
 
 def read_names(tree: PythonTree, node: cst.CSTNode) -> list[cst.Name]:
-    return [part for part in nodes_within(node) if isinstance(part, cst.Name) and tree.contexts.get(part) is ExpressionContext.LOAD]
+    return [part for part in tree.within(node) if isinstance(part, cst.Name) and tree.contexts.get(part) is ExpressionContext.LOAD]
 
 
 _DYNAMIC_LOCALS = frozenset({"locals", "vars", "eval", "exec"})
@@ -236,7 +278,7 @@ def reads_locals_dynamically(root: cst.CSTNode) -> str | None:
 def name_in_use(tree: PythonTree, name: str, within: cst.CSTNode) -> bool:
     """Whether ``within`` holds an identifier ``name`` (a read, a binding, a parameter): a new
     binding of it there could change what one of them means. Attribute names and keywords do not count."""
-    for node in nodes_within(within):
+    for node in tree.within(within):
         if isinstance(node, cst.Name) and node.value == name:
             parent = tree.parents.get(node)
             if isinstance(parent, cst.Attribute) and parent.attr is node or isinstance(parent, cst.Arg) and parent.keyword is node:
@@ -264,7 +306,7 @@ def resolves_to(tree: PythonTree, node: cst.Name, scope: Scope) -> bool:
 def names_meaning(tree: PythonTree, scope: Scope, name: str, within: cst.CSTNode) -> list[cst.Name]:
     """Every ``name`` in ``within`` that is read (or deleted, or augmented) and means ``scope``'s variable."""
     found = []
-    for node in nodes_within(within):
+    for node in tree.within(within):
         if isinstance(node, cst.Name) and node.value == name and node in tree.positions:
             context = tree.contexts.get(node)
             augmented = isinstance(tree.parents.get(node), cst.AugAssign)
