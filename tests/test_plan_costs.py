@@ -13,6 +13,10 @@ for every file or use it touched where only a few could need it. Counted, never 
 - TypeScript: the clash check listed every edited file's exports, and every importer's, twice
   (before and after); now only of a file that exports the old name or has an ``export *``
   (session 26: together a third of the passes' processor time on a 1,052-edit warm rename).
+- A server rename (session 26): the files its answer will edit (those holding the old name) are
+  read while the server computes, and the TypeScript passes read their files and export tables
+  then too (engine.refactor.language_passes.BegunRename); showing tsserver a file's importers
+  chooses the server once per folder, not twice per importer.
 - tsserver: a prepareRename went out beside every rename, and tsserver answers one request at a
   time: a third of the rename's time again. typescript-language-server's rename answers nothing
   where its prepareRename refuses (both read tsserver's canRename), so it is asked no prepareRename,
@@ -370,3 +374,23 @@ def test_showing_tsserver_a_files_importers_chooses_the_server_once_per_folder(
         plan = engine.plan(Rename("src/core.ts:scaleBy", "timesBy"))
         assert len(plan.edit.operations) == 5
     assert len(chosen) == 1, f"src/ and its five files: one choice, not one or two per importer ({chosen})"
+
+
+@pytest.mark.e2e
+def test_the_typescript_passes_read_the_files_and_their_export_tables_while_the_server_computes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    require("typescript-language-server")
+    _typescript_project(tmp_path)
+    with served_engine(tmp_path, "typescript-language-server") as engine:
+        waiting = AnsweringAfterTheReads(engine.services, {f"table of {path}" for path in TS_FILES})
+        real = ParsedFiles.table
+
+        def table(self: ParsedFiles, path: str) -> object:
+            waiting.read(f"table of {path}")
+            return real(self, path)
+
+        monkeypatch.setattr(ParsedFiles, "table", table)
+        engine.services = waiting  # type: ignore[assignment]
+        plan = engine.plan(Rename("src/core.ts:scaleBy", "timesBy"))
+        assert len(plan.edit.operations) == 5
+        assert waiting.read_while_asking >= waiting.expected, "each file holding scaleBy, its exports known before the answer"

@@ -10,7 +10,7 @@ operations' registry and the other languages' plans stay light.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Callable, Protocol, cast
 
 from engine.edits.model import FileChange
 from engine.languages import profile_of
@@ -48,8 +48,54 @@ def passes_for(path: str) -> LanguagePasses | None:
     return cast("LanguagePasses", import_module(module)) if module is not None else None
 
 
-def finished(plan: RefactorPlan, context: PlanContext, operation: RefactorOperation, path: str) -> RefactorPlan:
-    """``plan`` through the passes of ``path``'s language (the file the operation starts from)."""
+class PreparedRename(Protocol):
+    """What a family's ``prepare_rename(context, old_name, new_name)`` returns (in its passes
+    module, for a family with work to do before the server's answer)."""
+
+    def meanwhile(self, answered: Callable[[], bool]) -> None:
+        """What needs no answer (reading the files it will edit), until ``answered()``."""
+        ...
+
+    def finish(self, plan: RefactorPlan, context: PlanContext, operation: RefactorOperation) -> RefactorPlan:
+        """:meth:`LanguagePasses.finish`, with what was done meanwhile."""
+        ...
+
+
+class BegunRename:
+    """A family's passes for one rename, begun once the server has the request: the passes module
+    is imported only then (it imports slowly, and a cold rename's request must not wait for it)."""
+
+    def __init__(self, path: str, context: PlanContext, old_name: str, new_name: str) -> None:
+        self.path, self.context, self.old_name, self.new_name = path, context, old_name, new_name
+        self._prepared: PreparedRename | None = None
+
+    def meanwhile(self, answered: Callable[[], bool]) -> None:
+        prepare = getattr(passes_for(self.path), "prepare_rename", None)
+        if prepare is not None:
+            self._prepared = cast("PreparedRename", prepare(self.context, self.old_name, self.new_name))
+            self._prepared.meanwhile(answered)
+
+    def finish(self, plan: RefactorPlan, context: PlanContext, operation: RefactorOperation) -> RefactorPlan:
+        if self._prepared is not None:
+            return self._prepared.finish(plan, context, operation)
+        passes = passes_for(self.path)
+        return passes.finish(plan, context, operation) if passes is not None else plan
+
+
+def begun_rename(path: str, context: PlanContext, old_name: str, new_name: str) -> BegunRename | None:
+    """The passes of ``path``'s family for a rename of ``old_name``, to begin beside the server's
+    request (:attr:`RenameRequest.meanwhile`); None for a family without passes."""
+    kind = profile_of(path)
+    has_passes = kind is not None and kind.family in _PASSES_BY_FAMILY
+    return BegunRename(path, context, old_name, new_name) if has_passes else None
+
+
+def finished(plan: RefactorPlan, context: PlanContext, operation: RefactorOperation, path: str,
+             begun: BegunRename | None = None) -> RefactorPlan:
+    """``plan`` through the passes of ``path``'s language (the file the operation starts from),
+    ``begun`` beside the server's request when the policy began them."""
+    if begun is not None:
+        return begun.finish(plan, context, operation)
     passes = passes_for(path)
     return passes.finish(plan, context, operation) if passes is not None else plan
 

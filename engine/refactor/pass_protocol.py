@@ -79,6 +79,10 @@ class RenameRequest:
     include_docs: bool = False
     """Edit the documentation mentions of a Python symbol, which are otherwise only listed."""
     facts: GraphFacts | None = None
+    meanwhile: Callable[[Callable[[], bool]], None] | None = None
+    """Work of the language's passes that does not depend on the server's answer (reading the files
+    it will edit), run while the server computes it; given a test of whether it has answered, to
+    stop at once (what is left is done after, as without it)."""
 
     @property
     def primary(self) -> str:

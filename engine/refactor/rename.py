@@ -129,6 +129,8 @@ def _server_rename(
         sent.wait(_SENDING_SECONDS)
         prepared.append(_Passes(corpus, request))
         _read_ahead(corpus, prepared[0].leftovers.files_holding_the_name(), asked.done)
+        if request.meanwhile is not None:
+            request.meanwhile(asked.done)
         answers = asked.result()
     server_edits = [_from_server(corpus, answer.value) for answer in answers]
     # One answer is merged already: every change in it was checked for overlaps when built.

@@ -72,6 +72,8 @@ def _planned(
     if context.require_server and context.services is None:
         raise ServiceUnavailable("no language-server support is installed (the lsp_pool package is missing)")
     queries = context.graph()
+    begun = language_passes.begun_rename(targets[0].file, context, old_name, operation.new_name) \
+        if context.use_server and context.services is not None else None
 
     def planned() -> RefactorPlan:
         if context.use_server and context.services is not None:
@@ -81,11 +83,12 @@ def _planned(
             context.workspace, context.services, tuple(targets), old_name, operation.new_name, use_server=context.use_server,
             require_server=context.require_server, text=operation.text, dotted=dotted, files=tuple(queries.project.facts),
             listing=context.workspace_files, words=context.file_words(), include_docs=operation.include_docs, facts=facts,
+            meanwhile=begun.meanwhile if begun is not None else None,
         ))
 
     made = skipped_files.checked(context, targets[0].file, [old_name], f"renaming {old_name} to {operation.new_name}",
                                  operation.strict, planned)
-    return language_passes.finished(made, context, operation, targets[0].file)
+    return language_passes.finished(made, context, operation, targets[0].file, begun)
 
 
 def _rename_targets(context: PlanContext, symbol: Symbol) -> list[rename.RenameTarget]:

@@ -75,6 +75,11 @@ class ParsedFiles:
             self._sources[path] = (source, language) if known else None  # type: ignore[assignment]
         return self._sources[path]
 
+    def read_ahead(self, path: str) -> None:
+        """Read the file and its table (parsed only for a content not seen before) ahead of the
+        passes: a rename does it while the server computes the answer that edits the file."""
+        self.table(path)
+
     def get(self, path: str) -> tuple[SourceFile, Node] | None:
         found = self._source(path)
         return (found[0], self._tree(path, *found)) if found is not None else None

@@ -5,7 +5,7 @@ move's new import specifiers follow the project's style."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from engine.edits.model import CreateFile, FileChange
 from engine.errors import Refused, ServiceUnavailable
@@ -22,14 +22,43 @@ from engine.refactor.typescript.clashes import ParsedFiles, rename_clashes
 from engine.refactor.typescript.shorthands import destructured_local_reaches, keep_shorthand_keys
 from engine.refactor.typescript.self_imports import with_self_imports_removed
 from engine.refactor.typescript.specifiers import aliased_specifiers, relative_specifiers
-from engine.refactor.typescript.visibility import refuse_unseen_mentions
+from engine.refactor.corpus import Corpus
+from engine.refactor.typescript.visibility import LANGUAGE_IDS, refuse_unseen_mentions
 from engine.symbols import Source
 
 if TYPE_CHECKING:
     from engine.refactor.operations.base import PlanContext, RefactorOperation
 
 
-def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperation) -> RefactorPlan:
+class PreparedRename:
+    """The passes of one rename, which read the files that hold the old name (and the tables of
+    their exports) while the server computes: its answer edits those files."""
+
+    def __init__(self, context: PlanContext, old_name: str) -> None:
+        self.context, self.old_name = context, old_name
+        self.parsed = ParsedFiles(context.workspace)
+
+    def meanwhile(self, answered: Callable[[], bool]) -> None:
+        context = self.context
+        corpus = Corpus(context.workspace, list(context.graph().project.facts), context.workspace_files, context.file_words())
+        for language in LANGUAGE_IDS:
+            for path in corpus.mentioning(self.old_name, language):
+                if answered():
+                    return
+                self.parsed.read_ahead(path)
+
+    def finish(self, plan: RefactorPlan, context: PlanContext, operation: RefactorOperation) -> RefactorPlan:
+        return finish(plan, context, operation, self.parsed)
+
+
+def prepare_rename(context: PlanContext, old_name: str, new_name: str) -> PreparedRename:
+    """The passes of a rename, begun before the server's answer (engine.refactor.language_passes)."""
+    return PreparedRename(context, old_name)
+
+
+def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperation,
+           parsed: ParsedFiles | None = None) -> RefactorPlan:
+    """``parsed``: the files read already (a rename's, while the server computed)."""
     if isinstance(operation, Move) and plan.source is Source.LSP:
         _refuse_stale_re_exports(plan, context, operation)
         plan = _without_the_destinations_own_import(plan, context, operation)
@@ -43,7 +72,7 @@ def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperatio
     old_name = replaced_name(plan, context)
     if old_name is None:
         return plan
-    parsed = ParsedFiles(context.workspace)  # each file parsed once for every pass
+    parsed = parsed or ParsedFiles(context.workspace)  # each file parsed once for every pass
     # First: the members it adds go through the checks below with the rest.
     plan = structural_renames.follow(plan, context, old_name, operation.new_name, parsed, structural=operation.structural)
     clashes = rename_clashes(context.workspace, plan.edit, old_name, operation.new_name, context.graph().importing_files, parsed)
