@@ -112,6 +112,39 @@ def test_each_files_dependents_are_asked_once_per_scope() -> None:
     assert asked and len(asked) == len(set(asked))
 
 
+def test_an_edits_after_writes_out_only_the_statements_it_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A statement read before (by its text) is not parsed into its interface again (issue 44)."""
+    import ast
+
+    from engine.edits import check_scope
+
+    functions = "".join(f"def f{number}(x: int) -> int:\n    return x + {number}\n\n\n" for number in range(20))
+    before, after = functions.encode(), functions.replace("return x + 7", "return x - 7").encode()
+    check_scope.changed_names("m.py", before, before)
+    dumped: list[str] = []
+    original = ast.dump
+    def counting(node: ast.AST, *args: object, **kwargs: object) -> str:
+        dumped.append(type(node).__name__)
+        return original(node, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ast, "dump", counting)
+    assert check_scope.changed_names("m.py", before, after) == frozenset()  # a body behind a declared return type
+    assert dumped == ["FunctionDef"]
+
+
+@pytest.mark.parametrize("before, after, expected", [
+    (b"a = 1; b = 2\n", b"a = 1; b = 3\n", {"b"}),
+    (b"a = 1; b = 2\n", b"b = 2; a = 1\n", set()),
+    (b"@dec\ndef f(): pass\n\n\ndef g(): pass\n", b"@dec\ndef g(): pass\n\n\ndef f(): pass\n", {"f", "g"}),
+    (b"@ dec\n@other\ndef f(): pass\n", b"@dec\ndef f(): pass\n", {"f"}),
+    (b"x = '\xc3\xa9'; y = 1\n", b"x = '\xc3\xa9'; z = 1\n", {"y", "z"}),  # ast's columns count bytes
+])
+def test_statements_read_by_their_text_are_told_apart(before: bytes, after: bytes, expected: set[str]) -> None:
+    for data in (before, after, before):  # each text read once already the second time round
+        changed_names("m.py", data, data)
+    assert changed_names("m.py", before, after) == expected
+
+
 # -- on a real server ---------------------------------------------------------------------------
 
 

@@ -181,9 +181,14 @@ def _words(path: str, text: str | None) -> frozenset[str] | None:
     None, anything, when it imports everything from somewhere or cannot be read."""
     if text is not None and path.endswith(TS_SUFFIXES):
         return ts_words(text)
-    if text is None or _STAR_IMPORT.search(text):
-        return None
-    return frozenset(_WORD.findall(text))
+    return None if text is None else _python_words(text)
+
+
+@functools.lru_cache(maxsize=256)
+def _python_words(text: str) -> frozenset[str] | None:
+    """_words of a Python (or other) file's text, kept by content: every apply in the same files
+    reads the same importers again."""
+    return None if _STAR_IMPORT.search(text) else frozenset(_WORD.findall(text))
 
 
 @dataclass(frozen=True)
@@ -220,11 +225,53 @@ def _read_statements(data: bytes) -> tuple[_Statement, ...] | None:
         tree = ast.parse(text)
     except (UnicodeDecodeError, SyntaxError, ValueError):
         return None
+    segments = _segments(text, tree.body)
     statements = []
-    for node in tree.body:
-        interface = ast.dump(_interface(node))
-        statements.append(_Statement(interface, frozenset(_bound_names(node)), frozenset(_WORD.findall(interface))))
+    for index, node in enumerate(tree.body):
+        found = _KNOWN_STATEMENTS.get(segments[index]) if segments is not None else None
+        if found is None:
+            interface = ast.dump(_interface(node))
+            found = _Statement(interface, frozenset(_bound_names(node)), frozenset(_WORD.findall(interface)))
+            if segments is not None:
+                _keep_statement(segments[index], found)
+        statements.append(found)
     return tuple(statements)
+
+
+_KNOWN_STATEMENTS: dict[tuple[bool, str], _Statement] = {}
+"""Top-level statements read before, by their source text: what _read_statements makes of a
+statement depends on its text alone (its interface as ast.dump writes it, positions aside, and
+the names it binds), and an edit changes few of a module's statements; the least recently kept
+go first past _KNOWN_LIMIT."""
+_KNOWN_LIMIT = 4096
+
+
+def _keep_statement(segment: tuple[bool, str], statement: _Statement) -> None:
+    _KNOWN_STATEMENTS[segment] = statement
+    if len(_KNOWN_STATEMENTS) > _KNOWN_LIMIT:
+        del _KNOWN_STATEMENTS[next(iter(_KNOWN_STATEMENTS))]
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+"""Where ast's line numbers count a new line."""
+
+
+def _segments(text: str, body: list[ast.stmt]) -> list[tuple[bool, str]] | None:
+    """Each top-level statement's source text (two statements may share a line: ``a = 1; b = 2``),
+    for a decorated one from its first decorator's expression on, with True; None unless the text
+    is ASCII, where ast's byte columns are characters."""
+    if not text.isascii():
+        return None
+    starts = [0, *(found.end() for found in _LINE_BREAK.finditer(text))]
+    found = []
+    for node in body:
+        parts: list[ast.stmt | ast.expr] = [node, *getattr(node, "decorator_list", ())]
+        first = min(parts, key=lambda part: (part.lineno, part.col_offset))
+        if node.end_lineno is None or node.end_col_offset is None:
+            return None
+        start = starts[first.lineno - 1] + first.col_offset
+        found.append((first is not node, text[start:starts[node.end_lineno - 1] + node.end_col_offset]))
+    return found
 
 
 def _interface(node: ast.stmt, *, in_class: bool = False) -> ast.stmt:
