@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from engine.answers import TextEdit
 from engine.api import Engine, SourcePreference
+from engine.edits.model import FileChange, WorkspaceEdit
+from engine.positions import Position, Range
 from engine.refactor.mention_kinds import MentionKind, mention_kinds
 from engine.refactor.python.builtin_names import builtin_lines
 from engine.refactor.operations.rename_symbol import Rename
@@ -154,11 +157,7 @@ def test_which_lines_can_only_mean_a_builtin(before: str, name: str, lines: set[
     assert builtin_lines(before, name, lines) == builtin
 
 
-def _replacing(workspace: Workspace, path: str, spots: list[tuple[int, int]], old: str, new: str) -> "WorkspaceEdit":
-    from engine.answers import TextEdit
-    from engine.edits.model import FileChange, WorkspaceEdit
-    from engine.positions import Position, Range
-
+def _replacing(workspace: Workspace, path: str, spots: list[tuple[int, int]], old: str, new: str) -> WorkspaceEdit:
     edits = tuple(TextEdit(Range(Position(line, column), Position(line, column + len(old))), new) for line, column in spots)
     return WorkspaceEdit((FileChange(path, edits, workspace.read(path).sha256),))
 
