@@ -37,16 +37,31 @@ def names_of(name: str, mentioning: Callable[[str], set[str]], parsed: ParsedFil
     for _round in range(_ALIAS_ROUNDS):
         found: set[str] = set()
         for alias_of in new:
-            pattern = re.compile(rf"(?<![\w$.]){re.escape(alias_of)}\s+as\s+([A-Za-z_$][\w$]*)")
             for path in sorted(mentioning(alias_of)):
-                source = parsed.source(path)
-                if source is not None:
-                    found.update(match.group(1) for match in pattern.finditer(source.text))
+                found.update(alias for name_there, alias in _aliases(parsed, path) if name_there == alias_of)
         new = found - names
         if not new:
             break
         names |= new
     return frozenset(names)
+
+
+_AS = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s+as\s+([A-Za-z_$][\w$]*)")
+_ALIASES: dict[tuple[str, str], list[tuple[str, str]]] = {}
+"""Each file's ``X as Y`` pairs, by path and content: looked up once for every class of a hierarchy."""
+_ALIASES_KEPT = 4096
+
+
+def _aliases(parsed: ParsedFiles, path: str) -> list[tuple[str, str]]:
+    source = parsed.source(path)
+    if source is None:
+        return []
+    key = (path, source.sha256)
+    if key not in _ALIASES:
+        if len(_ALIASES) >= _ALIASES_KEPT:
+            _ALIASES.clear()
+        _ALIASES[key] = [(match.group(1), match.group(2)) for match in _AS.finditer(source.text)] if " as " in source.text else []
+    return _ALIASES[key]
 
 
 def extended_name(declaration: Node) -> Node | None:

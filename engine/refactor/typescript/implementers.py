@@ -47,6 +47,10 @@ _CLASSES = frozenset({"class_declaration", "abstract_class_declaration", "class"
 _CLASS_MEMBERS = frozenset({"method_definition", "public_field_definition", "field_definition",
                             "abstract_method_signature", "method_signature"})
 _HIDDEN = frozenset({"private", "protected"})
+_HOLD_DECLARATIONS = frozenset({"program", "export_statement", "ambient_declaration", "internal_module", "module",
+                                "statement_block", "function_declaration", "generator_function_declaration"})
+"""Where an interface or type alias is declared: a module's statements, a namespace's, a ``declare``
+block's, a function's; never inside an expression, which is most of a file's nodes."""
 _MAY_DECLARE_AN_INTERFACE = re.compile(r"\b(?:interface|type)\b")
 """The keyword each of _INTERFACES begins with, as a word: a file without either declares none."""
 
@@ -204,8 +208,7 @@ def descendants(bases: list[ClassMember], mentioning: Callable[[str], set[str]],
             above, chain = queue.pop(0)
             names = heritage.names_of(above.class_name, mentioning, parsed)
             for path in sorted(set[str]().union(*(mentioning(name) for name in names))):
-                tree = parsed.get(path)
-                for hop in subclasses_of(path, tree[1], tree[0].text.encode("utf-8"), names, old) if tree else []:
+                for hop in subclasses_of(parsed, path, names, old):
                     if (hop.sub.path, hop.sub.class_name) not in seen:
                         seen.add((hop.sub.path, hop.sub.class_name))
                         yield base, (*chain, hop)
@@ -248,7 +251,7 @@ class DeclaredIn:
 def interfaces_declaring(path: str, root: Node, text: bytes, old: str) -> list[DeclaredIn]:
     """The interfaces and object type aliases of a file that declare a member ``old``."""
     found = []
-    for declaration in _walk(root, _INTERFACES):
+    for declaration in _walk(root, _INTERFACES, _HOLD_DECLARATIONS):
         body = declaration.child_by_field_name("body") or declaration.child_by_field_name("value")
         if body is None or body.type not in ("interface_body", "object_type"):
             continue
@@ -283,21 +286,60 @@ def class_members_named(path: str, root: Node, text: bytes, old: str) -> list[Cl
     return found
 
 
-def subclasses_of(path: str, root: Node, text: bytes, bases: frozenset[str], old: str) -> list[Hop]:
+def subclasses_of(parsed: ParsedFiles, path: str, bases: frozenset[str], old: str) -> list[Hop]:
     """The classes of a file that extend one of ``bases`` by that name (``ns.Base`` too) and do not
     declare ``old`` themselves."""
-    found = []
-    for declaration in _walk(root, _CLASSES):
-        body, name_node = declaration.child_by_field_name("body"), declaration.child_by_field_name("name")
-        value = heritage.extended_name(declaration)
-        name = _class_name(declaration)
-        if value is None or not value.text or value.text.decode() not in bases or body is None or name is None:
-            continue
-        members = _own_members(body)
-        if old not in members:
-            line, column = _start(name_node or declaration, text)
-            found.append(Hop(ClassMember(path, line, column, name, frozenset(members)), _start(value, text)))
-    return found
+    source = parsed.source(path)
+    if source is None or not bases & _extended_names(path, source.sha256, source.text):
+        return []  # no `extends` of one of them: no parse, no walk
+    return [Hop(member, at) for extended, member, at in _extenders(parsed, path)
+            if extended in bases and old not in member.members]
+
+
+_EXTENDS = re.compile(r"\bextends\s+(?:[\w$]+\s*\.\s*)*([\w$]+)")
+
+
+_EXTENDED: dict[tuple[str, str], frozenset[str]] = {}
+
+
+def _extended_names(path: str, sha256: str, text: str) -> frozenset[str]:
+    """The names a file's text puts after ``extends`` (the last of ``ns.Base``): by path and content."""
+    if (path, sha256) not in _EXTENDED:
+        if len(_EXTENDED) >= _EXTENDERS_KEPT:
+            _EXTENDED.clear()
+        _EXTENDED[(path, sha256)] = frozenset(_EXTENDS.findall(text)) if "extends" in text else frozenset()
+    return _EXTENDED[(path, sha256)]
+
+
+_EXTENDERS: dict[tuple[str, str], list[tuple[str, ClassMember, tuple[int, int]]]] = {}
+"""Each file's classes that extend a name, by path and content: a hierarchy is walked down from
+each class above, and each file would be walked again for each (zod's v3 types.ts, for each of
+the forty classes below ZodType)."""
+_EXTENDERS_KEPT = 4096
+
+
+def _extenders(parsed: ParsedFiles, path: str) -> list[tuple[str, ClassMember, tuple[int, int]]]:
+    """The classes of a file that extend a name: that name, the class (at its name, with its own
+    members) and where its ``extends`` names it."""
+    source = parsed.source(path)
+    if source is None:
+        return []
+    key = (path, source.sha256)
+    if key not in _EXTENDERS:
+        if len(_EXTENDERS) >= _EXTENDERS_KEPT:
+            _EXTENDERS.clear()
+        found = []
+        tree, text = parsed.get(path), source.text.encode("utf-8")
+        for declaration in _walk(tree[1], _CLASSES) if tree is not None else []:
+            body, name_node = declaration.child_by_field_name("body"), declaration.child_by_field_name("name")
+            value = heritage.extended_name(declaration)
+            name = _class_name(declaration)
+            if value is not None and value.text and body is not None and name is not None:
+                line, column = _start(name_node or declaration, text)
+                found.append((value.text.decode(), ClassMember(path, line, column, name, frozenset(_own_members(body))),
+                              _start(value, text)))
+        _EXTENDERS[key] = found
+    return _EXTENDERS[key]
 
 
 def _class_name(declaration: Node) -> str | None:
@@ -382,13 +424,15 @@ def refusal(interfaces: list[RenamedInterface], labels: list[str], old: str, new
         "first (each with its uses)", labels)
 
 
-def _walk(node: Node, types: frozenset[str]) -> Iterable[Node]:
+def _walk(node: Node, types: frozenset[str], through: frozenset[str] | None = None) -> Iterable[Node]:
+    """The nodes of ``types`` under ``node``, looking inside only nodes of ``through`` when given."""
     stack = [node]
     while stack:
         current = stack.pop()
         if current.type in types:
             yield current
-        stack.extend(reversed(current.named_children))
+        if through is None or current.type in through:
+            stack.extend(reversed(current.named_children))
 
 
 def _name(member: Node) -> Node | None:
