@@ -242,7 +242,8 @@ def _pass_at_calls(tree: PythonTree, node: cst.BaseExpression, function: cst.Fun
             if reads and calls.tree is not tree and not through:
                 raise UsedElsewhere(f"{calls.tree.source.path} calls {function.name.value}, and the value reads {', '.join(reads)}, "
                                     "which that file would have to import; introduce the parameter with a default instead")
-            _check_call(calls.tree, call, function.name.value, [] if through else reads, tree is calls.tree)
+            _check_call(calls.tree, call, function.name.value, [] if through else reads, tree is calls.tree,
+                        forwards_own=through and _forwards_own_arguments(calls.tree, call))
             edits.append(_argument(calls.tree, call, f"{name}={name if through else code}"))
         if edits:
             changes.append(spliced(calls.tree.source, edits))
@@ -285,6 +286,21 @@ def _check_family(tree: PythonTree, node: cst.BaseExpression, members: list[tupl
                                      "evaluate it although their bodies never did; nothing was changed")
 
 
+def _forwards_own_arguments(tree: PythonTree, call: cst.Call) -> bool:
+    """Whether every ``*``/``**`` argument of a pass-through ``super()`` call is the member's own
+    ``*args``/``**kwargs``: the member takes the new parameter by name, so neither can hold it."""
+    member = next((a for a in tree.ancestors(call) if isinstance(a, cst.FunctionDef)), None)
+    if member is None:
+        return False
+    own = {"*": member.params.star_arg, "**": member.params.star_kwarg}
+    for argument in call.args:
+        if argument.star:
+            param = own[argument.star]
+            if not (isinstance(param, cst.Param) and isinstance(argument.value, cst.Name) and argument.value.value == param.name.value):
+                return False
+    return True
+
+
 def _decorator_name(decorator: cst.BaseExpression) -> str:
     return decorator.value if isinstance(decorator, cst.Name) else decorator.attr.value if isinstance(decorator, cst.Attribute) else ""
 
@@ -316,9 +332,10 @@ def _call_sites(tree: PythonTree, function: cst.FunctionDef, other_files: list[S
     return method_call_sites(tree, function, method_references, other_files, method_references.hierarchy)
 
 
-def _check_call(tree: PythonTree, call: cst.Call, function: str, reads: list[str], own_module: bool) -> None:
+def _check_call(tree: PythonTree, call: cst.Call, function: str, reads: list[str], own_module: bool, *,
+                forwards_own: bool = False) -> None:
     line = tree.span(call).start.line + 1
-    if any(argument.star for argument in call.args):
+    if any(argument.star for argument in call.args) and not forwards_own:
         raise ForwardedArguments(f"{tree.source.path}:{line} calls {function} with *args or **kwargs, which may already "
                                  "carry the new argument; nothing was changed")
     if own_module:
