@@ -177,7 +177,7 @@ def test_a_plan_works_out_positions_of_the_statements_it_reads_only(tmp_path: Pa
     assert written and all("def report" in code and "other_" not in code for code in written)
 
 
-def test_scopes_contexts_and_the_order_of_nodes_take_one_batched_walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_scopes_contexts_and_the_order_of_nodes_take_no_batched_walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import libcst.metadata.wrapper as wrapper_module
 
     from engine.refactor.python.span_nodes import _resolved_tree, nodes_within
@@ -192,6 +192,7 @@ def test_scopes_contexts_and_the_order_of_nodes_take_one_batched_walk(tmp_path: 
     monkeypatch.setattr(wrapper_module, "visit_batched", counting)
     (tmp_path / "shapes.py").write_text(VARIED, encoding="utf-8")
     tree = _resolved_tree(Workspace(tmp_path).read("shapes.py"))
-    assert len(walks) == 1  # LibCST's own resolve_many: one batched walk per round, two here
+    assert walks == []  # LibCST's own resolve_many: a batched walk per round, two here, each doing nothing
+    assert tree.source_order is not None  # the nodes' order read off their fields, not walked through children
     assert tree.all_nodes == list(nodes_within(tree.module))
     assert tree.scopes.get(tree.module) is not None and tree.contexts

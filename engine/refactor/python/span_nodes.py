@@ -119,8 +119,11 @@ def read_tree(source: SourceFile) -> PythonTree:
 def _resolved_tree(source: SourceFile) -> PythonTree:
     found = resolve(parse(source))
     parents = parents_of(found.module)
+    # The order read off the fields holds every node once when it holds as many as have a parent
+    # (a node held twice, or a field the order missed, and the walk through children lists them).
+    order = found.source_order if found.source_order is not None and len(found.source_order) == len(parents) + 1 else None
     return PythonTree(source, found.module, StatementPositions(found.module, parents), parents, found.scopes, found.contexts,
-                      found.source_order)
+                      order)
 
 
 _CHILD_FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}

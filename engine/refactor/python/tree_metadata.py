@@ -3,56 +3,57 @@ engine.refactor.python.statement_positions') and its nodes in source order, in f
 tree than ``MetadataWrapper.resolve_many``.
 
 LibCST's ScopeProvider and ExpressionContextProvider are batchable providers whose whole work is a
-walk of their own started from ``visit_Module``; resolving each through the wrapper also walks the
-whole tree once more in a batch that does nothing else, and every LibCST walk rebuilds each node it
-passes. Here the scopes are resolved by the same ``ScopeProvider.visit_Module`` from a provider
-that is not batchable (no idle walk), and the one batched walk left (the contexts') records the
-nodes in the order it visits them: the order ``CSTNode.children`` gives, so the module's nodes in
-source order (what ``span_nodes.nodes_within(module)`` yields) come without a walk of their own.
-The answers are LibCST's own, the same mappings as before.
+walk of their own started from ``visit_Module``; resolving them through the wrapper adds a batched
+walk of the whole tree per round that does nothing else (every LibCST walk rebuilds each node it
+passes). Here each provider's ``visit_Module`` is run by a provider that is not batchable, the
+scopes reading the contexts just found, so the answers are LibCST's own, with no idle walk.
+
+The nodes in source order (what ``span_nodes.nodes_within(module)`` yields: each node, then its
+``children``) are read off the nodes' fields, in the order each node type's
+``_visit_and_replace_children`` visits them (``children`` is that method run with a visitor that
+records), read once per type from its source; ``children`` rebuilds the node each time it is asked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import inspect
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Optional, cast
 
 import libcst as cst
 from libcst.metadata import (
-    BaseMetadataProvider, BatchableMetadataProvider, ExpressionContext, ExpressionContextProvider, MetadataWrapper,
-    Scope, ScopeProvider,
+    BaseMetadataProvider, ExpressionContext, ExpressionContextProvider, MetadataWrapper, Scope, ScopeProvider,
 )
 
 
+class _Contexts(BaseMetadataProvider[ExpressionContext]):
+    """ExpressionContextProvider's answer from its own ``visit_Module``, without a batched walk."""
+
+    def _gen_impl(self, module: cst.Module) -> None:
+        ExpressionContextProvider.visit_Module(cast(ExpressionContextProvider, self), module)
+
+
 class _Scopes(BaseMetadataProvider[Optional[Scope]]):
-    """ScopeProvider's answer from its own ``visit_Module`` (which walks the tree with LibCST's
-    ScopeVisitor), without the batched walk that resolving a batchable provider adds."""
+    """ScopeProvider's answer from its own ``visit_Module`` (LibCST's ScopeVisitor), reading the
+    contexts it depends on from ``contexts`` instead of resolving them through the wrapper again."""
 
     METADATA_DEPENDENCIES = (ExpressionContextProvider,)
 
+    def __init__(self, contexts: Mapping[cst.CSTNode, ExpressionContext]) -> None:
+        super().__init__()
+        self._contexts = contexts
+
+    @contextmanager
+    def resolve(self, wrapper: MetadataWrapper) -> Iterator[None]:
+        self.metadata = {ExpressionContextProvider: self._contexts}
+        yield
+        self.metadata = {}
+
     def _gen_impl(self, module: cst.Module) -> None:
         ScopeProvider.visit_Module(cast(ScopeProvider, self), module)
-
-
-def _node_type_names() -> frozenset[str]:
-    found: set[str] = set()
-    pending: list[type] = [cst.CSTNode]
-    while pending:
-        kind = pending.pop()
-        found.add(kind.__name__)
-        pending.extend(kind.__subclasses__())
-    return frozenset(found)
-
-
-class _VisitOrder(BatchableMetadataProvider[int]):
-    """Each node's place in the batched walk's visits (a node visited twice would get its last)."""
-
-    def get_visitors(self) -> Mapping[str, object]:  # type: ignore[override]
-        return {f"visit_{name}": self._record for name in _node_type_names()}
-
-    def _record(self, node: cst.CSTNode) -> None:
-        self.set_metadata(node, len(self._computed) if node not in self._computed else -1)
 
 
 @dataclass(frozen=True)
@@ -61,19 +62,50 @@ class Resolved:
     scopes: Mapping[cst.CSTNode, Scope | None]
     contexts: Mapping[cst.CSTNode, ExpressionContext]
     source_order: Sequence[cst.CSTNode] | None
-    """Every node in preorder as ``children`` lists them; None when a node is held twice in the
-    tree (then a walk must list it at each place)."""
+    """Every node in preorder as ``children`` lists them; None when a node type's order of
+    fields could not be read (then a walk through ``children`` must list them)."""
 
 
 def resolve(module: cst.Module) -> Resolved:
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    # One batch: the contexts and the order (positions are worked out per statement when asked:
-    # engine.refactor.python.statement_positions).
-    found = wrapper.resolve_many((ExpressionContextProvider, _VisitOrder))
-    # The wrapper would follow any provider that is not batchable with a batched walk, even an
-    # empty one: the scopes are asked of their provider directly, the contexts above found kept.
-    scopes = _Scopes()._gen(wrapper)
-    order = found[_VisitOrder]
-    once = all(index == place for place, index in enumerate(order.values()))
-    return Resolved(wrapper.module, scopes, found[ExpressionContextProvider],  # type: ignore[arg-type]
-                    list(order) if once else None)
+    contexts = cast(Mapping[cst.CSTNode, ExpressionContext], _Contexts()._gen(wrapper))
+    scopes = _Scopes(contexts)._gen(wrapper)
+    return Resolved(wrapper.module, scopes, contexts, _source_order(wrapper.module))  # type: ignore[arg-type]
+
+
+_VISITED_FIELD = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
+_FIELD_ORDERS: dict[type[cst.CSTNode], tuple[str, ...] | None] = {}
+
+
+def _field_order(kind: type[cst.CSTNode]) -> tuple[str, ...] | None:
+    """The fields ``kind._visit_and_replace_children`` visits, in its order (a leaf visits none);
+    None when its source cannot be read."""
+    if kind not in _FIELD_ORDERS:
+        try:
+            source = inspect.getsource(kind._visit_and_replace_children)
+        except (OSError, TypeError):
+            _FIELD_ORDERS[kind] = None
+        else:
+            # dict.fromkeys: a field visited in either branch of a condition (ImportFrom's names) once
+            _FIELD_ORDERS[kind] = tuple(dict.fromkeys(_VISITED_FIELD.findall(source)))
+    return _FIELD_ORDERS[kind]
+
+
+def _source_order(module: cst.Module) -> list[cst.CSTNode] | None:
+    found: list[cst.CSTNode] = []
+    pending: list[cst.CSTNode] = [module]
+    while pending:
+        node = pending.pop()
+        found.append(node)
+        names = _field_order(type(node))
+        if names is None:
+            return None
+        children: list[cst.CSTNode] = []
+        for name in names:
+            value = getattr(node, name)
+            if isinstance(value, cst.CSTNode):
+                children.append(value)
+            elif isinstance(value, (list, tuple)):
+                children.extend(child for child in value if isinstance(child, cst.CSTNode))
+        pending.extend(reversed(children))
+    return found
