@@ -196,3 +196,41 @@ def test_scopes_contexts_and_the_order_of_nodes_take_no_batched_walk(tmp_path: P
     assert tree.source_order is not None  # the nodes' order read off their fields, not walked through children
     assert tree.all_nodes == list(nodes_within(tree.module))
     assert tree.scopes.get(tree.module) is not None and tree.contexts
+
+
+TOOL = '''import os
+from markup import Markup
+
+
+def _md(text: str) -> Markup:
+    return text.upper()
+
+
+def run(text):
+    return _md(text) + os.sep.replace(os.sep, "!")
+'''
+
+
+def test_an_inline_that_prunes_imports_reads_the_files_scopes_once(tmp_path: Path, scope_resolutions: list[str],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The imports an inline leaves unused are counted from the kept tree's scopes, not from the
+    file parsed and resolved again, and no scope resolution walks the tree idly (issue 44)."""
+    import libcst.metadata.wrapper as wrapper_module
+
+    walks: list[int] = []
+    original = wrapper_module.visit_batched
+    def counting(*args: object, **kwargs: object) -> object:
+        walks.append(1)
+        return original(*args, **kwargs)  # type: ignore[arg-type, type-var]
+
+    monkeypatch.setattr(wrapper_module, "visit_batched", counting)
+    (tmp_path / "markup.py").write_text("class Markup:\n    pass\n", encoding="utf-8")
+    (tmp_path / "tool.py").write_text(TOOL, encoding="utf-8")
+    engine = Engine(Workspace(tmp_path), source=SourcePreference.AST)
+    try:
+        plan = engine.plan(build("inline", {"address": "tool.py:_md"}))
+    finally:
+        engine.close()
+    assert any("Markup" in warning for warning in plan.warnings)  # the import only _md used goes
+    assert scope_resolutions.count(TOOL) == 1
+    assert walks == []

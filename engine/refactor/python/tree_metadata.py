@@ -66,6 +66,13 @@ class Resolved:
     fields could not be read (then a walk through ``children`` must list them)."""
 
 
+def scopes_of(module: cst.Module) -> Mapping[cst.CSTNode, Scope | None]:
+    """LibCST's ScopeProvider's answer for ``module`` (as ``MetadataWrapper.resolve(ScopeProvider)``)."""
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    contexts = cast(Mapping[cst.CSTNode, ExpressionContext], _Contexts()._gen(wrapper))
+    return cast(Mapping[cst.CSTNode, Optional[Scope]], _Scopes(contexts)._gen(wrapper))
+
+
 def resolve(module: cst.Module) -> Resolved:
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     contexts = cast(Mapping[cst.CSTNode, ExpressionContext], _Contexts()._gen(wrapper))

@@ -8,15 +8,18 @@ effects), as are ``__all__`` names, ``X as X`` re-exports, star and ``__future__
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import replace
 
 import libcst as cst
-from libcst.metadata import GlobalScope, ImportAssignment, MetadataWrapper, ScopeProvider
+from libcst.metadata import GlobalScope, ImportAssignment, Scope
 
 from engine.edits.materialize import materialize
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.python.cst_edits import all_names, alias_as, bound_name, dotted, file_change, pruned_import_line
+from engine.refactor.python.span_nodes import read_tree
+from engine.refactor.python.tree_metadata import scopes_of
 from engine.workspace import SourceFile, Workspace
 
 
@@ -29,7 +32,8 @@ def pruned(workspace: Workspace, planned: RefactorPlan, source: SourceFile) -> R
         return planned
     after = states[0].after.decode("utf-8")
     try:
-        cleaned, dropped = without_imports_left_unused(source.text, after)
+        kept = read_tree(source)  # the plan read it: its scopes are resolved already
+        cleaned, dropped = without_imports_left_unused(_import_reads(kept.module, kept.scopes), after)
     except cst.ParserSyntaxError:
         return replace(planned, warnings=[*planned.warnings, f"{source.path} could not be parsed after the edit: imports the "
                                           "removed code alone used (if any) are left; check them"])
@@ -42,9 +46,9 @@ def pruned(workspace: Workspace, planned: RefactorPlan, source: SourceFile) -> R
                    warnings=[*planned.warnings, f"imports only the removed code used are removed from {source.path}: {', '.join(sorted(dropped))}"])
 
 
-def without_imports_left_unused(before: str, after: str) -> tuple[str, set[str]]:
-    """``after`` without the module-level imports ``before`` read and ``after`` does not; and their names."""
-    used_before = _import_reads(cst.parse_module(before))
+def without_imports_left_unused(used_before: Counter[str], after: str) -> tuple[str, set[str]]:
+    """``after`` without the module-level imports read before the edit (``used_before``,
+    _import_reads's count) and not in ``after``; and their names."""
     tree = cst.parse_module(after)
     dropped: set[str] = set()
     # Twice over: a `TYPE_CHECKING` block emptied by the first pass leaves its own import unread.
@@ -66,10 +70,10 @@ def without_imports_left_unused(before: str, after: str) -> tuple[str, set[str]]
     return tree.code, dropped
 
 
-def _import_reads(tree: cst.Module) -> Counter[str]:
-    """Module-level import bindings (top level, or in a top-level ``if``) → how often they are read."""
-    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
-    scope = wrapper.resolve(ScopeProvider)[tree]
+def _import_reads(tree: cst.Module, scopes: Mapping[cst.CSTNode, Scope | None] | None = None) -> Counter[str]:
+    """Module-level import bindings (top level, or in a top-level ``if``) → how often they are read
+    (``scopes``: the tree's, when resolved already)."""
+    scope = (scopes if scopes is not None else scopes_of(tree)).get(tree)
     reads: Counter[str] = Counter()
     if not isinstance(scope, GlobalScope):
         return reads
