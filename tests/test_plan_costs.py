@@ -48,6 +48,7 @@ from engine.refactor.operations.rename_symbol import Rename
 from engine.api import Engine, SourcePreference
 from engine.errors import ServiceUnavailable
 from engine.refactor.typescript import clashes, implementers
+from engine.refactor.typescript import passes as typescript_passes
 from engine.refactor.typescript.clashes import ParsedFiles, rename_clashes
 from engine.refactor.typescript.shorthands import keep_shorthand_keys
 from engine.workspace import SourceFile, Workspace
@@ -377,20 +378,29 @@ def test_showing_tsserver_a_files_importers_chooses_the_server_once_per_folder(
 
 
 @pytest.mark.e2e
-def test_the_typescript_passes_read_the_files_and_their_export_tables_while_the_server_computes(
+def test_the_typescript_passes_read_the_files_their_export_tables_and_unseen_mentions_while_the_server_computes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     require("typescript-language-server")
     _typescript_project(tmp_path)
     with served_engine(tmp_path, "typescript-language-server") as engine:
-        waiting = AnsweringAfterTheReads(engine.services, {f"table of {path}" for path in TS_FILES})
-        real = ParsedFiles.table
+        waiting = AnsweringAfterTheReads(engine.services, {*(f"table of {path}" for path in TS_FILES), "unseen mentions"})
+        real_table, real_unseen = ParsedFiles.table, typescript_passes.unseen_mentions
+        unseen_asked: list[int] = []
 
         def table(self: ParsedFiles, path: str) -> object:
             waiting.read(f"table of {path}")
-            return real(self, path)
+            return real_table(self, path)
+
+        def unseen_mentions(*args: object) -> object:
+            unseen_asked.append(1)
+            waiting.read("unseen mentions")
+            return real_unseen(*args)  # type: ignore[arg-type]
 
         monkeypatch.setattr(ParsedFiles, "table", table)
+        monkeypatch.setattr(typescript_passes, "unseen_mentions", unseen_mentions)
         engine.services = waiting  # type: ignore[assignment]
         plan = engine.plan(Rename("src/core.ts:scaleBy", "timesBy"))
         assert len(plan.edit.operations) == 5
-        assert waiting.read_while_asking >= waiting.expected, "each file holding scaleBy, its exports known before the answer"
+        assert waiting.read_while_asking >= waiting.expected, \
+            "each file holding scaleBy, its exports and whether tsserver may miss it, known before the answer"
+        assert len(unseen_asked) == 1, "and not looked for again after it"

@@ -23,7 +23,7 @@ from engine.refactor.typescript.shorthands import destructured_local_reaches, ke
 from engine.refactor.typescript.self_imports import with_self_imports_removed
 from engine.refactor.typescript.specifiers import aliased_specifiers, relative_specifiers
 from engine.refactor.corpus import Corpus
-from engine.refactor.typescript.visibility import LANGUAGE_IDS, refuse_unseen_mentions
+from engine.refactor.typescript.visibility import LANGUAGE_IDS, refuse_unseen_mentions, unseen_mentions
 from engine.symbols import Source
 
 if TYPE_CHECKING:
@@ -37,6 +37,8 @@ class PreparedRename:
     def __init__(self, context: PlanContext, old_name: str) -> None:
         self.context, self.old_name = context, old_name
         self.parsed = ParsedFiles(context.workspace)
+        self.unseen: list[tuple[str, str]] | None = None
+        """:func:`unseen_mentions` of the old name, once worked out."""
 
     def meanwhile(self, answered: Callable[[], bool]) -> None:
         context = self.context
@@ -46,9 +48,11 @@ class PreparedRename:
                 if answered():
                     return
                 self.parsed.read_ahead(path)
+        if not answered():
+            self.unseen = unseen_mentions(context, [self.old_name])
 
     def finish(self, plan: RefactorPlan, context: PlanContext, operation: RefactorOperation) -> RefactorPlan:
-        return finish(plan, context, operation, self.parsed)
+        return finish(plan, context, operation, self.parsed, {self.old_name: self.unseen} if self.unseen is not None else {})
 
 
 def prepare_rename(context: PlanContext, old_name: str, new_name: str) -> PreparedRename:
@@ -57,8 +61,9 @@ def prepare_rename(context: PlanContext, old_name: str, new_name: str) -> Prepar
 
 
 def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperation,
-           parsed: ParsedFiles | None = None) -> RefactorPlan:
-    """``parsed``: the files read already (a rename's, while the server computed)."""
+           parsed: ParsedFiles | None = None, unseen: dict[str, list[tuple[str, str]]] | None = None) -> RefactorPlan:
+    """``parsed``: the files read already, and ``unseen``: the unseen mentions of an old name
+    worked out already (a rename's, while the server computed)."""
     if isinstance(operation, Move) and plan.source is Source.LSP:
         _refuse_stale_re_exports(plan, context, operation)
         plan = _without_the_destinations_own_import(plan, context, operation)
@@ -81,7 +86,8 @@ def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperatio
         raise NameClash(f"renaming {old_name} to {operation.new_name} would clash:\n  {listing}\n"
                         "nothing was changed; choose another name, or rename the other binding first")
     edited = {op.path for op in plan.edit.operations if isinstance(op, FileChange)}
-    refuse_unseen_mentions(context, [old_name], edited, f"renaming {old_name} to {operation.new_name}")
+    refuse_unseen_mentions(context, [old_name], edited, f"renaming {old_name} to {operation.new_name}",
+                           (unseen or {}).get(old_name))
     _refuse_a_property_renamed_through_a_local(plan, context, operation, old_name)
     edit, notes = keep_shorthand_keys(context.workspace, plan.edit, old_name, operation.new_name, parsed)
     return replace(plan, edit=edit, warnings=[*plan.warnings, *notes]) if notes else plan

@@ -90,26 +90,33 @@ class ProjectNotLoaded(Refused):
     code = "project_not_loaded"
 
 
-def refuse_unseen_mentions(context: PlanContext, names: Sequence[str], answered: set[str], doing: str) -> None:
-    """Refuse when a file that mentions ``names`` belongs only to a config tsserver never loads
-    and that maps import paths (tests under ``tsconfig.tests.json`` importing the package by its
-    own name), and the server's answer (``answered``: the files it edits or refers from) leaves it
-    out: the server resolved that file's imports without the config's paths, so its silence
-    there proves nothing."""
+def unseen_mentions(context: PlanContext, names: Sequence[str]) -> list[tuple[str, str]]:
+    """Each file that mentions ``names`` and that tsserver may not see as the project does, with
+    why (:func:`refuse_unseen_mentions`): it needs no server's answer, so a rename works it out
+    while the server computes."""
     corpus = Corpus(context.workspace, list(context.graph().project.facts), context.workspace_files, context.file_words())
     mentioning = dict.fromkeys(path for name in names for language in LANGUAGE_IDS for path in corpus.mentioning(name, language))
     configs = ProjectConfigs(context.workspace_files(), lambda path: _text(context, path))
     own_name = _package_name(context)
     unseen = []
     for path in mentioning:
-        if path in answered:
-            continue
         config = configs.undiscovered_mapping(path)
         if config is not None:
-            unseen.append(f"{path} (in {config.path}, whose paths/baseUrl tsserver does not apply to it)")
+            unseen.append((path, f"{path} (in {config.path}, whose paths/baseUrl tsserver does not apply to it)"))
         elif own_name and configs.owner(path) is None and _imports_package(_text(context, path) or "", own_name):
-            unseen.append(f"{path} (in no config tsserver loads, and it imports the package by its own name "
-                          f"'{own_name}', which the server resolves to the built output)")
+            unseen.append((path, f"{path} (in no config tsserver loads, and it imports the package by its own name "
+                                 f"'{own_name}', which the server resolves to the built output)"))
+    return unseen
+
+
+def refuse_unseen_mentions(context: PlanContext, names: Sequence[str], answered: set[str], doing: str,
+                           found: list[tuple[str, str]] | None = None) -> None:
+    """Refuse when a file that mentions ``names`` belongs only to a config tsserver never loads
+    and that maps import paths (tests under ``tsconfig.tests.json`` importing the package by its
+    own name), and the server's answer (``answered``: the files it edits or refers from) leaves it
+    out: the server resolved that file's imports without the config's paths, so its silence
+    there proves nothing. ``found``: :func:`unseen_mentions` of ``names``, when worked out already."""
+    unseen = [why for path, why in (found if found is not None else unseen_mentions(context, names)) if path not in answered]
     if unseen:
         listing = "\n  ".join(unseen[:10]) + (f"\n  ... and {len(unseen) - 10} more" if len(unseen) > 10 else "")
         raise ProjectNotLoaded(
