@@ -234,3 +234,28 @@ def test_an_inline_that_prunes_imports_reads_the_files_scopes_once(tmp_path: Pat
     assert any("Markup" in warning for warning in plan.warnings)  # the import only _md used goes
     assert scope_resolutions.count(TOOL) == 1
     assert walks == []
+
+
+HELPER = '''def helper(x):
+    y = x + 1
+    return y
+
+
+def first():
+    return helper(1) + 1
+''' + "".join(f"\n\ndef user_{number}(y):\n    z = helper({number})\n    return z + y\n" for number in range(40))
+
+
+def test_inlining_at_every_call_judges_the_calls_in_source_order(tmp_path: Path) -> None:
+    """The first call in the file is judged first, every time: the refusal said used to depend on
+    the order of a set (cachetools' _cache was refused four ways over six runs; issue 44)."""
+    from engine.errors import Refused
+
+    (tmp_path / "calc.py").write_text(HELPER, encoding="utf-8")
+    engine = Engine(Workspace(tmp_path), source=SourcePreference.AST)
+    try:
+        with pytest.raises(Refused) as refused:
+            engine.plan(build("inline", {"address": "calc.py:helper"}))
+    finally:
+        engine.close()
+    assert refused.value.code == "not_inlinable" and "line 7" in str(refused.value)

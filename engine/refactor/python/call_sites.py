@@ -70,7 +70,10 @@ def find_call_sites(tree: PythonTree, function: cst.FunctionDef, others: list[So
     if binding is None:
         other_uses.append(OtherUse(tree.source.path, tree.span(function.name).start.line + 1, f"{name} is bound more than once in its module"))
         return CallSites([own], other_uses)
-    _collect_calls(tree, [access.node for access in binding.references], own, other_uses)
+    # In source order: LibCST's references are a set, so the first call judged (and the refusal
+    # said) changed from run to run.
+    uses: list[cst.CSTNode] = sorted((access.node for access in binding.references), key=lambda node: _start(tree, node))
+    _collect_calls(tree, uses, own, other_uses)
     if name in (all_names(tree.module) or []):
         other_uses.append(OtherUse(tree.source.path, 0, f"{name} is listed in __all__ (a star import may call it unseen)"))
     files = [own]
@@ -81,6 +84,13 @@ def find_call_sites(tree: PythonTree, function: cst.FunctionDef, others: list[So
         if found.calls or found.from_imports:
             files.append(found)
     return CallSites(files, other_uses)
+
+
+def _start(tree: PythonTree, node: cst.CSTNode) -> tuple[int, int]:
+    if node not in tree.positions:
+        return (-1, -1)
+    start = tree.span(node).start
+    return (start.line, start.column)
 
 
 def _collect_calls(tree: PythonTree, uses: list[cst.CSTNode], into: FileCalls, other_uses: list[OtherUse]) -> None:
