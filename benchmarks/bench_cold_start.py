@@ -292,12 +292,14 @@ def main() -> None:
         print(f"  cold first rename, server start included: codegraft {cold:.2f} s, raw {raw_cold:.2f} s "
               f"(target ≤ {targets[language]:g} s: {'met' if cold <= targets[language] else 'not met'})")
         print(f"  warm: codegraft median {warm_median * 1000:.0f} ms (runs {', '.join(f'{w * 1000:.0f}' for w in warm)}), "
-              f"raw median {raw_median * 1000:.0f} ms; {warm_median / raw_median:.2f}x "
+              f"raw median {raw_median * 1000:.0f} ms (runs {', '.join(f'{w * 1000:.0f}' for w in raw_warm)}); "
+              f"{warm_median / raw_median:.2f}x "
               f"(target ≤ 1.5x: {'met' if warm_median <= 1.5 * raw_median else 'not met'})")
         # Every thread of this process (the pool's reading of the answer included): what the
         # machine's load does not stretch as it does the wall-clock times.
         print(f"  processor time of this process per warm rename, medians: codegraft's plan "
-              f"{statistics.median(processor) * 1000:.0f} ms, the raw client's {statistics.median(raw_processor) * 1000:.1f} ms")
+              f"{statistics.median(processor) * 1000:.0f} ms (runs {', '.join(f'{p * 1000:.0f}' for p in processor)}), "
+              f"the raw client's {statistics.median(raw_processor) * 1000:.1f} ms")
         print(f"  processor time of the cold plan in this process: {planned.cold_processor:.2f} s; of the server (its "
               f"start included) up to the cold plan: {planned.servers_processor:.2f} s, up to the raw first whole answer: "
               f"{raw_servers:.2f} s")
