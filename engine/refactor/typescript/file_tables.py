@@ -9,12 +9,12 @@ so keeping it is no answer kept for a repeated request.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from tree_sitter import Node
+
+from engine.refactor.kept_by_content import KeptByContent
 
 STAR = "star"
 NAMES = "names"
@@ -49,7 +49,7 @@ class FileTable:
 
 def table_of(key: tuple[str, str], parse: Callable[[], Node]) -> FileTable:
     """The table of the content ``key`` ((language, sha256)), from ``parse()``'s tree when not kept."""
-    return _TABLES.get(key, parse)
+    return _TABLES.get(key, lambda: _table(parse()))
 
 
 def _table(root: Node) -> FileTable:
@@ -119,26 +119,5 @@ def _shorthands(root: Node) -> list[int]:
             return found
 
 
-class _TablesByContent:
-    """Tables of recently seen contents, least recently used dropped first past ``limit``."""
+_TABLES: KeptByContent[FileTable] = KeptByContent(20_000)
 
-    def __init__(self, limit: int = 20_000) -> None:
-        self._limit = limit
-        self._tables: OrderedDict[tuple[str, str], FileTable] = OrderedDict()
-        self._lock = threading.Lock()  # a daemon may plan for several clients at once
-
-    def get(self, key: tuple[str, str], parse: Callable[[], Node]) -> FileTable:
-        with self._lock:
-            found = self._tables.get(key)
-            if found is not None:
-                self._tables.move_to_end(key)
-                return found
-        found = _table(parse())
-        with self._lock:
-            self._tables[key] = found
-            while len(self._tables) > self._limit:
-                self._tables.popitem(last=False)
-        return found
-
-
-_TABLES = _TablesByContent()

@@ -21,6 +21,7 @@ from tree_sitter import Node
 
 from engine.errors import GraftError
 from engine.positions import Position
+from engine.refactor.kept_by_content import KeptByContent
 from engine.refactor.typescript.clashes import ParsedFiles
 
 if TYPE_CHECKING:
@@ -47,21 +48,17 @@ def names_of(name: str, mentioning: Callable[[str], set[str]], parsed: ParsedFil
 
 
 _AS = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s+as\s+([A-Za-z_$][\w$]*)")
-_ALIASES: dict[tuple[str, str], list[tuple[str, str]]] = {}
+_ALIASES: KeptByContent[list[tuple[str, str]]] = KeptByContent(4096)
 """Each file's ``X as Y`` pairs, by path and content: looked up once for every class of a hierarchy."""
-_ALIASES_KEPT = 4096
 
 
 def _aliases(parsed: ParsedFiles, path: str) -> list[tuple[str, str]]:
     source = parsed.source(path)
     if source is None:
         return []
-    key = (path, source.sha256)
-    if key not in _ALIASES:
-        if len(_ALIASES) >= _ALIASES_KEPT:
-            _ALIASES.clear()
-        _ALIASES[key] = [(match.group(1), match.group(2)) for match in _AS.finditer(source.text)] if " as " in source.text else []
-    return _ALIASES[key]
+    text = source.text
+    return _ALIASES.get((path, source.sha256),
+                        lambda: [(match.group(1), match.group(2)) for match in _AS.finditer(text)] if " as " in text else [])
 
 
 def extended_name(declaration: Node) -> Node | None:

@@ -34,6 +34,7 @@ from tree_sitter import Node
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.errors import Refused
 from engine.refactor.corpus import Corpus
+from engine.refactor.kept_by_content import KeptByContent
 from engine.refactor.typescript import heritage
 from engine.refactor.typescript.clashes import ParsedFiles
 from engine.refactor.typescript.visibility import LANGUAGE_IDS, in_family
@@ -299,23 +300,18 @@ def subclasses_of(parsed: ParsedFiles, path: str, bases: frozenset[str], old: st
 _EXTENDS = re.compile(r"\bextends\s+(?:[\w$]+\s*\.\s*)*([\w$]+)")
 
 
-_EXTENDED: dict[tuple[str, str], frozenset[str]] = {}
+_EXTENDED: KeptByContent[frozenset[str]] = KeptByContent(4096)
 
 
 def _extended_names(path: str, sha256: str, text: str) -> frozenset[str]:
     """The names a file's text puts after ``extends`` (the last of ``ns.Base``): by path and content."""
-    if (path, sha256) not in _EXTENDED:
-        if len(_EXTENDED) >= _EXTENDERS_KEPT:
-            _EXTENDED.clear()
-        _EXTENDED[(path, sha256)] = frozenset(_EXTENDS.findall(text)) if "extends" in text else frozenset()
-    return _EXTENDED[(path, sha256)]
+    return _EXTENDED.get((path, sha256), lambda: frozenset(_EXTENDS.findall(text)) if "extends" in text else frozenset())
 
 
-_EXTENDERS: dict[tuple[str, str], list[tuple[str, ClassMember, tuple[int, int]]]] = {}
+_EXTENDERS: KeptByContent[list[tuple[str, ClassMember, tuple[int, int]]]] = KeptByContent(4096)
 """Each file's classes that extend a name, by path and content: a hierarchy is walked down from
 each class above, and each file would be walked again for each (zod's v3 types.ts, for each of
 the forty classes below ZodType)."""
-_EXTENDERS_KEPT = 4096
 
 
 def _extenders(parsed: ParsedFiles, path: str) -> list[tuple[str, ClassMember, tuple[int, int]]]:
@@ -324,22 +320,21 @@ def _extenders(parsed: ParsedFiles, path: str) -> list[tuple[str, ClassMember, t
     source = parsed.source(path)
     if source is None:
         return []
-    key = (path, source.sha256)
-    if key not in _EXTENDERS:
-        if len(_EXTENDERS) >= _EXTENDERS_KEPT:
-            _EXTENDERS.clear()
-        found = []
-        tree, text = parsed.get(path), source.text.encode("utf-8")
-        for declaration in _walk(tree[1], _CLASSES) if tree is not None else []:
-            body, name_node = declaration.child_by_field_name("body"), declaration.child_by_field_name("name")
-            value = heritage.extended_name(declaration)
-            name = _class_name(declaration)
-            if value is not None and value.text and body is not None and name is not None:
-                line, column = _start(name_node or declaration, text)
-                found.append((value.text.decode(), ClassMember(path, line, column, name, frozenset(_own_members(body))),
-                              _start(value, text)))
-        _EXTENDERS[key] = found
-    return _EXTENDERS[key]
+    return _EXTENDERS.get((path, source.sha256), lambda: _extenders_in(parsed, path, source.text.encode("utf-8")))
+
+
+def _extenders_in(parsed: ParsedFiles, path: str, text: bytes) -> list[tuple[str, ClassMember, tuple[int, int]]]:
+    found = []
+    tree = parsed.get(path)
+    for declaration in _walk(tree[1], _CLASSES) if tree is not None else []:
+        body, name_node = declaration.child_by_field_name("body"), declaration.child_by_field_name("name")
+        value = heritage.extended_name(declaration)
+        name = _class_name(declaration)
+        if value is not None and value.text and body is not None and name is not None:
+            line, column = _start(name_node or declaration, text)
+            found.append((value.text.decode(), ClassMember(path, line, column, name, frozenset(_own_members(body))),
+                          _start(value, text)))
+    return found
 
 
 def _class_name(declaration: Node) -> str | None:
