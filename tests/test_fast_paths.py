@@ -304,11 +304,13 @@ def test_the_lines_holding_offsets_are_those_line_starts_give(pieces: list[str])
     offsets = word_offsets(text, "old")
     starts = line_starts(text)
     expected: dict[int, str] = {}
+    spots = set()
     for offset in offsets:
         number = bisect_right(starts, offset) - 1
         end = starts[number + 1] if number + 1 < len(starts) else len(text)
         expected.setdefault(number, text[starts[number]:end].rstrip("\r\n"))
-    assert _lines_at(text, offsets) == list(expected.items())
+        spots.add((number, offset - starts[number]))
+    assert _lines_at(text, offsets) == (list(expected.items()), spots)
 
 
 @settings(max_examples=2000, deadline=None)
