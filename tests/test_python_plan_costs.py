@@ -27,7 +27,12 @@ def label(first: str):
 
 @pytest.fixture
 def scope_resolutions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The code of every module LibCST resolves scopes for, in order."""
+    """The code of every module LibCST resolves scopes for, in order, starting with no tree kept:
+    a test before it in the same worker may have planned the same content at the same path (the
+    fixture 'python-inline-function-removes-the-imports-only-it-used' has this file's TOOL)."""
+    from engine.refactor.python import span_nodes
+
+    span_nodes._KEPT.clear()
     resolved: list[str] = []
     original = ScopeProvider.visit_Module
 
