@@ -182,10 +182,10 @@ def test_a_plan_works_out_positions_of_the_statements_it_reads_only(tmp_path: Pa
     assert written and all("def report" in code and "other_" not in code for code in written)
 
 
-def test_scopes_contexts_and_the_order_of_nodes_take_no_batched_walk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def batched_walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One entry per batched walk of a tree that LibCST's metadata wrapper makes."""
     import libcst.metadata.wrapper as wrapper_module
-
-    from engine.refactor.python.span_nodes import _resolved_tree, nodes_within
 
     walks: list[int] = []
     original = wrapper_module.visit_batched
@@ -195,9 +195,15 @@ def test_scopes_contexts_and_the_order_of_nodes_take_no_batched_walk(tmp_path: P
         return original(*args, **kwargs)  # type: ignore[arg-type, type-var]
 
     monkeypatch.setattr(wrapper_module, "visit_batched", counting)
+    return walks
+
+
+def test_scopes_contexts_and_the_order_of_nodes_take_no_batched_walk(tmp_path: Path, batched_walks: list[int]) -> None:
+    from engine.refactor.python.span_nodes import _resolved_tree, nodes_within
+
     (tmp_path / "shapes.py").write_text(VARIED, encoding="utf-8")
     tree = _resolved_tree(Workspace(tmp_path).read("shapes.py"))
-    assert walks == []  # LibCST's own resolve_many: a batched walk per round, two here, each doing nothing
+    assert batched_walks == []  # LibCST's own resolve_many: a batched walk per round, two here, each doing nothing
     assert tree.source_order is not None  # the nodes' order read off their fields, not walked through children
     assert tree.all_nodes == list(nodes_within(tree.module))
     assert tree.scopes.get(tree.module) is not None and tree.contexts
@@ -217,18 +223,9 @@ def run(text):
 
 
 def test_an_inline_that_prunes_imports_reads_the_files_scopes_once(tmp_path: Path, scope_resolutions: list[str],
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+                                                                     batched_walks: list[int]) -> None:
     """The imports an inline leaves unused are counted from the kept tree's scopes, not from the
     file parsed and resolved again, and no scope resolution walks the tree idly (issue 44)."""
-    import libcst.metadata.wrapper as wrapper_module
-
-    walks: list[int] = []
-    original = wrapper_module.visit_batched
-    def counting(*args: object, **kwargs: object) -> object:
-        walks.append(1)
-        return original(*args, **kwargs)  # type: ignore[arg-type, type-var]
-
-    monkeypatch.setattr(wrapper_module, "visit_batched", counting)
     (tmp_path / "markup.py").write_text("class Markup:\n    pass\n", encoding="utf-8")
     (tmp_path / "tool.py").write_text(TOOL, encoding="utf-8")
     engine = Engine(Workspace(tmp_path), source=SourcePreference.AST)
@@ -238,7 +235,7 @@ def test_an_inline_that_prunes_imports_reads_the_files_scopes_once(tmp_path: Pat
         engine.close()
     assert any("Markup" in warning for warning in plan.warnings)  # the import only _md used goes
     assert scope_resolutions.count(TOOL) == 1
-    assert walks == []
+    assert batched_walks == []
 
 
 HELPER = '''def helper(x):
