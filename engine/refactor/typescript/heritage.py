@@ -3,13 +3,16 @@
 A class below a renamed member's class may name its base another way than the base's own name:
 ``import { Base as B } from "./base"; class Sub extends B``, or through a barrel that re-exports it
 under another name (``export { Base as Foundation } from "./base"``), or through a namespace
-(``extends shapes.Base``). :func:`names_of` finds those names by following ``Base as X`` in the
-files that spell the base's name, then each ``X`` in turn (a default export imported under a name of
-its own, or ``const B = Base``, is not followed). Name matching finds more than is there (an
-unrelated class may have the same name), so each ``extends`` it finds is put to the server's
-definition request (:func:`extends_the_base`), which resolves imports, aliases and barrels as the
-compiler does: an ``extends`` the server resolves elsewhere is not counted; where no server can
-say, the match stands (a refusal, never a silent miss).
+(``extends shapes.Base``), or as a default export imported under a name of its own
+(``export default class Base``, ``export { Base as default }``, then ``import B from "./base"``),
+or through a constant (``const B = Base``). :func:`names_of` finds those names by following
+``Base as X`` and ``const X = Base`` in the files that spell the base's name, and a default export's
+names in the files that import its file, then each ``X`` in turn. Name matching finds more than is
+there (an unrelated class may have the same name, an importer takes another module's default too),
+so each ``extends`` it finds is put to the server's definition request (:func:`extends_the_base`),
+which resolves imports, aliases and barrels as the compiler does (a constant's definition is its
+own declaration: the name it is set to is asked in turn): an ``extends`` the server resolves
+elsewhere is not counted; where no server can say, the match stands (a refusal, never a silent miss).
 """
 
 from __future__ import annotations
@@ -19,10 +22,12 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from tree_sitter import Node
 
+from engine.answers import Location
 from engine.errors import GraftError
 from engine.positions import Position
 from engine.refactor.kept_by_content import KeptByContent
 from engine.refactor.typescript.clashes import ParsedFiles
+from engine.workspace import SourceFile
 
 if TYPE_CHECKING:
     from engine.refactor.operations.base import PlanContext
@@ -32,33 +37,78 @@ _ALIAS_ROUNDS = 4
 _CLASSES = frozenset({"class_declaration", "abstract_class_declaration", "class"})
 
 
-def names_of(name: str, mentioning: Callable[[str], set[str]], parsed: ParsedFiles) -> frozenset[str]:
-    """``name`` and every name it is imported or re-exported as (``name as X``), as far as that goes."""
+def names_of(name: str, path: str, mentioning: Callable[[str], set[str]], parsed: ParsedFiles,
+             importing: Callable[[list[str]], list[str]]) -> frozenset[str]:
+    """``name`` (a class declared in ``path``) and every name it is imported, re-exported or kept as
+    (``name as X``, ``const X = name``, a default export's name in each file importing it), as far as that goes."""
     names, new = {name}, {name}
+    defaulted = {path} if (name, _DEFAULT) in _aliases(parsed, path) else set()
     for _round in range(_ALIAS_ROUNDS):
         found: set[str] = set()
         for alias_of in new:
-            for path in sorted(mentioning(alias_of)):
-                found.update(alias for name_there, alias in _aliases(parsed, path) if name_there == alias_of)
-        new = found - names
+            for there in sorted(mentioning(alias_of)):
+                pairs = _aliases(parsed, there)
+                found.update(alias for name_there, alias in pairs if name_there == alias_of)
+                defaulted.update([there] if (alias_of, _DEFAULT) in pairs else [])
+        found |= _default_names(defaulted, parsed, importing)
+        new = found - names - {_DEFAULT}
         if not new:
             break
         names |= new
     return frozenset(names)
 
 
+def _default_names(exporters: set[str], parsed: ParsedFiles, importing: Callable[[list[str]], list[str]]) -> set[str]:
+    """The names the files importing ``exporters`` give a default export (``import B from``, ``{ default as B }``),
+    through barrels that pass the default on (``export { default } from``)."""
+    names: set[str] = set()
+    seen, frontier = set(exporters), sorted(exporters)
+    for _round in range(_ALIAS_ROUNDS):
+        passing_on = []
+        for importer in importing(frontier) if frontier else []:
+            pairs = _aliases(parsed, importer)
+            names.update(alias for name_there, alias in pairs if name_there == _DEFAULT and alias != _DEFAULT)
+            if (_DEFAULT, _DEFAULT) in pairs and importer not in seen:
+                passing_on.append(importer)
+        seen.update(passing_on)
+        frontier = passing_on
+    return names
+
+
+_DEFAULT = "default"
 _AS = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s+as\s+([A-Za-z_$][\w$]*)")
+_CONSTANT = re.compile(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:[A-Za-z_$][\w$]*\s*\.\s*)*([A-Za-z_$][\w$]*)\s*(?:;|$)",
+                       re.MULTILINE)
+"""``const B = Base`` (``= ns.Base``): a constant that is the class by another name."""
+_EXPORTED_DEFAULT = re.compile(r"\bexport\s+default\s+(?:abstract\s+)?(?:class\s+)?([A-Za-z_$][\w$]*)")
+"""``export default class Base``, ``export default Base``: the name exported as ``default``."""
+_IMPORTED_DEFAULT = re.compile(r"\bimport\s+(?:type\s+)?([A-Za-z_$][\w$]*)\s*(?:,|from\b)")
+"""``import B from``, ``import B, { … } from``: the name a default export is imported as."""
+_PASSED_ON = re.compile(r"\bexport\s*\{\s*default\s*[,}]")
+"""``export { default } from``: a barrel that passes another file's default export on as its own."""
 _ALIASES: KeptByContent[list[tuple[str, str]]] = KeptByContent(4096)
-"""Each file's ``X as Y`` pairs, by path and content: looked up once for every class of a hierarchy."""
+"""Each file's ``(X, Y)`` pairs, by path and content: ``X as Y``, ``const Y = X``, ``export default X``
+as ``(X, default)``, ``import Y from`` as ``(default, Y)`` and ``export { default } from`` as
+``(default, default)``; looked up once for every class of a hierarchy."""
 
 
 def _aliases(parsed: ParsedFiles, path: str) -> list[tuple[str, str]]:
     source = parsed.source(path)
     if source is None:
         return []
-    text = source.text
-    return _ALIASES.get((path, source.sha256),
-                        lambda: [(match.group(1), match.group(2)) for match in _AS.finditer(text)] if " as " in text else [])
+    return _ALIASES.get((path, source.sha256), lambda: _pairs(source.text))
+
+
+def _pairs(text: str) -> list[tuple[str, str]]:
+    pairs = [(match.group(1), match.group(2)) for match in _AS.finditer(text)] if " as " in text else []
+    if "=" in text:
+        pairs += [(match.group(2), match.group(1)) for match in _CONSTANT.finditer(text)]
+    if _DEFAULT in text:
+        pairs += [(match.group(1), _DEFAULT) for match in _EXPORTED_DEFAULT.finditer(text)]
+        pairs += [(_DEFAULT, _DEFAULT)] if _PASSED_ON.search(text) else []
+    if "import" in text:
+        pairs += [(_DEFAULT, match.group(1)) for match in _IMPORTED_DEFAULT.finditer(text) if match.group(1) != "type"]
+    return pairs
 
 
 def extended_name(declaration: Node) -> Node | None:
@@ -79,15 +129,37 @@ def extends_the_base(context: PlanContext, parsed: ParsedFiles, sub_path: str, a
     source = parsed.source(sub_path)
     if context.services is None or source is None:
         return True
-    try:
-        locations = context.services.definition(source, Position(*at)).value
-    except GraftError:
-        return True
-    if not locations:
-        return True
     declared = class_lines(parsed, base_path, base_name)
-    return any(location.file == base_path and any(first <= location.range.start.line <= last for first, last in declared)
-               for location in locations)
+    for _round in range(_ALIAS_ROUNDS + 1):
+        try:
+            locations = context.services.definition(source, Position(*at)).value
+        except GraftError:
+            return True
+        if not locations:
+            return True
+        if any(location.file == base_path and any(first <= location.range.start.line <= last for first, last in declared)
+               for location in locations):
+            return True
+        kept = next((found for location in locations if (found := _constant_set_to(parsed, location)) is not None), None)
+        if kept is None:
+            return False
+        source, at = kept  # ``const B = Base``: the server's definition of B is B; Base is asked in turn
+    return False
+
+
+def _constant_set_to(parsed: ParsedFiles, location: Location) -> tuple[SourceFile, tuple[int, int]] | None:
+    """Where the name a constant is set to is (``Base`` of ``const B = Base``), when ``location`` is
+    such a constant's name."""
+    source = parsed.source(location.file) if location.inside_workspace else None
+    if source is None or location.range.start.line >= len(source.line_starts):
+        return None
+    start = source.line_starts[location.range.start.line]
+    end = source.text.find("\n", start)
+    line = source.text[start:end if end >= 0 else len(source.text)]
+    for match in _CONSTANT.finditer(line):
+        if match.start(1) == location.range.start.column:
+            return source, (location.range.start.line, match.start(2))
+    return None
 
 
 def class_lines(parsed: ParsedFiles, path: str, name: str) -> list[tuple[int, int]]:

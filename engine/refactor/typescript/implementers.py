@@ -178,7 +178,7 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
     bases = [member for member in classes if member not in followed and not member.is_object
              and (member.line, member.column) not in renamed.get(member.path, set())]
     inherited = []
-    for base, chain in descendants(bases, mentioning, parsed, old):
+    for base, chain in descendants(bases, mentioning, parsed, old, context.graph().importing_files):
         fit = named_with(chain[-1].sub.class_name, base.members.union(*(hop.sub.members for hop in chain)))
         if fit is not None and confirmed(context, parsed, base, chain):
             through = f" through {', '.join(hop.sub.class_name for hop in chain[:-1])}" if len(chain) > 1 else ""
@@ -198,7 +198,7 @@ class Hop:
 
 
 def descendants(bases: list[ClassMember], mentioning: Callable[[str], set[str]], parsed: ParsedFiles,
-                 old: str) -> Iterable[tuple[ClassMember, tuple[Hop, ...]]]:
+                 old: str, importing: Callable[[list[str]], list[str]]) -> Iterable[tuple[ClassMember, tuple[Hop, ...]]]:
     """Each base's subclasses that do not declare ``old``, theirs in turn, and so on down, each
     with the chain from the base: found by every name the class above goes by (its imports and
     re-exports under other names); the server confirms them (:func:`confirmed`)."""
@@ -207,7 +207,7 @@ def descendants(bases: list[ClassMember], mentioning: Callable[[str], set[str]],
         seen = {(base.path, base.class_name)}
         while queue:
             above, chain = queue.pop(0)
-            names = heritage.names_of(above.class_name, mentioning, parsed)
+            names = heritage.names_of(above.class_name, above.path, mentioning, parsed, importing)
             for path in sorted(set[str]().union(*(mentioning(name) for name in names))):
                 for hop in subclasses_of(parsed, path, names, old):
                     if (hop.sub.path, hop.sub.class_name) not in seen:

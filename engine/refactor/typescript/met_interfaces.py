@@ -91,7 +91,8 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
     fitting: list[tuple[implementers.ClassMember, implementers.ClassMember, frozenset[str], tuple[implementers.Hop, ...]]]
     fitting = [(member, member, member.members, ()) for member in members]
     fitting += [(base, chain[-1].sub, base.members.union(*(hop.sub.members for hop in chain)), chain)
-                for base, chain in implementers.descendants([m for m in members if not m.is_object], mentioning, parsed, old)]
+                for base, chain in implementers.descendants([m for m in members if not m.is_object], mentioning, parsed, old,
+                                                            context.graph().importing_files)]
     seeing = _Seeing(context, parsed)
     met = []
     for member, fitter, have, chain in fitting:

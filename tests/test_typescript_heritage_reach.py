@@ -1,0 +1,91 @@
+"""A TypeScript member's rename and inheritance, the leftovers of issue 40's session 26, on the
+real servers: tsserver (through typescript-language-server) and TypeScript 7's ``tsc --lsp``.
+
+- A base reached through a default export (``export default class Base``, ``export { Plain as
+  default }``, imported under any name) or a constant (``const B = Base``) is followed down the
+  chain like an import alias: an interface member's rename that such a subclass fits with the
+  inherited member is refused, naming the chain; a base member's rename renames the interface.
+  Before, these subclasses were not seen, and the rename broke tsc (TS2741) silently.
+Skipped, with the reason, when a server is not installed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from engine.errors import Refused
+from engine.refactor.operations.rename_symbol import Rename
+from lsp_pool.typescript7 import TSC_LSP
+from tests.test_typescript_implementers import _engine, _project, _snapshot, _tsc
+
+pytestmark = pytest.mark.e2e
+BACKENDS = ["typescript-language-server", TSC_LSP]
+
+DEFAULTS = {
+    # Base has `area` but no `name`: it does not fit Shape, the classes below it do.
+    "src/base.ts": 'export default class Base {\n  area(): number {\n    return 2;\n  }\n}\n',
+    # A default export imported under a name of its own.
+    "src/defaulted.ts": ('import Foundation from "./base";\n\nexport class Defaulted extends Foundation {\n'
+                         '  name = "defaulted";\n}\n'),
+    # A constant set to the base.
+    "src/constant.ts": ('import Base from "./base";\n\nconst Kept = Base;\n\nexport class Constant extends Kept {\n'
+                        '  name = "constant";\n}\n'),
+    # `export { Plain as default }`, imported as P.
+    "src/plain.ts": 'class Plain {\n  area(): number {\n    return 3;\n  }\n}\n\nexport { Plain as default };\n',
+    "src/plained.ts": 'import P from "./plain";\n\nexport class Plained extends P {\n  name = "plained";\n}\n',
+    "src/use.ts": ('import { Shape } from "./shape";\nimport { Defaulted } from "./defaulted";\n'
+                   'import { Constant } from "./constant";\nimport { Plained } from "./plained";\n\n'
+                   "export const all: Shape[] = [new Defaulted(), new Constant(), new Plained()];\n"),
+}
+
+
+def _with(root: Path, files: dict[str, str]) -> Path:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_member_inherited_through_a_default_export_or_a_constant_is_refused_naming_the_chain(tmp_path: Path,
+                                                                                               backend: str) -> None:
+    _tsc(backend)
+    root = _with(_project(tmp_path / "p", typescript7=backend == TSC_LSP), DEFAULTS)
+    before = _snapshot(root)
+    engine = _engine(root)
+    try:
+        with pytest.raises(Refused) as refused:
+            engine.plan(Rename("src/shape.ts:Shape/area", "surface"))
+    finally:
+        engine.close()
+    assert refused.value.code == "implementations_left_behind", refused.value.message
+    why = "inherited from {} at src/{}.ts:2, which does not fit Shape itself"
+    assert refused.value.to_json()["members"] == [
+        f"src/constant.ts:5 (Constant.area, {why.format('Base', 'base')})",
+        f"src/defaulted.ts:3 (Defaulted.area, {why.format('Base', 'base')})",
+        f"src/plained.ts:3 (Plained.area, {why.format('Plain', 'plain')})"], refused.value.message
+    assert _snapshot(root) == before
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_default_exported_base_members_rename_renames_the_interface_its_subclasses_fit(tmp_path: Path,
+                                                                                         backend: str) -> None:
+    """Base.area is what Defaulted and Constant fit Shape with: renaming it renames Shape.area too."""
+    tsc = _tsc(backend)
+    root = _with(_project(tmp_path / "p", typescript7=backend == TSC_LSP), DEFAULTS)
+    (root / "src" / "plained.ts").unlink()
+    (root / "src" / "use.ts").write_text(DEFAULTS["src/use.ts"].replace('import { Plained } from "./plained";\n', "")
+                                         .replace(", new Plained()", ""))
+    engine = _engine(root)
+    try:
+        plan = engine.plan(Rename("src/base.ts:Base/area", "surface"))
+        engine.edits().apply(plan.edit)
+    finally:
+        engine.close()
+    assert "src/shape.ts:2 Shape.area (" in "\n".join(plan.warnings), plan.warnings
+    assert "surface(): number;" in (root / "src" / "shape.ts").read_text()
+    checked = subprocess.run([tsc, "--noEmit", "-p", "."], cwd=root, capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
