@@ -6,6 +6,10 @@ real servers: tsserver (through typescript-language-server) and TypeScript 7's `
   chain like an import alias: an interface member's rename that such a subclass fits with the
   inherited member is refused, naming the chain; a base member's rename renames the interface.
   Before, these subclasses were not seen, and the rename broke tsc (TS2741) silently.
+- An interface member's rename follows a class that fits the interface only where a file that
+  names both sees both files (is one of them, or imports them, directly or through a barrel), as
+  the reverse direction does. Before, a class that fits a same-named interface in an unrelated
+  part of the project was renamed with it, and tsc broke there.
 Skipped, with the reason, when a server is not installed.
 """
 
@@ -87,5 +91,35 @@ def test_a_default_exported_base_members_rename_renames_the_interface_its_subcla
         engine.close()
     assert "src/shape.ts:2 Shape.area (" in "\n".join(plan.warnings), plan.warnings
     assert "surface(): number;" in (root / "src" / "shape.ts").read_text()
+    checked = subprocess.run([tsc, "--noEmit", "-p", "."], cwd=root, capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+ELSEWHERE = {
+    # Another Shape, unrelated to src/shape.ts, and a class that fits it where it is used as one.
+    "src/other/shape.ts": "export interface Shape {\n  area(): number;\n  name: string;\n}\n",
+    "src/other/ring.ts": 'export class Ring {\n  name = "ring";\n  area(): number {\n    return 7;\n  }\n}\n',
+    "src/other/use.ts": ('import { Shape } from "./shape";\nimport { Ring } from "./ring";\n\n'
+                         "export const ring: Shape = new Ring();\n"),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_class_fitting_a_same_named_interface_elsewhere_is_not_renamed_with_it(tmp_path: Path, backend: str) -> None:
+    tsc = _tsc(backend)
+    root = _with(_project(tmp_path / "p", typescript7=backend == TSC_LSP), ELSEWHERE)
+    engine = _engine(root)
+    try:
+        plan = engine.plan(Rename("src/shape.ts:Shape/area", "surface"))
+        engine.edits().apply(plan.edit)
+    finally:
+        engine.close()
+    for path, text in ELSEWHERE.items():
+        assert (root / path).read_text() == text, path
+    note = next((warning for warning in plan.warnings if "satisfies Shape structurally" in warning), "")
+    assert "Ring" not in note, note
+    # The real fits are still followed.
+    for followed in ("src/square.ts:4 Square.area", "src/disc.ts:3 Disc.area", "src/presets.ts:3 unit.area"):
+        assert followed in note, plan.warnings
     checked = subprocess.run([tsc, "--noEmit", "-p", "."], cwd=root, capture_output=True, text=True, timeout=300)
     assert checked.returncode == 0, checked.stdout + checked.stderr

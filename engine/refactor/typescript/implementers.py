@@ -15,8 +15,10 @@ class is found (:func:`find`; engine.refactor.typescript.structural_renames foll
 - it declares the interface's other required members too (its own body and its constructor's
   parameter properties);
 - and some file spells both the class's name and the interface's (where an instance meets the
-  interface, or the class's own file naming it): without that, a class that has the same members
-  by chance (``height`` of a shape and of a one-member ``Box``) would be taken for one.
+  interface, or the class's own file naming it), and sees both files (is one of them or imports
+  them, directly or through a barrel: engine.refactor.typescript.seen_from): without that, a class
+  that has the same members by chance (``height`` of a shape and of a one-member ``Box``), or one
+  that fits a same-named interface elsewhere, would be taken for one.
 A class that gets the member from a class above it (its base, or further up, by whatever name
 it extends it: engine.refactor.typescript.heritage), where that class does not fit itself, is
 found apart (``inherited``): only the base's member could be renamed.
@@ -37,6 +39,7 @@ from engine.refactor.corpus import Corpus
 from engine.refactor.kept_by_content import KeptByContent
 from engine.refactor.typescript import heritage
 from engine.refactor.typescript.clashes import ParsedFiles
+from engine.refactor.typescript.seen_from import Seeing
 from engine.refactor.typescript.visibility import LANGUAGE_IDS, in_family
 
 if TYPE_CHECKING:
@@ -162,24 +165,27 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
             classes += class_members_named(path, tree[1], tree[0].text.encode("utf-8"), old)
             classes += object_constants_named(path, tree[1], tree[0].text.encode("utf-8"), old)
     met = {interface.name: mentioning(interface.name) for interface in interfaces}
+    seeing = Seeing(context, parsed)
 
-    def named_with(name: str, members: frozenset[str]) -> tuple[RenamedInterface, str] | None:
-        """The first interface ``members`` satisfy that some file names with ``name``, and that file."""
+    def named_with(fitter: ClassMember, members: frozenset[str]) -> tuple[RenamedInterface, str] | None:
+        """The first interface ``members`` satisfy that some file names with ``fitter``'s class and
+        sees both files (engine.refactor.typescript.seen_from), and that file."""
         for interface in interfaces:
-            both = sorted(met[interface.name] & mentioning(name)) if interface.others <= members else []
+            both = (sorted(met[interface.name] & mentioning(fitter.class_name) & seeing(interface.path)
+                           & seeing(fitter.path)) if interface.others <= members else [])
             if both:
                 return interface, both[0]
         return None
 
     fits = [Fit(member, *both) for member in left_behind(interfaces, classes, renamed)
-            if (both := named_with(member.class_name, member.members)) is not None]
+            if (both := named_with(member, member.members)) is not None]
     fits.sort(key=lambda fit: (fit.member.path, fit.member.line))
     followed = {fit.member for fit in fits}
     bases = [member for member in classes if member not in followed and not member.is_object
              and (member.line, member.column) not in renamed.get(member.path, set())]
     inherited = []
     for base, chain in descendants(bases, mentioning, parsed, old, context.graph().importing_files):
-        fit = named_with(chain[-1].sub.class_name, base.members.union(*(hop.sub.members for hop in chain)))
+        fit = named_with(chain[-1].sub, base.members.union(*(hop.sub.members for hop in chain)))
         if fit is not None and confirmed(context, parsed, base, chain):
             through = f" through {', '.join(hop.sub.class_name for hop in chain[:-1])}" if len(chain) > 1 else ""
             inherited.append(chain[-1].sub.label(old, f"inherited from {base.class_name} at {base.path}:{base.line + 1}"

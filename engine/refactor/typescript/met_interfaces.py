@@ -26,6 +26,7 @@ from engine.edits.model import WorkspaceEdit
 from engine.refactor.corpus import Corpus
 from engine.refactor.typescript import implementers
 from engine.refactor.typescript.clashes import ParsedFiles
+from engine.refactor.typescript.seen_from import Seeing
 from engine.refactor.typescript.visibility import LANGUAGE_IDS, in_family
 from engine.workspace import SourceFile
 
@@ -38,8 +39,6 @@ _DECLARES_BEFORE = re.compile(rf"(?:^|[{{,(])\s*{_MODIFIERS}$")
 object literal's (a parameter list's) ``{``, ``,`` or ``(``."""
 _DECLARES_AFTER = re.compile(r"\s*(?:[(:=;?!<]|$)")
 """What follows it: a method's parameters, a type, a value, or the line's end."""
-_RE_EXPORT = re.compile(r"\bexport\s*(?:\*|type\s*\{[^}]*\}\s*from|\{[^}]*\}\s*from)")
-"""``export * from``, ``export { X } from``: a file through which importers see another's names."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +92,7 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
     fitting += [(base, chain[-1].sub, base.members.union(*(hop.sub.members for hop in chain)), chain)
                 for base, chain in implementers.descendants([m for m in members if not m.is_object], mentioning, parsed, old,
                                                             context.graph().importing_files)]
-    seeing = _Seeing(context, parsed)
+    seeing = Seeing(context, parsed)
     met = []
     for member, fitter, have, chain in fitting:
         for interface in declared:
@@ -103,31 +102,6 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
             if both and (not chain or implementers.confirmed(context, parsed, member, chain)):
                 met.append(Met(member, interface, both[0], fitter if chain else None))
     return met
-
-
-class _Seeing:
-    """The files that can name what a file declares: the file, its importers, and, through those
-    that re-export it (barrels), theirs. A file that spells a class's name and an interface's but
-    imports neither file names others of those names (zod's v3 classes and v4 interfaces share them)."""
-
-    def __init__(self, context: PlanContext, parsed: ParsedFiles) -> None:
-        self._importing = context.graph().importing_files
-        self._parsed = parsed
-        self._seen: dict[str, set[str]] = {}
-
-    def __call__(self, path: str) -> set[str]:
-        if path not in self._seen:
-            seen, frontier = {path}, [path]
-            while frontier:
-                importers = [importer for importer in self._importing(frontier) if importer not in seen]
-                seen.update(importers)
-                frontier = [importer for importer in importers if self._re_exports(importer)]
-            self._seen[path] = seen
-        return self._seen[path]
-
-    def _re_exports(self, path: str) -> bool:
-        source = self._parsed.source(path)
-        return source is not None and "export" in source.text and _RE_EXPORT.search(source.text) is not None
 
 
 def _renamed_members(renamed: dict[str, set[tuple[int, int]]], old: str, parsed: ParsedFiles) -> list[implementers.ClassMember]:
