@@ -176,7 +176,7 @@ def _check(kind: Language, serving: Serving) -> Capability:
     if not _parses(kind):
         syntax = ""
     elif kind.interpreter_parses:
-        syntax = "the syntax (tree-sitter and the interpreter's own parser)"
+        syntax = "the syntax (the interpreter's own parser)"
     else:
         syntax = "the syntax (tree-sitter)"
     if _has(serving, Feature.DIAGNOSTICS):

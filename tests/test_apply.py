@@ -447,6 +447,30 @@ def test_the_syntax_check_sees_what_only_the_interpreter_rejects(tmp_path: Path)
     assert (tmp_path / "m.py").read_bytes() == data
 
 
+TREE_SITTER_REJECTS = "*[], a = (1,)\n"
+"""Python accepts this line (parso's allowed_syntax.py has it); tree-sitter's grammar flags it."""
+
+
+def test_a_break_is_seen_in_a_python_file_tree_sitter_cannot_parse(tmp_path: Path) -> None:
+    """Python's parser alone decides a Python file's syntax: a file tree-sitter flags before the
+    edit used to count as unparsable already, so the indent this edit breaks it with was written."""
+    (tmp_path / "m.py").write_text(TREE_SITTER_REJECTS + "def f():\n    return 1\n")
+    data = (tmp_path / "m.py").read_bytes()
+    indented = FileChange("m.py", (TextEdit(Range(Position(2, 0), Position(2, 0)), "    x = 1\n        "),), hashlib.sha256(data).hexdigest())
+    with pytest.raises(SyntaxBroken, match="would break the syntax of m.py line 4: unexpected indent"):
+        Transactions(Workspace(tmp_path)).apply(WorkspaceEdit((indented,)))
+    assert (tmp_path / "m.py").read_bytes() == data
+
+
+def test_python_that_only_tree_sitter_rejects_is_written(tmp_path: Path) -> None:
+    """A line Python accepts is no syntax error, though tree-sitter's grammar flags it."""
+    (tmp_path / "m.py").write_text("x = 1\n")
+    data = (tmp_path / "m.py").read_bytes()
+    added = FileChange("m.py", (TextEdit(Range(Position(1, 0), Position(1, 0)), TREE_SITTER_REJECTS),), hashlib.sha256(data).hexdigest())
+    applied = Transactions(Workspace(tmp_path)).apply(WorkspaceEdit((added,)))
+    assert applied.new_syntax_errors == [] and (tmp_path / "m.py").read_text() == "x = 1\n" + TREE_SITTER_REJECTS
+
+
 def test_a_syntax_refusal_names_the_first_error_line_in_a_tree_sitter_language(tmp_path: Path) -> None:
     """Where no interpreter checks (TypeScript), the first error node of the tree names the line."""
     (tmp_path / "m.ts").write_text("export function f(): number {\n  return 1;\n}\n\nexport const g = 2;\n")

@@ -64,8 +64,10 @@ def newly_broken(
 
 def first_syntax_error(parser: TreeSitterExtractor, language: str, data: bytes, path: str) -> str | None:
     """None when the bytes parse, else where they first do not (``line 41: unexpected indent``).
-    For Python, the interpreter's own parser decides and words it: tree-sitter recovers from an
-    unexpected indent without flagging it, and the module would not import."""
+    For Python, the interpreter's own parser alone decides and words it: whether the module
+    would import is its answer. Tree-sitter is not asked there: it recovers from an unexpected
+    indent without flagging it, and it flags lines Python accepts (``*[], a = (1,)``), which made
+    a file holding one count as unparsable before the edit, so a break the edit made went unseen."""
     text = _strip_bom(data)
     kind = profile(language)
     if kind is not None and kind.interpreter_parses:
@@ -75,6 +77,7 @@ def first_syntax_error(parser: TreeSitterExtractor, language: str, data: bytes, 
             return f"line {error.lineno}: {error.msg}" if error.lineno else error.msg
         except ValueError as error:  # a NUL byte: no line to name
             return str(error)
+        return None
     root = parser.parse(language, text).root_node
     if not root.has_error:
         return None

@@ -113,6 +113,7 @@ class Language:
     """An identifier as the syntax check's shortcut knows it: an edit that only swaps such tokens
     (none of them a keyword) cannot change whether a file parses. None: edited files are always parsed."""
     interpreter_parses: bool = False
-    """Whether the syntax check also asks the language's own parser (Python's ``compile``): tree-sitter
-    recovers from what the interpreter rejects, such as an unexpected indent."""
+    """Whether the syntax check asks the language's own parser (Python's ``compile``) instead of
+    tree-sitter: tree-sitter recovers from what the interpreter rejects, such as an unexpected
+    indent, and flags some lines it accepts."""
 
