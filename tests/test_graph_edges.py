@@ -1,5 +1,6 @@
 """Edges share their attribute and kind dicts (engine/graph/edges.py): equal edges take one dict,
-and a change to one node pair never shows on another, in memory or after a snapshot."""
+and a change to one node pair never shows on another, in memory or after a snapshot; and the
+file-level importers are read off that adjacency."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ import pickle
 from pathlib import Path
 
 import networkx as nx
+import pytest
 
 from engine.api import Engine
+from engine.graph import GraphQueries, ProjectIndex
 from engine.graph.edges import SharedEdges
 from engine.graph.safe_pickle import safe_loads
 from engine.workspace import Workspace
+from tests.test_graph import make_project
 
 
 def test_equal_edges_share_their_dicts_and_changes_stay_on_their_pair() -> None:
@@ -75,3 +79,28 @@ def test_the_snapshot_loader_accepts_the_edge_store() -> None:
     edges = SharedEdges(nx.MultiDiGraph())
     edges.link("a", "b", "imports", "ast", "high", 1)
     assert safe_loads(pickle.dumps(edges)).graph.has_edge("a", "b", key="imports")
+
+
+def test_importing_files_reads_the_adjacency_and_answers_as_the_edges_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files importing each file, as every ``imports`` edge into the file or its symbols says;
+    read off the adjacency, without a networkx edge view per symbol (the apply's check asks this
+    for every importer it walks)."""
+    index = ProjectIndex(Workspace(make_project(tmp_path, {
+        "pkg/__init__.py": "from pkg.core import Thing\n",
+        "pkg/core.py": "class Thing:\n    def run(self):\n        return 1\n\ndef helper():\n    return Thing()\n",
+        "pkg/use.py": "from pkg.core import helper, Thing\nimport pkg.core\n",
+        "app.py": "from pkg import Thing\nfrom pkg.use import helper\n",
+    })))
+    index.load()
+    queries = GraphQueries(index.graph)
+    expected = {}
+    for path in index.graph.facts:
+        owned = queries._owned(f"f:{path}")
+        expected[path] = sorted({source[2:].split(":", 1)[0] for node in owned
+                                 for source, _target, kind in queries.graph.in_edges(node, keys=True) if kind == "imports"} - {path})
+    assert expected["pkg/core.py"] == ["app.py", "pkg/__init__.py", "pkg/use.py"] and expected["pkg/use.py"] == ["app.py"]
+
+    def no_view(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("an edge view was made")
+    monkeypatch.setattr(type(queries.graph), "in_edges", property(no_view))
+    assert {path: queries.importing_files([path]) for path in index.graph.facts} == expected

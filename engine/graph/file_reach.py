@@ -34,15 +34,20 @@ class FileReach:
         """Files that import (from) any of ``paths``, those left out: where a missed reference shows."""
         wanted = set(paths)
         found: set[str] = set()
+        # Read off the adjacency (each source's dict of kinds) rather than through in_edges: its
+        # view, made for every symbol of the file, cost more than the answer (the apply's check asks
+        # this for every importer it walks).
+        predecessors = self.graph._pred
         for path in paths:
             node = f"f:{path}"
-            if node not in self.graph:
+            if node not in predecessors:
                 continue
             for owned in self._owned(node):
-                for source, _target, kind in self.graph.in_edges(owned, keys=True):
-                    importer = source[2:].split(":", 1)[0]
-                    if kind == "imports" and importer not in wanted:
-                        found.add(importer)
+                for source, kinds in predecessors[owned].items():
+                    if "imports" in kinds:
+                        importer = source[2:].split(":", 1)[0]
+                        if importer not in wanted:
+                            found.add(importer)
         return sorted(found)
 
     def _package_siblings(self, paths: list[str]) -> list[str]:
