@@ -10,6 +10,9 @@ real servers: tsserver (through typescript-language-server) and TypeScript 7's `
   names both sees both files (is one of them, or imports them, directly or through a barrel), as
   the reverse direction does. Before, a class that fits a same-named interface in an unrelated
   part of the project was renamed with it, and tsc broke there.
+- Interfaces declared inside blocks (a namespace, an arrow function's body) are found both ways: before,
+  only statement-level ones (and not a top-level ``namespace``'s, which tree-sitter puts inside an
+  expression statement) were, and the rename broke tsc.
 Skipped, with the reason, when a server is not installed.
 """
 
@@ -121,5 +124,54 @@ def test_a_class_fitting_a_same_named_interface_elsewhere_is_not_renamed_with_it
     # The real fits are still followed.
     for followed in ("src/square.ts:4 Square.area", "src/disc.ts:3 Disc.area", "src/presets.ts:3 unit.area"):
         assert followed in note, plan.warnings
+    checked = subprocess.run([tsc, "--noEmit", "-p", "."], cwd=root, capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+NESTED = {
+    # A namespace's interface (tree-sitter puts a namespace statement inside an expression
+    # statement), and a class that fits it where it is used as one.
+    "src/geometry.ts": ("namespace Geometry {\n  export interface Solid {\n    volume(): number;\n"
+                        "    name: string;\n  }\n}\n\nexport { Geometry };\n"),
+    "src/cube.ts": 'export class Cube {\n  name = "cube";\n  volume(): number {\n    return 1;\n  }\n}\n',
+    "src/solids.ts": ('import { Geometry } from "./geometry";\nimport { Cube } from "./cube";\n\n'
+                      "export const solid: Geometry.Solid = new Cube();\n"),
+    # An arrow function's own interface, which Cube meets inside it.
+    "src/measure.ts": ('import { Cube } from "./cube";\n\nexport const measure = (cube: Cube): number => {\n'
+                       "  interface Sized {\n    volume(): number;\n    name: string;\n  }\n"
+                       "  const sized: Sized = cube;\n  return sized.volume();\n};\n"),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_namespaced_interfaces_member_rename_follows_the_class_that_fits_it(tmp_path: Path, backend: str) -> None:
+    tsc = _tsc(backend)
+    root = _with(_project(tmp_path / "p", typescript7=backend == TSC_LSP), NESTED)
+    engine = _engine(root)
+    try:
+        plan = engine.plan(Rename("src/geometry.ts:3:5", "capacity"))
+        engine.edits().apply(plan.edit)
+    finally:
+        engine.close()
+    assert "src/cube.ts:3 Cube.volume (src/solids.ts names Cube and Solid)" in "\n".join(plan.warnings), plan.warnings
+    assert "volume" not in (root / "src" / "cube.ts").read_text()
+    checked = subprocess.run([tsc, "--noEmit", "-p", "."], cwd=root, capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_class_members_rename_renames_a_functions_own_interface_it_fits(tmp_path: Path, backend: str) -> None:
+    tsc = _tsc(backend)
+    root = _with(_project(tmp_path / "p", typescript7=backend == TSC_LSP), NESTED)
+    (root / "src" / "solids.ts").unlink()  # Solid's fit is the other test's
+    engine = _engine(root)
+    try:
+        plan = engine.plan(Rename("src/cube.ts:Cube/volume", "capacity"))
+        engine.edits().apply(plan.edit)
+    finally:
+        engine.close()
+    assert "src/measure.ts:5 Sized.volume (Cube fits it without `implements`; src/measure.ts names both)" in "\n".join(
+        plan.warnings), plan.warnings
+    assert "volume" not in (root / "src" / "measure.ts").read_text()
     checked = subprocess.run([tsc, "--noEmit", "-p", "."], cwd=root, capture_output=True, text=True, timeout=300)
     assert checked.returncode == 0, checked.stdout + checked.stderr

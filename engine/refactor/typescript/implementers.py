@@ -37,7 +37,7 @@ from engine.edits.model import FileChange, WorkspaceEdit
 from engine.errors import Refused
 from engine.refactor.corpus import Corpus
 from engine.refactor.kept_by_content import KeptByContent
-from engine.refactor.typescript import heritage
+from engine.refactor.typescript import heritage, type_declarations
 from engine.refactor.typescript.clashes import ParsedFiles
 from engine.refactor.typescript.seen_from import Seeing
 from engine.refactor.typescript.visibility import LANGUAGE_IDS, in_family
@@ -45,18 +45,13 @@ from engine.refactor.typescript.visibility import LANGUAGE_IDS, in_family
 if TYPE_CHECKING:
     from engine.refactor.operations.base import PlanContext
 
-_INTERFACES = frozenset({"interface_declaration", "type_alias_declaration"})
 _MEMBER_SIGNATURES = frozenset({"property_signature", "method_signature"})
 _CLASSES = frozenset({"class_declaration", "abstract_class_declaration", "class"})
 _CLASS_MEMBERS = frozenset({"method_definition", "public_field_definition", "field_definition",
                             "abstract_method_signature", "method_signature"})
 _HIDDEN = frozenset({"private", "protected"})
-_HOLD_DECLARATIONS = frozenset({"program", "export_statement", "ambient_declaration", "internal_module", "module",
-                                "statement_block", "function_declaration", "generator_function_declaration"})
-"""Where an interface or type alias is declared: a module's statements, a namespace's, a ``declare``
-block's, a function's; never inside an expression, which is most of a file's nodes."""
 _MAY_DECLARE_AN_INTERFACE = re.compile(r"\b(?:interface|type)\b")
-"""The keyword each of _INTERFACES begins with, as a word: a file without either declares none."""
+"""The keyword an interface or a type alias declaration begins with, as a word: a file without either declares none."""
 
 
 def may_declare_an_interface(text: str) -> bool:
@@ -150,7 +145,7 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
             continue  # neither keyword as a word: no interface or type alias here, and no parse
         tree = parsed.get(path)
         if tree is not None:
-            interfaces += renamed_interfaces(path, tree[1], tree[0].text.encode("utf-8"), starts, old)
+            interfaces += renamed_interfaces(path, tree[1], tree[0].text.encode("utf-8"), starts, old, tree[0].sha256)
     if not interfaces:
         return Findings((), (), ())
     corpus = Corpus(context.workspace, list(context.graph().project.facts), context.workspace_files, context.file_words())
@@ -239,9 +234,10 @@ def edit_starts(edit: WorkspaceEdit) -> dict[str, set[tuple[int, int]]]:
     return starts
 
 
-def renamed_interfaces(path: str, root: Node, text: bytes, renamed: set[tuple[int, int]], old: str) -> list[RenamedInterface]:
+def renamed_interfaces(path: str, root: Node, text: bytes, renamed: set[tuple[int, int]], old: str,
+                       sha256: str | None = None) -> list[RenamedInterface]:
     """The interfaces and object type aliases of a file whose member ``old`` the plan renames."""
-    return [declared.interface for declared in interfaces_declaring(path, root, text, old) if declared.at & renamed]
+    return [declared.interface for declared in interfaces_declaring(path, root, text, old, sha256) if declared.at & renamed]
 
 
 @dataclass(frozen=True)
@@ -255,10 +251,11 @@ class DeclaredIn:
     """Not optional (``old?:``): a class must have it to fit."""
 
 
-def interfaces_declaring(path: str, root: Node, text: bytes, old: str) -> list[DeclaredIn]:
-    """The interfaces and object type aliases of a file that declare a member ``old``."""
+def interfaces_declaring(path: str, root: Node, text: bytes, old: str, sha256: str | None = None) -> list[DeclaredIn]:
+    """The interfaces and object type aliases of a file that declare a member ``old``, at any depth
+    (engine.refactor.typescript.type_declarations; ``sha256``, the content's, keeps where they are)."""
     found = []
-    for declaration in _walk(root, _INTERFACES, _HOLD_DECLARATIONS):
+    for declaration in type_declarations.declarations(root, text, (path, sha256) if sha256 is not None else None):
         body = declaration.child_by_field_name("body") or declaration.child_by_field_name("value")
         if body is None or body.type not in ("interface_body", "object_type"):
             continue

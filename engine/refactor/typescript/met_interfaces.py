@@ -81,7 +81,8 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
         source = parsed.source(path)
         tree = parsed.get(path) if source is not None and implementers.may_declare_an_interface(source.text) else None
         if tree is not None:
-            declared += [found for found in implementers.interfaces_declaring(path, tree[1], tree[0].text.encode("utf-8"), old)
+            declared += [found for found in implementers.interfaces_declaring(path, tree[1], tree[0].text.encode("utf-8"), old,
+                                                                           tree[0].sha256)
                          if found.required and not found.at & renamed.get(path, set())]
     if not declared:
         return []
