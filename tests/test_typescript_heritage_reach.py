@@ -9,7 +9,8 @@ real servers: tsserver (through typescript-language-server) and TypeScript 7's `
 - An interface member's rename follows a class that fits the interface only where a file that
   names both sees both files (is one of them, or imports them, directly or through a barrel), as
   the reverse direction does. Before, a class that fits a same-named interface in an unrelated
-  part of the project was renamed with it, and tsc broke there.
+  part of the project was renamed with it, and tsc broke there. A global interface (a script's,
+  ``declare global``'s) is seen by every file.
 - Interfaces declared inside blocks (a namespace, an arrow function's body) are found both ways: before,
   only statement-level ones (and not a top-level ``namespace``'s, which tree-sitter puts inside an
   expression statement) were, and the rename broke tsc.
@@ -173,5 +174,36 @@ def test_a_class_members_rename_renames_a_functions_own_interface_it_fits(tmp_pa
     assert "src/measure.ts:5 Sized.volume (Cube fits it without `implements`; src/measure.ts names both)" in "\n".join(
         plan.warnings), plan.warnings
     assert "volume" not in (root / "src" / "measure.ts").read_text()
+    checked = subprocess.run([tsc, "--noEmit", "-p", "."], cwd=root, capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+GLOBAL = {
+    # A script (no import, no export): its interface is global, no file imports it.
+    "src/globals.d.ts": "interface Drawable {\n  draw(): void;\n  name: string;\n}\n",
+    # declare global inside a module.
+    "src/printing.ts": ("export {};\n\ndeclare global {\n  interface Printable {\n    print(): void;\n"
+                        "    name: string;\n  }\n}\n"),
+    "src/pen.ts": ('export class Pen {\n  name = "pen";\n  draw(): void {}\n  print(): void {}\n}\n'),
+    "src/canvas.ts": ('import { Pen } from "./pen";\n\nexport const drawn: Drawable = new Pen();\n'
+                      "export const printed: Printable = new Pen();\n"),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_global_interfaces_fits_are_followed_both_ways(tmp_path: Path, backend: str) -> None:
+    tsc = _tsc(backend)
+    root = _with(_project(tmp_path / "p", typescript7=backend == TSC_LSP), GLOBAL)
+    engine = _engine(root)
+    try:
+        drawn = engine.plan(Rename("src/globals.d.ts:Drawable/draw", "paint"))
+        engine.edits().apply(drawn.edit)
+        printed = engine.plan(Rename("src/pen.ts:Pen/print", "emit"))
+        engine.edits().apply(printed.edit)
+    finally:
+        engine.close()
+    assert "src/pen.ts:3 Pen.draw (src/canvas.ts names Pen and Drawable)" in "\n".join(drawn.warnings), drawn.warnings
+    assert "src/printing.ts:5 Printable.print (Pen fits it without `implements`; src/canvas.ts names both)" in "\n".join(
+        printed.warnings), printed.warnings
     checked = subprocess.run([tsc, "--noEmit", "-p", "."], cwd=root, capture_output=True, text=True, timeout=300)
     assert checked.returncode == 0, checked.stdout + checked.stderr

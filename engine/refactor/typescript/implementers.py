@@ -82,6 +82,8 @@ class RenamedInterface:
     """The interface's other required members (not optional: a class need not have those)."""
     extends: bool = False
     """Whether it extends other types, whose members are not compared."""
+    everywhere: bool = False
+    """Declared in ``declare global { … }``: every file sees it without importing its file."""
 
     def unjudged(self) -> str:
         """Why a class's fit to it says little (empty when it says enough): it has no other
@@ -166,7 +168,7 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
         """The first interface ``members`` satisfy that some file names with ``fitter``'s class and
         sees both files (engine.refactor.typescript.seen_from), and that file."""
         for interface in interfaces:
-            both = (sorted(met[interface.name] & mentioning(fitter.class_name) & seeing(interface.path)
+            both = (sorted(met[interface.name] & mentioning(fitter.class_name) & seeing.declared(interface)
                            & seeing(fitter.path)) if interface.others <= members else [])
             if both:
                 return interface, both[0]
@@ -267,10 +269,17 @@ def interfaces_declaring(path: str, root: Node, text: bytes, old: str, sha256: s
             name_node = declaration.child_by_field_name("name")
             extends = any(child.type in ("extends_type_clause", "extends_clause") for child in declaration.named_children)
             interface = RenamedInterface(path, name_node.text.decode() if name_node and name_node.text else "?",
-                                         frozenset(others), extends)
+                                         frozenset(others), extends, _in_declare_global(declaration))
             found.append(DeclaredIn(interface, frozenset(_start(name, text) for name, _member in target),
                                     any(not _optional(member) for _name_node, member in target)))
     return found
+
+
+def _in_declare_global(declaration: Node) -> bool:
+    above = declaration.parent
+    while above is not None and above.type != "ambient_declaration":
+        above = above.parent
+    return above is not None and any(child.type == "global" for child in above.children)
 
 
 def _optional(member: Node) -> bool:

@@ -98,7 +98,7 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
     for member, fitter, have, chain in fitting:
         for interface in declared:
             both = (sorted(mentioning(fitter.class_name) & mentioning(interface.interface.name)
-                           & seeing(interface.interface.path) & seeing(fitter.path))
+                           & seeing.declared(interface.interface) & seeing(fitter.path))
                     if interface.interface.others <= have else [])
             if both and (not chain or implementers.confirmed(context, parsed, member, chain)):
                 met.append(Met(member, interface, both[0], fitter if chain else None))
