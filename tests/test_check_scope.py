@@ -122,14 +122,65 @@ def test_an_edits_after_writes_out_only_the_statements_it_changed(monkeypatch: p
     before, after = functions.encode(), functions.replace("return x + 7", "return x - 7").encode()
     check_scope.changed_names("m.py", before, before)
     dumped: list[str] = []
-    original = ast.dump
-    def counting(node: ast.AST, *args: object, **kwargs: object) -> str:
+    original = check_scope._Dumps.interface
+    def counting(self: check_scope._Dumps, node: ast.stmt, **kwargs: bool) -> str:
         dumped.append(type(node).__name__)
-        return original(node, *args, **kwargs)  # type: ignore[arg-type]
+        return original(self, node, **kwargs)
 
-    monkeypatch.setattr(ast, "dump", counting)
+    monkeypatch.setattr(check_scope._Dumps, "interface", counting)
     assert check_scope.changed_names("m.py", before, after) == frozenset()  # a body behind a declared return type
     assert dumped == ["FunctionDef"]
+
+
+def test_an_edit_of_one_method_reads_that_method_alone_and_its_changed_statement(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other members of the class, and the other statements of the function's body, are written
+    out from what their text was read as before (issue 44: a class written out whole for each edit
+    of one of its methods was most of the scope's time)."""
+    import ast
+
+    from engine.edits import check_scope
+
+    methods = "".join(f"    def m{number}(self) -> int:\n        return {number}\n\n" for number in range(20))
+    body = "".join(f"    total = total + {number}\n" for number in range(20))
+    before = f"class C:\n{methods}\n\ndef run(total):\n{body}    return total\n".encode()
+    check_scope.changed_names("m.py", before, before)
+    members_read: list[str] = []
+    original_declares = check_scope._declares_outside
+    def declares(function: ast.FunctionDef | ast.AsyncFunctionDef, receiver: str | None) -> bool:
+        members_read.append(function.name)
+        return original_declares(function, receiver)
+
+    monkeypatch.setattr(check_scope, "_declares_outside", declares)
+    assert check_scope.changed_names("m.py", before, before.replace(b"return 7", b"return 70")) == frozenset()  # m7's type is declared
+    assert members_read == ["m7"]
+
+    statements_written: list[str] = []
+    original_node = check_scope._Dumps._node
+    def node(self: check_scope._Dumps, found: ast.AST, body: str | None = None) -> str:
+        if isinstance(found, ast.stmt):
+            statements_written.append(type(found).__name__)
+        return original_node(self, found, body)
+
+    monkeypatch.setattr(check_scope._Dumps, "_node", node)
+    assert check_scope.changed_names("m.py", before, before.replace(b"total + 7\n", b"total - 7\n")) == frozenset({"run"})
+    assert statements_written == ["Assign", "FunctionDef"]  # the one statement of run's body, then run around it
+
+
+def test_statements_are_written_out_as_ast_dump_writes_their_interface() -> None:
+    """_Dumps writes each statement's ``_interface`` out as ast.dump does, whether its parts were
+    read before or not (each file twice: the second time every member and body statement is kept)."""
+    import ast
+
+    from engine.edits import check_scope
+
+    sources = sorted((Path(check_scope.__file__).parents[1] / "refactor" / "python").glob("*.py"))
+    assert len(sources) > 20
+    for _round in range(2):
+        for source in sources:
+            text = source.read_text(encoding="utf-8")
+            dumps = check_scope._Dumps(text)
+            for node in ast.parse(text).body:
+                assert dumps.interface(node) == ast.dump(check_scope._interface(node)), (source.name, node.lineno)
 
 
 @pytest.mark.parametrize("before, after, expected", [

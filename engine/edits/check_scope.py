@@ -225,15 +225,16 @@ def _read_statements(data: bytes) -> tuple[_Statement, ...] | None:
         tree = ast.parse(text)
     except (UnicodeDecodeError, SyntaxError, ValueError):
         return None
-    segments = _segments(text, tree.body)
+    dumps = _Dumps(text)
     statements = []
-    for index, node in enumerate(tree.body):
-        found = _KNOWN_STATEMENTS.get(segments[index]) if segments is not None else None
+    for node in tree.body:
+        segment = dumps.segment(node)
+        found = _KNOWN_STATEMENTS.get(segment) if segment is not None else None
         if found is None:
-            interface = ast.dump(_interface(node))
+            interface = dumps.interface(node)
             found = _Statement(interface, frozenset(_bound_names(node)), frozenset(_WORD.findall(interface)))
-            if segments is not None:
-                _keep_statement(segments[index], found)
+            if segment is not None:
+                _keep_statement(segment, found)
         statements.append(found)
     return tuple(statements)
 
@@ -256,22 +257,90 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 """Where ast's line numbers count a new line."""
 
 
-def _segments(text: str, body: list[ast.stmt]) -> list[tuple[bool, str]] | None:
-    """Each top-level statement's source text (two statements may share a line: ``a = 1; b = 2``),
-    for a decorated one from its first decorator's expression on, with True; None unless the text
-    is ASCII, where ast's byte columns are characters."""
-    if not text.isascii():
-        return None
-    starts = [0, *(found.end() for found in _LINE_BREAK.finditer(text))]
-    found = []
-    for node in body:
+_DUMPED: dict[tuple[str, bool, str], str] = {}
+"""ast.dump of class members (read as their interface) and of the statements of a function's or a
+member's body, by their source text: an edit of one method leaves its class's other members, and
+the other statements of its body, as they were, and writing out the whole class again for each
+edit was most of the scope's time. The least recently kept go first past _DUMPED_LIMIT."""
+_DUMPED_LIMIT = 8192
+_FIELDS: dict[type[ast.AST], tuple[tuple[str, bool], ...]] = {}
+"""Each node type's fields, with whether ast.dump leaves the field out when it is None."""
+_STUB_BODY = "[Expr(value=Constant(value=Ellipsis))]"
+"""ast.dump of the body ``_interface`` gives a function whose type does not depend on its body."""
+
+
+class _Dumps:
+    """ast.dump of a module's statements as ``_interface`` reads them, the parts kept in _DUMPED
+    taken from there (only where the text is ASCII, so that ast's byte columns are characters)."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text if text.isascii() else None
+        self._starts = [0, *(found.end() for found in _LINE_BREAK.finditer(text))] if self._text is not None else []
+
+    def segment(self, node: ast.stmt) -> tuple[bool, str] | None:
+        """The statement's source text (two statements may share a line: ``a = 1; b = 2``), for a
+        decorated one from its first decorator's expression on, with True; None without one."""
+        if self._text is None or node.end_lineno is None or node.end_col_offset is None:
+            return None
         parts: list[ast.stmt | ast.expr] = [node, *getattr(node, "decorator_list", ())]
         first = min(parts, key=lambda part: (part.lineno, part.col_offset))
-        if node.end_lineno is None or node.end_col_offset is None:
-            return None
-        start = starts[first.lineno - 1] + first.col_offset
-        found.append((first is not node, text[start:starts[node.end_lineno - 1] + node.end_col_offset]))
-    return found
+        start = self._starts[first.lineno - 1] + first.col_offset
+        return first is not node, self._text[start:self._starts[node.end_lineno - 1] + node.end_col_offset]
+
+    def interface(self, node: ast.stmt, *, in_class: bool = False) -> str:
+        """``ast.dump(_interface(node, in_class=in_class))``."""
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if node.returns is not None and not _declares_outside(node, _receiver(node) if in_class else None):
+                return self._node(node, _STUB_BODY)
+            return self._node(node, self._list([self._kept("body", part) for part in _without_docstring(node.body)]))
+        if isinstance(node, ast.ClassDef):
+            return self._node(node, self._list([self._kept("member", member) for member in _without_docstring(node.body)]))
+        return self._node(node)
+
+    def _kept(self, role: str, node: ast.stmt) -> str:
+        """A member's interface, or a statement of a body as it is, from _DUMPED when its text was read before."""
+        segment = self.segment(node) if node.end_lineno is not None else None
+        key = (role, *segment) if segment is not None else None
+        found = _DUMPED.get(key) if key is not None else None
+        if found is None:
+            found = self.interface(node, in_class=True) if role == "member" else self._node(node)
+            if key is not None:
+                _DUMPED[key] = found
+                if len(_DUMPED) > _DUMPED_LIMIT:
+                    del _DUMPED[next(iter(_DUMPED))]
+        return found
+
+    def _node(self, node: ast.AST, body: str | None = None) -> str:
+        """ast.dump(node) (fields annotated, no attributes, one line), with ``body`` written in
+        place of the node's own body when given."""
+        kind = type(node)
+        fields = _FIELDS.get(kind)
+        if fields is None:
+            fields = _FIELDS[kind] = tuple((name, getattr(kind, name, ...) is None) for name in kind._fields)
+        parts = []
+        for name, left_out_when_none in fields:
+            if body is not None and name == "body":
+                parts.append(f"body={body}")
+                continue
+            try:
+                value = getattr(node, name)
+            except AttributeError:
+                continue
+            if value is None and left_out_when_none:
+                continue
+            parts.append(f"{name}={self._value(value)}")
+        return f"{kind.__name__}({', '.join(parts)})"
+
+    def _value(self, value: object) -> str:
+        if isinstance(value, ast.AST):
+            return self._node(value)
+        if isinstance(value, list):
+            return self._list([self._value(item) for item in value])
+        return repr(value)
+
+    @staticmethod
+    def _list(dumped: list[str]) -> str:
+        return f"[{', '.join(dumped)}]"
 
 
 def _interface(node: ast.stmt, *, in_class: bool = False) -> ast.stmt:
@@ -279,7 +348,8 @@ def _interface(node: ast.stmt, *, in_class: bool = False) -> ast.stmt:
     function whose type does not depend on its body (its return type is declared, and its body
     declares nothing a checker would infer types from: an attribute of its ``self`` or ``cls``, a
     global), its signature; and for a class, its members so read. A body-only change to such a
-    function changes no name."""
+    function changes no name. :class:`_Dumps` writes this out without making it (the check's own
+    reading); this is what it writes, as tests/test_check_scope.py compares."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         read = copy.copy(node)
         if node.returns is not None and not _declares_outside(node, _receiver(node) if in_class else None):
