@@ -14,6 +14,11 @@ real servers: tsserver (through typescript-language-server) and TypeScript 7's `
 - Interfaces declared inside blocks (a namespace, an arrow function's body) are found both ways: before,
   only statement-level ones (and not a top-level ``namespace``'s, which tree-sitter puts inside an
   expression statement) were, and the rename broke tsc.
+- A class member's rename where the class fits an interface declared outside the workspace (the
+  library's ``Iterator`` and ``PromiseLike``, a dependency's ``.d.ts``), which some file names with
+  it: refused ``fits_outside_interface``, naming the interface where the server's definition puts
+  it. Before, the server renamed the class's member alone and tsc broke (TS2741). A ``then`` that
+  no file names with an outside interface is warned about (``await`` unwraps a thenable).
 Skipped, with the reason, when a server is not installed.
 """
 
@@ -207,3 +212,57 @@ def test_a_global_interfaces_fits_are_followed_both_ways(tmp_path: Path, backend
         printed.warnings), printed.warnings
     checked = subprocess.run([tsc, "--noEmit", "-p", "."], cwd=root, capture_output=True, text=True, timeout=300)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+OUTSIDE = {
+    "tsconfig.json": ('{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2020", "module": "esnext", '
+                      '"moduleResolution": "bundler"}, "include": ["src"]}\n'),
+    "node_modules/dep/package.json": '{"name": "dep", "version": "1.0.0", "types": "index.d.ts"}\n',
+    "node_modules/dep/index.d.ts": "export interface Sink {\n  push(value: number): void;\n  size: number;\n}\n",
+    "src/countdown.ts": ("export class Countdown {\n  constructor(private left: number) {}\n"
+                         "  next(): IteratorResult<number> {\n    this.left -= 1;\n"
+                         "    return this.left < 0 ? { done: true, value: undefined } : { done: false, value: this.left };\n"
+                         "  }\n}\n"),
+    "src/deferred.ts": ("export class Deferred {\n  then<A = number, B = never>(done?: ((value: number) => A | PromiseLike<A>) | null,\n"
+                        "    failed?: ((reason: unknown) => B | PromiseLike<B>) | null): PromiseLike<A | B> {\n"
+                        "    return Promise.resolve(1).then(done, failed);\n  }\n}\n"),
+    "src/bucket.ts": "export class Bucket {\n  size = 0;\n  push(value: number): void {\n    this.size += value;\n  }\n}\n",
+    "src/uses.ts": ('import type { Sink } from "dep";\nimport { Countdown } from "./countdown";\n'
+                    'import { Deferred } from "./deferred";\nimport { Bucket } from "./bucket";\n\n'
+                    "export const counting: Iterator<number> = new Countdown(3);\n"
+                    "export const later: PromiseLike<number> = new Deferred();\n"
+                    "export const sink: Sink = new Bucket();\n"),
+    # A thenable no file names with an outside interface: awaited only.
+    "src/later.ts": ("export class Later {\n  then(done: (value: number) => void): void {\n    done(2);\n  }\n}\n\n"
+                     "export async function wait(): Promise<number> {\n  return await new Later();\n}\n"),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_class_members_rename_that_an_outside_interface_needs_is_refused_naming_it(tmp_path: Path, backend: str) -> None:
+    tsc = _tsc(backend)
+    root = _with(_project(tmp_path / "p", typescript7=backend == TSC_LSP), OUTSIDE)
+    assert subprocess.run([tsc, "--noEmit", "-p", "."], cwd=root, capture_output=True, timeout=300).returncode == 0
+    before = _snapshot(root)
+    engine = _engine(root)
+    refusals = {}
+    try:
+        for address in ("src/countdown.ts:Countdown/next", "src/deferred.ts:Deferred/then", "src/bucket.ts:Bucket/push"):
+            with pytest.raises(Refused) as refused:
+                engine.plan(Rename(address, "renamed"))
+            refusals[address.split(":")[1]] = refused.value
+        awaited = engine.plan(Rename("src/later.ts:Later/then", "settle"))
+    finally:
+        engine.close()
+    expected = {"Countdown/next": ("src/countdown.ts:3 (Countdown.next, fits Iterator (", "lib.es2015.iterable.d.ts:", "src/uses.ts"),
+                "Deferred/then": ("src/deferred.ts:2 (Deferred.then, fits PromiseLike (", "lib.es5.d.ts:", "src/deferred.ts"),
+                "Bucket/push": ("src/bucket.ts:3 (Bucket.push, fits Sink (", "node_modules/dep/index.d.ts:1", "src/uses.ts")}
+    for what, (start, where, naming) in expected.items():
+        error = refusals[what]
+        assert error.code == "fits_outside_interface", error.message
+        [member] = error.to_json()["members"]
+        assert member.startswith(start) and where in member, member
+        assert member.endswith(f", outside the workspace) without `implements`, and {naming} names both)"), member
+        assert "nothing was changed" in error.message
+    assert "src/later.ts:2 Later.then: a value with a `then` method is a thenable" in "\n".join(awaited.warnings)
+    assert _snapshot(root) == before

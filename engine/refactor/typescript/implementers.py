@@ -168,7 +168,7 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
         """The first interface ``members`` satisfy that some file names with ``fitter``'s class and
         sees both files (engine.refactor.typescript.seen_from), and that file."""
         for interface in interfaces:
-            both = (sorted(met[interface.name] & mentioning(fitter.class_name) & seeing.declared(interface)
+            both = (sorted(met[interface.name] & mentioning(fitter.class_name) & seeing.declared(interface.path, interface.everywhere)
                            & seeing(fitter.path)) if interface.others <= members else [])
             if both:
                 return interface, both[0]
@@ -272,6 +272,19 @@ def interfaces_declaring(path: str, root: Node, text: bytes, old: str, sha256: s
                                          frozenset(others), extends, _in_declare_global(declaration))
             found.append(DeclaredIn(interface, frozenset(_start(name, text) for name, _member in target),
                                     any(not _optional(member) for _name_node, member in target)))
+    return found
+
+
+def required_members(root: Node, text: bytes) -> list[tuple[str, frozenset[str]]]:
+    """Each interface and object type alias of a tree, at any depth: its name and its required members."""
+    found = []
+    for declaration in type_declarations.declarations(root, text):
+        body = declaration.child_by_field_name("body") or declaration.child_by_field_name("value")
+        name_node = declaration.child_by_field_name("name")
+        if body is None or body.type not in ("interface_body", "object_type") or name_node is None or not name_node.text:
+            continue
+        names = (_name(member) for member in body.named_children if member.type in _MEMBER_SIGNATURES and not _optional(member))
+        found.append((name_node.text.decode(), frozenset(name.text.decode() for name in names if name is not None and name.text)))
     return found
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from engine.edits.model import WorkspaceEdit
 from engine.refactor.corpus import Corpus
@@ -65,16 +65,15 @@ class Met:
                                       f"{self.named_in} names both{', ' + why if why else ''}")
 
 
-def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFiles) -> list[Met]:
-    """The interfaces the plan's renamed class members fit and leave behind (see the module's text)."""
+def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFiles,
+         members: list[implementers.ClassMember] | None = None) -> list[Met]:
+    """The interfaces the plan's renamed class members fit and leave behind (see the module's text);
+    ``members``: :func:`renamed_members` of ``edit``, when worked out already."""
     renamed = implementers.edit_starts(edit)
-    members = _renamed_members(renamed, old, parsed)
+    members = renamed_members(edit, old, parsed) if members is None else members
     if not members:
         return []
-    corpus = Corpus(context.workspace, list(context.graph().project.facts), context.workspace_files, context.file_words())
-
-    def mentioning(name: str) -> set[str]:
-        return {path for language in LANGUAGE_IDS for path in corpus.mentioning(name, language)}
+    mentioning = mentioning_in(context)
 
     declared: list[implementers.DeclaredIn] = []
     for path in sorted(mentioning(old)):
@@ -98,16 +97,26 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
     for member, fitter, have, chain in fitting:
         for interface in declared:
             both = (sorted(mentioning(fitter.class_name) & mentioning(interface.interface.name)
-                           & seeing.declared(interface.interface) & seeing(fitter.path))
+                           & seeing.declared(interface.interface.path, interface.interface.everywhere) & seeing(fitter.path))
                     if interface.interface.others <= have else [])
             if both and (not chain or implementers.confirmed(context, parsed, member, chain)):
                 met.append(Met(member, interface, both[0], fitter if chain else None))
     return met
 
 
-def _renamed_members(renamed: dict[str, set[tuple[int, int]]], old: str, parsed: ParsedFiles) -> list[implementers.ClassMember]:
+def mentioning_in(context: PlanContext) -> Callable[[str], set[str]]:
+    """The TypeScript and JavaScript files that hold a name, by one corpus of the workspace."""
+    corpus = Corpus(context.workspace, list(context.graph().project.facts), context.workspace_files, context.file_words())
+
+    def mentioning(name: str) -> set[str]:
+        return {path for language in LANGUAGE_IDS for path in corpus.mentioning(name, language)}
+    return mentioning
+
+
+def renamed_members(edit: WorkspaceEdit, old: str, parsed: ParsedFiles) -> list[implementers.ClassMember]:
     """The class members and object constants' members named ``old`` whose declaration the plan
     renames; a file is parsed only where an edit sits where a member could be declared."""
+    renamed = implementers.edit_starts(edit)
     members = []
     for path, starts in sorted(renamed.items()):
         source = parsed.source(path) if in_family(path) else None

@@ -16,7 +16,6 @@ from engine.refactor.typescript.clashes import ParsedFiles
 
 if TYPE_CHECKING:
     from engine.refactor.operations.base import PlanContext
-    from engine.refactor.typescript.implementers import RenamedInterface
 
 _SCRIPTS = (".ts", ".tsx")
 """Where a file without ``import`` or ``export`` is a script whose declarations are global (a
@@ -48,9 +47,9 @@ class Seeing:
             self._seen[path] = seen
         return self._seen[path]
 
-    def declared(self, interface: RenamedInterface) -> set[str]:
-        """The files that see ``interface``: its file's, or every file for one in ``declare global``."""
-        return self._every_file() if interface.everywhere else self(interface.path)
+    def declared(self, path: str, everywhere: bool) -> set[str]:
+        """The files that see a declaration of ``path``: every file for one ``everywhere`` (in ``declare global``)."""
+        return self._every_file() if everywhere else self(path)
 
     def _every_file(self) -> set[str]:
         if self._all is None:

@@ -19,7 +19,8 @@ The other way round, a class member's rename (or an object constant's) whose cla
 interface without ``implements`` (engine.refactor.typescript.met_interfaces; a class below it that
 inherits the member counts too) renames the interface's member through the server as well, as both
 servers do for an ``implements`` class; the interface's other fits then follow as above. A fit that
-says little, or a rename the server refuses there, refuses the plan.
+says little, or a rename the server refuses there, refuses the plan; an interface declared outside
+the workspace, which cannot be renamed, refuses it too (engine.refactor.typescript.outside_interfaces).
 Which members were followed is said in a note, and the plan is at most ``medium``: fitting an
 interface by structure is a judgement (a class may have the same members by chance).
 ``--no-structural`` (``structural=false``) refuses such a rename instead, listing them.
@@ -40,7 +41,7 @@ from engine.refactor.corpus import Corpus
 from engine.refactor.leftovers import Leftovers
 from engine.refactor.pass_protocol import merge
 from engine.refactor.plan import RefactorPlan
-from engine.refactor.typescript import implementers, met_interfaces
+from engine.refactor.typescript import implementers, met_interfaces, outside_interfaces
 from engine.refactor.typescript.clashes import ParsedFiles
 from engine.symbols import Confidence
 
@@ -56,8 +57,11 @@ def follow(plan: RefactorPlan, context: PlanContext, old: str, new: str, parsed:
     """``plan`` with the structural implementers' members renamed too, or refused (see the module's text)."""
     edit, followed, interfaces = plan.edit, list[implementers.Fit](), list[implementers.RenamedInterface]()
     raised: list[met_interfaces.Met] = []
+    members = met_interfaces.renamed_members(edit, old, parsed)
+    outside = (outside_interfaces.check(context, members, old, new, parsed, met_interfaces.mentioning_in(context))
+               if members else [])
     for _round in range(_ROUNDS + 1):
-        met = met_interfaces.find(context, edit, old, parsed)
+        met = met_interfaces.find(context, edit, old, parsed, members if _round == 0 else None)
         if met:
             edit = _with_interfaces_renamed(context, edit, met, old, new, structural=structural, last=_round == _ROUNDS)
             raised += met
@@ -84,8 +88,9 @@ def follow(plan: RefactorPlan, context: PlanContext, old: str, new: str, parsed:
         if unfollowable:
             raise implementers.refusal(interfaces, sorted(unfollowable), old, new, followable=False)
     if not followed and not raised:
-        return plan
-    return _with_notes(plan, context, edit, followed, raised, old)
+        return replace(plan, warnings=[*plan.warnings, *outside]) if outside else plan
+    plan = _with_notes(plan, context, edit, followed, raised, old)
+    return replace(plan, warnings=[*plan.warnings, *outside]) if outside else plan
 
 
 def _with_interfaces_renamed(context: PlanContext, edit: WorkspaceEdit, met: list[met_interfaces.Met], old: str,
