@@ -19,6 +19,7 @@ Targets: cold TypeScript ≤ 3 s, Go ≤ 2 s; warm ≤ 1.5× the raw server's wa
 
     .venv/bin/python benchmarks/bench_cold_start.py [--language typescript|go|both] [--files 50] [--runs 5]
         [--profile FILE]   (cProfile of the cold plan, written to FILE.<language>)
+        [--interleave]     (then the warm renames of both in turns: each pair's ratio, less noise when loaded)
 """
 
 from __future__ import annotations
@@ -169,6 +170,19 @@ def raw_rename(case: Case, runs: int) -> tuple[float, list[float], int, list[flo
     """(the first answer after start, seconds; each warm answer; edits; this process's processor
     time in each warm answer; the server's processor time up to its first whole answer) of the bare
     server, with the initialisation options codegraft sends."""
+    client, uri, cold, edits, cold_server = _raw_started(case)
+    warm, processor = [], []
+    for run in range(runs):
+        took, used = _raw_warm(client, case, uri, run)
+        warm.append(took)
+        processor.append(used)
+    client.close()
+    return cold, warm, edits, processor, cold_server
+
+
+def _raw_started(case: Case) -> tuple[RawClient, str, float, int, float]:
+    """The bare server started and asked the cold rename: (client, the file's URI, the first whole
+    answer's seconds, its edits, the server's processor time up to it)."""
     spec = SPECS_BY_ID[case.server]
     found = locate(spec)
     if found is None:
@@ -193,18 +207,16 @@ def raw_rename(case: Case, runs: int) -> tuple[float, list[float], int, list[flo
         time.sleep(0.02)
         first = client.request("textDocument/rename", params, timeout=300)
     cold = time.perf_counter() - started
-    cold_server = tree_processor([client.process.pid])
-    edits = _edits(first)
-    warm, processor = [], []
-    for run in range(runs):
-        _, line, character, new_name = case.warm_target(run)
-        asked = {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}, "newName": new_name}
-        began, began_processor = time.perf_counter(), time.process_time()
-        client.request("textDocument/rename", asked)
-        warm.append(time.perf_counter() - began)
-        processor.append(time.process_time() - began_processor)
-    client.close()
-    return cold, warm, edits, processor, cold_server
+    return client, uri, cold, _edits(first), tree_processor([client.process.pid])
+
+
+def _raw_warm(client: RawClient, case: Case, uri: str, run: int) -> tuple[float, float]:
+    """(seconds, this process's processor seconds) of warm rename ``run`` asked of the bare server."""
+    _, line, character, new_name = case.warm_target(run)
+    asked = {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}, "newName": new_name}
+    began, began_processor = time.perf_counter(), time.process_time()
+    client.request("textDocument/rename", asked)
+    return time.perf_counter() - began, time.process_time() - began_processor
 
 
 def _files(answer: Any) -> int:
@@ -272,12 +284,50 @@ def codegraft_rename(case: Case, runs: int, profile: str | None) -> Planned:
     return Planned(cold, warm, edits, processor, cold_processor, servers)
 
 
+def interleaved(case: Case, runs: int) -> None:
+    """Warm renames asked of the bare server and planned by codegraft in turns (each pair in the
+    same moment, the order swapped every run), so that a shared machine's changing load falls on
+    both alike: prints the median of the pairs' ratios, and each ratio."""
+    client, uri, _cold, _edits_count, _cold_server = _raw_started(case)
+    shutil.rmtree(case.root / ".graft", ignore_errors=True)
+    workspace = Workspace(case.root)
+    workspace.keep_reads_between_calls()
+    engine = Engine(workspace, services=PoolServices(workspace, PoolConfig()), source=SourcePreference.AUTO)
+    ratios, planned, raw, processor = [], [], [], []
+    try:
+        with workspace.remembering_reads():
+            engine.plan(Rename(case.address, "MultiplyBy"))
+        for run in range(runs):
+            address, _, _, new_name = case.warm_target(run)
+            for side in ("raw", "codegraft") if run % 2 == 0 else ("codegraft", "raw"):
+                if side == "raw":
+                    raw.append(_raw_warm(client, case, uri, run)[0])
+                    continue
+                began, began_processor = time.perf_counter(), time.process_time()
+                with workspace.remembering_reads():
+                    engine.plan(Rename(address, new_name))
+                planned.append(time.perf_counter() - began)
+                processor.append(time.process_time() - began_processor)
+            ratios.append(planned[-1] / raw[-1])
+    finally:
+        engine.close()
+        client.close()
+    settled = ratios[3:] if len(ratios) > 6 else ratios  # both warm up over their first few
+    print(f"  interleaved warm pairs (the first 3 left out of the median when there are more than 6): median ratio "
+          f"{statistics.median(settled):.2f}x (target ≤ 1.5x: {'met' if statistics.median(settled) <= 1.5 else 'not met'}); "
+          f"codegraft median {statistics.median(planned[3:] or planned) * 1000:.0f} ms, raw {statistics.median(raw[3:] or raw) * 1000:.0f} ms, "
+          f"processor time per plan {statistics.median(processor[3:] or processor) * 1000:.0f} ms; "
+          f"ratios {', '.join(f'{r:.2f}' for r in ratios)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--language", choices=["typescript", "go", "both"], default="both")
     parser.add_argument("--files", type=int, default=50)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--profile", help="write cProfile stats of the cold and last warm plan to PROFILE.<language>.cold|warm")
+    parser.add_argument("--interleave", action="store_true",
+                        help="also ask the warm renames of both in turns, and print the pairs' ratios (less noise on a shared machine)")
     args = parser.parse_args()
     makers = {"typescript": typescript_project, "go": go_project}
     targets = {"typescript": 3.0, "go": 2.0}
@@ -303,6 +353,8 @@ def main() -> None:
         print(f"  processor time of the cold plan in this process: {planned.cold_processor:.2f} s; of the server (its "
               f"start included) up to the cold plan: {planned.servers_processor:.2f} s, up to the raw first whole answer: "
               f"{raw_servers:.2f} s")
+        if args.interleave:
+            interleaved(case, args.runs)
 
 
 if __name__ == "__main__":

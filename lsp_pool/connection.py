@@ -18,7 +18,7 @@ import subprocess
 from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, cast
 
 from lsprotocol import types
 from pygls.client import JsonRPCClient
@@ -30,6 +30,7 @@ from lsp_pool.errors import ProtocolError, RequestTimeout, ServerDied, ServerReq
 from lsp_pool.adopted import AdoptedProcess, adopt
 from lsp_pool.early import take as take_early
 from lsp_pool.launch import guarded_command
+from lsp_pool.reader import read_messages
 
 logger = logging.getLogger(__name__)
 # pygls warns on stderr about every notification it has no handler for; a library must not
@@ -62,6 +63,12 @@ class _ClientProtocol(JsonRPCProtocol):
     """
 
     raw_fallbacks = 0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.result_readers: dict[int, Callable[[Any], Any]] = {}
+        """By request id: what turns a workspace edit's JSON into its value, run as the answer is
+        read (:meth:`Connection.request`'s ``read_result``)."""
 
     def _handle_request(self, msg_id: Any, method_name: str, params: Any) -> None:
         # pygls only uses the id as a table key and hands it back to _send_response below.
@@ -106,7 +113,8 @@ class _ClientProtocol(JsonRPCProtocol):
             # objects for them cost about as much as the server took to compute the rename.
             # Kept as JSON, which the Converter reads directly.
             self._result_types.pop(data["id"], None)
-            return self._raw_result(data)
+            reader = self.result_readers.pop(data["id"], None)
+            return self._raw_result(data if reader is None else {**data, "result": _read(reader, data.get("result"))})
         try:
             return super().structure_message(data)
         except JsonRpcException:
@@ -130,6 +138,20 @@ class _ClientProtocol(JsonRPCProtocol):
     @staticmethod
     def _raw_result(data: dict[str, Any]) -> JsonRPCResponseMessage:
         return JsonRPCResponseMessage(id=data["id"], jsonrpc=data["jsonrpc"], result=data.get("result"))
+
+
+@dataclass(frozen=True)
+class _Unread:
+    """A result its reader failed on: raised to the request's caller, as if read there."""
+
+    error: Exception
+
+
+def _read(reader: Callable[[Any], Any], result: Any) -> Any:
+    try:
+        return reader(result)
+    except Exception as error:  # noqa: BLE001 - the caller's to raise: the session itself is fine
+        return _Unread(error)
 
 
 _CODE_ACTION_RESULT = types.METHOD_TO_TYPES[types.TEXT_DOCUMENT_CODE_ACTION][1]
@@ -284,20 +306,27 @@ class Connection:
 
     # -- messages ------------------------------------------------------------
 
-    async def request(self, method: str, params: Any, timeout: float) -> Any:
+    async def request(self, method: str, params: Any, timeout: float, read_result: Callable[[Any], Any] | None = None) -> Any:
+        """The server's answer, through ``read_result`` when given: for a workspace edit (a rename's)
+        it runs as the answer is read, on its JSON. A rename's thousand edits were read into JSON,
+        then into the engine's values moments later, and the collector, paused for the first
+        (lsp_pool.reader), ran over all of them between the two."""
         if self.failure is not None:
             raise self.failure
         msg_id = next(self._ids)
-        protocol = self._client.protocol
+        protocol = cast(_ClientProtocol, self._client.protocol)
         self._local_errors.clear()
+        if read_result is not None:
+            protocol.result_readers[msg_id] = read_result
         future: Future[Any] = protocol.send_request(method, params, msg_id=msg_id)
         if self._local_errors:
             protocol._request_futures.pop(msg_id, None)
             protocol._result_types.pop(msg_id, None)
+            protocol.result_readers.pop(msg_id, None)
             raise TypeError(f"codegraft could not encode its {method} request: {self._local_errors[0]!r}")
         waiter = asyncio.wrap_future(future)
         try:
-            return await asyncio.wait_for(waiter, timeout)
+            value = await asyncio.wait_for(waiter, timeout)
         except TimeoutError:
             self._cancel(msg_id)
             raise RequestTimeout(self.server_id, method, timeout) from None
@@ -306,6 +335,11 @@ class Connection:
             raise
         except JsonRpcException as error:
             raise ServerRequestFailed(self.server_id, method, error.code, error.message) from None
+        finally:
+            unread = protocol.result_readers.pop(msg_id, None)  # still there: an answer of another kind, or none
+        if isinstance(value, _Unread):
+            raise value.error
+        return read_result(value) if unread is not None and read_result is not None else value
 
     def notify(self, method: str, params: Any) -> None:
         if self.failure is not None:
@@ -332,16 +366,8 @@ class Connection:
     # -- background tasks ----------------------------------------------------
 
     async def _read_messages(self, stdout: asyncio.StreamReader) -> None:
-        from pygls.io_ import run_async
-
         try:
-            await run_async(
-                stop_event=self._client._stop_event,
-                reader=stdout,
-                protocol=self._client.protocol,
-                logger=logger,
-                error_handler=self._on_protocol_error,
-            )
+            await read_messages(self._client._stop_event, stdout, self._client.protocol, self._on_protocol_error, JsonRpcException)
         except (asyncio.IncompleteReadError, ValueError, OSError) as error:
             # The stream ended inside a message, or a header was unreadable: the session is over.
             self._on_protocol_error(error, type(error))

@@ -20,9 +20,11 @@ from lsprotocol import types as t
 from engine.answers import CallEdge, CodeAction, Diagnostic, FileEdits, HierarchyItem, Hover, Location, ServerEdit, TextEdit
 from engine.ports import ActionDetails
 from engine.positions import LineIndex, Position, PositionEncoding, Range
+from engine.read_memo import KEPT_BYTES, RememberedReads
 from engine.symbols import Confidence, Source, Symbol, SymbolKind
 from engine.workspace import read_bytes
 from lsp_pool.connection import shared_converter
+from lsp_pool.reader import collection_paused
 
 _GO_METHOD = re.compile(r"^\(\*?(?P<type>[\w.]+)(?:\[[^\]]*\])?\)\.(?P<name>\w+)$")
 _CODE_KINDS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CONSTRUCTOR})
@@ -65,9 +67,7 @@ class Converter:
         key = str(path)
         index = self._indexes.get(key)
         if index is None:
-            data = read_bytes(key)
-            index = LineIndex(data[len(_UTF8_BOM):] if data.startswith(_UTF8_BOM) else data)
-            self._indexes[key] = index
+            index = self._indexes[key] = _kept_index(key)
         return index
 
     def position(self, path: Path, position: t.Position) -> Position:
@@ -180,7 +180,8 @@ class Converter:
         or as lsprotocol objects, which are read through their JSON form: one reader for both."""
         if edit is None:
             return ServerEdit()
-        return self._workspace_edit_json(edit if isinstance(edit, dict) else shared_converter().unstructure(edit))
+        with collection_paused():  # thousands of values, all alive (lsp_pool.reader)
+            return self._workspace_edit_json(edit if isinstance(edit, dict) else shared_converter().unstructure(edit))
 
     def _workspace_edit_json(self, edit: dict[str, Any]) -> ServerEdit:
         per_file: dict[str, list[TextEdit]] = {}
@@ -286,6 +287,24 @@ class Converter:
             )
             for d in diagnostics
         ]
+
+
+_KEPT_INDEXES: RememberedReads[LineIndex] = RememberedReads(KEPT_BYTES)
+"""Line indexes kept from request to request: each request has its own Converter, and a warm
+rename's answer names the same fifty files again, each read and indexed anew before."""
+
+
+def _kept_index(path: str) -> LineIndex:
+    """``path``'s line index as the disk has it, kept while its status is unchanged (the read
+    memo's check: a write since, even within one tick of the clock, is seen)."""
+    status = os.stat(path)
+    kept = _KEPT_INDEXES.get(path, status)
+    if kept is not None and kept[1] is not None:
+        return kept[1]
+    data = read_bytes(path)
+    index = LineIndex(data[len(_UTF8_BOM):] if data.startswith(_UTF8_BOM) else data)
+    _KEPT_INDEXES.keep(path, status, data, index)
+    return index
 
 
 def _nest_by_range(symbols: list[Symbol]) -> list[Symbol]:

@@ -43,8 +43,8 @@ class EditRequests(FeatureBase):
     async def rename(self, path: Path, position: Position, new_name: str) -> Answered[ServerEdit]:
         document, lsp_position = await self._positional(path, position)
         params = t.RenameParams(text_document=document, position=lsp_position, new_name=new_name)
-        value, complete, server, converter = await self._ask(path, t.TEXT_DOCUMENT_RENAME, params)
-        return Answered(converter.workspace_edit(value), server.spec.id, complete, server.answer_notes())
+        edit, complete, server, _converter = await self._ask(path, t.TEXT_DOCUMENT_RENAME, params, read=Converter.workspace_edit)
+        return Answered(edit, server.spec.id, complete, server.answer_notes())
 
     async def will_rename_files(self, old: Path, new: Path) -> Answered[ServerEdit]:
         """``workspace/willRenameFiles`` for one file, when the server registered for it."""

@@ -3,8 +3,9 @@ for a file, its view of the file brought up to date, readiness, and the answer c
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from lsprotocol import types as t
 
@@ -33,13 +34,18 @@ class FeatureBase:
         return self.pool.server_for(language, self.root, path)
 
     async def _ask(
-        self, path: Path, method: str, params: Any, *, allow_incomplete: bool = False
+        self, path: Path, method: str, params: Any, *, allow_incomplete: bool = False,
+        read: Callable[[Converter, Any], Any] | None = None,
     ) -> tuple[Any, bool, ManagedServer, Converter]:
+        """(the answer, whether complete, the server, its converter); ``read``: what turns a
+        workspace edit's JSON into the answer, run as it is read (Connection.request)."""
         server = self.server_for(path)
         await server.ensure_started()
+        converter = Converter(self.root, server.encoding)
         server.use_file(path, open_it=server.spec.needs_open)
-        reply = await server.request(method, params, allow_incomplete=allow_incomplete)
-        return reply.value, reply.complete, server, Converter(self.root, server.encoding)
+        read_result = functools.partial(read, converter) if read is not None else None
+        reply = await server.request(method, params, allow_incomplete=allow_incomplete, read_result=read_result)
+        return reply.value, reply.complete, server, converter
 
     async def _positional(self, path: Path, position: Position) -> tuple[t.TextDocumentIdentifier, t.Position]:
         server = self.server_for(path)

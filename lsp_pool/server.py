@@ -8,7 +8,7 @@ import os
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from lsprotocol import types as t
 
@@ -278,8 +278,10 @@ class ManagedServer:
 
     # -- requests ------------------------------------------------------------
 
-    async def request(self, method: str, params: Any, *, wait_ready: bool = True, allow_incomplete: bool = False) -> Reply:
-        """Send a request once the server is ready; refuse, or label incomplete, if it is not within its budget."""
+    async def request(self, method: str, params: Any, *, wait_ready: bool = True, allow_incomplete: bool = False,
+                      read_result: Callable[[Any], Any] | None = None) -> Reply:
+        """Send a request once the server is ready; refuse, or label incomplete, if it is not within its budget.
+        ``read_result``: see :meth:`Connection.request`."""
         connection = await self.ensure_started()
         self.touch()
         complete = True
@@ -294,7 +296,7 @@ class ManagedServer:
                         " (raise readiness_budget in [tool.graft] for large projects)"
                     )
                 complete = False
-        value = await connection.request(method, params, timeout=self.request_timeout)
+        value = await connection.request(method, params, timeout=self.request_timeout, read_result=read_result)
         self.touch()
         return Reply(value, complete)
 

@@ -120,10 +120,10 @@ def _server_rename(
     request: RenameRequest, services: LanguageServices, corpus: Corpus, prepared: list[_Passes],
 ) -> RefactorPlan:
     sources = [corpus.source(target.file) for target in request.targets]
-    with ThreadPoolExecutor(1, thread_name_prefix="graft-rename") as waiting, _responsive_threads():
+    with _responsive_threads():
         # The server renames in its own process; the passes that only read files run meanwhile.
         sent = threading.Event()
-        asked = waiting.submit(_asking, services, sources, list(request.targets), request.new_name, sent)
+        asked = _WAITING.submit(_asking, services, sources, list(request.targets), request.new_name, sent)
         # Once the request is out: begun at once, the passes shared the interpreter lock
         # with the thread sending it, and the server's start was delayed.
         sent.wait(_SENDING_SECONDS)
@@ -169,6 +169,12 @@ def _text_rename_plan(request: RenameRequest, corpus: Corpus, notes: list[str]) 
     leftovers = Leftovers(corpus, request.old_name, language)
     return _finish(edit, Source.REGEX, Confidence.LOW, [*notes, "text rename: check every hunk"], leftovers)
 
+
+_WAITING = ThreadPoolExecutor(8, thread_name_prefix="graft-rename")
+"""The threads that wait on a server's rename while the plan's own thread runs the passes: kept
+from plan to plan (one each at a time; more only for plans made at once, by a daemon's clients).
+A thread started for each plan took milliseconds to start on a loaded machine, before the request
+could go out."""
 
 _SENDING_SECONDS = 0.2
 """The longest the passes wait for the rename request to be sent: a bound, not a budget (the

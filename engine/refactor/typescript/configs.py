@@ -84,13 +84,28 @@ class ProjectConfigs:
 
     def __init__(self, listing: list[str], read: Callable[[str], str | None]) -> None:
         self._read = read
-        paths = [p for p in listing if _CONFIG_NAME.search(p) and "/node_modules/" not in f"/{p}"]
+        self._paths = _config_paths(listing)
         self._raw: dict[str, dict[str, object] | None] = {}
-        self.configs: dict[str, ProjectConfig] = {path: self._config(path) for path in sorted(paths)}
+        self._texts: dict[str, str | None] = {}
+        """Each config file read, as it read: what :meth:`still_holds` compares."""
+        self._owners: dict[str, ProjectConfig | None] = {}
+        self.configs: dict[str, ProjectConfig] = {path: self._config(path) for path in self._paths}
+
+    def still_holds(self, listing: list[str], read: Callable[[str], str | None]) -> bool:
+        """Whether these are still the workspace's configs: the same config files, each of them
+        (and each one they extend) reading as it read."""
+        return _config_paths(listing) == self._paths and all(read(path) == text for path, text in self._texts.items())
 
     def owner(self, path: str) -> ProjectConfig | None:
         """The config whose project tsserver puts ``path`` in when it is opened, or None when
         the file is loose (an inferred project: only the open files and what they import)."""
+        try:
+            return self._owners[path]
+        except KeyError:
+            found = self._owners[path] = self._owner(path)  # the configs fix it: asked again on every plan
+            return found
+
+    def _owner(self, path: str) -> ProjectConfig | None:
         folder = posixpath.dirname(path)
         while True:
             for name in _DISCOVERABLE:
@@ -135,7 +150,7 @@ class ProjectConfigs:
 
     def _json(self, path: str) -> dict[str, object] | None:
         if path not in self._raw:
-            text = self._read(path)
+            text = self._texts[path] = self._read(path)
             try:
                 loaded = json.loads(jsonc_text(text)) if text is not None else None
             except ValueError:
@@ -202,6 +217,10 @@ class ProjectConfigs:
                 continue
             chain += self._chain(target, problems, seen)
         return [*chain, path]
+
+
+def _config_paths(listing: list[str]) -> list[str]:
+    return sorted(p for p in listing if _CONFIG_NAME.search(p) and "/node_modules/" not in f"/{p}")
 
 
 def _strings(value: object) -> list[str] | None:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from engine.errors import GraftError, Refused
@@ -57,7 +59,7 @@ def project_files(context: PlanContext, names: Sequence[str]) -> list[str]:
                                     for path in corpus.mentioning(name, language)))
     if not mentioning:
         return []
-    configs = ProjectConfigs(context.workspace_files(), lambda path: _text(context, path))
+    configs = project_configs(context)
     first_of_project: dict[str, str] = {}
     loose: list[str] = []
     for path in mentioning:
@@ -78,12 +80,36 @@ def same_project(context: PlanContext) -> Callable[[str, str], bool]:
         if not in_family(first) or not in_family(second):
             return False
         if not configs:
-            configs.append(ProjectConfigs(context.workspace_files(), lambda path: _text(context, path)))
+            configs.append(project_configs(context))
         owner = configs[0].owner(first)
         other = configs[0].owner(second)
         return owner is not None and other is not None and owner.path == other.path
 
     return same
+
+
+_KEPT_CONFIGS: OrderedDict[str, ProjectConfigs] = OrderedDict()
+"""The configs of the last few workspaces (by root), kept from plan to plan while they hold."""
+_KEPT_WORKSPACES = 8
+_KEPT_LOCK = threading.Lock()  # a rename asks beside its request, from the pool's thread too
+
+
+def project_configs(context: PlanContext) -> ProjectConfigs:
+    """The workspace's configs, kept while every config file reads as it did (a rename asks which
+    project owns each file that mentions the name, before its request and again beside it)."""
+    listing = context.workspace_files()
+    key = str(context.workspace.root)
+    with _KEPT_LOCK:
+        kept = _KEPT_CONFIGS.get(key)
+    if kept is not None and kept.still_holds(listing, lambda path: _text(context, path)):
+        return kept
+    made = ProjectConfigs(listing, lambda path: _text(context, path))
+    with _KEPT_LOCK:
+        _KEPT_CONFIGS[key] = made
+        _KEPT_CONFIGS.move_to_end(key)
+        while len(_KEPT_CONFIGS) > _KEPT_WORKSPACES:
+            _KEPT_CONFIGS.popitem(last=False)
+    return made
 
 
 class ProjectNotLoaded(Refused):
@@ -96,7 +122,7 @@ def unseen_mentions(context: PlanContext, names: Sequence[str]) -> list[tuple[st
     while the server computes."""
     corpus = Corpus(context.workspace, list(context.graph().project.facts), context.workspace_files, context.file_words())
     mentioning = dict.fromkeys(path for name in names for language in LANGUAGE_IDS for path in corpus.mentioning(name, language))
-    configs = ProjectConfigs(context.workspace_files(), lambda path: _text(context, path))
+    configs = project_configs(context)
     own_name = _package_name(context)
     unseen = []
     for path in mentioning:
