@@ -89,7 +89,8 @@ def plan_extract_statements(tree: PythonTree, span: Range, name: str, where: str
 def _statements(tree: PythonTree, first: int, last: int, where: str) -> list[cst.BaseStatement]:
     """The statements of one block that lines ``first``..``last`` hold, refused unless whole."""
     chosen: list[cst.BaseStatement] = []
-    for node in tree.all_nodes:
+    # A statement that reaches these lines is in a top-level statement that does: the others' positions are not asked.
+    for node in tree.nodes_on_lines(first, last):
         if not isinstance(node, cst.BaseStatement) or not isinstance(tree.parents.get(node), (cst.IndentedBlock, cst.Module)):
             continue
         lines = lines_of(tree, node)
