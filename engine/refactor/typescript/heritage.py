@@ -76,13 +76,23 @@ def _default_names(exporters: set[str], parsed: ParsedFiles, importing: Callable
 
 
 _DEFAULT = "default"
-_AS = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s+as\s+([A-Za-z_$][\w$]*)")
-_CONSTANT = re.compile(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:[A-Za-z_$][\w$]*\s*\.\s*)*([A-Za-z_$][\w$]*)\s*(?:;|$)",
-                       re.MULTILINE)
-"""``const B = Base`` (``= ns.Base``): a constant that is the class by another name."""
-_EXPORTED_DEFAULT = re.compile(r"\bexport\s+default\s+(?:abstract\s+)?(?:class\s+)?([A-Za-z_$][\w$]*)")
-"""``export default class Base``, ``export default Base``: the name exported as ``default``."""
-_IMPORTED_DEFAULT = re.compile(r"\bimport\s+(?:type\s+)?([A-Za-z_$][\w$]*)\s*(?:,|from\b)")
+_AS = re.compile(r"\sas\s+([A-Za-z_$][\w$]*)")
+"""`` as Y`` of ``X as Y``; it begins with a space, not with ``X`` behind a look-behind, which would be tried
+at every offset of the file: ``X`` is read back from where it matched (:data:`_NAME_BEFORE`)."""
+_NAME_BEFORE = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\Z")
+_LONGEST_NAME = 200
+"""How far back from `` as`` the name before it is looked for."""
+_SET_TO = re.compile(r"=[ \t]*(?:[A-Za-z_$][\w$]*[ \t]*\.[ \t]*)*([A-Za-z_$][\w$]*)[ \t]*;?[ \t\r]*$", re.MULTILINE)
+"""``= Base`` (``= ns.Base``) ending a line: what a constant that is the class by another name is set
+to. It begins with ``=``, which the pattern finds by a literal search (one that begins with
+``const`` or a word boundary tries every offset of the file)."""
+_CONSTANT = re.compile(r"(?:^|[^\w$.])(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]*)?$", re.MULTILINE)
+"""``const B``, before such an ``=`` on its line."""
+_EXPORTED_DEFAULT = re.compile(r"export\s+default\s+(?:abstract\s+)?(?:class\s+)?([A-Za-z_$][\w$]*)")
+"""``export default class Base``, ``export default Base``: the name exported as ``default``. This
+pattern and the next begin with a literal (no ``\\b``), which is searched for rather than tried at
+every offset; a pair found inside a longer word names nothing that is asked about."""
+_IMPORTED_DEFAULT = re.compile(r"import\s+(?:type\s+)?([A-Za-z_$][\w$]*)\s*(?:,|from\b)")
 """``import B from``, ``import B, { … } from``: the name a default export is imported as."""
 _PASSED_ON = re.compile(r"\bexport\s*\{\s*default\s*[,}]")
 """``export { default } from``: a barrel that passes another file's default export on as its own."""
@@ -99,10 +109,24 @@ def _aliases(parsed: ParsedFiles, path: str) -> list[tuple[str, str]]:
     return _ALIASES.get((path, source.sha256), lambda: _pairs(source.text))
 
 
+def _constants(text: str) -> list[tuple[str, str]]:
+    """``(Base, B)`` for each ``const B = Base`` of the text."""
+    pairs = []
+    for value in _SET_TO.finditer(text):
+        constant = _CONSTANT.search(text, text.rfind("\n", 0, value.start()) + 1, value.start())
+        if constant is not None:
+            pairs.append((value.group(1), constant.group(1)))
+    return pairs
+
+
 def _pairs(text: str) -> list[tuple[str, str]]:
-    pairs = [(match.group(1), match.group(2)) for match in _AS.finditer(text)] if " as " in text else []
+    pairs = []
+    for match in _AS.finditer(text) if "as" in text else ():
+        before = _NAME_BEFORE.search(text, max(0, match.start() - _LONGEST_NAME), match.start() + 1)
+        if before is not None:
+            pairs.append((before.group(1), match.group(1)))
     if "=" in text:
-        pairs += [(match.group(2), match.group(1)) for match in _CONSTANT.finditer(text)]
+        pairs += _constants(text)
     if _DEFAULT in text:
         pairs += [(match.group(1), _DEFAULT) for match in _EXPORTED_DEFAULT.finditer(text)]
         pairs += [(_DEFAULT, _DEFAULT)] if _PASSED_ON.search(text) else []
@@ -156,9 +180,10 @@ def _constant_set_to(parsed: ParsedFiles, location: Location) -> tuple[SourceFil
     start = source.line_starts[location.range.start.line]
     end = source.text.find("\n", start)
     line = source.text[start:end if end >= 0 else len(source.text)]
-    for match in _CONSTANT.finditer(line):
-        if match.start(1) == location.range.start.column:
-            return source, (location.range.start.line, match.start(2))
+    value = _SET_TO.search(line)
+    constant = _CONSTANT.search(line, 0, value.start()) if value is not None else None
+    if value is not None and constant is not None and constant.start(1) == location.range.start.column:
+        return source, (location.range.start.line, value.start(1))
     return None
 
 
