@@ -23,6 +23,8 @@ from engine import read_memo
 from engine.edits.model import FileChange, OverlappingEdits, check_no_overlap
 from engine.ports import Answered
 from engine.positions import Position, PositionEncoding, Range
+from engine.refactor import leftovers
+from engine.refactor.corpus import Corpus
 from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.typescript import configs as typescript_configs
 from engine.refactor.typescript.visibility import project_configs
@@ -237,6 +239,33 @@ def test_the_tsconfig_reading_is_kept_between_plans_and_read_again_once_a_config
     (tmp_path / "tsconfig.json").write_text('{"include": ["src", "tests"]}\n')
     again = project_configs(engine)
     assert len(made) == 2 and again.owner("tests/t.ts") is not None
+
+
+# -- the leftovers scan kept between plans --------------------------------------------------------
+
+def test_the_old_names_scan_is_kept_between_plans_and_made_again_for_a_changed_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "a.ts").write_text("export const scaleBy = 1;\n// scaleBy\n")
+    (tmp_path / "b.ts").write_text('import { scaleBy } from "./a";\nexport const b = scaleBy;\n')
+    scanned: list[int] = []
+    real = leftovers.Leftovers._scanned
+
+    def counted(self: leftovers.Leftovers, data: bytes) -> Any:
+        scanned.append(1)
+        return real(self, data)
+
+    monkeypatch.setattr(leftovers.Leftovers, "_scanned", counted)
+    workspace = Workspace(tmp_path)
+    first = leftovers.Leftovers(Corpus(workspace), "scaleBy", "typescript")
+    assert len(scanned) == 2 and first.files_holding_the_name() == ["a.ts", "b.ts"]
+    again = leftovers.Leftovers(Corpus(workspace), "scaleBy", "typescript")
+    assert len(scanned) == 2, "the unchanged files were scanned again"
+    assert again._lines_now == first._lines_now
+    (tmp_path / "b.ts").write_text('import { scaleBy } from "./a";\n\nexport const b = scaleBy + scaleBy;\n')
+    changed = leftovers.Leftovers(Corpus(workspace), "scaleBy", "typescript")
+    assert len(scanned) == 3 and changed._lines_now["b.ts"] == [(0, 'import { scaleBy } from "./a";'),
+                                                                   (2, "export const b = scaleBy + scaleBy;")]
+    assert changed._spots_now["b.ts"] == {(0, 9), (2, 17), (2, 27)}
 
 
 # -- the overlap check --------------------------------------------------------------------------

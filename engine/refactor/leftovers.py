@@ -12,8 +12,11 @@ read again, as they will be.
 from __future__ import annotations
 
 import re
+import threading
 from bisect import bisect_right
+from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Callable
 
 from engine.edits.model import FileChange, WorkspaceEdit
 from engine.edits.materialize import materialize
@@ -72,7 +75,7 @@ class Leftovers:
         self._spots_now: dict[str, set[tuple[int, int]]] = {}
         """Where each file holds the old name as a word now: (0-based line, column)."""
         for path in self._paths:
-            self._lines_now[path], self._spots_now[path] = self._scanned(corpus.bytes_of(path) or b"")
+            self._lines_now[path], self._spots_now[path] = self._scanned_kept(corpus.bytes_of(path) or b"")
         self._built_names = _built_names(corpus, language, old_name)
 
     def files_holding_the_name(self) -> list[str]:
@@ -213,6 +216,12 @@ class Leftovers:
         engine counts them: without a BOM)."""
         return self._scanned(data)[0]
 
+    def _scanned_kept(self, data: bytes) -> tuple[list[tuple[int, str]], set[tuple[int, int]]]:
+        """:meth:`_scanned` of a file as it is before the rename, kept by the old name and the
+        content: a long-lived engine's next rename of the name scans the same files again (a warm
+        rename of a function used in fifty files: most of the work beside the server's request)."""
+        return _SCANS.get((self.old_name, data), lambda: self._scanned(data))
+
     def _scanned(self, data: bytes) -> tuple[list[tuple[int, str]], set[tuple[int, int]]]:
         """:meth:`_lines`, and where each word of the old name is: (0-based line, column)."""
         text = _decoded(data)
@@ -231,6 +240,36 @@ class Leftovers:
                 end = starts[number + 1] if number + 1 < len(starts) else len(text)
                 found[number] = text[starts[number]:end].rstrip("\r\n")
         return list(found.items()), spots
+
+
+class _KeptScans:
+    """Scans by (old name, content), the least recently used dropped past ``limit`` bytes of
+    content. Neither is the request's answer: the same name in the same bytes scans the same."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit, self._held = limit, 0
+        self._scans: OrderedDict[tuple[str, bytes], tuple[list[tuple[int, str]], set[tuple[int, int]]]] = OrderedDict()
+        self._lock = threading.Lock()  # a daemon may plan for several clients at once
+
+    def get(self, key: tuple[str, bytes],
+            scan: Callable[[], tuple[list[tuple[int, str]], set[tuple[int, int]]]]) -> tuple[list[tuple[int, str]], set[tuple[int, int]]]:
+        with self._lock:
+            found = self._scans.get(key)
+            if found is not None:
+                self._scans.move_to_end(key)
+                return found
+        scanned = scan()  # outside the lock: another file's scan need not wait for this one
+        with self._lock:
+            if key not in self._scans:
+                self._held += len(key[1])
+            self._scans[key] = scanned
+            while self._held > self._limit and self._scans:
+                (_name, data), _dropped = self._scans.popitem(last=False)
+                self._held -= len(data)
+        return scanned
+
+
+_SCANS = _KeptScans(16 * 2**20)
 
 
 _BREAKS = re.compile(r"[\r\n]")
