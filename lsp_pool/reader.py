@@ -5,11 +5,13 @@ costs that a rename's answer of a thousand edits (a hundred kilobytes of JSON) m
   hook, which Python then calls for every object of the message, a thousand times per answer,
   only to return each nested one unchanged (they hold no ``jsonrpc``). It is called here on the
   whole message once, which is what the hook did that mattered.
-- The cyclic garbage collector is paused while a large body is parsed and while a large answer
-  is converted (:func:`collection_paused`). Such a parse allocates thousands of objects, all of
+- The cyclic garbage collector is paused while a large body is parsed (:func:`collection_paused`),
+  and a rename's answer is read into the engine's values within that parse
+  (``Connection.request``'s ``read_result``). Such a parse allocates thousands of objects, all of
   them alive and none of them in a cycle, and the collector, counting allocations, ran a dozen
-  times over them within the answer (young and middle generations, 1-5 ms of a warm rename's
-  critical path in all). What it would have found to collect waits until the block ends.
+  times over them between the answer's arrival and its values (young and middle generations,
+  1-5 ms of a warm rename's critical path). What it would have found to collect waits until the
+  block ends.
 """
 
 from __future__ import annotations
