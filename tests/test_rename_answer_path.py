@@ -22,7 +22,7 @@ from engine.api import Engine, SourcePreference
 from engine import read_memo
 from engine.edits.model import FileChange, OverlappingEdits, check_no_overlap
 from engine.ports import Answered
-from engine.positions import Position, PositionEncoding, Range
+from engine.positions import LineIndex, Position, PositionEncoding, Range
 from engine.refactor import leftovers
 from engine.refactor.corpus import Corpus
 from engine.refactor.operations.rename_symbol import Rename
@@ -213,6 +213,12 @@ def test_line_indexes_are_kept_between_requests_and_read_again_once_the_file_cha
         {"changes": {path.as_uri(): [{"range": {"start": {"line": 0, "character": 20},
                                                  "end": {"line": 0, "character": 21}}, "newText": "c"}]}})
     assert len(reads) == 2 and changed.files[0].edits[0].range.start == Position(0, 20)
+
+
+def test_an_edit_before_its_lines_start_is_clamped_to_it() -> None:
+    """A server's negative character (none should send one) ends at the line's start, as before."""
+    index = LineIndex(b"abc\n")
+    assert index.edit_range(0, -1, 0, -2, PositionEncoding.UTF16) == Range(Position(0, 0), Position(0, 0))
 
 
 # -- tsconfig reading kept between plans --------------------------------------------------------
