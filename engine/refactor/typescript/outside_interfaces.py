@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -42,8 +43,9 @@ if TYPE_CHECKING:
 _TYPE_NAME = re.compile(r"(?:[:<|&]|\b(?:implements|extends|satisfies|as)\b)\s*(?:readonly\s+)?([A-Z][\w$]*)")
 """A capitalised name where a type is written: after ``:``, ``<``, ``|``, ``&``, ``implements``,
 ``extends``, ``satisfies`` or ``as``."""
-MOST_ASKED = 32
-"""Type names put to the server per rename at most; past that the rest are named in a warning."""
+MOST_ASKED = 200
+"""Type names put to the server per rename at most (a bound on the requests, far above what the
+projects of the corpus spell); past that a warning says the rest were not checked."""
 
 
 class FitsOutsideInterface(Refused):
@@ -77,6 +79,8 @@ def check(context: PlanContext, members: list[implementers.ClassMember], old: st
         return []
     seeing = Seeing(context, parsed)
     refused, warnings, asked = [], [], dict[str, list[_Outside]]()
+    read: dict[str, dict[str, list[frozenset[str]]]] = {}
+    """Each outside file's interfaces, read once per rename (a library file holds many of the names asked)."""
     for member in members:
         files = sorted(mentioning(member.class_name) & seeing(member.path))
         names = _type_names(parsed, files, member.class_name, lambda name: _declared_here(name, mentioning, parsed))
@@ -87,7 +91,7 @@ def check(context: PlanContext, members: list[implementers.ClassMember], old: st
                                 f"{member.class_name}.{old} fits; run tsc after the rename")
                 break
             if name not in asked:
-                asked[name] = _resolved_outside(context, parsed, path, position, name, old)
+                asked[name] = _resolved_outside(context, parsed, path, position, name, old, read)
             for outside in asked[name]:
                 if old in outside.required and outside.required - {old} <= member.members:
                     refused.append(member.label(old, f"fits {name} ({outside.file}:{outside.line + 1}, outside the "
@@ -104,26 +108,48 @@ def check(context: PlanContext, members: list[implementers.ClassMember], old: st
 
 def _type_names(parsed: ParsedFiles, files: list[str], class_name: str,
                 declared_here: Callable[[str], bool]) -> dict[str, tuple[str, Position]]:
-    """The type names those files spell that the workspace does not declare, each with its first place."""
+    """The type names those files spell that neither the file (a type parameter, an import from a
+    relative path) nor the workspace declares, each with its first place; not in a comment."""
     found: dict[str, tuple[str, Position]] = {}
     for path in files:
         source = parsed.source(path)
         if source is None:
             continue
-        for match in _TYPE_NAME.finditer(source.text):
+        text, starts = source.text, source.line_starts
+        bound = _bound_in(text)
+        for match in _TYPE_NAME.finditer(text):
             name = match.group(1)
-            if name != class_name and name not in found and not declared_here(name):
-                line = source.text.count("\n", 0, match.start(1))
-                column = match.start(1) - (source.text.rfind("\n", 0, match.start(1)) + 1)
-                found[name] = (path, Position(line, column))
+            if name == class_name or name in found or name in bound:
+                continue
+            line = bisect_right(starts, match.start(1)) - 1
+            before = text[starts[line]:match.start(1)]
+            if "//" in before or before.lstrip().startswith(("*", "/*")) or declared_here(name):
+                continue
+            found[name] = (path, Position(line, match.start(1) - starts[line]))
     return found
 
 
+_TYPE_PARAMETER = re.compile(r"[<,]\s*([A-Z][\w$]*)\s*(?=extends\b|=|,|>)")
+"""``<T,``, ``, K extends``, ``<V = …``: a type parameter (or a type argument, which is no
+interface's name where it stands)."""
+_RELATIVE_IMPORT = re.compile(r"\bimport\s+(?:type\s+)?([^;]*?)\s+from\s+['\"]\.")
+_NAMES = re.compile(r"[A-Za-z_$][\w$]*")
+
+
+def _bound_in(text: str) -> set[str]:
+    """The names a file binds that a type name may be: its type parameters and what it imports from
+    a relative path (a workspace file)."""
+    bound = {match.group(1) for match in _TYPE_PARAMETER.finditer(text)} if "<" in text else set()
+    for match in _RELATIVE_IMPORT.finditer(text) if "import" in text else ():
+        bound.update(_NAMES.findall(match.group(1)))
+    return bound
+
+
 def _declared_here(name: str, mentioning: Callable[[str], set[str]], parsed: ParsedFiles) -> bool:
-    """Whether a workspace file declares ``name`` as a type (a workspace's own ``Iterator`` is not
-    asked about), not counting a dependency's under ``node_modules``. By the text: the servers'
+    """Whether a workspace file declares ``name`` (a workspace's own ``Iterator`` is not asked about;
+    nor a ``typeof`` of its constant), not counting a dependency's under ``node_modules``. By the text: the servers'
     outlines list imported names as variables of the importing file."""
-    declaring = re.compile(rf"\b(?:interface|class|type|enum|namespace)\s+{re.escape(name)}\b")
+    declaring = re.compile(rf"\b(?:interface|class|type|enum|namespace|const|let|var|function)\s+{re.escape(name)}\b")
     for path in sorted(mentioning(name)):
         source = parsed.source(path) if "node_modules" not in Path(path).parts else None
         if source is not None and declaring.search(source.text):
@@ -132,7 +158,7 @@ def _declared_here(name: str, mentioning: Callable[[str], set[str]], parsed: Par
 
 
 def _resolved_outside(context: PlanContext, parsed: ParsedFiles, path: str, position: Position, name: str,
-                      old: str) -> list[_Outside]:
+                      old: str, read: dict[str, dict[str, list[frozenset[str]]]]) -> list[_Outside]:
     """The interfaces ``name`` at ``position`` resolves to outside the workspace that declare ``old``."""
     source = parsed.source(path)
     if context.services is None or source is None:
@@ -146,7 +172,9 @@ def _resolved_outside(context: PlanContext, parsed: ParsedFiles, path: str, posi
         if location.inside_workspace and "node_modules" not in Path(location.file).parts:
             continue
         file = location.file if os.path.isabs(location.file) else str(context.workspace.root / location.file)
-        for declared in _interfaces_in(file).get(name, ()):
+        if file not in read:
+            read[file] = _interfaces_in(file)
+        for declared in read[file].get(name, ()):
             if old in declared:
                 found.append(_Outside(name, location.file, location.range.start.line, declared))
     return found
