@@ -69,10 +69,10 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
          members: list[implementers.ClassMember] | None = None) -> list[Met]:
     """The interfaces the plan's renamed class members fit and leave behind (see the module's text);
     ``members``: :func:`renamed_members` of ``edit``, when worked out already."""
-    renamed = implementers.edit_starts(edit)
     members = renamed_members(edit, old, parsed) if members is None else members
     if not members:
         return []
+    renamed = implementers.edit_starts(edit)
     mentioning = mentioning_in(context)
 
     declared: list[implementers.DeclaredIn] = []
