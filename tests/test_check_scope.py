@@ -247,19 +247,54 @@ def test_a_module_read_once_is_not_parsed_again(monkeypatch: pytest.MonkeyPatch)
 
     from engine.edits import check_scope
 
-    parsed: list[str] = []
-    real = ast.parse
+    parsed: list[bytes] = []
+    real = check_scope.python_module
 
-    def counted(source: str, *args: object, **kwargs: object) -> ast.Module:
-        parsed.append(source)
-        return real(source)
+    def counted(data: bytes, path: str) -> ast.Module | SyntaxError | ValueError:
+        parsed.append(data)
+        return real(data, path)
 
-    monkeypatch.setattr(check_scope.ast, "parse", counted)
+    monkeypatch.setattr(check_scope, "python_module", counted)
     before, after = (_BASE + f"\n\nMARK = {id(parsed)}\n").encode(), (_BASE + f"\n\nMARK = {id(parsed)}\nY = 1\n").encode()
     first = changed_names("m.py", before, after)
     again = changed_names("m.py", after, before)
     assert first == again == {"Y"}
     assert len(parsed) == 2  # each content once
+
+
+def test_an_apply_parses_what_it_writes_once_for_its_scope_and_its_syntax_check(tmp_path: Path,
+                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scope reads the after's statements and the syntax check whether it parses: one parse by
+    Python's parser serves both (issue 44)."""
+    import builtins
+
+    from engine.api import Engine
+    from engine.choices import SourcePreference
+    from engine.workspace import Workspace
+
+    (tmp_path / "m.py").write_text(_BASE)
+    (tmp_path / "use.py").write_text("from m import f\n\nf()\n")
+    data = (tmp_path / "m.py").read_bytes()
+    edit = WorkspaceEdit((FileChange("m.py", (TextEdit(Range(Position(4, 11), Position(4, 12)), "2"),), hashlib.sha256(data).hexdigest()),))
+    after = data.replace(b"return 1", b"return 2")
+    parses: list[object] = []
+    real = builtins.compile
+
+    def counting(source: object, *args: object, **kwargs: object) -> object:
+        if source in (after, after.decode()):
+            parses.append(source)
+        return real(source, *args, **kwargs)  # type: ignore[call-overload]
+
+    engine = Engine(Workspace(tmp_path), source=SourcePreference.AST)
+    try:
+        engine.graph()
+        monkeypatch.setattr(builtins, "compile", counting)
+        engine.edits().apply(edit, EditOptions(allow_dirty=True))
+    finally:
+        monkeypatch.undo()
+        engine.close()
+    assert (tmp_path / "m.py").read_bytes() == after
+    assert len(parses) == 1
 
 
 # -- Go: a file's declarations read as their interfaces (engine.edits.go_statements) ------------

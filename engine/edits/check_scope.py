@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
 from engine.edits.go_statements import go_declarations
+from engine.edits.python_parse import declares_encoding, python_module
 from engine.edits.ts_statements import TS_SUFFIXES, WHOLE_MODULE, ts_declarations, ts_words
 
 _PYTHON_SUFFIXES = (".py", ".pyi")
@@ -222,9 +223,18 @@ def _read_statements(data: bytes) -> tuple[_Statement, ...] | None:
     again; parsing and writing out every statement of a large module is most of the scope's cost."""
     try:
         text = data.decode("utf-8-sig")
-        tree = ast.parse(text)
-    except (UnicodeDecodeError, SyntaxError, ValueError):
+    except UnicodeDecodeError:
         return None
+    if declares_encoding(data) or text.startswith("\ufeff"):
+        try:  # Python would read the bytes otherwise than as this text: the text is parsed here
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return None
+    else:  # the parse the syntax check reads too (the text is the bytes as UTF-8, as Python reads them)
+        parsed = python_module(data, "<unknown>")
+        if not isinstance(parsed, ast.Module):
+            return None
+        tree = parsed
     dumps = _Dumps(text)
     statements = []
     for node in tree.body:

@@ -16,10 +16,10 @@ whole identifier for another: that cannot change whether the file parses. "Whole
 
 from __future__ import annotations
 
-import ast
 from typing import Any, Iterable
 
 from engine.edits.model import FileChange, Operation, paths_of
+from engine.edits.python_parse import python_module
 from engine.edits.materialize import FileState
 from engine.edits.text import line_starts
 from engine.extract.treesitter import TreeSitterExtractor
@@ -68,17 +68,15 @@ def first_syntax_error(parser: TreeSitterExtractor, language: str, data: bytes, 
     would import is its answer. Tree-sitter is not asked there: it recovers from an unexpected
     indent without flagging it, and it flags lines Python accepts (``*[], a = (1,)``), which made
     a file holding one count as unparsable before the edit, so a break the edit made went unseen."""
-    text = _strip_bom(data)
     kind = profile(language)
     if kind is not None and kind.interpreter_parses:
-        try:
-            compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-        except SyntaxError as error:
-            return f"line {error.lineno}: {error.msg}" if error.lineno else error.msg
-        except ValueError as error:  # a NUL byte: no line to name
-            return str(error)
+        parsed = python_module(data, path)  # the check's scope parsed the same bytes already, most often
+        if isinstance(parsed, SyntaxError):
+            return f"line {parsed.lineno}: {parsed.msg}" if parsed.lineno else parsed.msg
+        if isinstance(parsed, ValueError):  # a NUL byte: no line to name
+            return str(parsed)
         return None
-    root = parser.parse(language, text).root_node
+    root = parser.parse(language, _strip_bom(data)).root_node
     if not root.has_error:
         return None
     node = _first_error_node(root)
