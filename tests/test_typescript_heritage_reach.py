@@ -4,7 +4,8 @@ real servers: tsserver (through typescript-language-server) and TypeScript 7's `
 - A base reached through a default export (``export default class Base``, ``export { Plain as
   default }``, imported under any name) or a constant (``const B = Base``) is followed down the
   chain like an import alias: an interface member's rename that such a subclass fits with the
-  inherited member is refused, naming the chain; a base member's rename renames the interface.
+  inherited member is refused, naming the chain; a base member's rename renames the interface. A
+  class with no name (``export default class extends Base``) that fits cannot be followed: refused.
   Before, these subclasses were not seen, and the rename broke tsc (TS2741) silently.
 - An interface member's rename follows a class that fits the interface only where a file that
   names both sees both files (is one of them, or imports them, directly or through a barrel), as
@@ -49,9 +50,12 @@ DEFAULTS = {
     # `export { Plain as default }`, imported as P.
     "src/plain.ts": 'class Plain {\n  area(): number {\n    return 3;\n  }\n}\n\nexport { Plain as default };\n',
     "src/plained.ts": 'import P from "./plain";\n\nexport class Plained extends P {\n  name = "plained";\n}\n',
+    # A class with no name, exported by default: it cannot be followed to where it is used.
+    "src/anonymous.ts": 'import Base from "./base";\n\nexport default class extends Base {\n  name = "anonymous";\n}\n',
     "src/use.ts": ('import { Shape } from "./shape";\nimport { Defaulted } from "./defaulted";\n'
-                   'import { Constant } from "./constant";\nimport { Plained } from "./plained";\n\n'
-                   "export const all: Shape[] = [new Defaulted(), new Constant(), new Plained()];\n"),
+                   'import { Constant } from "./constant";\nimport { Plained } from "./plained";\n'
+                   'import Anonymous from "./anonymous";\n\n'
+                   "export const all: Shape[] = [new Defaulted(), new Constant(), new Plained(), new Anonymous()];\n"),
 }
 
 
@@ -77,6 +81,8 @@ def test_a_member_inherited_through_a_default_export_or_a_constant_is_refused_na
     assert refused.value.code == "implementations_left_behind", refused.value.message
     why = "inherited from {} at src/{}.ts:2, which does not fit Shape itself"
     assert refused.value.to_json()["members"] == [
+        f"src/anonymous.ts:3 ((a class with no name).area, {why.format('Base', 'base')}, and it has no name to follow "
+        "to where it is used as Shape)",
         f"src/constant.ts:5 (Constant.area, {why.format('Base', 'base')})",
         f"src/defaulted.ts:3 (Defaulted.area, {why.format('Base', 'base')})",
         f"src/plained.ts:3 (Plained.area, {why.format('Plain', 'plain')})"], refused.value.message
@@ -90,8 +96,10 @@ def test_a_default_exported_base_members_rename_renames_the_interface_its_subcla
     tsc = _tsc(backend)
     root = _with(_project(tmp_path / "p", typescript7=backend == TSC_LSP), DEFAULTS)
     (root / "src" / "plained.ts").unlink()
+    (root / "src" / "anonymous.ts").unlink()
     (root / "src" / "use.ts").write_text(DEFAULTS["src/use.ts"].replace('import { Plained } from "./plained";\n', "")
-                                         .replace(", new Plained()", ""))
+                                         .replace('import Anonymous from "./anonymous";\n', "")
+                                         .replace(", new Plained(), new Anonymous()", ""))
     engine = _engine(root)
     try:
         plan = engine.plan(Rename("src/base.ts:Base/area", "surface"))

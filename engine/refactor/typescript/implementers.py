@@ -47,6 +47,9 @@ if TYPE_CHECKING:
 
 _MEMBER_SIGNATURES = frozenset({"property_signature", "method_signature"})
 _CLASSES = frozenset({"class_declaration", "abstract_class_declaration", "class"})
+ANONYMOUS = "(a class with no name)"
+"""The name of a class expression without one (``export default class extends Base {…}``): no
+file spells it, so nothing is found below it or by it; an interface's fit of its own refuses."""
 _CLASS_MEMBERS = frozenset({"method_definition", "public_field_definition", "field_definition",
                             "abstract_method_signature", "method_signature"})
 _HIDDEN = frozenset({"private", "protected"})
@@ -182,11 +185,16 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
              and (member.line, member.column) not in renamed.get(member.path, set())]
     inherited = []
     for base, chain in descendants(bases, mentioning, parsed, old, context.graph().importing_files):
-        fit = named_with(chain[-1].sub, base.members.union(*(hop.sub.members for hop in chain)))
+        have = base.members.union(*(hop.sub.members for hop in chain))
+        anonymous = chain[-1].sub.class_name == ANONYMOUS
+        # A class with no name cannot be found where it is used: its fit alone refuses.
+        fit = (next(((interface, "") for interface in interfaces if interface.others <= have), None) if anonymous
+               else named_with(chain[-1].sub, have))
         if fit is not None and confirmed(context, parsed, base, chain):
             through = f" through {', '.join(hop.sub.class_name for hop in chain[:-1])}" if len(chain) > 1 else ""
+            unnamed = f", and it has no name to follow to where it is used as {fit[0].name}" if anonymous else ""
             inherited.append(chain[-1].sub.label(old, f"inherited from {base.class_name} at {base.path}:{base.line + 1}"
-                                                      f"{through}, which does not fit {fit[0].name} itself"))
+                                                      f"{through}, which does not fit {fit[0].name} itself{unnamed}"))
     return Findings(tuple(interfaces), tuple(fits), tuple(sorted(inherited)))
 
 
@@ -354,8 +362,8 @@ def _extenders_in(parsed: ParsedFiles, path: str, text: bytes) -> list[tuple[str
     for declaration in _walk(tree[1], _CLASSES) if tree is not None else []:
         body, name_node = declaration.child_by_field_name("body"), declaration.child_by_field_name("name")
         value = heritage.extended_name(declaration)
-        name = _class_name(declaration)
-        if value is not None and value.text and body is not None and name is not None:
+        name = _class_name(declaration) or ANONYMOUS
+        if value is not None and value.text and body is not None:
             line, column = _start(name_node or declaration, text)
             found.append((value.text.decode(), ClassMember(path, line, column, name, frozenset(_own_members(body))),
                           _start(value, text)))
