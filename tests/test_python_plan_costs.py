@@ -107,6 +107,27 @@ def test_parents_read_off_fields_are_libcsts(tmp_path: Path) -> None:
         assert all(found[node] is parent for node, parent in expected.items())
 
 
+def test_a_trees_parents_are_read_on_the_walk_that_lists_its_nodes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walk that lists the nodes in source order gives their parents too (LibCST's own), and
+    no second walk reads them off every field (issue 44)."""
+    from libcst.metadata import MetadataWrapper, ParentNodeProvider
+
+    from engine.refactor.python import span_nodes
+
+    for number, code in enumerate((VARIED, (Path(__file__).parents[1] / "engine/refactor/python/pure_values.py").read_text(encoding="utf-8"))):
+        (tmp_path / f"m{number}.py").write_text(code, encoding="utf-8")
+        walks: list[int] = []
+        original = span_nodes.parents_of
+        monkeypatch.setattr(span_nodes, "parents_of", lambda module: walks.append(1) or original(module))
+        tree = span_nodes._resolved_tree(Workspace(tmp_path).read(f"m{number}.py"))
+        monkeypatch.undo()
+        assert walks == []
+        expected = MetadataWrapper(tree.module, unsafe_skip_copy=True).resolve(ParentNodeProvider)
+        assert tree.parents.keys() == expected.keys()
+        assert all(tree.parents[node] is parent for node, parent in expected.items())
+        assert tree.source_order is not None and list(tree.source_order) == list(span_nodes.nodes_within(tree.module))
+
+
 def test_kept_trees_are_bounded_by_their_sources_size() -> None:
     from engine.refactor.python.kept_trees import KeptTrees
 

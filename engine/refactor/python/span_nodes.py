@@ -118,10 +118,15 @@ def read_tree(source: SourceFile) -> PythonTree:
 
 def _resolved_tree(source: SourceFile) -> PythonTree:
     found = resolve(parse(source))
-    parents = parents_of(found.module)
-    # The order read off the fields holds every node once when it holds as many as have a parent
-    # (a node held twice, or a field the order missed, and the walk through children lists them).
-    order = found.source_order if found.source_order is not None and len(found.source_order) == len(parents) + 1 else None
+    order = found.source_order
+    if order is not None and found.parents is not None and len(order) == len(found.parents) + 1:
+        # Every node reached once, through every field that holds one: the parents every field gives.
+        parents: Mapping[cst.CSTNode, cst.CSTNode] = found.parents
+    else:
+        parents = parents_of(found.module)
+        # The order read off the fields holds every node once when it holds as many as have a parent
+        # (a node held twice, or a field the order missed, and the walk through children lists them).
+        order = order if order is not None and len(order) == len(parents) + 1 else None
     return PythonTree(source, found.module, StatementPositions(found.module, parents), parents, found.scopes, found.contexts,
                       order)
 

@@ -20,7 +20,7 @@ import inspect
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Optional, cast
 
 import libcst as cst
@@ -64,6 +64,9 @@ class Resolved:
     source_order: Sequence[cst.CSTNode] | None
     """Every node in preorder as ``children`` lists them; None when a node type's order of
     fields could not be read (then a walk through ``children`` must list them)."""
+    parents: Mapping[cst.CSTNode, cst.CSTNode] | None = None
+    """Each node's parent, read on the same walk; None with ``source_order``, or when a field the
+    walk does not follow holds a node (then ``span_nodes.parents_of`` reads every field)."""
 
 
 def scopes_of(module: cst.Module) -> Mapping[cst.CSTNode, Scope | None]:
@@ -77,7 +80,9 @@ def resolve(module: cst.Module) -> Resolved:
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     contexts = cast(Mapping[cst.CSTNode, ExpressionContext], _Contexts()._gen(wrapper))
     scopes = _Scopes(contexts)._gen(wrapper)
-    return Resolved(wrapper.module, scopes, contexts, _source_order(wrapper.module))  # type: ignore[arg-type]
+    walked = _source_order(wrapper.module)
+    order, parents = walked if walked is not None else (None, None)
+    return Resolved(wrapper.module, scopes, contexts, order, parents)  # type: ignore[arg-type]
 
 
 _VISITED_FIELD = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
@@ -98,13 +103,21 @@ def _field_order(kind: type[cst.CSTNode]) -> tuple[str, ...] | None:
     return _FIELD_ORDERS[kind]
 
 
-def _source_order(module: cst.Module) -> list[cst.CSTNode] | None:
+_OTHER_FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}
+"""Each node type's fields that ``_visit_and_replace_children`` does not visit (a name's string)."""
+
+
+def _source_order(module: cst.Module) -> tuple[list[cst.CSTNode], dict[cst.CSTNode, cst.CSTNode] | None] | None:
+    """The nodes in source order, and each node's parent read on the same walk (None when a field
+    the walk does not follow holds a node: the parents must then be read off every field)."""
     found: list[cst.CSTNode] = []
+    parents: dict[cst.CSTNode, cst.CSTNode] | None = {}
     pending: list[cst.CSTNode] = [module]
     while pending:
         node = pending.pop()
         found.append(node)
-        names = _field_order(type(node))
+        kind = type(node)
+        names = _field_order(kind)
         if names is None:
             return None
         children: list[cst.CSTNode] = []
@@ -114,5 +127,22 @@ def _source_order(module: cst.Module) -> list[cst.CSTNode] | None:
                 children.append(value)
             elif isinstance(value, (list, tuple)):
                 children.extend(child for child in value if isinstance(child, cst.CSTNode))
+        if parents is not None:
+            if _holds_other_nodes(node, kind, names):
+                parents = None
+            else:
+                for child in children:
+                    parents[child] = node
         pending.extend(reversed(children))
-    return found
+    return found, parents
+
+
+def _holds_other_nodes(node: cst.CSTNode, kind: type[cst.CSTNode], visited: tuple[str, ...]) -> bool:
+    others = _OTHER_FIELDS.get(kind)
+    if others is None:
+        others = _OTHER_FIELDS[kind] = tuple(field.name for field in fields(kind) if field.name not in visited)
+    for name in others:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode) or isinstance(value, (list, tuple)) and any(isinstance(v, cst.CSTNode) for v in value):
+            return True
+    return False
