@@ -9,9 +9,8 @@ costs that a rename's answer of a thousand edits (a hundred kilobytes of JSON) m
   and a rename's answer is read into the engine's values within that parse
   (``Connection.request``'s ``read_result``). Such a parse allocates thousands of objects, all of
   them alive and none of them in a cycle, and the collector, counting allocations, ran a dozen
-  times over them between the answer's arrival and its values (young and middle generations,
-  1-5 ms of a warm rename's critical path). What it would have found to collect waits until the
-  block ends.
+  times over them between the answer's arrival and its values (young and middle generations, on
+  a warm rename's critical path). What it would have found to collect waits until the block ends.
 """
 
 from __future__ import annotations

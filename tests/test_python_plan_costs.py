@@ -5,6 +5,7 @@ once per plan where the policy and the pass both read the tree (issue 44). Count
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import libcst as cst
 import pytest
@@ -118,7 +119,12 @@ def test_a_trees_parents_are_read_on_the_walk_that_lists_its_nodes(tmp_path: Pat
         (tmp_path / f"m{number}.py").write_text(code, encoding="utf-8")
         walks: list[int] = []
         original = span_nodes.parents_of
-        monkeypatch.setattr(span_nodes, "parents_of", lambda module: walks.append(1) or original(module))
+
+        def counted(module: Any) -> Any:
+            walks.append(1)
+            return original(module)
+
+        monkeypatch.setattr(span_nodes, "parents_of", counted)
         tree = span_nodes._resolved_tree(Workspace(tmp_path).read(f"m{number}.py"))
         monkeypatch.undo()
         assert walks == []

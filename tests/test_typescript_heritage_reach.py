@@ -32,6 +32,7 @@ import pytest
 
 from engine.errors import Refused
 from engine.refactor.operations.rename_symbol import Rename
+from engine.refactor.typescript.outside_interfaces import FitsOutsideInterface
 from lsp_pool.typescript7 import TSC_LSP
 from tests.test_typescript_implementers import _engine, _project, _snapshot, _tsc
 
@@ -268,7 +269,8 @@ def test_a_class_members_rename_that_an_outside_interface_needs_is_refused_namin
     for what, (start, where, naming) in expected.items():
         error = refusals[what]
         assert error.code == "fits_outside_interface", error.message
-        [member] = error.to_json()["members"]
+        assert isinstance(error, FitsOutsideInterface)
+        [member] = error.members
         assert member.startswith(start) and where in member, member
         assert member.endswith(f", outside the workspace) without `implements`, and {naming} names both)"), member
         assert "nothing was changed" in error.message
