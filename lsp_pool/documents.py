@@ -39,9 +39,11 @@ with Django's 87 JavaScript files open kept a core busy and slowed every later r
 class DocumentTracker:
     def __init__(
         self, notify: Callable[[str, object], None], language_of: Callable[[Path], str | None],
-        max_open: int = MAX_OPEN_DOCUMENTS,
+        max_open: int = MAX_OPEN_DOCUMENTS, *, watches_files_itself: bool = False,
     ) -> None:
+        """``watches_files_itself``: the server takes no watched-file events (ServerSpec.watches_files_itself)."""
         self._notify = notify
+        self._watches_files_itself = watches_files_itself
         self._language_of = language_of
         self._seen: dict[Path, _Seen] = {}
         self._max_open = max_open
@@ -95,6 +97,11 @@ class DocumentTracker:
             if seen is not None and seen.version is not None:
                 self._notify(t.TEXT_DOCUMENT_DID_CLOSE, t.DidCloseTextDocumentParams(t.TextDocumentIdentifier(path.as_uri())))
             self._watched(path, t.FileChangeType.Deleted)
+        elif self._watches_files_itself:
+            # Its own watcher would tell it in its own time, after a request sent at once (a
+            # rename answered from the old file). Opened, it answers from this text; once closed
+            # again (idle, or to make room), it reads the disk, current by then.
+            self.use(path, open_it=True, written=True)
         elif path in self._seen:
             # Sent as an open document, not only as a watched-file event: servers take those after
             # a debounce, and a diagnostics pull right after an apply was answered from the old text.

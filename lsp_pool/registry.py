@@ -107,6 +107,12 @@ class ServerSpec:
     its files is open (TypeScript 7: a tests/ tsconfig): the files of other projects are opened
     before a cross-file request, with no wait for diagnostics (each request waits for its own
     project's load)."""
+    watches_files_itself: bool = False
+    """The server learns that a file it has not opened changed on disk from its own file watcher,
+    in its own time, and takes no ``workspace/didChangeWatchedFiles`` (typescript-language-server
+    passes them to tsserver only with its ``useClientFileWatcher``): a request sent at once was
+    answered from the old file. A file known to have changed is opened with its text instead
+    (:meth:`lsp_pool.documents.DocumentTracker.changed_by_us`)."""
     features: frozenset[Feature] = frozenset()
     """What the server gives a refactoring client, as measured (../shared/design/LANGUAGE-SERVERS.md;
     a feature not measured is not listed): ``graft doctor`` says from it what goes through the server."""
@@ -232,6 +238,7 @@ SPECS: tuple[ServerSpec, ...] = (
         rename_says_when_it_cannot=True,
         needs_open=True,
         searches_open_projects=True,
+        watches_files_itself=True,
         tsserver_diagnostics=True,
         project_style=True,
     ),

@@ -65,7 +65,8 @@ class ManagedServer:
         self.stale_diagnostics: set[str] = set()
         """URIs shown to the server (didOpen/didChange) since it last published diagnostics for them."""
         self.log: list[str] = []
-        self.documents = DocumentTracker(self._notify, lambda path: language_of(path.name))
+        self.documents = DocumentTracker(self._notify, lambda path: language_of(path.name),
+                                         watches_files_itself=spec.watches_files_itself)
         self.restarts = 0
         self.last_exit: str = ""
         self._failures = 0

@@ -19,6 +19,7 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from engine.edits.model import FileChange, Operation, WorkspaceEdit
@@ -132,14 +133,52 @@ def _server_rename(
         if request.meanwhile is not None:
             request.meanwhile(asked.done)
         answers = asked.result()
-    server_edits = [_from_server(corpus, answer.value) for answer in answers]
-    # One answer is merged already: every change in it was checked for overlaps when built.
-    edit = merge(server_edits) if len(server_edits) > 1 else server_edits[0]
-    edit, other_names = _only_the_old_name(corpus, edit, request.old_name)
+    edit, others = _only_the_old_name(corpus, _merged_answers(corpus, answers), request.old_name)
+    asked_again: list[str] = []
+    if others:
+        answers, edit, others, asked_again = _asked_again(request, services, corpus, sources, others)
     edit, extended = prepared[0].add(edit, Source.LSP)
     confidence = Confidence.HIGH if all(answer.complete for answer in answers) else Confidence.MEDIUM
-    notes = [f"from {answers[-1].server}", *answers[-1].notes, *_covered(request.targets), *other_names, *extended]
+    notes = [f"from {answers[-1].server}", *answers[-1].notes, *_covered(request.targets), *asked_again,
+             *_other_names_note(others, request.old_name), *extended]
     return _finish(edit, Source.LSP, confidence, notes, prepared[0].leftovers)
+
+
+def _merged_answers(corpus: Corpus, answers: list[Answered[ServerEdit]]) -> WorkspaceEdit:
+    server_edits = [_from_server(corpus, answer.value) for answer in answers]
+    # One answer is merged already: every change in it was checked for overlaps when built.
+    return merge(server_edits) if len(server_edits) > 1 else server_edits[0]
+
+
+class StaleServerAnswer(Refused):
+    code = "stale_server_answer"
+
+
+def _asked_again(
+    request: RenameRequest, services: LanguageServices, corpus: Corpus, sources: list[SourceFile], first: list[_OtherName],
+) -> tuple[list[Answered[ServerEdit]], WorkspaceEdit, list[_OtherName], list[str]]:
+    """The rename asked again once the server is shown, as they are on disk, the files where its
+    answer replaced something other than the old name: (the answers, their edit without what
+    still does, what still does, a note). Such an answer may come from an older version of the
+    file: tsserver reads a file it has not opened again only once its own watcher reports the
+    change, which a rename sent at once overtook, and its edits then land where the old file had
+    the name (a use that moved was missed). A server renaming another name on purpose
+    (basedpyright, an alias's stub) does so again; anything new the second time means the
+    files are still changing, and the plan is refused."""
+    paths = sorted({other.path for other in first})
+    services.files_changed(paths, paths)
+    answers = _asking(services, sources, list(request.targets), request.new_name, threading.Event())
+    edit, again = _only_the_old_name(corpus, _merged_answers(corpus, answers), request.old_name)
+    new = [other for other in again if other not in first]
+    if new:
+        raise StaleServerAnswer(
+            f"{answers[-1].server} answered the rename from older versions of {', '.join(sorted({o.path for o in new}))} "
+            f"than those on disk, also once shown them as they are: the files changed while the plan was made "
+            f"({_places(new)}); plan again once they stop changing")
+    if len(again) == len(first):
+        return answers, edit, again, []
+    return answers, edit, again, [f"{answers[-1].server} first answered from an older version of "
+                                  f"{', '.join(paths)} than the one on disk; asked again once shown it as it is"]
 
 
 def _read_ahead(corpus: Corpus, paths: list[str], answered: Callable[[], bool]) -> None:
@@ -247,12 +286,23 @@ def _from_server(corpus: Corpus, server_edit: ServerEdit) -> WorkspaceEdit:
     return WorkspaceEdit(tuple(changes))
 
 
-def _only_the_old_name(corpus: Corpus, edit: WorkspaceEdit, old_name: str) -> tuple[WorkspaceEdit, list[str]]:
-    """The server's edit without the edits that replace some other name. Renaming an alias's stub
-    declaration (``def padnone`` in a .pyi, where the module has ``padnone = pad_none``) made
-    basedpyright rename the aliased function as well: ``pad_nones = pad_nones``."""
+@dataclass(frozen=True)
+class _OtherName:
+    """An edit of the server's that replaces something other than the old name."""
+
+    path: str
+    line: int
+    column: int
+    text: str
+    """What the file holds there (the first 40 characters)."""
+
+
+def _only_the_old_name(corpus: Corpus, edit: WorkspaceEdit, old_name: str) -> tuple[WorkspaceEdit, list[_OtherName]]:
+    """The server's edit without the edits that replace some other name, and those. Renaming an
+    alias's stub declaration (``def padnone`` in a .pyi, where the module has ``padnone = pad_none``)
+    made basedpyright rename the aliased function as well: ``pad_nones = pad_nones``."""
     kept_changes: list[Operation] = []
-    dropped: list[str] = []
+    others: list[_OtherName] = []
     for change in edit.operations:
         if not isinstance(change, FileChange):
             kept_changes.append(change)
@@ -266,16 +316,25 @@ def _only_the_old_name(corpus: Corpus, edit: WorkspaceEdit, old_name: str) -> tu
             if text[start:end] == old_name or start == end:
                 kept.append(text_edit)
             else:
-                dropped.append(f"{change.path}:{text_edit.range.start.line + 1} ({text[start:end][:40]!r})")
+                where = text_edit.range.start
+                others.append(_OtherName(change.path, where.line, where.column, text[start:end][:40]))
         if len(kept) == len(change.edits):
             kept_changes.append(change)  # the usual case: not built again
         elif kept:
             kept_changes.append(FileChange(change.path, tuple(kept), change.expected_sha256))
-    if not dropped:
+    if not others:
         return edit, []
-    note = (f"the server also renamed other names, left as they are: {', '.join(dropped[:6])}"
-            + (" …" if len(dropped) > 6 else "") + f" (only {old_name} is renamed)")
-    return WorkspaceEdit(tuple(kept_changes), edit.annotations), [note]
+    return WorkspaceEdit(tuple(kept_changes), edit.annotations), others
+
+
+def _places(others: list[_OtherName]) -> str:
+    return ", ".join(f"{o.path}:{o.line + 1} ({o.text!r})" for o in others[:6]) + (" …" if len(others) > 6 else "")
+
+
+def _other_names_note(others: list[_OtherName], old_name: str) -> list[str]:
+    if not others:
+        return []
+    return [f"the server also renamed other names, left as they are: {_places(others)} (only {old_name} is renamed)"]
 
 
 def _text_rename(corpus: Corpus, language: str | None, old: str, new: str) -> WorkspaceEdit:
