@@ -191,12 +191,14 @@ class Leftovers:
         if len(change.edits) != len(spots) or not _WORD_ONLY.fullmatch(old):
             return False
         width = len(old)
+        texts: set[str] = set()  # a rename's edits share one text: each text looked at once
         for edit in change.edits:
             start, end = edit.range.start, edit.range.end
-            if (end.line != start.line or end.column != start.column + width or (start.line, start.column) not in spots
-                    or old in edit.new_text or _BREAKS.search(edit.new_text)):
+            if end.line != start.line or end.column != start.column + width or (start.line, start.column) not in spots:
                 return False
-        return True  # as many edits as words, each on a distinct word (overlapping edits are refused when made)
+            texts.add(edit.new_text)
+        # As many edits as words, each on a distinct word (overlapping edits are refused when made).
+        return not any(old in text or _BREAKS.search(text) for text in texts)
 
     def _edited_lines(self, change: FileChange) -> list[tuple[int, str]]:
         by_line: dict[int, list[TextEdit]] = {}

@@ -109,7 +109,7 @@ def rename_clashes(workspace: Workspace, edit: WorkspaceEdit, old: str, new: str
     """Every clash the rename ``edit`` of ``old`` to ``new`` would make; ``re_exporters(files)``
     gives the files that may re-export those files (their importers)."""
     parsed = parsed or ParsedFiles(workspace)
-    new_word = re.compile(rf"(?<![\w$]){re.escape(new)}(?![\w$])")
+    new_word: re.Pattern[str] | None = None  # compiled once a file holds the new name (a new name misses re's cache)
     clashes: list[Clash] = []
     changed: dict[str, set[int]] = {}
     for change in edit.operations:
@@ -121,7 +121,11 @@ def rename_clashes(workspace: Workspace, edit: WorkspaceEdit, old: str, new: str
         # A scope clash needs the new name in the file already (a binding of it, or a use that
         # the renamed binding would capture): without it nothing there can clash. The substring
         # test first: the word pattern, led by a look-behind, tries every offset.
-        holds_new = new in source.text and new_word.search(source.text) is not None
+        if new in source.text:
+            new_word = new_word or re.compile(rf"(?<![\w$]){re.escape(new)}(?![\w$])")
+            holds_new = new_word.search(source.text) is not None
+        else:
+            holds_new = False
         if not holds_new and not _may_export_otherwise(parsed, change.path, old):
             continue  # its exports stay as they are (re-exporters read it unrenamed: the same), nor can its scopes clash
         spans = _renamed_starts(source, change.edits, old, new)

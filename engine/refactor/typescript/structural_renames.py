@@ -57,7 +57,8 @@ def follow(plan: RefactorPlan, context: PlanContext, old: str, new: str, parsed:
     """``plan`` with the structural implementers' members renamed too, or refused (see the module's text)."""
     edit, followed, interfaces = plan.edit, list[implementers.Fit](), list[implementers.RenamedInterface]()
     raised: list[met_interfaces.Met] = []
-    members = met_interfaces.renamed_members(edit, old, parsed)
+    starts = implementers.edit_starts(edit)  # the server's edit's: each pass below reads them until a rename is merged
+    members = met_interfaces.renamed_members(edit, old, parsed, starts)
     outside = (outside_interfaces.check(context, members, old, new, parsed, met_interfaces.mentioning_in(context))
                if members else [])
     for _round in range(_ROUNDS + 1):
@@ -65,7 +66,7 @@ def follow(plan: RefactorPlan, context: PlanContext, old: str, new: str, parsed:
         if met:
             edit = _with_interfaces_renamed(context, edit, met, old, new, structural=structural, last=_round == _ROUNDS)
             raised += met
-        found = implementers.find(context, edit, old, parsed)
+        found = implementers.find(context, edit, old, parsed, starts if edit is plan.edit else None)
         interfaces += [interface for interface in found.interfaces if interface not in interfaces]
         if not found:
             if met:
