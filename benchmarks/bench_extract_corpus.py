@@ -60,6 +60,9 @@ class Outcome:
     refused: bool
     seconds: float
     why: str
+    processor_seconds: float = 0.0
+    """This process's processor time over the same span (a server's own is not in it)."""
+    first_of_project: bool = False
 
 
 def project_of(name: str) -> dict[str, object]:
@@ -264,7 +267,7 @@ def _attempt_in(root: Path, tool: str, source: Path, project: dict[str, object],
                 warm: Warm | None) -> Outcome:
     before = digest(root)
     folder = str(project.get("pythonpath", "."))
-    started = time.perf_counter()
+    started, processor_started = time.perf_counter(), time.process_time()
     try:
         if tool == "codegraft":
             if warm is not None and warm.engine is None:
@@ -277,16 +280,16 @@ def _attempt_in(root: Path, tool: str, source: Path, project: dict[str, object],
                 warm.rope_project = Project(str(root), ropefolder=None, source_folders=[folder] if folder != "." else [])
             rope(root, case, folder, warm.rope_project if warm is not None else None)
     except Exception as failure:  # noqa: BLE001 - a refusal or a tool's failure is a result here
-        seconds = time.perf_counter() - started
+        seconds, processor = time.perf_counter() - started, time.process_time() - processor_started
         code = getattr(failure, "code", None)
         why = f"refused: {code}" if code else f"error: {type(failure).__name__}: {str(failure).splitlines()[0][:120] if str(failure) else ''}"
-        return Outcome(False, True, seconds, why)
-    seconds = time.perf_counter() - started
+        return Outcome(False, True, seconds, why, processor)
+    seconds, processor = time.perf_counter() - started, time.process_time() - processor_started
     try:
         why = verdict(root, source, before, project, case, baseline)
     except subprocess.TimeoutExpired:
         why = f"tests: the suite did not finish in {SUITE_SECONDS} s (a hang)"
-    return Outcome(not why, False, seconds, why)
+    return Outcome(not why, False, seconds, why, processor)
 
 
 def main() -> None:
@@ -312,32 +315,60 @@ def main() -> None:
         print(f"\n## {name} {project['version']} ({baseline} tests)")
         warm = warm_copy(source) if options.warm else None
         try:
+            first = True
             for number, case in enumerate(cast(list[dict[str, object]], project["case"]), 1):
                 if options.kind and case["kind"] != options.kind:
                     continue
                 cells = []
                 for tool in tools:
                     outcome = attempt(tool, source, project, case, baseline, warm)
+                    outcome.first_of_project = first
                     totals[tool].append(outcome)
                     per_kind.setdefault((tool, str(case["kind"])), []).append(outcome)
                     mark = "PASS" if outcome.passed else "refused" if outcome.refused else "BROKE"
-                    cells.append(f"{tool}={mark} {outcome.seconds:.2f}s{'' if outcome.passed else ' (' + outcome.why + ')'}")
+                    cells.append(f"{tool}={mark} {outcome.seconds * 1000:.0f} ms{'' if outcome.passed else ' (' + outcome.why + ')'}")
                 print(f"{number:2} {case['kind']:<19} {case['address']}\n     " + "\n     ".join(cells), flush=True)
+                first = False
         finally:
             if warm is not None:
                 warm.close()
     summarize(tools, totals, per_kind)
 
 
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return (ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2) if ordered else 0.0
+
+
+def _medians(found: list[Outcome]) -> str:
+    return f"{_median([o.seconds for o in found]) * 1000:.1f} ms ({_median([o.processor_seconds for o in found]) * 1000:.1f} ms)"
+
+
+def _ratios(found: list[Outcome], beside: list[Outcome]) -> str:
+    """Median time over the other tool's, wall and processor, over all cases and without each
+    project's first."""
+    def ratio(mine: list[float], theirs: list[float]) -> str:
+        return f"{_median(mine) / _median(theirs):.2f}x" if theirs and _median(theirs) else "n/a"
+    later = [o for o in found if not o.first_of_project]
+    later_beside = [o for o in beside if not o.first_of_project]
+    return (f"wall {ratio([o.seconds for o in found], [o.seconds for o in beside])}, "
+            f"processor {ratio([o.processor_seconds for o in found], [o.processor_seconds for o in beside])}; "
+            f"without first cases wall {ratio([o.seconds for o in later], [o.seconds for o in later_beside])}, "
+            f"processor {ratio([o.processor_seconds for o in later], [o.processor_seconds for o in later_beside])}")
+
+
 def summarize(tools: list[str], totals: dict[str, list[Outcome]], per_kind: dict[tuple[str, str], list[Outcome]]) -> None:
-    print("\n| tool | passed | refused | silent breakage | median time per case |")
-    print("|---|---|---|---|---|")
+    print("\n| tool | passed | refused | silent breakage | median time per case | without each project's first case |")
+    print("|---|---|---|---|---|---|")
     for tool in tools:
         found = totals[tool]
-        times = sorted(o.seconds for o in found)
-        median = times[len(times) // 2] if times else 0.0
         print(f"| {tool} | {sum(o.passed for o in found)}/{len(found)} | {sum(o.refused for o in found)} | "
-              f"{sum(not o.passed and not o.refused for o in found)} | {median:.2f} s |")
+              f"{sum(not o.passed and not o.refused for o in found)} | {_medians(found)} | "
+              f"{_medians([o for o in found if not o.first_of_project])} |")
+    if len(tools) > 1:
+        print(f"(time: wall, then this process's processor time; ratios to {tools[-1]}, same run: "
+              + "; ".join(f"{tool} {_ratios(totals[tool], totals[tools[-1]])}" for tool in tools[:-1]) + ")")
     kinds = sorted({kind for _, kind in per_kind})
     print("\n| kind | " + " | ".join(tools) + " |")
     print("|---|" + "---|" * len(tools))
