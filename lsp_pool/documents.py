@@ -5,7 +5,8 @@ only for open documents) or when the caller edits them: opening a file makes
 a type-checking server check it, which is slow and delays everything else.
 Changes made on disk by anyone are noticed when a file is next used (size and
 mtime first, then the hash) and reported with ``didChange`` (when open) and
-``workspace/didChangeWatchedFiles``.
+``workspace/didChangeWatchedFiles``; to a server that takes no watched-file events (tsserver, which
+watches files itself, in its own time), a file known to have changed is opened with its text.
 """
 
 from __future__ import annotations
