@@ -170,8 +170,9 @@ def _may_declare_at(source: SourceFile, starts: set[tuple[int, int]], old: str) 
     return False
 
 
-_DECLARING_WORDS: KeptByContent[tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]]] = KeptByContent(20_000)
-"""By (old name, content): :func:`_declaring_words`."""
+_DECLARING_WORDS: KeptByContent[tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]]] = KeptByContent(4096)
+"""By (old name, content): :func:`_declaring_words`. Each holds a set per file that mentions the
+name: the last few renames' files, as the other per-content passes keep (not every file ever seen)."""
 
 
 def refusal(met: list[Met], labels: list[str], old: str, new: str, *, followable: bool) -> implementers.ImplementationsLeftBehind:
