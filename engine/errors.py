@@ -35,6 +35,19 @@ class Refused(GraftError):
     code = "refused"
 
 
+class ListingRefusal(Refused):
+    """A refusal about several places, each named on a line: its JSON lists them under ``listed_as``."""
+
+    listed_as = "places"
+
+    def __init__(self, message: str, listed: list[str]) -> None:
+        super().__init__(message)
+        self.listed = listed
+
+    def to_json(self) -> dict[str, object]:
+        return {**super().to_json(), self.listed_as: self.listed}
+
+
 class UsageError(GraftError):
     """The request itself is malformed (exit status 2 in the CLI)."""
 

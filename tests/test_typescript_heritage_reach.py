@@ -270,7 +270,7 @@ def test_a_class_members_rename_that_an_outside_interface_needs_is_refused_namin
         error = refusals[what]
         assert error.code == "fits_outside_interface", error.message
         assert isinstance(error, FitsOutsideInterface)
-        [member] = error.members
+        [member] = error.listed
         assert member.startswith(start) and where in member, member
         assert member.endswith(f", outside the workspace) without `implements`, and {naming} names both)"), member
         assert "nothing was changed" in error.message

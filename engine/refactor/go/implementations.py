@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from engine.edits.model import FileChange, WorkspaceEdit
-from engine.errors import Refused
+from engine.errors import ListingRefusal
 from engine.refactor.corpus import Corpus
 
 _NOT_CODE = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|`[^`]*`|'(?:\\.|[^'\\\n])*'", re.S)
@@ -25,17 +25,11 @@ _INTERFACE = re.compile(r"^type\s+(\w+)\s+interface\s*\{(.*?)^\}", re.S | re.M)
 _METHOD_SPEC = re.compile(r"^\s*(\w+)\s*\(", re.M)
 
 
-class ImplementationsLeftBehind(Refused):
+class ImplementationsLeftBehind(ListingRefusal):
     """The rename of an interface's method leaves types that implement the interface behind."""
 
     code = "implementations_left_behind"
-
-    def __init__(self, message: str, methods: list[str]) -> None:
-        super().__init__(message)
-        self.methods = methods
-
-    def to_json(self) -> dict[str, object]:
-        return {**super().to_json(), "methods": self.methods}
+    listed_as = "methods"
 
 
 @dataclass(frozen=True)

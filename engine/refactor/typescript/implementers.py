@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 from tree_sitter import Node
 
 from engine.edits.model import FileChange, WorkspaceEdit
-from engine.errors import Refused
+from engine.errors import ListingRefusal
 from engine.refactor.corpus import Corpus
 from engine.refactor.kept_by_content import KeptByContent
 from engine.refactor.typescript import heritage, type_declarations
@@ -68,17 +68,11 @@ def may_declare_an_interface(text: str, sha256: str | None = None) -> bool:
     return ("interface" in text or "type" in text) and _MAY_DECLARE_AN_INTERFACE.search(text) is not None
 
 
-class ImplementationsLeftBehind(Refused):
+class ImplementationsLeftBehind(ListingRefusal):
     """The rename of an interface's member leaves classes that satisfy the interface behind."""
 
     code = "implementations_left_behind"
-
-    def __init__(self, message: str, members: list[str]) -> None:
-        super().__init__(message)
-        self.members = members
-
-    def to_json(self) -> dict[str, object]:
-        return {**super().to_json(), "members": self.members}
+    listed_as = "members"
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from engine.errors import GraftError, Refused
+from engine.errors import GraftError, ListingRefusal
 from engine.extract.treesitter import TreeSitterExtractor
 from engine.positions import Position
 from engine.refactor.kept_by_content import KeptByContent
@@ -48,17 +48,11 @@ MOST_ASKED = 200
 projects of the corpus spell); past that a warning says the rest were not checked."""
 
 
-class FitsOutsideInterface(Refused):
+class FitsOutsideInterface(ListingRefusal):
     """A renamed class member fits an interface outside the workspace, which cannot be renamed with it."""
 
     code = "fits_outside_interface"
-
-    def __init__(self, message: str, members: list[str]) -> None:
-        super().__init__(message)
-        self.members = members
-
-    def to_json(self) -> dict[str, object]:
-        return {**super().to_json(), "members": self.members}
+    listed_as = "members"
 
 
 @dataclass(frozen=True)
