@@ -12,21 +12,15 @@ from __future__ import annotations
 
 import re
 
-from engine.errors import Refused
+from engine.errors import ListingRefusal
 from engine.refactor.corpus import Corpus
 
 
-class UsedByAssembly(Refused):
+class UsedByAssembly(ListingRefusal):
     """The name is used by assembly files of its package, which the rename does not reach."""
 
     code = "used_by_assembly"
-
-    def __init__(self, message: str, uses: list[str]) -> None:
-        super().__init__(message)
-        self.uses = uses
-
-    def to_json(self) -> dict[str, object]:
-        return {**super().to_json(), "uses": self.uses}
+    listed_as = "uses"
 
 
 def check(corpus: Corpus, folders: set[str], old_name: str, new_name: str) -> None:

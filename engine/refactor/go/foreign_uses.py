@@ -12,7 +12,7 @@ where it leads; one that leads outside the workspace refuses the plan, listed.
 from __future__ import annotations
 
 from engine.edits.model import FileChange, WorkspaceEdit
-from engine.errors import Refused
+from engine.errors import ListingRefusal, Refused
 from engine.ports import LanguageServices
 from engine.positions import Position
 from engine.workspace import Workspace
@@ -21,17 +21,11 @@ MOST_ASKED = 2000
 """Selectors asked about at most (a few ms each); past it the rest are named as not checked."""
 
 
-class RenamesForeignUses(Refused):
+class RenamesForeignUses(ListingRefusal):
     """The plan renames uses of a declaration outside the workspace, which keeps its name."""
 
     code = "renames_foreign_uses"
-
-    def __init__(self, message: str, uses: list[str]) -> None:
-        super().__init__(message)
-        self.uses = uses
-
-    def to_json(self) -> dict[str, object]:
-        return {**super().to_json(), "uses": self.uses}
+    listed_as = "uses"
 
 
 def check(edit: WorkspaceEdit, workspace: Workspace, services: LanguageServices, old_name: str, new_name: str) -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from engine.errors import Refused, ServerAnsweredError, ServiceUnavailable
+from engine.errors import ListingRefusal, Refused, ServerAnsweredError, ServiceUnavailable
 
 _RENAME_METHODS = frozenset({"textDocument/rename", "textDocument/prepareRename"})
 
@@ -24,17 +24,11 @@ _NOT_RENAMEABLE = re.compile(r"cannot be renamed|can't rename|cannot rename|inva
 """What gopls says of a name it will not rename at all (a built-in, a package it cannot move)."""
 
 
-class RenameConflict(Refused):
+class RenameConflict(ListingRefusal):
     """gopls's checks found that the rename would change what the program means."""
 
     code = "rename_conflict"
-
-    def __init__(self, message: str, conflicts: list[str]) -> None:
-        super().__init__(message)
-        self.conflicts = conflicts
-
-    def to_json(self) -> dict[str, object]:
-        return {**super().to_json(), "conflicts": self.conflicts}
+    listed_as = "conflicts"
 
 
 class NotRenameable(RenameConflict):
