@@ -142,6 +142,10 @@ class Pool:
     def server(self, spec_id: str, root: Path, command: tuple[str, ...] | None = None) -> ManagedServer:
         """The managed server of ``spec_id`` in ``root``, started with ``command`` when given (a
         trusted project's own compiler), else with the one located."""
+        # The root as requests pass it is resolved already: looked up as given before resolving it.
+        managed = self._servers.get((spec_id, root, command))
+        if managed is not None:
+            return managed
         key = (spec_id, root.resolve(), command)
         managed = self._servers.get(key)
         if managed is None:

@@ -19,7 +19,9 @@ import json
 import os
 import platform
 import re
+import stat
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,7 +104,68 @@ class Backend:
 def typescript_backend(root: Path, folder: Path, trusted: bool) -> Backend:
     """Which server serves the TypeScript project at ``folder`` (inside ``root``), from the
     TypeScript node would resolve there: the nearest ``node_modules/typescript/package.json`` up to
-    the root, else the version a lock file pins, else none (tsserver, as before)."""
+    the root, else the version a lock file pins, else none (tsserver, as before).
+
+    Asked for every request (a warm rename asks it seven times), and working it out resolves both
+    folders and reads a manifest: the choice is kept while what it was made from is unchanged
+    (:func:`_evidence`)."""
+    evidence = _evidence(root, folder, trusted)
+    key = (str(root), str(folder))
+    if evidence is not None:
+        with _KEPT_LOCK:
+            kept = _KEPT_BACKENDS.get(key)
+        if kept is not None and kept[0] == evidence:
+            return kept[1]
+    backend = _chosen(root, folder, trusted)
+    if evidence is not None:
+        with _KEPT_LOCK:
+            if len(_KEPT_BACKENDS) >= _KEPT_LIMIT:
+                _KEPT_BACKENDS.clear()
+            _KEPT_BACKENDS[key] = (evidence, backend)
+    return backend
+
+
+_KEPT_BACKENDS: dict[tuple[str, str], tuple[tuple[object, ...], Backend]] = {}
+_KEPT_LOCK = threading.Lock()
+_KEPT_LIMIT = 256
+
+
+def _evidence(root: Path, folder: Path, trusted: bool) -> tuple[object, ...] | None:
+    """What :func:`_chosen` reads for ``folder``, as its status: for each folder from ``folder`` up
+    to ``root``, the status of ``node_modules/typescript/package.json`` and of ``package-lock.json``
+    (None when missing; a symlinked package, as pnpm makes, is followed, so a new target is a new
+    status), and what the pinned prefix that the reason names is made from. None, and nothing kept, when a folder on the
+    way is a symlink (the choice walks the resolved path), when ``folder`` is not under ``root``,
+    or for a trusted workspace (its own compiler's binary is looked for up to the file system's root)."""
+    if trusted:
+        return None
+    top, here = os.path.abspath(root), os.path.abspath(folder)
+    if here != top and not here.startswith(top.rstrip(os.sep) + os.sep):
+        return None
+    # What pinned_prefix() reads: building its path each time cost as much as the rest.
+    found: list[object] = [os.environ.get(PREFIX_VARIABLE), os.environ.get("XDG_DATA_HOME"), os.environ.get("HOME")]
+    while True:
+        try:
+            if stat.S_ISLNK(os.lstat(here).st_mode):
+                return None
+        except OSError:
+            return None
+        found += [_status(os.path.join(here, "node_modules", "typescript", "package.json")),
+                  _status(os.path.join(here, "package-lock.json"))]
+        if here == top:
+            return tuple(found)
+        here = os.path.dirname(here)
+
+
+def _status(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
+
+
+def _chosen(root: Path, folder: Path, trusted: bool) -> Backend:
     version, found_in, package = _own_typescript(root, folder)
     major = _major(version)
     if major is None or major < 7:

@@ -141,3 +141,61 @@ def test_a_lock_file_changed_during_a_session_is_read_again(tmp_path: Path) -> N
     later = lock.stat().st_mtime_ns + 10**9
     os.utime(lock, ns=(later, later))  # the same size: only the time says it changed
     assert typescript_backend(tmp_path, tmp_path, trusted=False).server == TSC_LSP
+
+
+def test_the_choice_is_kept_while_nothing_it_read_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Asked for every request: the manifest is read once while it is unchanged."""
+    from lsp_pool import typescript7
+
+    _installed("7.0.2", tmp_path)
+    _source(tmp_path / "src")
+    read: list[Path] = []
+    real = typescript7.package_version
+
+    def counted(folder: Path) -> str | None:
+        read.append(folder)
+        return real(folder)
+
+    monkeypatch.setattr(typescript7, "package_version", counted)
+    first = typescript_backend(tmp_path, tmp_path / "src", trusted=False)
+    assert read, "the first choice reads the manifest"
+    read.clear()
+    assert typescript_backend(tmp_path, tmp_path / "src", trusted=False) == first
+    assert read == []
+
+
+@pytest.mark.parametrize("change", ["upgraded in place", "installed later", "symlinked package retargeted",
+                                    "lock file added above"])
+def test_a_kept_choice_follows_what_it_was_made_from(tmp_path: Path, change: str) -> None:
+    """Each change to what the choice read, made between two requests, changes the answer."""
+    folder = _source(tmp_path / "src").parent
+    if change == "upgraded in place":
+        _installed("5.9.3", tmp_path)  # then 7.0.2: the same size, so only the times tell
+        before = typescript_backend(tmp_path, folder, trusted=False).server
+        _installed("7.0.2", tmp_path)
+    elif change == "installed later":
+        before = typescript_backend(tmp_path, folder, trusted=False).server
+        _installed("7.0.2", tmp_path)
+    elif change == "symlinked package retargeted":  # pnpm links each package from its store
+        _installed("5.9.3", tmp_path / "store" / "ts5")
+        _installed("7.0.2", tmp_path / "store" / "ts7")
+        (tmp_path / "node_modules").mkdir()
+        (tmp_path / "node_modules" / "typescript").symlink_to(tmp_path / "store" / "ts5" / "node_modules" / "typescript")
+        before = typescript_backend(tmp_path, folder, trusted=False).server
+        (tmp_path / "node_modules" / "typescript").unlink()
+        (tmp_path / "node_modules" / "typescript").symlink_to(tmp_path / "store" / "ts7" / "node_modules" / "typescript")
+    else:
+        before = typescript_backend(tmp_path, folder, trusted=False).server
+        _locked("7.0.2", tmp_path)
+    assert (before, typescript_backend(tmp_path, folder, trusted=False).server) == (TSLS, TSC_LSP), change
+
+
+def test_a_symlinked_folder_is_chosen_from_the_folders_above_its_target(tmp_path: Path) -> None:
+    """The choice walks the resolved folder, whose parents are not the link's: a TypeScript
+    upgraded above the link's target, between two requests, is seen (no choice is kept through a link)."""
+    _installed("5.9.3", tmp_path / "deep")
+    _source(tmp_path / "deep" / "package" / "src")
+    (tmp_path / "current").symlink_to(tmp_path / "deep" / "package")
+    before = typescript_backend(tmp_path, tmp_path / "current" / "src", trusted=False).server
+    _installed("7.0.2", tmp_path / "deep")
+    assert (before, typescript_backend(tmp_path, tmp_path / "current" / "src", trusted=False).server) == (TSLS, TSC_LSP)
