@@ -124,7 +124,20 @@ class PoolServices(PoolNavigation, PoolEdits):
             if language is not None:
                 first_file.setdefault(language, path)
         for language, path in first_file.items():
-            self.api.submit(functools.partial(self._start, language, path, wait=False))
+            if not self._serving_already(language, path):
+                self.api.submit(functools.partial(self._start, language, path, wait=False))
+
+    def _serving_already(self, language: str, relative: str) -> bool:
+        """Whether the server for this file runs and has nothing to open early: then there is
+        nothing to warm, and waking the pool's thread would only contend with the caller's own
+        work (a warm plan's, before its request goes out). Read from the caller's thread: a server
+        that stops meanwhile is started again by the request, as after any exit."""
+        try:
+            server = self.api.pool.server_for(language, self.workspace.root, self.workspace.root / relative)
+        except ServiceUnavailable:
+            return False  # _start says nothing either: the request meets it and says why
+        connection = server.connection
+        return connection is not None and connection.alive and not server.spec.needs_open
 
     async def _start(self, language: str, relative: str, *, wait: bool) -> None:
         try:
