@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
+from pathlib import Path
 from typing import Callable, TypeVar
 
 from engine.answers import CallEdge, CodeAction, Diagnostic, HierarchyItem, Hover, Location, ServerEdit
@@ -89,6 +90,17 @@ class PoolNavigation(PoolBase):
         return self.api.call(lambda api: api.hover(path, position))
 
 
+async def _why_not_renamed(api: LanguageApi, path: Path, position: Position, server: str) -> ServerRequestFailed:
+    """The refusal of a rename that answered nothing, with the server's own reason when its
+    prepareRename gives one ("You cannot rename elements that are defined in the standard
+    TypeScript library"): asked only now, since the rename answers nothing wherever it refuses."""
+    try:
+        await api.prepare_rename(path, position)
+    except ServerRequestFailed as error:
+        return error
+    return ServerRequestFailed(server, "textDocument/rename", None, "nothing to rename here")
+
+
 class PoolEdits(PoolBase):
     """What the servers would change: renames, moves, code actions; and their diagnostics."""
 
@@ -110,7 +122,7 @@ class PoolEdits(PoolBase):
             if api.server_for(path).spec.rename_says_when_it_cannot:
                 answer = await renaming
                 if answer.value == ServerEdit():
-                    raise ServerRequestFailed(answer.server, "textDocument/rename", None, "nothing to rename here")
+                    raise await _why_not_renamed(api, path, position, answer.server)
                 return answer
             try:
                 prepared = await api.prepare_rename(path, position)

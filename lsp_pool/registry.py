@@ -94,9 +94,9 @@ class ServerSpec:
     family's other server does, said when one is asked for (refused as ``unsupported_by_server``)."""
     rename_says_when_it_cannot: bool = False
     """The rename itself answers nothing wherever prepareRename would refuse (typescript-language-
-    server: both read tsserver's ``canRename``), so prepareRename is not asked: tsserver answers one
-    request at a time, and the prepareRename sent beside every rename cost it a third of the
-    rename's own time."""
+    server: both read tsserver's ``canRename``; TypeScript 7's server), so prepareRename is asked
+    only once a rename answered nothing, for the server's reason: tsserver answers one request at
+    a time, and the prepareRename sent beside every rename cost it a third of the rename's own time."""
     searches_open_projects: bool = False
     """Once a file of a config's project is open, the server answers from every file of that
     project unopened (tsserver): before a cross-file request, the files of the request's own
@@ -256,6 +256,9 @@ SPECS: tuple[ServerSpec, ...] = (
         settings=typescript7.SERVER_SETTINGS,
         pull_diagnostics=True,
         opens_projects=True,
+        # Its rename answers nothing (null) wherever its prepareRename refuses: a string, a
+        # comment, a literal, a symbol of the standard library (checked in tests/test_typescript7.py).
+        rename_says_when_it_cannot=True,
         no_refactor_actions=("the TypeScript 7 language server (tsc --lsp), which serves this project because its own "
                              "TypeScript is 7, offers no refactoring code actions: no \"Move to file\", extract or inline "
                              "(rename and rename-file go through it)"),

@@ -14,13 +14,13 @@ import shutil
 import subprocess
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
 from engine.api import Engine, SourcePreference
 from engine.edits.session import EditOptions
-from engine.errors import Refused
+from engine.errors import Refused, ServiceUnavailable
 from engine.refactor.operations.extract_function import ExtractFunction
 from engine.refactor.operations.extract_variable import ExtractVariable
 from engine.refactor.operations.inline_symbol import Inline
@@ -97,6 +97,31 @@ def test_a_rename_through_the_barrel_is_a_real_rename_that_reaches_the_tests(pro
     assert 'export const label = /* naïve */ "shape"; export const scale = surface(1, 2);' in \
         (project / "src" / "shapes.ts").read_text()
     type_check(project)
+
+
+def test_a_rename_asks_no_prepare_rename_beside_it(project: Path, engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """TypeScript 7's rename answers nothing wherever its prepareRename refuses: it is asked alone."""
+    from lsp_pool.connection import Connection
+
+    asked: list[str] = []
+    real = Connection.request
+
+    async def counted(connection: Connection, method: str, *args: Any, **kwargs: Any) -> Any:
+        asked.append(method)
+        return await real(connection, method, *args, **kwargs)
+
+    monkeypatch.setattr(Connection, "request", counted)
+    engine.plan(Rename("src/shapes.ts:area", "surface"))
+    assert "textDocument/rename" in asked and "textDocument/prepareRename" not in asked, asked
+
+
+@pytest.mark.parametrize(("text", "reason"), [("console", "standard TypeScript library"), ("hello", "cannot rename this element")])
+def test_a_rename_the_server_refuses_gives_its_reason(project: Path, engine: Engine, text: str, reason: str) -> None:
+    """The rename answered nothing: the server's prepareRename is asked then, for its reason."""
+    (project / "src" / "greet.ts").write_text('export function greet(): void {\n  console.log("hello");\n}\n')
+    column = (project / "src" / "greet.ts").read_text().splitlines()[1].index(text) + 2
+    with pytest.raises(ServiceUnavailable, match=reason):
+        engine.plan(Rename(f"src/greet.ts:2:{column}", "renamed"))
 
 
 def test_references_include_the_tests_under_their_own_config(project: Path, engine: Engine) -> None:
