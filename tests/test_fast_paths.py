@@ -309,8 +309,8 @@ def test_the_lines_holding_offsets_are_those_line_starts_give(pieces: list[str])
         number = bisect_right(starts, offset) - 1
         end = starts[number + 1] if number + 1 < len(starts) else len(text)
         expected.setdefault(number, text[starts[number]:end].rstrip("\r\n"))
-        spots.add((number, offset - starts[number]))
-    assert _lines_at(text, offsets) == (list(expected.items()), spots)
+        spots.add((number, offset - starts[number], number, offset - starts[number] + 3))
+    assert _lines_at(text, offsets, 3) == (list(expected.items()), spots)
 
 
 @settings(max_examples=2000, deadline=None)

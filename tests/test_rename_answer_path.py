@@ -271,7 +271,7 @@ def test_the_old_names_scan_is_kept_between_plans_and_made_again_for_a_changed_f
     changed = leftovers.Leftovers(Corpus(workspace), "scaleBy", "typescript")
     assert len(scanned) == 3 and changed._lines_now["b.ts"] == [(0, 'import { scaleBy } from "./a";'),
                                                                    (2, "export const b = scaleBy + scaleBy;")]
-    assert changed._spots_now["b.ts"] == {(0, 9), (2, 17), (2, 27)}
+    assert changed._words_now["b.ts"] == {(0, 9, 0, 16), (2, 17, 2, 24), (2, 27, 2, 34)}
 
 
 # -- the overlap check --------------------------------------------------------------------------

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from typing import Callable
 
+from engine.edits.model import Span
 from engine.languages import language_of
 from engine.refactor.mentions import FileWords
 from engine.refactor.python.strings_and_comments import CodeMap
 from engine.workspace import SourceFile, Workspace
+
+_UTF8_BOM = b"\xef\xbb\xbf"
 
 
 class Corpus:
@@ -33,6 +36,8 @@ class Corpus:
         self._words = words
         """Files' words at their current content (MentionIndex.current), for the files it knows
         (none known: every file is read, as without them)."""
+        self._found: dict[tuple[str, str], tuple[bytes, frozenset[Span]]] = {}
+        """By (word, path): the bytes a pass scanned for the word, and where it stands there."""
 
     def workspace_files(self) -> list[str]:
         """Every file of the workspace, sources or not (text files collected as doctests):
@@ -53,6 +58,24 @@ class Corpus:
         if path not in self._sources:
             self._sources[path] = self.workspace.read(path)
         return self._sources[path]
+
+    def found_words(self, word: str, path: str, data: bytes, spans: frozenset[Span]) -> None:
+        """Say where a pass found ``word`` standing alone in ``path``, whose bytes it decoded
+        (UTF-8, without a BOM) from ``data``: each span covers exactly ``word`` in that text."""
+        self._found[(word, path)] = (data, spans)
+
+    def words_in(self, word: str, source: SourceFile) -> frozenset[Span] | None:
+        """Where a pass found ``word`` standing alone in ``source`` (:meth:`found_words`), or None
+        when none looked in that file, or looked in other bytes than ``source`` was decoded from
+        (the file changed between the two reads): each span covers exactly ``word`` in
+        ``source.text``. A rename's checks of the server's thousand edits ask this rather
+        than slicing the text under each edit."""
+        found = self._found.get((word, source.path))
+        if found is None or source.encoding != "utf-8":
+            return None
+        data, spans = found
+        same = (data.startswith(_UTF8_BOM) and data[len(_UTF8_BOM):] == source.data) if source.has_bom else data == source.data
+        return spans if same else None
 
     def code_map(self, path: str) -> CodeMap:
         """Where the strings and comments of a Python file are: the scan is shared, by the file's

@@ -18,7 +18,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable
 
-from engine.edits.model import FileChange, WorkspaceEdit
+from engine.edits.model import FileChange, Span, WorkspaceEdit
 from engine.edits.materialize import materialize
 from engine.edits.text import apply_text_edits, line_starts, splice_line, word_offsets
 from engine.errors import Refused
@@ -72,10 +72,13 @@ class Leftovers:
         self._dynamic = [(re.compile(p.format(name=re.escape(old_name))), why) for p, why in _DYNAMIC]
         self._paths = corpus.mentioning(old_name, language)
         self._lines_now: dict[str, list[tuple[int, str]]] = {}
-        self._spots_now: dict[str, set[tuple[int, int]]] = {}
-        """Where each file holds the old name as a word now: (0-based line, column)."""
+        self._words_now: dict[str, frozenset[Span]] = {}
+        """Where each file holds the old name as a word now, each as the span of an edit replacing it."""
         for path in self._paths:
-            self._lines_now[path], self._spots_now[path] = self._scanned_kept(corpus.bytes_of(path) or b"")
+            data = corpus.bytes_of(path)
+            self._lines_now[path], self._words_now[path] = self._scanned_kept(data or b"")
+            if data is not None:
+                corpus.found_words(old_name, path, data, self._words_now[path])
         self._built_names = _built_names(corpus, language, old_name)
 
     def files_holding_the_name(self) -> list[str]:
@@ -187,16 +190,10 @@ class Leftovers:
         each with a text on one line that holds no old name: then none is left. (A word of the name
         stands between characters that cannot be part of a word; a replacement without the name
         cannot join them into one.)"""
-        spots, old = self._spots_now[change.path], self.old_name
-        if len(change.edits) != len(spots) or not _WORD_ONLY.fullmatch(old):
+        words, old = self._words_now[change.path], self.old_name
+        if len(change.spans) != len(words) or not _WORD_ONLY.fullmatch(old) or not words.issuperset(change.spans):
             return False
-        width = len(old)
-        texts: set[str] = set()  # a rename's edits share one text: each text looked at once
-        for edit in change.edits:
-            start, end = edit.range.start, edit.range.end
-            if end.line != start.line or end.column != start.column + width or (start.line, start.column) not in spots:
-                return False
-            texts.add(edit.new_text)
+        texts = {edit.new_text for edit in change.edits}  # a rename's edits share one text: each text looked at once
         # As many edits as words, each on a distinct word (overlapping edits are refused when made).
         return not any(old in text or _BREAKS.search(text) for text in texts)
 
@@ -218,30 +215,31 @@ class Leftovers:
         engine counts them: without a BOM)."""
         return self._scanned(data)[0]
 
-    def _scanned_kept(self, data: bytes) -> tuple[list[tuple[int, str]], set[tuple[int, int]]]:
+    def _scanned_kept(self, data: bytes) -> tuple[list[tuple[int, str]], frozenset[Span]]:
         """:meth:`_scanned` of a file as it is before the rename, kept by the old name and the
         content: a long-lived engine's next rename of the name scans the same files again (a warm
         rename of a function used in fifty files: most of the work beside the server's request)."""
         return _SCANS.get((self.old_name, data), lambda: self._scanned(data))
 
-    def _scanned(self, data: bytes) -> tuple[list[tuple[int, str]], set[tuple[int, int]]]:
-        """:meth:`_lines`, and where each word of the old name is: (0-based line, column)."""
+    def _scanned(self, data: bytes) -> tuple[list[tuple[int, str]], frozenset[Span]]:
+        """:meth:`_lines`, and where each word of the old name is (the span of an edit replacing it)."""
         text = _decoded(data)
         offsets = word_offsets(text, self.old_name)
+        width = len(self.old_name)
         if not offsets:
-            return [], set()
+            return [], frozenset()
         if "\r" not in text:
-            return _lines_at(text, offsets)
+            return _lines_at(text, offsets, width)
         starts = line_starts(text)
         found: dict[int, str] = {}
         spots = set()
         for offset in offsets:
             number = bisect_right(starts, offset) - 1
-            spots.add((number, offset - starts[number]))
+            spots.add((number, offset - starts[number], number, offset - starts[number] + width))
             if number not in found:
                 end = starts[number + 1] if number + 1 < len(starts) else len(text)
                 found[number] = text[starts[number]:end].rstrip("\r\n")
-        return list(found.items()), spots
+        return list(found.items()), frozenset(spots)
 
 
 class _KeptScans:
@@ -250,11 +248,11 @@ class _KeptScans:
 
     def __init__(self, limit: int) -> None:
         self._limit, self._held = limit, 0
-        self._scans: OrderedDict[tuple[str, bytes], tuple[list[tuple[int, str]], set[tuple[int, int]]]] = OrderedDict()
+        self._scans: OrderedDict[tuple[str, bytes], tuple[list[tuple[int, str]], frozenset[Span]]] = OrderedDict()
         self._lock = threading.Lock()  # a daemon may plan for several clients at once
 
     def get(self, key: tuple[str, bytes],
-            scan: Callable[[], tuple[list[tuple[int, str]], set[tuple[int, int]]]]) -> tuple[list[tuple[int, str]], set[tuple[int, int]]]:
+            scan: Callable[[], tuple[list[tuple[int, str]], frozenset[Span]]]) -> tuple[list[tuple[int, str]], frozenset[Span]]:
         with self._lock:
             found = self._scans.get(key)
             if found is not None:
@@ -286,11 +284,11 @@ def _listed(places: list[str], shown: int = _SHOWN) -> str:
     return ", ".join(places[:shown]) + (f" and {len(places) - shown} more" if len(places) > shown else "")
 
 
-def _lines_at(text: str, offsets: list[int]) -> tuple[list[tuple[int, str]], set[tuple[int, int]]]:
+def _lines_at(text: str, offsets: list[int], width: int) -> tuple[list[tuple[int, str]], frozenset[Span]]:
     """(0-based number, text) of the lines holding these ascending offsets, in a text whose
     only line break is ``\\n``: line breaks counted between one offset and the next, in C,
     rather than every line start of the file listed (most of this pass on a warm rename); and
-    each offset's (line, column)."""
+    the span of each word of ``width`` there."""
     found: list[tuple[int, str]] = []
     spots = set()
     number, counted_to, line_start, line_end = 0, 0, 0, -1
@@ -302,8 +300,8 @@ def _lines_at(text: str, offsets: list[int]) -> tuple[list[tuple[int, str]], set
             line_end = text.find("\n", offset)
             line_end = len(text) if line_end < 0 else line_end
             found.append((number, text[line_start:line_end]))
-        spots.add((number, offset - line_start))
-    return found, spots
+        spots.add((number, offset - line_start, number, offset - line_start + width))
+    return found, frozenset(spots)
 
 
 def _built_names(corpus: Corpus, language: str | None, old_name: str) -> list[str]:

@@ -308,11 +308,15 @@ def _only_the_old_name(corpus: Corpus, edit: WorkspaceEdit, old_name: str) -> tu
             kept_changes.append(change)
             continue
         source = corpus.source(change.path)
+        words = corpus.words_in(old_name, source)  # the leftovers' scan, made while the server computed
+        if words is not None and words.issuperset(change.spans):
+            kept_changes.append(change)  # the usual case: each edit replaces a word of the old name
+            continue
         text, starts = source.text, source.line_starts
         kept = []
-        for text_edit in change.edits:
-            start = starts[text_edit.range.start.line] + text_edit.range.start.column
-            end = starts[text_edit.range.end.line] + text_edit.range.end.column
+        for text_edit, (line, column, end_line, end_column) in zip(change.edits, change.spans):
+            start = starts[line] + column
+            end = starts[end_line] + end_column
             if text[start:end] == old_name or start == end:
                 kept.append(text_edit)
             else:

@@ -58,6 +58,7 @@ class ParsedFiles:
         self._sources: dict[str, tuple[SourceFile, str] | None] = {}
         self._trees: dict[str, Node] = {}
         self._scopes: dict[str, FileScopes] = {}
+        self._tables: dict[str, FileTable | None] = {}
 
     def source(self, path: str) -> SourceFile | None:
         """The file's text, when it is a readable file in a language with a parser."""
@@ -90,12 +91,16 @@ class ParsedFiles:
         return self._trees[path]
 
     def table(self, path: str) -> FileTable | None:
-        """The file's exports and shorthands (parsed only when its content was not seen before)."""
-        found = self._source(path)
-        if found is None:
-            return None
-        source, language = found
-        return table_of((language, source.sha256), lambda: self._tree(path, source, language))
+        """The file's exports and shorthands (parsed only when its content was not seen before);
+        asked of each edited file by several passes, and looked up in the kept tables once."""
+        if path not in self._tables:
+            found = self._source(path)
+            if found is None:
+                self._tables[path] = None
+            else:
+                source, language = found
+                self._tables[path] = table_of((language, source.sha256), lambda: self._tree(path, source, language))
+        return self._tables[path]
 
     def scopes(self, path: str, root: Node) -> FileScopes:
         """The scopes of ``path``, whose tree is ``root`` (from :meth:`get`)."""

@@ -240,7 +240,7 @@ def edit_starts(edit: WorkspaceEdit) -> dict[str, set[tuple[int, int]]]:
     starts: dict[str, set[tuple[int, int]]] = {}
     for change in edit.operations:
         if isinstance(change, FileChange):
-            starts.setdefault(change.path, set()).update((e.range.start.line, e.range.start.column) for e in change.edits)
+            starts.setdefault(change.path, set()).update({(line, column) for line, column, _end_line, _end_column in change.spans})
     return starts
 
 
