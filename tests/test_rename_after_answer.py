@@ -3,7 +3,9 @@ edit's range is read once, when its file's change is built, and the checks after
 name replaced, leftovers, the TypeScript passes' edit starts) compare those plain numbers with where
 the leftovers' scan found the old name, made while the server computed; a file whose bytes changed
 between that scan and its read is checked against its text, as before; each file's export table is
-looked up once per plan. Each answers exactly as the look at every edit it replaces."""
+looked up once per plan; whether each file the answer will edit holds the new name, and where its
+words of the old name may declare a member, are worked out while the server computes. Each answers
+exactly as the look at every edit it replaces."""
 
 from __future__ import annotations
 
@@ -21,10 +23,14 @@ from engine.edits.model import FileChange, WorkspaceEdit
 from engine.ports import Answered
 from engine.positions import Position, Range
 from engine.refactor.corpus import Corpus
+from engine.refactor.kept_by_content import KeptByContent
 from engine.refactor.leftovers import Leftovers
-from engine.refactor.typescript import clashes, implementers
+from engine.refactor.operations.rename_symbol import Rename
+from engine.refactor.typescript import clashes, implementers, met_interfaces
 from engine.refactor.typescript.clashes import ParsedFiles
-from engine.workspace import Workspace
+from engine.workspace import SourceFile, Workspace
+from tests.test_lsp_e2e import require, served_engine
+from tests.test_plan_costs import TS_FILES, AnsweringAfterTheReads, _typescript_project
 
 Span = tuple[int, int, int, int]
 _OLD = "scaleBy"
@@ -177,3 +183,38 @@ def test_each_files_export_table_is_looked_up_once_per_plan(tmp_path: Path, monk
     first = parsed.table("b.ts")
     assert first is not None and _OLD in first.named_exports
     assert parsed.table("b.ts") is first and len(looked) == 1
+
+
+@pytest.mark.e2e
+def test_the_typescript_passes_look_for_the_new_name_and_the_old_names_declarations_while_the_server_computes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A name renamed for the first time (nothing kept for it): each file holding it is searched for
+    the new name, and its words of the old name looked at, before the answer, and not after it."""
+    require("typescript-language-server")
+    _typescript_project(tmp_path)
+    monkeypatch.setattr(met_interfaces, "_DECLARING_WORDS", KeptByContent(4096))
+    with served_engine(tmp_path, "typescript-language-server") as engine:
+        waiting = AnsweringAfterTheReads(engine.services, {f"{what} {path}" for path in TS_FILES
+                                                           for what in ("new name in", "declarations in")})
+        after: list[str] = []
+        real_holds, real_words = ParsedFiles.holds, met_interfaces._declaring_words
+
+        def looked(what: str) -> None:
+            waiting.read(what) if waiting.asking else after.append(what)
+
+        def holds(self: ParsedFiles, path: str, text: str) -> bool:
+            if (path, text) not in self._holding:  # searched now, not answered from the plan's own memo
+                looked(f"new name in {path}")
+            return real_holds(self, path, text)
+
+        def declaring_words(source: SourceFile, old: str) -> Any:
+            looked(f"declarations in {source.path}")
+            return real_words(source, old)
+
+        monkeypatch.setattr(ParsedFiles, "holds", holds)
+        monkeypatch.setattr(met_interfaces, "_declaring_words", declaring_words)
+        engine.services = waiting  # type: ignore[assignment]
+        plan = engine.plan(Rename("src/core.ts:scaleBy", "timesBy"))
+        assert len(plan.edit.operations) == 5
+        assert waiting.read_while_asking >= waiting.expected, "each file the answer edits, looked at before it"
+        assert not after, "and not again after it"

@@ -59,6 +59,7 @@ class ParsedFiles:
         self._trees: dict[str, Node] = {}
         self._scopes: dict[str, FileScopes] = {}
         self._tables: dict[str, FileTable | None] = {}
+        self._holding: dict[tuple[str, str], bool] = {}
 
     def source(self, path: str) -> SourceFile | None:
         """The file's text, when it is a readable file in a language with a parser."""
@@ -102,6 +103,14 @@ class ParsedFiles:
                 self._tables[path] = table_of((language, source.sha256), lambda: self._tree(path, source, language))
         return self._tables[path]
 
+    def holds(self, path: str, text: str) -> bool:
+        """Whether the file holds ``text`` (a new name): worked out once, and for a rename while
+        the server computes, for each file its answer will edit (each search runs over the whole file)."""
+        if (path, text) not in self._holding:
+            source = self.source(path)
+            self._holding[(path, text)] = source is not None and text in source.text
+        return self._holding[(path, text)]
+
     def scopes(self, path: str, root: Node) -> FileScopes:
         """The scopes of ``path``, whose tree is ``root`` (from :meth:`get`)."""
         if path not in self._scopes:
@@ -126,7 +135,7 @@ def rename_clashes(workspace: Workspace, edit: WorkspaceEdit, old: str, new: str
         # A scope clash needs the new name in the file already (a binding of it, or a use that
         # the renamed binding would capture): without it nothing there can clash. The substring
         # test first: the word pattern, led by a look-behind, tries every offset.
-        if new in source.text:
+        if parsed.holds(change.path, new):
             new_word = new_word or re.compile(rf"(?<![\w$]){re.escape(new)}(?![\w$])")
             holds_new = new_word.search(source.text) is not None
         else:

@@ -136,6 +136,11 @@ def renamed_members(edit: WorkspaceEdit, old: str, parsed: ParsedFiles,
     return members
 
 
+def read_ahead(source: SourceFile, old: str) -> None:
+    """Work out, before the answer, what :func:`_may_declare_any` keeps of a file's words ``old``."""
+    _DECLARING_WORDS.get((old, source.sha256), lambda: _declaring_words(source, old))
+
+
 def _may_declare_any(source: SourceFile, starts: set[tuple[int, int]], old: str) -> bool:
     """Whether one of the names at ``starts`` sits where a member is declared (:func:`_may_declare_at`).
     Its answer at each word ``old`` of the file is kept by content: a rename's edits sit on those

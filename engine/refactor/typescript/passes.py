@@ -16,7 +16,7 @@ from engine.refactor.operations.rename_symbol import Rename
 from engine.refactor.plan import RefactorPlan
 from engine.refactor.language_passes import replaced_name
 from engine.refactor.rename import NameClash
-from engine.refactor.typescript import structural_renames
+from engine.refactor.typescript import met_interfaces, structural_renames
 from engine.refactor.typescript.barrels import stale_re_exports
 from engine.refactor.typescript.clashes import ParsedFiles, rename_clashes
 from engine.refactor.typescript.shorthands import destructured_local_reaches, keep_shorthand_keys
@@ -34,8 +34,8 @@ class PreparedRename:
     """The passes of one rename, which read the files that hold the old name (and the tables of
     their exports) while the server computes: its answer edits those files."""
 
-    def __init__(self, context: PlanContext, old_name: str) -> None:
-        self.context, self.old_name = context, old_name
+    def __init__(self, context: PlanContext, old_name: str, new_name: str) -> None:
+        self.context, self.old_name, self.new_name = context, old_name, new_name
         self.parsed = ParsedFiles(context.workspace)
         self.unseen: list[tuple[str, str]] | None = None
         """:func:`unseen_mentions` of the old name, once worked out."""
@@ -47,9 +47,19 @@ class PreparedRename:
             for path in corpus.mentioning(self.old_name, language):
                 if answered():
                     return
-                self.parsed.read_ahead(path)
+                self._read_ahead(path)
         if not answered():
             self.unseen = unseen_mentions(context, [self.old_name])
+
+    def _read_ahead(self, path: str) -> None:
+        """What the passes ask of a file the answer will edit that the answer does not change:
+        its table, whether it holds the new name, where the old name's words may declare a member
+        (kept by content: a name renamed for the first time is looked for here, not after the answer)."""
+        self.parsed.read_ahead(path)
+        self.parsed.holds(path, self.new_name)
+        source = self.parsed.source(path)
+        if source is not None:
+            met_interfaces.read_ahead(source, self.old_name)
 
     def finish(self, plan: RefactorPlan, context: PlanContext, operation: RefactorOperation) -> RefactorPlan:
         return finish(plan, context, operation, self.parsed, {self.old_name: self.unseen} if self.unseen is not None else {})
@@ -57,7 +67,7 @@ class PreparedRename:
 
 def prepare_rename(context: PlanContext, old_name: str, new_name: str) -> PreparedRename:
     """The passes of a rename, begun before the server's answer (engine.refactor.language_passes)."""
-    return PreparedRename(context, old_name)
+    return PreparedRename(context, old_name, new_name)
 
 
 def finish(plan: RefactorPlan, context: PlanContext, operation: RefactorOperation,
