@@ -185,6 +185,27 @@ def test_each_files_export_table_is_looked_up_once_per_plan(tmp_path: Path, monk
     assert parsed.table("b.ts") is first and len(looked) == 1
 
 
+def test_the_member_declaration_look_reads_no_line_when_every_edit_is_on_a_word(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kept look at the old name's words answers for a rename's edits, which are all on them:
+    the line look runs only for an edit elsewhere (it took the file's line starts each time)."""
+    (tmp_path / "b.ts").write_text(_B + f"export const other = {{ {_OLD}: 1 }};\n")
+    source = Workspace(tmp_path).read("b.ts")
+    monkeypatch.setattr(met_interfaces, "_DECLARING_WORDS", KeptByContent(16))
+    met_interfaces.read_ahead(source, _OLD)
+    looked: list[set[tuple[int, int]]] = []
+    real = met_interfaces._may_declare_at
+
+    def counted(source: SourceFile, starts: set[tuple[int, int]], old: str) -> bool:
+        looked.append(set(starts))
+        return real(source, starts, old)
+
+    monkeypatch.setattr(met_interfaces, "_may_declare_at", counted)
+    assert not met_interfaces._may_declare_any(source, {(0, 16)}, _OLD) and not looked
+    assert met_interfaces._may_declare_any(source, {(0, 16), (3, 23)}, _OLD) and not looked
+    assert not met_interfaces._may_declare_any(source, {(0, 16), (1, 2)}, _OLD) and looked == [{(1, 2)}]
+
+
 @pytest.mark.e2e
 def test_the_typescript_passes_look_for_the_new_name_and_the_old_names_declarations_while_the_server_computes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

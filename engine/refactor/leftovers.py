@@ -70,6 +70,7 @@ class Leftovers:
         self.old_name = old_name
         self.language = language
         self._dynamic = [(re.compile(p.format(name=re.escape(old_name))), why) for p, why in _DYNAMIC]
+        self._a_word = _WORD_ONLY.fullmatch(old_name) is not None
         self._paths = corpus.mentioning(old_name, language)
         self._lines_now: dict[str, list[tuple[int, str]]] = {}
         self._words_now: dict[str, frozenset[Span]] = {}
@@ -191,7 +192,7 @@ class Leftovers:
         stands between characters that cannot be part of a word; a replacement without the name
         cannot join them into one.)"""
         words, old = self._words_now[change.path], self.old_name
-        if len(change.spans) != len(words) or not _WORD_ONLY.fullmatch(old) or not words.issuperset(change.spans):
+        if len(change.spans) != len(words) or not self._a_word or not words.issuperset(change.spans):
             return False
         texts = {edit.new_text for edit in change.edits}  # a rename's edits share one text: each text looked at once
         # As many edits as words, each on a distinct word (overlapping edits are refused when made).

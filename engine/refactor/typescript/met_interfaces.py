@@ -146,7 +146,10 @@ def _may_declare_any(source: SourceFile, starts: set[tuple[int, int]], old: str)
     Its answer at each word ``old`` of the file is kept by content: a rename's edits sit on those
     words, and looking at each edit's line again was a fifth of the work after the server's answer."""
     words, declaring = _DECLARING_WORDS.get((old, source.sha256), lambda: _declaring_words(source, old))
-    return not starts.isdisjoint(declaring) or _may_declare_at(source, starts - words, old)
+    if not starts.isdisjoint(declaring):
+        return True
+    elsewhere = starts - words  # a rename's edits are all on the words: nothing left to look at
+    return bool(elsewhere) and _may_declare_at(source, elsewhere, old)
 
 
 def _declaring_words(source: SourceFile, old: str) -> tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]]:
