@@ -126,7 +126,9 @@ class LineIndex:
     only, a decode of the line prefix.
     """
 
-    __slots__ = ("_data", "_line_starts", "_line_count", "_lines", "_ascii")
+    # Weakly referable: what is kept for an index's content elsewhere (lsp_pool.kept_ranges)
+    # must not keep the index, and its bytes, alive.
+    __slots__ = ("_data", "_line_starts", "_line_count", "_lines", "_ascii", "__weakref__")
 
     def __init__(self, data: bytes) -> None:
         self._data = data

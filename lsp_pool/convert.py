@@ -24,6 +24,7 @@ from engine.read_memo import KEPT_BYTES, RememberedReads
 from engine.symbols import Confidence, Source, Symbol, SymbolKind
 from engine.workspace import read_bytes
 from lsp_pool.connection import shared_converter
+from lsp_pool.kept_ranges import EditKey, KeptRanges, converted as converted_range
 from lsp_pool.reader import collection_paused
 
 _GO_METHOD = re.compile(r"^\(\*?(?P<type>[\w.]+)(?:\[[^\]]*\])?\)\.(?P<name>\w+)$")
@@ -185,24 +186,17 @@ class Converter:
 
     def _workspace_edit_json(self, edit: dict[str, Any]) -> ServerEdit:
         per_file: dict[str, list[TextEdit]] = {}
+        repeats: dict[str, set[tuple[EditKey, str]]] = {}
         created: list[str] = []
         renamed: list[tuple[str, str]] = []
         deleted: list[str] = []
-        encoding = self.encoding
 
         def add(uri: str, edits: list[dict[str, Any]]) -> None:
             # Lexically relative: the engine reads every file of an edit through its workspace,
             # which refuses symlinks out of it, so resolving each path here too would only cost.
             lexical = os.path.normpath(_uri_path(uri))
             file = lexical[len(self._root_prefix):] if lexical.startswith(self._root_prefix) else lexical
-            edit_range = self.index(lexical).edit_range
-            converted = per_file.setdefault(file, [])
-            for text_edit in edits:
-                start, end = text_edit["range"]["start"], text_edit["range"]["end"]
-                converted.append(TextEdit(
-                    edit_range(start["line"], start["character"], end["line"], end["character"], encoding),
-                    text_edit["newText"] if "newText" in text_edit else text_edit["snippet"]["value"],
-                ))
+            self._text_edits(lexical, edits, per_file.setdefault(file, []), repeats.setdefault(file, set()))
 
         for change in edit.get("documentChanges") or []:
             kind = change.get("kind")
@@ -217,11 +211,39 @@ class Converter:
         for uri, edits in (edit.get("changes") or {}).items():
             add(uri, edits)
         return ServerEdit(
-            files=tuple(FileEdits(file, _once(edits)) for file, edits in sorted(per_file.items())),
+            files=tuple(FileEdits(file, tuple(edits)) for file, edits in sorted(per_file.items())),
             created=tuple(created),
             renamed=tuple(renamed),
             deleted=tuple(deleted),
         )
+
+    def _text_edits(self, path: str, edits: list[dict[str, Any]], converted: list[TextEdit],
+                    seen: set[tuple[EditKey, str]]) -> None:
+        """``edits`` (JSON) of the file at ``path`` appended to ``converted``, less repeats of a
+        replacement already in it (``seen``): tsserver renames a re-export (``export { parse as
+        read }``) once per overload signature of what it re-exports, the same edit three times,
+        which would read as overlapping edits. Two equal insertions are kept: an insertion twice
+        is two insertions. Each range is the one kept for the file's content (lsp_pool.kept_ranges)."""
+        index, encoding = self.index(path), self.encoding
+        ranges = _KEPT_RANGES.of(path, index, encoding)
+        try:
+            for text_edit in edits:
+                start, end = text_edit["range"]["start"], text_edit["range"]["end"]
+                key = (start["line"], start["character"], end["line"], end["character"])
+                kept = ranges.get(key)
+                if kept is None:
+                    kept = ranges[key] = converted_range(index, key, encoding)
+                new_text = text_edit["newText"] if "newText" in text_edit else text_edit["snippet"]["value"]
+                if kept[1] is not None:
+                    # Told apart by the ends in engine positions, as plain tuples: hashing the
+                    # position objects, field by field in Python, cost more than the conversion.
+                    replacement = (kept[1], new_text)
+                    if replacement in seen:
+                        continue
+                    seen.add(replacement)
+                converted.append(TextEdit(kept[0], new_text))
+        finally:
+            _KEPT_RANGES.counted(path, encoding, ranges)
 
     def code_action(self, action: t.CodeAction | t.Command) -> CodeAction:
         if isinstance(action, t.Command):
@@ -294,6 +316,10 @@ _KEPT_INDEXES: RememberedReads[LineIndex] = RememberedReads(KEPT_BYTES)
 rename's answer names the same fifty files again, each read and indexed anew before."""
 
 
+_KEPT_RANGES = KeptRanges()
+"""Text edits' ranges kept from request to request, per file content and encoding."""
+
+
 def _kept_index(path: str) -> LineIndex:
     """``path``'s line index as the disk has it, kept while its status is unchanged (the read
     memo's check: a write since, even within one tick of the clock, is seen)."""
@@ -318,23 +344,3 @@ def _nest_by_range(symbols: list[Symbol]) -> list[Symbol]:
         (stack[-1].children if stack else top).append(symbol)
         stack.append(symbol)
     return top
-
-
-def _once(edits: list[TextEdit]) -> tuple[TextEdit, ...]:
-    """A file's edits with repeats of the same replacement dropped: tsserver renames a re-export
-    (``export { parse as read }``) once per overload signature of what it re-exports, the same
-    edit three times, which would read as overlapping edits. Two equal insertions are kept: an
-    insertion twice is two insertions."""
-    # Keyed by plain tuples: hashing and comparing the position dataclasses, field by field in
-    # Python, was most of this loop over a rename's thousand edits.
-    seen: set[tuple[int, int, int, int, str]] = set()
-    kept = []
-    for edit in edits:
-        start, end = edit.range.start, edit.range.end
-        if start.line != end.line or start.column != end.column:
-            key = (start.line, start.column, end.line, end.column, edit.new_text)
-            if key in seen:
-                continue
-            seen.add(key)
-        kept.append(edit)
-    return tuple(kept)
