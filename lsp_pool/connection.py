@@ -9,6 +9,7 @@ process dies or breaks the protocol.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import itertools
 import logging
@@ -28,6 +29,7 @@ from pygls.protocol.json_rpc import JsonRPCResponseMessage, ResponseErrorMessage
 
 from lsp_pool.errors import ProtocolError, RequestTimeout, ServerDied, ServerRequestFailed, ServerStartFailed
 from lsp_pool.adopted import AdoptedProcess, adopt
+from lsp_pool.awaited import answer_of
 from lsp_pool.early import take as take_early
 from lsp_pool.launch import guarded_command
 from lsp_pool.reader import read_messages
@@ -86,6 +88,25 @@ class _ClientProtocol(JsonRPCProtocol):
             self._send_data(ResponseErrorMessage(id=msg_id.id, error=error))
         else:
             self._send_data(JsonRPCResponseMessage(id=msg_id.id, result=result, jsonrpc=JsonRPCProtocol.VERSION))
+
+    def handle_message(self, message: Any) -> None:
+        """pygls's dispatch, less its cost for the two kinds a session is made of: an answer to
+        our request, and a notification (tsc --lsp sends several right after each answer, read
+        before the answer's waiter resumes). pygls tells the kinds apart by ``isinstance`` against
+        runtime-checkable Protocols, which (Python 3.11) lists each Protocol's members anew at
+        every check, three checks for an answer; the same test here is on the members themselves.
+        A message of another kind, or one pygls would drop, goes to pygls."""
+        if message.jsonrpc != JsonRPCProtocol.VERSION or self._shutdown:
+            super().handle_message(message)
+        elif hasattr(message, "method") and hasattr(message, "params"):
+            if hasattr(message, "id"):
+                super().handle_message(message)  # the server's request
+            else:
+                contextvars.copy_context().run(self._handle_notification, message.method, message.params)
+        elif hasattr(message, "id") and hasattr(message, "result"):
+            contextvars.copy_context().run(self._handle_response, message.id, message.result)
+        else:
+            super().handle_message(message)
 
     def get_message_type(self, method: str) -> type[Any] | None:
         return types.METHOD_TO_TYPES.get(method, (None,))[0]
@@ -324,9 +345,8 @@ class Connection:
             protocol._result_types.pop(msg_id, None)
             protocol.result_readers.pop(msg_id, None)
             raise TypeError(f"codegraft could not encode its {method} request: {self._local_errors[0]!r}")
-        waiter = asyncio.wrap_future(future)
         try:
-            value = await asyncio.wait_for(waiter, timeout)
+            value = await answer_of(future, timeout)
         except TimeoutError:
             self._cancel(msg_id)
             raise RequestTimeout(self.server_id, method, timeout) from None
