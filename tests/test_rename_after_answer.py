@@ -124,7 +124,7 @@ def _reference_replaces_every_mention(words: set[tuple[int, int]], edits: list[T
     return not any(old in edit.new_text or re.search(r"[\r\n]", edit.new_text) for edit in edits)
 
 
-_PIECES = st.sampled_from(["old", "x", " ", "\n", "\r\n", "é", "old_", ".", "$old", "😀"])
+_PIECES = st.sampled_from(["old", "x", " ", "\n", "\r\n", "\r", "é", "old_", ".", "$old", "😀"])
 _PICKS = st.lists(st.tuples(st.integers(0, 9), st.integers(-1, 2), st.integers(0, 2)), max_size=8)
 
 
