@@ -29,14 +29,16 @@ None for an empty range: an insertion, never a repeat."""
 
 KEPT_RANGES = 16_384
 """How many ranges are kept at most, in all files (each with its two positions, a few hundred
-bytes); the least recently converted files' go first."""
+bytes; each file's table counts as one more); the least recently converted files' go first."""
 
 
 @dataclass
 class _File:
     index: weakref.ref[LineIndex]
     ranges: dict[EditKey, KeptRange] = field(default_factory=dict)
-    counted: int = 0
+    counted: int = 1
+    """What it holds of the limit: its ranges as last counted, and one for the table itself (a
+    file named with no edits holds no range, yet must not be kept without bound)."""
 
 
 def converted(index: LineIndex, key: EditKey, encoding: PositionEncoding) -> KeptRange:
@@ -67,6 +69,8 @@ class KeptRanges:
                 self._held -= kept.counted
             kept = self._files[key] = _File(weakref.ref(index))
             self._files.move_to_end(key)
+            self._held += kept.counted
+            self._within_the_limit()
             return kept.ranges
 
     def counted(self, path: str, encoding: PositionEncoding, ranges: dict[EditKey, KeptRange]) -> None:
@@ -75,11 +79,14 @@ class KeptRanges:
             kept = self._files.get((path, encoding))
             if kept is None or kept.ranges is not ranges:
                 return  # dropped meanwhile, or replaced by a newer content's: not held
-            self._held += len(ranges) - kept.counted
-            kept.counted = len(ranges)
-            while self._held > self._limit and self._files:
-                _key, dropped = self._files.popitem(last=False)
-                self._held -= dropped.counted
+            self._held += 1 + len(ranges) - kept.counted
+            kept.counted = 1 + len(ranges)
+            self._within_the_limit()
+
+    def _within_the_limit(self) -> None:
+        while self._held > self._limit and self._files:
+            _key, dropped = self._files.popitem(last=False)
+            self._held -= dropped.counted
 
     @property
     def held(self) -> int:

@@ -67,9 +67,12 @@ def test_the_kept_ranges_are_bounded_and_the_least_recently_converted_files_go_f
         ranges.update({(0, n, 0, n + 1): (None, None) for n in range(2)})  # type: ignore[misc]  # only counted
         kept.counted(name, PositionEncoding.UTF16, ranges)
         assert kept.held <= 5
-    assert kept.held == 4, "a's two ranges went when c's came"
-    assert kept.of("a", indexes["a"], PositionEncoding.UTF16) == {}
+    assert kept.held == 3, "a's and b's tables went when b's and c's ranges came (each file's table counts as one)"
     assert len(kept.of("c", indexes["c"], PositionEncoding.UTF16)) == 2
+    assert kept.of("a", indexes["a"], PositionEncoding.UTF16) == {}
+    for name in range(20):  # files named with no edits: their tables are bounded too
+        kept.of(str(name), indexes["a"], PositionEncoding.UTF16)
+    assert kept.held <= 5 and len(kept._files) <= 5
 
 
 def test_the_kept_ranges_do_not_keep_a_files_index_alive(tmp_path: Path) -> None:
