@@ -78,10 +78,11 @@ def test_each_edits_range_is_read_once_after_the_answer(tmp_path: Path, monkeypa
     edit, others = rename._only_the_old_name(corpus, merged, _OLD)
     left, warnings = found.found(edit)
     starts = implementers.edit_starts(edit)
+    listed = {path: starts.get(path) for path in starts.paths()}
     assert len(_CountedEdit.reads) == count, "a check after the answer read the edits' ranges again"
     assert edit is merged and not others
     assert not left and not warnings
-    assert starts == {"a.ts": set(_words(_A)), "b.ts": {(0, 16)}} and len(starts["a.ts"]) == 3
+    assert listed == {"a.ts": set(_words(_A)), "b.ts": {(0, 16)}} and len(listed["a.ts"]) == 3
 
 
 def test_a_file_changed_after_the_scan_is_checked_against_its_text(tmp_path: Path) -> None:
@@ -201,9 +202,35 @@ def test_the_member_declaration_look_reads_no_line_when_every_edit_is_on_a_word(
         return real(source, starts, old)
 
     monkeypatch.setattr(met_interfaces, "_may_declare_at", counted)
-    assert not met_interfaces._may_declare_any(source, {(0, 16)}, _OLD) and not looked
-    assert met_interfaces._may_declare_any(source, {(0, 16), (3, 23)}, _OLD) and not looked
-    assert not met_interfaces._may_declare_any(source, {(0, 16), (1, 2)}, _OLD) and looked == [{(1, 2)}]
+    width = len(_OLD)
+    assert not met_interfaces._may_declare_any(source, ((0, 16, 0, 16 + width),), _OLD) and not looked
+    assert met_interfaces._may_declare_any(source, ((0, 16, 0, 16 + width), (3, 23, 3, 23 + width)), _OLD) and not looked
+    assert not met_interfaces._may_declare_any(source, ((0, 16, 0, 16 + width), (1, 2, 1, 2 + width)), _OLD)
+    assert looked == [{(1, 2)}]
+
+
+def test_the_passes_list_edit_starts_only_for_the_files_they_parse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Neither file may declare a member or an interface: the members and implementers checks
+    answer from the edits' spans, and list no file's starts (a thousand, on every plan)."""
+    (tmp_path / "a.ts").write_text(_A)
+    (tmp_path / "b.ts").write_text(_B)
+    workspace = Workspace(tmp_path)
+    edit = WorkspaceEdit(tuple(
+        FileChange(path, tuple(TextEdit(Range(Position(line, column), Position(line, column + len(_OLD))), "multiplyBy")
+                               for line, column in _words(text)), workspace.read(path).sha256)
+        for path, text in (("a.ts", _A), ("b.ts", _B))))
+    listed: list[str] = []
+    real = implementers.EditStarts.get
+
+    def get(self: implementers.EditStarts, path: str) -> set[tuple[int, int]]:
+        listed.append(path)
+        return real(self, path)
+
+    monkeypatch.setattr(implementers.EditStarts, "get", get)
+    starts, parsed = implementers.edit_starts(edit), ParsedFiles(workspace)
+    assert met_interfaces.renamed_members(edit, _OLD, parsed, starts) == []
+    assert not implementers.find(None, edit, _OLD, parsed, starts)  # type: ignore[arg-type]
+    assert not listed and starts.paths() == ["a.ts", "b.ts"]
 
 
 @pytest.mark.e2e

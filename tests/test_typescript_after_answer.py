@@ -106,9 +106,13 @@ def test_the_kept_look_answers_as_the_look_at_each_edit(lines: list[str], starts
     text = "\n".join(lines)
     source = SourceFile("a.ts", text.encode("utf-8"), text, False, "\n", f"sha-{hash(text)}-{len(text)}", 0.0, len(text),
                         "typescript")
-    for start in {*starts, *(word for word in met_interfaces._declaring_words(source, "ab")[0])}:
-        assert met_interfaces._may_declare_any(source, {start}, "ab") == met_interfaces._may_declare_at(source, {start}, "ab")
-    assert met_interfaces._may_declare_any(source, set(starts), "ab") == met_interfaces._may_declare_at(source, set(starts), "ab")
+    # Each edit as wide as the name (on a word, or not) or wider (starting at a word, ending elsewhere).
+    for width in (2, 3):
+        for line, column in {*starts, *(word[:2] for word in met_interfaces._declaring_words(source, "ab")[0])}:
+            assert (met_interfaces._may_declare_any(source, ((line, column, line, column + width),), "ab")
+                    == met_interfaces._may_declare_at(source, {(line, column)}, "ab"))
+        spans = tuple((line, column, line, column + width) for line, column in starts)
+        assert met_interfaces._may_declare_any(source, spans, "ab") == met_interfaces._may_declare_at(source, set(starts), "ab")
 
 
 def test_the_clash_check_compiles_no_pattern_for_a_new_name_no_file_holds(

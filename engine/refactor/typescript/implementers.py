@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from tree_sitter import Node
 
-from engine.edits.model import FileChange, WorkspaceEdit
+from engine.edits.model import FileChange, Span, WorkspaceEdit
 from engine.errors import ListingRefusal
 from engine.refactor.corpus import Corpus
 from engine.refactor.kept_by_content import KeptByContent
@@ -139,18 +139,19 @@ class Findings:
 
 
 def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFiles,
-         renamed: dict[str, set[tuple[int, int]]] | None = None) -> Findings:
+         renamed: EditStarts | None = None) -> Findings:
     """The classes and object constants the plan leaves behind (see the module's text);
     ``renamed``: :func:`edit_starts` of ``edit``, when worked out already."""
     renamed = edit_starts(edit) if renamed is None else renamed
     interfaces: list[RenamedInterface] = []
-    for path, starts in renamed.items():
+    for path in renamed.paths():
         source = parsed.source(path) if in_family(path) else None
         if source is None or not may_declare_an_interface(source.text, source.sha256):
             continue  # neither keyword as a word: no interface or type alias here, and no parse
         tree = parsed.get(path)
         if tree is not None:
-            interfaces += renamed_interfaces(path, tree[1], tree[0].text.encode("utf-8"), starts, old, tree[0].sha256)
+            interfaces += renamed_interfaces(path, tree[1], tree[0].text.encode("utf-8"), renamed.get(path), old,
+                                             tree[0].sha256)
     if not interfaces:
         return Findings((), (), ())
     corpus = Corpus(context.workspace, list(context.graph().project.facts), context.workspace_files, context.file_words())
@@ -182,7 +183,7 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
     fits.sort(key=lambda fit: (fit.member.path, fit.member.line))
     followed = {fit.member for fit in fits}
     bases = [member for member in classes if member not in followed and not member.is_object
-             and (member.line, member.column) not in renamed.get(member.path, set())]
+             and (member.line, member.column) not in renamed.get(member.path)]
     inherited = []
     for base, chain in descendants(bases, mentioning, parsed, old, context.graph().importing_files):
         have = base.members.union(*(hop.sub.members for hop in chain))
@@ -235,13 +236,36 @@ def confirmed(context: PlanContext, parsed: ParsedFiles, base: ClassMember, chai
                for upper, hop in zip(above, chain))
 
 
-def edit_starts(edit: WorkspaceEdit) -> dict[str, set[tuple[int, int]]]:
-    """Where the plan's edits start, by file: (0-based line, column)."""
-    starts: dict[str, set[tuple[int, int]]] = {}
-    for change in edit.operations:
-        if isinstance(change, FileChange):
-            starts.setdefault(change.path, set()).update({(line, column) for line, column, _end_line, _end_column in change.spans})
-    return starts
+class EditStarts:
+    """Where a plan's edits start, by file: (0-based line, column). A file's are listed when first
+    asked: the passes need them only for the few files they parse, and look at the others' edits
+    through their spans (a rename's thousand starts, listed on every plan, were a pass of their own)."""
+
+    def __init__(self, edit: WorkspaceEdit) -> None:
+        self._spans: dict[str, tuple[Span, ...]] = {}
+        for change in edit.operations:
+            if isinstance(change, FileChange):
+                self._spans[change.path] = self._spans.get(change.path, ()) + change.spans
+        self._starts: dict[str, set[tuple[int, int]]] = {}
+
+    def paths(self) -> list[str]:
+        """The files the plan edits."""
+        return list(self._spans)
+
+    def spans(self, path: str) -> tuple[Span, ...]:
+        """The spans of ``path``'s edits (none for a file the plan does not edit)."""
+        return self._spans.get(path, ())
+
+    def get(self, path: str) -> set[tuple[int, int]]:
+        """Where ``path``'s edits start (empty for a file the plan does not edit)."""
+        if path not in self._starts:
+            self._starts[path] = {(line, column) for line, column, _end_line, _end_column in self.spans(path)}
+        return self._starts[path]
+
+
+def edit_starts(edit: WorkspaceEdit) -> EditStarts:
+    """Where the plan's edits start, by file."""
+    return EditStarts(edit)
 
 
 def renamed_interfaces(path: str, root: Node, text: bytes, renamed: set[tuple[int, int]], old: str,
@@ -424,11 +448,11 @@ def _object_keys(literal: Node) -> dict[str, Node]:
 
 
 def left_behind(interfaces: Iterable[RenamedInterface], classes: Iterable[ClassMember],
-                renamed: dict[str, set[tuple[int, int]]]) -> list[ClassMember]:
+                renamed: EditStarts) -> list[ClassMember]:
     """The classes whose member the plan leaves as it is though they have every other required
     member of a renamed interface."""
     interfaces = list(interfaces)
-    return [member for member in classes if (member.line, member.column) not in renamed.get(member.path, set())
+    return [member for member in classes if (member.line, member.column) not in renamed.get(member.path)
             and any(interface.others <= member.members for interface in interfaces)]
 
 

@@ -23,7 +23,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from engine.edits.model import WorkspaceEdit
+from engine.edits.model import Span, WorkspaceEdit
 from engine.refactor.corpus import Corpus
 from engine.refactor.kept_by_content import KeptByContent
 from engine.refactor.typescript import implementers
@@ -85,7 +85,7 @@ def find(context: PlanContext, edit: WorkspaceEdit, old: str, parsed: ParsedFile
         if tree is not None:
             declared += [found for found in implementers.interfaces_declaring(path, tree[1], tree[0].text.encode("utf-8"), old,
                                                                            tree[0].sha256)
-                         if found.required and not found.at & renamed.get(path, set())]
+                         if found.required and not found.at & renamed.get(path)]
     if not declared:
         return []
     # Each renamed member with the class that may fit with it: its own, and each class below it
@@ -117,22 +117,22 @@ def mentioning_in(context: PlanContext) -> Callable[[str], set[str]]:
 
 
 def renamed_members(edit: WorkspaceEdit, old: str, parsed: ParsedFiles,
-                    renamed: dict[str, set[tuple[int, int]]] | None = None) -> list[implementers.ClassMember]:
+                    renamed: implementers.EditStarts | None = None) -> list[implementers.ClassMember]:
     """The class members and object constants' members named ``old`` whose declaration the plan
     renames; a file is parsed only where an edit sits where a member could be declared.
     ``renamed``: :func:`implementers.edit_starts` of ``edit``, when worked out already."""
     renamed = implementers.edit_starts(edit) if renamed is None else renamed
     members = []
-    for path, starts in sorted(renamed.items()):
+    for path in sorted(renamed.paths()):
         source = parsed.source(path) if in_family(path) else None
-        if source is None or not _may_declare_any(source, starts, old):
+        if source is None or not _may_declare_any(source, renamed.spans(path), old):
             continue
         tree = parsed.get(path)
         if tree is not None:
             text = tree[0].text.encode("utf-8")
             found = [*implementers.class_members_named(path, tree[1], text, old),
                      *implementers.object_constants_named(path, tree[1], text, old)]
-            members += [member for member in found if (member.line, member.column) in starts and not member.shorthand]
+            members += [member for member in found if (member.line, member.column) in renamed.get(path) and not member.shorthand]
     return members
 
 
@@ -141,24 +141,28 @@ def read_ahead(source: SourceFile, old: str) -> None:
     _DECLARING_WORDS.get((old, source.sha256), lambda: _declaring_words(source, old))
 
 
-def _may_declare_any(source: SourceFile, starts: set[tuple[int, int]], old: str) -> bool:
-    """Whether one of the names at ``starts`` sits where a member is declared (:func:`_may_declare_at`).
-    Its answer at each word ``old`` of the file is kept by content: a rename's edits sit on those
-    words, and looking at each edit's line again was a fifth of the work after the server's answer."""
+def _may_declare_any(source: SourceFile, spans: tuple[Span, ...], old: str) -> bool:
+    """Whether one of the names the edits of ``spans`` start at sits where a member is declared
+    (:func:`_may_declare_at`). Its answer at each word ``old`` of the file is kept by content: a
+    rename's edits are those words, and looking at each edit's line again was a fifth of the work
+    after the server's answer."""
     words, declaring = _DECLARING_WORDS.get((old, source.sha256), lambda: _declaring_words(source, old))
-    if not starts.isdisjoint(declaring):
+    if not declaring.isdisjoint(spans):
         return True
-    elsewhere = starts - words  # a rename's edits are all on the words: nothing left to look at
-    return bool(elsewhere) and _may_declare_at(source, elsewhere, old)
+    if words.issuperset(spans):
+        return False  # a rename's edits: each a word, none where a member is declared
+    # An edit elsewhere (or starting at a word but ending elsewhere: the look answers for its start alone).
+    return _may_declare_at(source, {span[:2] for span in spans if span not in words}, old)
 
 
-def _declaring_words(source: SourceFile, old: str) -> tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]]:
-    """Where the file holds ``old`` as a word (0-based line, column), and which of those
-    :func:`_may_declare_at` says may declare a member."""
-    lines = source.line_starts
-    words = frozenset((line, match.start() - lines[line]) for match in re.finditer(rf"(?<![\w$]){re.escape(old)}(?![\w$])", source.text)
-                      for line in (bisect_right(lines, match.start()) - 1,))
-    return words, frozenset(word for word in words if _may_declare_at(source, {word}, old))
+def _declaring_words(source: SourceFile, old: str) -> tuple[frozenset[Span], frozenset[Span]]:
+    """Where the file holds ``old`` as a word (each the span of an edit replacing it), and which of
+    those :func:`_may_declare_at` says may declare a member."""
+    lines, width = source.line_starts, len(old)
+    words = frozenset((line, column, line, column + width)
+                      for match in re.finditer(rf"(?<![\w$]){re.escape(old)}(?![\w$])", source.text)
+                      for line in (bisect_right(lines, match.start()) - 1,) for column in (match.start() - lines[line],))
+    return words, frozenset(word for word in words if _may_declare_at(source, {word[:2]}, old))
 
 
 def _may_declare_at(source: SourceFile, starts: set[tuple[int, int]], old: str) -> bool:
@@ -178,7 +182,7 @@ def _may_declare_at(source: SourceFile, starts: set[tuple[int, int]], old: str) 
     return False
 
 
-_DECLARING_WORDS: KeptByContent[tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]]] = KeptByContent(4096)
+_DECLARING_WORDS: KeptByContent[tuple[frozenset[Span], frozenset[Span]]] = KeptByContent(4096)
 """By (old name, content): :func:`_declaring_words`. Each holds a set per file that mentions the
 name: the last few renames' files, as the other per-content passes keep (not every file ever seen)."""
 
