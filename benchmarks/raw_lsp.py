@@ -13,6 +13,8 @@ import subprocess
 import threading
 from typing import Any
 
+from lsp_pool.reader import parsed
+
 
 class RawClient:
     def __init__(self, command: list[str], cwd: str, settings: dict[str, Any] | None = None) -> None:
@@ -44,7 +46,8 @@ class RawClient:
                     length = int(line.split(b":")[1])
             if not line:
                 return
-            message = json.loads(stream.read(length))
+            # The parser codegraft reads answers with: the raw side is not slowed by its client.
+            message = parsed(stream.read(length))
             if "method" in message and "id" in message:
                 result: Any = None
                 if message["method"] == "workspace/configuration":

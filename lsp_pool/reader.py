@@ -1,5 +1,8 @@
-"""Reading a server's messages off its output: pygls's reader (``pygls.io_.run_async``), less two
+"""Reading a server's messages off its output: pygls's reader (``pygls.io_.run_async``), less the
 costs that a rename's answer of a thousand edits (a hundred kilobytes of JSON) made worth cutting.
+
+- The body is parsed by orjson (:func:`parsed`), which builds the same values as ``json.loads``
+  in about half its time; a body it refuses is parsed by ``json.loads``, as before.
 
 - The body is parsed without an ``object_hook``. pygls passes its ``structure_message`` as the
   hook, which Python then calls for every object of the message, a thousand times per answer,
@@ -22,6 +25,8 @@ import re
 import threading
 from contextlib import contextmanager, nullcontext
 from typing import Any, Callable, Iterator, Protocol
+
+import orjson
 
 logger = logging.getLogger(__name__)
 
@@ -64,13 +69,32 @@ async def read_messages(stop: threading.Event, stream: _Stream, protocol: _Proto
                 break
             try:
                 with collection_paused() if content_length >= LARGE_BODY_BYTES else nullcontext():
-                    message = protocol.structure_message(json.loads(body))
+                    message = protocol.structure_message(parsed(body))
                 protocol.handle_message(message)
             except Exception as error:  # noqa: BLE001 - as pygls: reported, and the session reads on
                 logger.exception("Unable to handle message")
                 on_error(error, error_kind)
             finally:
                 content_length = 0
+
+
+def parsed(body: bytes) -> Any:
+    """A message body's JSON, as ``json.loads`` reads it. orjson refuses what the JSON standard
+    does not allow but ``json.loads`` takes (``NaN``, a lone surrogate escape), and reads an
+    integer past 64 bits as a float: a body it refuses, one holding a run of digits that long
+    (in a string too: only a cost), or one that is not JSON at all, is read by ``json.loads``,
+    which then answers or raises as it always did."""
+    if _LONG_DIGITS.search(body):
+        return json.loads(body)
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return json.loads(body)
+
+
+_LONG_DIGITS = re.compile(rb"\d{19}")
+"""Nineteen digits: every integer orjson reads as an integer has fewer, or is 2**63 and up, which
+it reads as one only below 2**64."""
 
 
 _pause_lock = threading.Lock()
