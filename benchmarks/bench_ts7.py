@@ -11,9 +11,17 @@ under benchmarks/.corpus/ts7, then measures:
   of an engine kept as the CLI's daemon keeps it (reads kept between calls, each checked against
   the file's status, so a changed file is read again);
 - apply with the full check: the warm plan applied with ``fail_on_new_errors`` (the whole scope
-  compared), then undone (not timed).
+  compared), then undone (not timed);
+- with ``--interleave``, the warm renames of both again, in turns (each pair in the same moment, the
+  order swapped every second run): each pair's ratio, which a shared machine's changing load falls
+  on alike.
 
-    .venv/bin/python benchmarks/bench_ts7.py [--files 50] [--runs 5] [--profile FILE]
+The generated files are first left to settle for engine.read_memo's RACY_SECONDS, as a project's
+files are before someone refactors it: reads are kept between calls only for files whose times are
+that old (a write within one tick of the clock could otherwise go unseen), so a project measured
+the moment it was written would be read whole on every plan.
+
+    .venv/bin/python benchmarks/bench_ts7.py [--files 50] [--runs 5] [--interleave] [--profile FILE]
         (cProfile of the cold plan and the last warm plan, written to FILE.cold and FILE.warm)
 """
 
