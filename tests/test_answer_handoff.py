@@ -79,7 +79,8 @@ def test_answers_and_notifications_are_dispatched_without_pygls_protocol_checks(
         asking = asyncio.ensure_future(connection.request("shutdown", None, timeout=30))
         await asyncio.sleep(0)
         msg_id = written.messages()[-1]["id"]
-        protocol.handle_message(types.LogMessageNotification(params=types.LogMessageParams(type=types.MessageType.Log, message="hi")))
+        notification = types.LogMessageNotification(params=types.LogMessageParams(type=types.MessageType.Log, message="hi"))
+        protocol.handle_message(notification)  # type: ignore[arg-type]  # pygls's Protocols miss lsprotocol's notifications
         protocol.handle_message(JsonRPCResponseMessage(id=msg_id, result="done", jsonrpc="2.0"))
         return await asking
 

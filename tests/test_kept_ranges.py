@@ -70,8 +70,8 @@ def test_the_kept_ranges_are_bounded_and_the_least_recently_converted_files_go_f
     assert kept.held == 3, "a's and b's tables went when b's and c's ranges came (each file's table counts as one)"
     assert len(kept.of("c", indexes["c"], PositionEncoding.UTF16)) == 2
     assert kept.of("a", indexes["a"], PositionEncoding.UTF16) == {}
-    for name in range(20):  # files named with no edits: their tables are bounded too
-        kept.of(str(name), indexes["a"], PositionEncoding.UTF16)
+    for number in range(20):  # files named with no edits: their tables are bounded too
+        kept.of(str(number), indexes["a"], PositionEncoding.UTF16)
     assert kept.held <= 5 and len(kept._files) <= 5
 
 
