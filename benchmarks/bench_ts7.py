@@ -34,11 +34,14 @@ import shutil
 import statistics
 import sys
 import time
-from dataclasses import replace
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any, Iterator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks import raw_lsp  # noqa: E402
 from benchmarks.raw_lsp import RawClient  # noqa: E402
 from engine.api import Engine, SourcePreference  # noqa: E402
 from engine.edits.session import EditOptions  # noqa: E402
@@ -46,7 +49,9 @@ from engine.read_memo import RACY_SECONDS  # noqa: E402
 from engine.refactor.operations.rename_symbol import Rename  # noqa: E402
 from engine.workspace import Workspace  # noqa: E402
 from lsp_pool.adapter import PoolServices  # noqa: E402
+from lsp_pool import reader  # noqa: E402
 from lsp_pool.config import PoolConfig  # noqa: E402
+from lsp_pool.connection import Connection  # noqa: E402
 from lsp_pool.typescript7 import INSTALL_HINT, SERVER_SETTINGS, pinned_command  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parent / ".corpus" / "ts7"
@@ -154,17 +159,81 @@ def raw_warm(client: RawClient, root: Path, run: int) -> tuple[float, float]:
     return time.perf_counter() - began, time.process_time() - began_processor
 
 
-def raw_rename(command: tuple[str, ...], root: Path, runs: int) -> tuple[float, list[float], list[float]]:
+def raw_rename(command: tuple[str, ...], root: Path, runs: int,
+               clock: ServerClock) -> tuple[float, list[float], list[float], list[float]]:
     """(the first answer after start, seconds; each warm answer; this process's processor time
-    in each warm answer) of the bare server."""
+    in each warm answer; each warm answer's own time on ``clock``) of the bare server."""
     client, cold = raw_started(command, root)
-    warm, processor = [], []
+    warm, processor, served = [], [], []
     for run in range(runs):
         took, used = raw_warm(client, root, run)
         warm.append(took)
         processor.append(used)
+        served.append(clock.server_seconds())
     client.close()
-    return cold, warm, processor
+    return cold, warm, processor, served
+
+
+class ServerClock:
+    """When each rename request went out and when its answer came back, on either side: the
+    server answers the alternating warm renames in times that differ by several milliseconds, and
+    which one is slow differs between two servers (its garbage collector's rhythm, it seems), so
+    the two series' medians compare the servers as much as the clients. With each answer's own
+    time, each side's own time around it is known too.
+
+    Stamped around ``Connection.request`` and the reader's parse (codegraft) and the raw client's
+    ``request`` and parse: the answer's arrival is the parse of the first body of a rename's size."""
+
+    def __init__(self) -> None:
+        self.asked = 0.0
+        self.answered: float | None = None
+
+    def ask(self) -> None:
+        self.asked, self.answered = time.perf_counter(), None
+
+    def parsing(self, body: bytes) -> None:
+        if self.answered is None and len(body) >= ANSWER_BYTES:
+            self.answered = time.perf_counter()
+
+    def server_seconds(self) -> float:
+        if self.answered is None:
+            raise RuntimeError("no answer of a rename's size was read")
+        return self.answered - self.asked
+
+
+ANSWER_BYTES = 64 * 1024
+"""The warm renames' answers are about 126 KB; nothing else the server sends is near that."""
+
+
+@contextmanager
+def clocked(clock: ServerClock) -> Iterator[None]:
+    """Both sides' rename requests and answer parses stamped on ``clock`` for the block."""
+    real_request, real_parsed, real_raw_request = Connection.request, reader.parsed, RawClient.request
+
+    async def request(connection: Connection, method: str, *args: Any, **kwargs: Any) -> Any:
+        if method == "textDocument/rename":
+            clock.ask()
+        return await real_request(connection, method, *args, **kwargs)
+
+    def raw_request(client: RawClient, method: str, *args: Any, **kwargs: Any) -> Any:
+        if method == "textDocument/rename":
+            clock.ask()
+        return real_raw_request(client, method, *args, **kwargs)
+
+    def parsed(body: bytes) -> Any:
+        clock.parsing(body)
+        return real_parsed(body)
+
+    Connection.request = request  # type: ignore[method-assign,assignment]
+    RawClient.request = raw_request  # type: ignore[method-assign,assignment]
+    reader.parsed = parsed
+    raw_lsp.parsed = parsed
+    try:
+        yield
+    finally:
+        Connection.request = real_request  # type: ignore[method-assign]
+        RawClient.request = real_raw_request  # type: ignore[method-assign]
+        reader.parsed = raw_lsp.parsed = real_parsed
 
 
 def planned_warm(engine: Engine, run: int) -> tuple[float, float]:
@@ -222,11 +291,50 @@ def main() -> None:
         shutil.rmtree(root, ignore_errors=True)
 
 
+@dataclass(frozen=True)
+class Series:
+    """One side's warm renames: each one's seconds, this process's processor seconds in it, and
+    its server's answer's own seconds (ServerClock)."""
+
+    took: list[float]
+    processor: list[float]
+    served: list[float]
+
+
+def report_warm(planned: Series, raw: Series) -> None:
+    warm, raw_times = planned.took, raw.took
+    warm_median, raw_median = statistics.median(warm), statistics.median(raw_times)
+    print(f"warm rename: codegraft plan median {warm_median * 1000:.1f} ms (runs {', '.join(f'{w * 1000:.0f}' for w in warm)}); "
+          f"raw rename median {raw_median * 1000:.1f} ms (runs {', '.join(f'{r * 1000:.0f}' for r in raw_times)}); "
+          f"ratio {warm_median / raw_median:.2f}x (target ≤ 1.2x)")
+    # The server answers the two renames in different times, and which one is slower changes from
+    # server to server: each compared with itself, and the means, which the mix does not tip.
+    by_name = "; ".join(f"{warm_target(parity)[1].rpartition(':')[2]} {statistics.median(warm[parity::2]) * 1000:.1f} / "
+                        f"{statistics.median(raw_times[parity::2]) * 1000:.1f} ms" for parity in (0, 1) if warm[parity::2])
+    print(f"  by rename, codegraft / raw medians: {by_name}; ratio of the means "
+          f"{statistics.mean(warm) / statistics.mean(raw_times):.2f}x")
+    # Each side's own time around its server's answer; then each plan against its own server's
+    # answer plus what the raw client adds to one: the ratio under the same server's conditions.
+    own = statistics.median(t - s for t, s in zip(warm, planned.served))
+    raw_own = statistics.median(t - s for t, s in zip(raw_times, raw.served))
+    same = statistics.median(t / (s + raw_own) for t, s in zip(warm, planned.served))
+    print(f"  each side's own time around its server's answer, medians: codegraft {own * 1000:.1f} ms, the raw client "
+          f"{raw_own * 1000:.1f} ms; the servers' answers {statistics.median(planned.served) * 1000:.1f} / "
+          f"{statistics.median(raw.served) * 1000:.1f} ms; each plan against its own server's answer plus the raw client's "
+          f"own time: median {same:.2f}x (target ≤ 1.2x)")
+    # Processor time of this process (every thread: the pool's reading and converting the answer
+    # included), which the machine's load does not stretch as it does the wall-clock times.
+    print(f"  processor time of this process per warm rename, medians: codegraft's plan {statistics.median(planned.processor) * 1000:.1f} ms, "
+          f"the raw client's {statistics.median(raw.processor) * 1000:.1f} ms")
+
+
 def measure(args: argparse.Namespace, command: tuple[str, ...], root: Path) -> None:
     settle(root)
     print(f"project: {args.files + 2} files, {lines_of(root)} lines of TypeScript 7 ({root})")
 
-    raw_cold, raw_times, raw_processor = raw_rename(command, root, args.runs)
+    clock = ServerClock()
+    with clocked(clock):
+        raw_cold, raw_times, raw_processor, raw_served = raw_rename(command, root, args.runs, clock)
 
     engine = engine_on(root)
     try:
@@ -241,14 +349,16 @@ def measure(args: argparse.Namespace, command: tuple[str, ...], root: Path) -> N
             profiler.disable()
             profiler.dump_stats(f"{args.profile}.cold")
         edits = sum(len(getattr(operation, "edits", ())) for operation in plan.edit.operations)
-        warm, processor = [], []
+        warm, processor, served = [], [], []
         for run in range(args.runs):
             profiler = cProfile.Profile() if args.profile and run == args.runs - 1 else None
             if profiler is not None:
                 profiler.enable()
-            took, used = planned_warm(engine, run)
+            with clocked(clock):
+                took, used = planned_warm(engine, run)
             warm.append(took)
             processor.append(used)
+            served.append(clock.server_seconds())
             if profiler is not None:
                 profiler.disable()
                 profiler.dump_stats(f"{args.profile}.warm")
@@ -264,20 +374,7 @@ def measure(args: argparse.Namespace, command: tuple[str, ...], root: Path) -> N
     print(f"plan: {len(plan.files)} files, {edits} edits; last apply: {type(outcome).__name__}")
     print(f"cold first rename plan, server start included: codegraft {cold:.3f} s; raw tsc --lsp first rename {raw_cold:.3f} s"
           " (target ≤ 1.5 s)")
-    warm_median, raw_median = statistics.median(warm), statistics.median(raw_times)
-    print(f"warm rename: codegraft plan median {warm_median * 1000:.1f} ms (runs {', '.join(f'{w * 1000:.0f}' for w in warm)}); "
-          f"raw rename median {raw_median * 1000:.1f} ms (runs {', '.join(f'{r * 1000:.0f}' for r in raw_times)}); "
-          f"ratio {warm_median / raw_median:.2f}x (target ≤ 1.2x)")
-    # The server answers the two renames in different times, and which one is slower changes from
-    # server to server: each compared with itself, and the means, which the mix does not tip.
-    by_name = "; ".join(f"{warm_target(parity)[1].rpartition(':')[2]} {statistics.median(warm[parity::2]) * 1000:.1f} / "
-                        f"{statistics.median(raw_times[parity::2]) * 1000:.1f} ms" for parity in (0, 1) if warm[parity::2])
-    print(f"  by rename, codegraft / raw medians: {by_name}; ratio of the means "
-          f"{statistics.mean(warm) / statistics.mean(raw_times):.2f}x")
-    # Processor time of this process (every thread: the pool's reading and converting the answer
-    # included), which the machine's load does not stretch as it does the wall-clock times.
-    print(f"  processor time of this process per warm rename, medians: codegraft's plan {statistics.median(processor) * 1000:.1f} ms, "
-          f"the raw client's {statistics.median(raw_processor) * 1000:.1f} ms")
+    report_warm(Series(warm, processor, served), Series(raw_times, raw_processor, raw_served))
     print(f"apply with the full check: median {statistics.median(applies):.3f} s "
           f"(runs {', '.join(f'{a:.2f}' for a in applies)}) (target ≤ 0.5 s)")
     if args.interleave:
