@@ -254,6 +254,9 @@ SPECS: tuple[ServerSpec, ...] = (
         install_hint=typescript7.INSTALL_HINT,
         minimum_version=(7, 0),
         settings=typescript7.SERVER_SETTINGS,
+        # Warnings and errors only (VS Code's levels): at its default it logs several lines after
+        # every answer, which the pool reads before the answer's waiter resumes.
+        initialization_options={"logVerbosity": 4},
         pull_diagnostics=True,
         opens_projects=True,
         # Its rename answers nothing (null) wherever its prepareRename refuses: a string, a

@@ -115,6 +115,23 @@ def test_a_rename_asks_no_prepare_rename_beside_it(project: Path, engine: Engine
     assert "textDocument/rename" in asked and "textDocument/prepareRename" not in asked, asked
 
 
+def test_the_server_logs_only_warnings_and_errors(project: Path, engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its default logs lines after every answer, read before the answer's waiter resumes."""
+    from lsp_pool.server import ManagedServer
+
+    engine.plan(Rename("src/shapes.ts:area", "surface"))
+    logged: list[str] = []
+    real = ManagedServer._on_log
+
+    def counted(server: ManagedServer, tracker: Any, message: str) -> None:
+        logged.append(message)
+        real(server, tracker, message)
+
+    monkeypatch.setattr(ManagedServer, "_on_log", counted)
+    engine.plan(Rename("src/shapes.ts:area", "extent"))
+    assert logged == []
+
+
 @pytest.mark.parametrize(("text", "reason"), [("console", "standard TypeScript library"), ("hello", "cannot rename this element")])
 def test_a_rename_the_server_refuses_gives_its_reason(project: Path, engine: Engine, text: str, reason: str) -> None:
     """The rename answered nothing: the server's prepareRename is asked then, for its reason."""
