@@ -134,9 +134,10 @@ def _evidence(root: Path, folder: Path, trusted: bool) -> tuple[object, ...] | N
     """What :func:`_chosen` reads for ``folder``, as its status: for each folder from ``folder`` up
     to ``root``, the status of ``node_modules/typescript/package.json`` and of ``package-lock.json``
     (None when missing; a symlinked package, as pnpm makes, is followed, so a new target is a new
-    status), and what the pinned prefix that the reason names is made from. None, and nothing kept, when a folder on the
-    way is a symlink (the choice walks the resolved path), when ``folder`` is not under ``root``,
-    or for a trusted workspace (its own compiler's binary is looked for up to the file system's root)."""
+    status), and what the pinned prefix that the reason names is made from. None, and nothing
+    kept, when a folder on the way is a symlink (the choice walks the resolved path), when
+    ``folder`` is not under ``root``, or for a trusted workspace (its own compiler's binary is
+    looked for up to the file system's root)."""
     if trusted:
         return None
     top, here = os.path.abspath(root), os.path.abspath(folder)
