@@ -38,6 +38,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bench_ts7 import CORE, module as ts_module  # noqa: E402
+from benchmarks.paired import in_turns  # noqa: E402
 from benchmarks.raw_lsp import RawClient  # noqa: E402
 from engine.api import Engine, SourcePreference  # noqa: E402
 from engine.refactor.operations.rename_symbol import Rename  # noqa: E402
@@ -285,39 +286,27 @@ def codegraft_rename(case: Case, runs: int, profile: str | None) -> Planned:
 
 
 def interleaved(case: Case, runs: int) -> None:
-    """Warm renames asked of the bare server and planned by codegraft in turns (each pair in the
-    same moment, the order swapped every run), so that a shared machine's changing load falls on
-    both alike: prints the median of the pairs' ratios, and each ratio."""
+    """Warm renames asked of the bare server and planned by codegraft in turns (benchmarks.paired):
+    prints the median of the pairs' ratios, and each ratio."""
     client, uri, _cold, _edits_count, _cold_server = _raw_started(case)
     shutil.rmtree(case.root / ".graft", ignore_errors=True)
     workspace = Workspace(case.root)
     workspace.keep_reads_between_calls()
     engine = Engine(workspace, services=PoolServices(workspace, PoolConfig()), source=SourcePreference.AUTO)
-    ratios, planned, raw, processor = [], [], [], []
+
+    def planned(run: int) -> None:
+        address, _, _, new_name = case.warm_target(run)
+        with workspace.remembering_reads():
+            engine.plan(Rename(address, new_name))
+
     try:
         with workspace.remembering_reads():
             engine.plan(Rename(case.address, "MultiplyBy"))
-        for run in range(runs):
-            address, _, _, new_name = case.warm_target(run)
-            for side in ("raw", "codegraft") if run % 2 == 0 else ("codegraft", "raw"):
-                if side == "raw":
-                    raw.append(_raw_warm(client, case, uri, run)[0])
-                    continue
-                began, began_processor = time.perf_counter(), time.process_time()
-                with workspace.remembering_reads():
-                    engine.plan(Rename(address, new_name))
-                planned.append(time.perf_counter() - began)
-                processor.append(time.process_time() - began_processor)
-            ratios.append(planned[-1] / raw[-1])
+        pairs = in_turns(runs, lambda run: _raw_warm(client, case, uri, run)[0], planned)
     finally:
         engine.close()
         client.close()
-    settled = ratios[3:] if len(ratios) > 6 else ratios  # both warm up over their first few
-    print(f"  interleaved warm pairs (the first 3 left out of the median when there are more than 6): median ratio "
-          f"{statistics.median(settled):.2f}x (target ≤ 1.5x: {'met' if statistics.median(settled) <= 1.5 else 'not met'}); "
-          f"codegraft median {statistics.median(planned[3:] or planned) * 1000:.0f} ms, raw {statistics.median(raw[3:] or raw) * 1000:.0f} ms, "
-          f"processor time per plan {statistics.median(processor[3:] or processor) * 1000:.0f} ms; "
-          f"ratios {', '.join(f'{r:.2f}' for r in ratios)}")
+    print(f"  {pairs.report(1.5)}")
 
 
 def main() -> None:

@@ -12,9 +12,8 @@ under benchmarks/.corpus/ts7, then measures:
   the file's status, so a changed file is read again);
 - apply with the full check: the warm plan applied with ``fail_on_new_errors`` (the whole scope
   compared), then undone (not timed);
-- with ``--interleave``, the warm renames of both again, in turns (each pair in the same moment, the
-  order swapped every second run): each pair's ratio, which a shared machine's changing load falls
-  on alike.
+- with ``--interleave``, the warm renames of both again, in turns (benchmarks.paired): each pair's
+  ratio, which a shared machine's changing load falls on alike.
 
 The generated files are first left to settle for engine.read_memo's RACY_SECONDS, as a project's
 files are before someone refactors it: reads are kept between calls only for files whose times are
@@ -42,6 +41,7 @@ from typing import Any, Iterator
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks import raw_lsp  # noqa: E402
+from benchmarks.paired import in_turns  # noqa: E402
 from benchmarks.raw_lsp import RawClient  # noqa: E402
 from engine.api import Engine, SourcePreference  # noqa: E402
 from engine.edits.session import EditOptions  # noqa: E402
@@ -238,39 +238,30 @@ def clocked(clock: ServerClock) -> Iterator[None]:
 
 def planned_warm(engine: Engine, run: int) -> tuple[float, float]:
     """(seconds, this process's processor seconds) of codegraft's warm plan ``run``, one call."""
-    _, address, new_name = warm_target(run)
     began, began_processor = time.perf_counter(), time.process_time()
-    with engine.workspace.remembering_reads():
-        engine.plan(Rename(address, new_name))
+    _plan_warm(engine, run)
     return time.perf_counter() - began, time.process_time() - began_processor
 
 
+def _plan_warm(engine: Engine, run: int) -> None:
+    _, address, new_name = warm_target(run)
+    with engine.workspace.remembering_reads():
+        engine.plan(Rename(address, new_name))
+
+
 def interleaved(command: tuple[str, ...], root: Path, runs: int) -> None:
-    """The warm renames of the bare server and codegraft's plans in turns, the order swapped every
-    second run: prints the median of the pairs' ratios (the first 3 left out when there are more than 6:
-    both warm up over their first few) and each ratio."""
+    """The warm renames of the bare server and codegraft's plans in turns (benchmarks.paired):
+    prints the median of the pairs' ratios, and each ratio."""
     client, _cold = raw_started(command, root)
     engine = engine_on(root)
-    ratios: list[float] = []
-    planned: list[float] = []
-    raw: list[float] = []
     try:
         with engine.workspace.remembering_reads():
             engine.plan(Rename("src/core.ts:scaleBy", "multiplyBy"))
-        for run in range(runs):
-            # The order swapped every second run: the runs alternate between two renames, and
-            # each is then asked in both orders.
-            for side in ("raw", "codegraft") if run // 2 % 2 == 0 else ("codegraft", "raw"):
-                (raw if side == "raw" else planned).append((raw_warm(client, root, run) if side == "raw" else planned_warm(engine, run))[0])
-            ratios.append(planned[-1] / raw[-1])
+        pairs = in_turns(runs, lambda run: raw_warm(client, root, run)[0], lambda run: _plan_warm(engine, run))
     finally:
         engine.close()
         client.close()
-    settled = ratios[3:] if len(ratios) > 6 else ratios
-    median = statistics.median(settled)
-    print(f"interleaved warm pairs: median ratio {median:.2f}x (target ≤ 1.2x: {'met' if median <= 1.2 else 'not met'}); "
-          f"codegraft median {statistics.median(planned[3:] or planned) * 1000:.1f} ms, raw {statistics.median(raw[3:] or raw) * 1000:.1f} ms; "
-          f"ratios {', '.join(f'{r:.2f}' for r in ratios)}")
+    print(pairs.report(1.2))
 
 
 def main() -> None:
